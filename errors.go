@@ -1,0 +1,360 @@
+package xs2a
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Sentinel errors. Callers branch on them with errors.Is; the concrete error
+// (*Error, *SCARequiredError, *ValidationError, *TransportError, ...) carries
+// the details and is reached with errors.As.
+var (
+	// ErrSCARequired: the bank asks for strong customer authentication; the
+	// error is a *SCARequiredError holding the scaRedirect link.
+	ErrSCARequired = errors.New("xs2a: SCA required")
+	// ErrSignatureInvalid: a request signature was missing or rejected by the
+	// bank (400), or a response signature failed verification.
+	ErrSignatureInvalid = errors.New("xs2a: signature invalid")
+	// ErrAccessExceeded: the PSU-not-present limit (4 calls per 24 hours) is
+	// used up, locally by the access budget or at the bank (429).
+	ErrAccessExceeded = errors.New("xs2a: access exceeded")
+	// ErrOutcomeUnknown: a request that creates something (a payment) left
+	// the client but no answer came back. The bank may have acted on it:
+	// look the payment up before sending it again.
+	ErrOutcomeUnknown = errors.New("xs2a: outcome unknown")
+	// ErrConsentInvalid: consent is missing, expired or revoked at the bank
+	// (403, or a CONSENT_* code).
+	ErrConsentInvalid = errors.New("xs2a: consent invalid")
+	// ErrCorporateIDRequired: the PSU acts for a company and the request had
+	// no PSU-CORPORATE-ID; pick one of UsersService.Agreements.
+	ErrCorporateIDRequired = errors.New("xs2a: PSU-CORPORATE-ID required: pick an agreement from Users.Agreements")
+	// ErrInsufficientFunds: the payment was refused for lack of funds.
+	ErrInsufficientFunds = errors.New("xs2a: insufficient funds")
+	// ErrReferenceMixInvalid: a bulk or periodic payment was put into a
+	// signing basket (REFERENCE_MIX_INVALID).
+	ErrReferenceMixInvalid = errors.New("xs2a: signing basket holds a bulk or periodic payment")
+	// ErrNotFound: the resource does not exist (404).
+	ErrNotFound = errors.New("xs2a: not found")
+	// ErrCrossOrigin: a request or link points outside the client's base
+	// address; signed requests are never sent there.
+	ErrCrossOrigin = errors.New("xs2a: refusing to send a signed request to another origin")
+)
+
+// Error codes of the Berlin Group NextGenPSD2 implementation guidelines, as
+// sent in tppMessages[].code. The bank may send codes not listed here; they
+// are kept as they are in Error.Code and TPPMessage.Code.
+const (
+	CodeFormatError                  = "FORMAT_ERROR"
+	CodeParameterNotConsistent       = "PARAMETER_NOT_CONSISTENT"
+	CodeParameterNotSupported        = "PARAMETER_NOT_SUPPORTED"
+	CodePSUCredentialsInvalid        = "PSU_CREDENTIALS_INVALID"
+	CodeServiceInvalid               = "SERVICE_INVALID"
+	CodeServiceBlocked               = "SERVICE_BLOCKED"
+	CodeCorporateIDInvalid           = "CORPORATE_ID_INVALID"
+	CodeConsentUnknown               = "CONSENT_UNKNOWN"
+	CodeConsentInvalid               = "CONSENT_INVALID"
+	CodeConsentExpired               = "CONSENT_EXPIRED"
+	CodeTokenUnknown                 = "TOKEN_UNKNOWN"
+	CodeTokenInvalid                 = "TOKEN_INVALID"
+	CodeTokenExpired                 = "TOKEN_EXPIRED"
+	CodeResourceUnknown              = "RESOURCE_UNKNOWN"
+	CodeResourceExpired              = "RESOURCE_EXPIRED"
+	CodeResourceBlocked              = "RESOURCE_BLOCKED"
+	CodeTimestampInvalid             = "TIMESTAMP_INVALID"
+	CodePeriodInvalid                = "PERIOD_INVALID"
+	CodeSCAMethodUnknown             = "SCA_METHOD_UNKNOWN"
+	CodeSCAInvalid                   = "SCA_INVALID"
+	CodeStatusInvalid                = "STATUS_INVALID"
+	CodeCertificateInvalid           = "CERTIFICATE_INVALID"
+	CodeCertificateExpired           = "CERTIFICATE_EXPIRED"
+	CodeCertificateBlocked           = "CERTIFICATE_BLOCKED"
+	CodeCertificateRevoked           = "CERTIFICATE_REVOKED"
+	CodeCertificateMissing           = "CERTIFICATE_MISSING"
+	CodeSignatureInvalid             = "SIGNATURE_INVALID"
+	CodeSignatureMissing             = "SIGNATURE_MISSING"
+	CodeRoleInvalid                  = "ROLE_INVALID"
+	CodeProductInvalid               = "PRODUCT_INVALID"
+	CodeProductUnknown               = "PRODUCT_UNKNOWN"
+	CodePaymentFailed                = "PAYMENT_FAILED"
+	CodeKIDMissing                   = "KID_MISSING"
+	CodeExecutionDateInvalid         = "EXECUTION_DATE_INVALID"
+	CodeCancellationInvalid          = "CANCELLATION_INVALID"
+	CodeSessionsNotSupported         = "SESSIONS_NOT_SUPPORTED"
+	CodeAccessExceeded               = "ACCESS_EXCEEDED"
+	CodeRequestedFormatsInvalid      = "REQUESTED_FORMATS_INVALID"
+	CodeReferenceMixInvalid          = "REFERENCE_MIX_INVALID"
+	CodeReferenceStatusInvalid       = "REFERENCE_STATUS_INVALID"
+	CodeFundsNotAvailable            = "FUNDS_NOT_AVAILABLE"
+	CodeBeneficiaryWhitelistRequired = "BENEFICIARY_WHITELISTING_REQUIRED"
+	CodeServiceUnavailable           = "SERVICE_UNAVAILABLE"
+)
+
+// TPPMessage is one entry of the tppMessages array of an error body.
+type TPPMessage struct {
+	Category string `json:"category,omitempty"` // ERROR or WARNING
+	Code     string `json:"code,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Text     string `json:"text,omitempty"`
+}
+
+// maxErrorBody caps how much of an error body is read and kept in Error.Body.
+const maxErrorBody = 1 << 20
+
+// Error is an answer of the bank with status 400 or above (other than a 401
+// that asks for SCA, which is a *SCARequiredError). Inspect it with errors.As,
+// or test it against the sentinels with errors.Is:
+//
+//	var e *xs2a.Error
+//	if errors.As(err, &e) && e.Code == xs2a.CodeFormatError { ... }
+//	if errors.Is(err, xs2a.ErrConsentInvalid) { ... }
+//
+// Its message names the status, code and bank text, never the body or PSU data.
+type Error struct {
+	StatusCode int          // HTTP status
+	Code       string       // the first tppMessage's code ("" when none)
+	Messages   []TPPMessage // all tppMessages, in order
+	RequestID  string       // X-Request-ID of the call
+	Body       []byte       // the raw body, at most 1 MiB; may hold personal data: do not log it
+	// RetryAfter is the wait the bank asked for in Retry-After (0 when none).
+	RetryAfter time.Duration
+	// Method and Op name the call ("GET", "accounts.balances").
+	Method, Op string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("xs2a: ")
+	if e.Op != "" {
+		b.WriteString(e.Op)
+		b.WriteString(": ")
+	}
+	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Code != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Code)
+	}
+	if len(e.Messages) > 0 && e.Messages[0].Text != "" {
+		b.WriteString(": ")
+		b.WriteString(safeText(e.Messages[0].Text, 200))
+	}
+	if e.RequestID != "" {
+		b.WriteString(" (X-Request-ID ")
+		b.WriteString(e.RequestID)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// HasCode reports whether any tppMessage carries code.
+func (e *Error) HasCode(code string) bool {
+	for _, m := range e.Messages {
+		if m.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// Is maps the bank's answer onto the package's sentinel errors.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrSignatureInvalid:
+		return e.HasCode(CodeSignatureInvalid) || e.HasCode(CodeSignatureMissing)
+	case ErrAccessExceeded:
+		return e.StatusCode == http.StatusTooManyRequests || e.HasCode(CodeAccessExceeded)
+	case ErrConsentInvalid:
+		return e.HasCode(CodeConsentInvalid) || e.HasCode(CodeConsentExpired) || e.HasCode(CodeConsentUnknown) ||
+			(e.StatusCode == http.StatusForbidden && len(e.Messages) == 0)
+	case ErrCorporateIDRequired:
+		return e.HasCode(CodeCorporateIDInvalid)
+	case ErrInsufficientFunds:
+		return e.HasCode(CodeFundsNotAvailable)
+	case ErrReferenceMixInvalid:
+		return e.HasCode(CodeReferenceMixInvalid)
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	}
+	return false
+}
+
+// parseErrorBody fills Messages and Code from an error body. It accepts the
+// Berlin Group form {"tppMessages":[...]}, a lone "tppMessage" object, and
+// RFC 7807 problem+json ({"type","title","detail","code"} or
+// {"additionalErrors":[...]}); anything else (HTML, text, invalid JSON) is
+// kept only in Body.
+func parseErrorBody(contentType string, body []byte) []TPPMessage {
+	if len(body) == 0 || !json.Valid(body) {
+		return nil
+	}
+	var doc struct {
+		TPPMessages []TPPMessage `json:"tppMessages"`
+		TPPMessage  *TPPMessage  `json:"tppMessage"`
+		// RFC 7807 and the Berlin Group's problem+json variant.
+		Type             string       `json:"type"`
+		Title            string       `json:"title"`
+		Detail           string       `json:"detail"`
+		Code             string       `json:"code"`
+		AdditionalErrors []TPPMessage `json:"additionalErrors"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil // a JSON value that is not an object
+	}
+	msgs := doc.TPPMessages
+	if doc.TPPMessage != nil {
+		msgs = append(msgs, *doc.TPPMessage)
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if len(msgs) == 0 && (doc.Code != "" || doc.Title != "" || doc.Detail != "" || mt == "application/problem+json") {
+		text := doc.Detail
+		if text == "" {
+			text = doc.Title
+		}
+		code := doc.Code
+		if code == "" && doc.Type != "" && !strings.Contains(doc.Type, "/") {
+			code = doc.Type
+		}
+		if code != "" || text != "" {
+			msgs = append(msgs, TPPMessage{Category: "ERROR", Code: code, Text: text})
+		}
+	}
+	for _, m := range doc.AdditionalErrors {
+		if m.Category == "" {
+			m.Category = "ERROR"
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+// newError builds an *Error from a response whose body has been read (and
+// capped) already.
+func newError(resp *http.Response, body []byte, requestID string) *Error {
+	e := &Error{
+		StatusCode: resp.StatusCode,
+		RequestID:  requestID,
+		Body:       body,
+		RetryAfter: retryAfter(resp.Header, time.Now()),
+	}
+	e.Messages = parseErrorBody(resp.Header.Get("Content-Type"), body)
+	if len(e.Messages) > 0 {
+		e.Code = e.Messages[0].Code
+	}
+	return e
+}
+
+// safeText trims s to n runes and drops control characters, so a bank's text
+// cannot forge lines in a log.
+func safeText(s string, n int) string {
+	var b strings.Builder
+	for i, r := range s {
+		if n == 0 {
+			b.WriteString("…")
+			break
+		}
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			r = '?'
+		}
+		if r < 0x20 || r == 0x7f {
+			r = ' '
+		}
+		b.WriteRune(r)
+		n--
+	}
+	return b.String()
+}
+
+// ValidationError reports input that the SDK refused before sending anything.
+// Field names the offending field in Go terms ("Payment.InstructedAmount.Amount",
+// "PSU.IPAddress"); Reason says what is wrong. It never repeats the value.
+type ValidationError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ValidationError) Error() string {
+	return "xs2a: invalid " + e.Field + ": " + e.Reason
+}
+
+// invalid is shorthand for a *ValidationError.
+func invalid(field, format string, args ...any) *ValidationError {
+	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// SCARequiredError says the bank wants the PSU to authenticate: send the PSU's
+// browser to Redirect.Href, then take the psu-id from the callback (see
+// ParseCallback) and repeat the call. It answers errors.Is(err, ErrSCARequired).
+type SCARequiredError struct {
+	Redirect   Link   // the scaRedirect link (for the PSU's browser; may be on another host)
+	StatusCode int    // 401 usually; 200/201 when a data call answered with a redirect
+	RequestID  string // X-Request-ID of the call
+	// Messages are the tppMessages of the answer, if any.
+	Messages []TPPMessage
+}
+
+func (e *SCARequiredError) Error() string {
+	s := "xs2a: SCA required: send the PSU to the scaRedirect link"
+	if e.RequestID != "" {
+		s += " (X-Request-ID " + e.RequestID + ")"
+	}
+	return s
+}
+
+// Is reports target == ErrSCARequired.
+func (e *SCARequiredError) Is(target error) bool { return target == ErrSCARequired }
+
+// TransportError is a call that got no answer from the bank: the connection
+// failed, was lost, or the context ended. When a request that is not
+// idempotent (a POST) may have reached the bank, Sent is true and the error
+// answers errors.Is(err, ErrOutcomeUnknown): look the payment up (for example by
+// its X-Request-ID with the bank) before sending it again. The SDK never
+// re-sends such a request on its own.
+type TransportError struct {
+	Method    string
+	Op        string
+	RequestID string
+	Sent      bool // the request was written, in whole or in part
+	Err       error
+}
+
+func (e *TransportError) Error() string {
+	s := "xs2a: " + e.Op + ": "
+	if e.Sent && e.Method != http.MethodGet {
+		s += "outcome unknown, the bank may have acted on the request: "
+	}
+	s += e.Err.Error()
+	if e.RequestID != "" {
+		s += " (X-Request-ID " + e.RequestID + ")"
+	}
+	return s
+}
+
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// Is reports ErrOutcomeUnknown for a non-GET request that was sent.
+func (e *TransportError) Is(target error) bool {
+	return target == ErrOutcomeUnknown && e.Sent && e.Method != http.MethodGet && e.Method != http.MethodHead
+}
+
+// SignatureError is a response whose Signature or Digest failed verification
+// (see WithResponseVerification). It answers errors.Is(err, ErrSignatureInvalid).
+type SignatureError struct {
+	Reason    string
+	RequestID string
+}
+
+func (e *SignatureError) Error() string {
+	s := "xs2a: response signature invalid: " + e.Reason
+	if e.RequestID != "" {
+		s += " (X-Request-ID " + e.RequestID + ")"
+	}
+	return s
+}
+
+// Is reports target == ErrSignatureInvalid.
+func (e *SignatureError) Is(target error) bool { return target == ErrSignatureInvalid }
