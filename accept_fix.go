@@ -1,0 +1,110 @@
+package xs2a
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// AcceptFix is a value of the x-accept-fix header, which turns on optional
+// early-access behaviour of the interface per request (service.md,
+// Versioning). Several fixes are sent as one comma-separated header. Values
+// other than the constants below are sent as they are, so a fix announced
+// after this release can be used without an SDK update.
+type AcceptFix string
+
+// The fixes of service.md's Versioning table.
+const (
+	// AmountAsString serializes amounts as strings. Default at the bank since
+	// 08.2020; sending it is harmless.
+	AmountAsString AcceptFix = "amount-as-string"
+	// CardAccountSwitchAmounts maps transactionAmount and originalAmount of
+	// card transactions correctly (they were swapped before). The SDK sends it
+	// on card transaction calls unless the caller removes it with
+	// ContextWithoutAcceptFixes; see AccountsService.CardTransactions.
+	CardAccountSwitchAmounts AcceptFix = "cardaccount-switch-originalamount-and-transactionamount"
+	// LongerNames allows account and card account names of up to 70 characters.
+	LongerNames AcceptFix = "longer-names"
+	// CashAccountTypeISO maps cashAccountType to ISO 20022 codes.
+	CashAccountTypeISO AcceptFix = "cash-account-type-iso"
+)
+
+// Default reports whether the bank already applies the fix without the
+// header (service.md, Versioning: "Made default").
+func (f AcceptFix) Default() bool { return f == AmountAsString }
+
+// valid reports whether f can be sent in the header.
+func (f AcceptFix) valid() bool {
+	return f != "" && !strings.ContainsAny(string(f), ", \t\r\n\"")
+}
+
+type acceptFixKey struct{}
+
+// acceptFixCtx is the per-call adjustment carried by a context.
+type acceptFixCtx struct {
+	add, remove []AcceptFix
+}
+
+// ContextWithAcceptFixes returns a context under which calls also send the
+// given fixes, on top of the client's (WithAcceptFixes):
+//
+//	ctx = xs2a.ContextWithAcceptFixes(ctx, xs2a.LongerNames)
+//	accounts, _, err := client.Accounts.List(ctx, psu)
+func ContextWithAcceptFixes(ctx context.Context, fixes ...AcceptFix) context.Context {
+	cur, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
+	next := acceptFixCtx{add: append(append([]AcceptFix(nil), cur.add...), fixes...)}
+	for _, f := range cur.remove {
+		if !slices.Contains(fixes, f) {
+			next.remove = append(next.remove, f)
+		}
+	}
+	return context.WithValue(ctx, acceptFixKey{}, next)
+}
+
+// ContextWithoutAcceptFixes returns a context under which calls do not send
+// the given fixes, even when the client or the SDK would (for example to
+// receive card amounts in the bank's legacy mapping).
+func ContextWithoutAcceptFixes(ctx context.Context, fixes ...AcceptFix) context.Context {
+	cur, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
+	next := acceptFixCtx{remove: append(append([]AcceptFix(nil), cur.remove...), fixes...)}
+	for _, f := range cur.add {
+		if !slices.Contains(fixes, f) {
+			next.add = append(next.add, f)
+		}
+	}
+	return context.WithValue(ctx, acceptFixKey{}, next)
+}
+
+// acceptFixes returns the fixes a call sends: the client's, then the call's
+// own (callFixes, added by the SDK for an endpoint), then the context's
+// additions, less the context's removals, without duplicates.
+func acceptFixes(ctx context.Context, client, callFixes []AcceptFix) []AcceptFix {
+	adj, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
+	var out []AcceptFix
+	for _, list := range [][]AcceptFix{client, callFixes, adj.add} {
+		for _, f := range list {
+			if !slices.Contains(out, f) && !slices.Contains(adj.remove, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// acceptFixHeader joins fixes into the header value.
+func acceptFixHeader(fixes []AcceptFix) string {
+	switch len(fixes) {
+	case 0:
+		return ""
+	case 1:
+		return string(fixes[0])
+	}
+	var b strings.Builder
+	for i, f := range fixes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(string(f))
+	}
+	return b.String()
+}

@@ -1,0 +1,60 @@
+package xs2a
+
+import (
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/subtle"
+	"encoding/base64"
+	"hash"
+	"strings"
+)
+
+// Digest returns the value of the Digest header for body:
+// "SHA-256=<base64 of the SHA-256 of the exact body bytes>", as the bank's
+// reference client sends it on every request with a body (service.md, Request
+// headers). A nil or empty body gives the digest of the empty byte string,
+// the Berlin Group rule for requests without a body.
+func Digest(body []byte) string {
+	sum := sha256.Sum256(body)
+	var b [len("SHA-256=") + 44]byte
+	n := copy(b[:], "SHA-256=")
+	base64.StdEncoding.Encode(b[n:], sum[:])
+	return string(b[:])
+}
+
+// VerifyDigest checks a Digest header against body. The header may list
+// several digests separated by commas ("SHA-256=...,SHA-512=..."); every
+// SHA-256 and SHA-512 entry must match and at least one must be present.
+// Entries of other algorithms are ignored. A mismatch is a *SignatureError
+// (errors.Is(err, ErrSignatureInvalid)).
+func VerifyDigest(header string, body []byte) error {
+	checked := false
+	for entry := range strings.SplitSeq(header, ",") {
+		alg, val, ok := strings.Cut(strings.TrimSpace(entry), "=")
+		if !ok {
+			return &SignatureError{Reason: "malformed Digest header"}
+		}
+		var h hash.Hash
+		switch strings.ToUpper(alg) {
+		case "SHA-256":
+			h = sha256.New()
+		case "SHA-512":
+			h = sha512.New()
+		default:
+			continue
+		}
+		want, err := base64.StdEncoding.DecodeString(val)
+		if err != nil {
+			return &SignatureError{Reason: "malformed Digest value"}
+		}
+		h.Write(body)
+		if subtle.ConstantTimeCompare(h.Sum(nil), want) != 1 {
+			return &SignatureError{Reason: "Digest does not match the body"}
+		}
+		checked = true
+	}
+	if !checked {
+		return &SignatureError{Reason: "Digest has no SHA-256 or SHA-512 value"}
+	}
+	return nil
+}

@@ -1,0 +1,501 @@
+package xs2a
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"software.sslmate.com/src/go-pkcs12"
+)
+
+// DefaultSignedHeaders are the headers signed when present in a request, in
+// signing order (service.md, Authentication, item 5). A header absent from
+// the request is absent from the signature.
+var DefaultSignedHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
+
+// Signer signs requests with the TPP's eIDAS key (QSealC) as the interface
+// demands (service.md, Authentication): the Signature header with keyId,
+// algorithm, headers and signature, and the certificate for the
+// TPP-Signature-Certificate header. The key is any crypto.Signer, so an HSM
+// or KMS key works. A Signer is immutable and safe for concurrent use.
+type Signer struct {
+	key        crypto.Signer
+	cert       *x509.Certificate
+	algorithm  string
+	keyID      string
+	certHeader string   // base64 of the DER certificate
+	headers    []string // lower-case names signed when present, in order
+	digestGET  bool     // digest the empty body of requests without one
+	// keyId variants (SignerOptions)
+	lowerSerial, escapeSpaces bool
+	paramsHead string   // `keyId="...",algorithm="...",headers="`
+	encode2047 bool     // the value holds non-ASCII text: RFC 2047 encode it
+	rand       io.Reader
+}
+
+// SignerOption adjusts a Signer for a bank's variant of the signing rules.
+type SignerOption func(*Signer) error
+
+// WithLowerCaseSerial writes the serial number in the keyId in lower-case
+// hex, for banks that compare it that way.
+func WithLowerCaseSerial() SignerOption {
+	return func(s *Signer) error { s.lowerSerial = true; return nil }
+}
+
+// WithEscapedSpacesInCA writes the spaces of the issuer name in the keyId as
+// %20, for banks that want it so.
+func WithEscapedSpacesInCA() SignerOption {
+	return func(s *Signer) error { s.escapeSpaces = true; return nil }
+}
+
+// WithKeyID replaces the keyId entirely, for banks that registered the
+// certificate under another form.
+func WithKeyID(keyID string) SignerOption {
+	return func(s *Signer) error {
+		if keyID == "" || strings.ContainsAny(keyID, "\"\r\n") {
+			return invalid("keyID", "must be non-empty and hold no quote or line break")
+		}
+		s.keyID = keyID
+		return nil
+	}
+}
+
+// WithSignedHeaders adds headers to sign after the default ones, when present
+// in a request. Names are case-insensitive; "(request-target)" signs the
+// method and path as draft-cavage-http-signatures defines.
+func WithSignedHeaders(names ...string) SignerOption {
+	return func(s *Signer) error {
+		for _, n := range names {
+			n = strings.ToLower(strings.TrimSpace(n))
+			if n == "" || strings.ContainsAny(n, " \",\r\n:") && n != "(request-target)" {
+				return invalid("signed header", "%q is not a header name", n)
+			}
+			if !slices.Contains(s.headers, n) {
+				s.headers = append(s.headers, n)
+			}
+		}
+		return nil
+	}
+}
+
+// WithDigestOnEmptyBody sends a Digest (of the empty byte string) on
+// requests without a body, such as GET and DELETE: the Berlin Group rule,
+// enforced by some banks. By default only requests with a body carry Digest,
+// as the bank's reference client does.
+func WithDigestOnEmptyBody() SignerOption {
+	return func(s *Signer) error { s.digestGET = true; return nil }
+}
+
+// NewSigner returns a Signer for key and its certificate. RSA keys sign
+// rsa-sha256 (PKCS#1 v1.5 with SHA-256, RFC 3447 section 8.2.1); ECDSA P-256
+// keys sign ecdsa-sha256 (ASN.1 DER signature). The key's public half must
+// match the certificate.
+func NewSigner(key crypto.Signer, cert *x509.Certificate, opts ...SignerOption) (*Signer, error) {
+	if key == nil {
+		return nil, invalid("key", "is nil")
+	}
+	if cert == nil {
+		return nil, invalid("cert", "is nil")
+	}
+	s := &Signer{key: key, cert: cert, rand: rand.Reader}
+	switch pub := key.Public().(type) {
+	case *rsa.PublicKey:
+		s.algorithm = "rsa-sha256"
+	case *ecdsa.PublicKey:
+		if pub.Curve != elliptic.P256() {
+			return nil, invalid("key", "ECDSA keys must be P-256")
+		}
+		s.algorithm = "ecdsa-sha256"
+	default:
+		return nil, invalid("key", "must be RSA or ECDSA P-256, not %T", pub)
+	}
+	if pk, ok := cert.PublicKey.(interface{ Equal(crypto.PublicKey) bool }); !ok || !pk.Equal(key.Public()) {
+		return nil, invalid("key", "does not match the certificate's public key")
+	}
+	s.headers = append([]string(nil), DefaultSignedHeaders...)
+	for _, o := range opts {
+		if err := o(s); err != nil {
+			return nil, err
+		}
+	}
+	if s.keyID == "" {
+		id, err := certKeyID(cert, s.lowerSerial, s.escapeSpaces)
+		if err != nil {
+			return nil, err
+		}
+		s.keyID = id
+	}
+	s.certHeader = base64.StdEncoding.EncodeToString(cert.Raw)
+	s.paramsHead = `keyId="` + s.keyID + `",algorithm="` + s.algorithm + `",headers="`
+	s.encode2047 = !isASCII(s.keyID)
+	return s, nil
+}
+
+// certKeyID builds SN=<hex serial>,CA=<issuer, RFC 2253> for cert.
+func certKeyID(cert *x509.Certificate, lowerSerial, escapeSpaces bool) (string, error) {
+	issuer, err := rfc2253(cert.RawIssuer)
+	if err != nil {
+		return "", fmt.Errorf("xs2a: reading the certificate issuer: %w", err)
+	}
+	if escapeSpaces {
+		issuer = strings.ReplaceAll(issuer, " ", "%20")
+	}
+	serial := cert.SerialNumber.Text(16)
+	if !lowerSerial {
+		serial = strings.ToUpper(serial)
+	}
+	return "SN=" + serial + ",CA=" + issuer, nil
+}
+
+// KeyID returns the keyId: SN=<serial, upper-case hex>,CA=<issuer DN, RFC 2253>.
+func (s *Signer) KeyID() string { return s.keyID }
+
+// Algorithm returns "rsa-sha256" for RSA keys, "ecdsa-sha256" for P-256 keys.
+func (s *Signer) Algorithm() string { return s.algorithm }
+
+// Certificate returns the TPP certificate sent in TPP-Signature-Certificate.
+func (s *Signer) Certificate() *x509.Certificate { return s.cert }
+
+// SignedHeaders returns the lower-case names this Signer signs when present.
+func (s *Signer) SignedHeaders() []string { return append([]string(nil), s.headers...) }
+
+// LoadSigner reads a PEM certificate and a PEM private key (PKCS#1 "RSA
+// PRIVATE KEY", PKCS#8 "PRIVATE KEY" or SEC 1 "EC PRIVATE KEY") from files.
+func LoadSigner(certPEMFile, keyPEMFile string, opts ...SignerOption) (*Signer, error) {
+	certPEM, err := os.ReadFile(certPEMFile)
+	if err != nil {
+		return nil, fmt.Errorf("xs2a: reading certificate: %w", err)
+	}
+	keyPEM, err := os.ReadFile(keyPEMFile)
+	if err != nil {
+		return nil, fmt.Errorf("xs2a: reading key: %w", err)
+	}
+	return ParseSigner(certPEM, keyPEM, opts...)
+}
+
+// ParseSigner is LoadSigner for PEM bytes already in memory (for example from
+// a secrets manager). The first CERTIFICATE block is the TPP certificate.
+func ParseSigner(certPEM, keyPEM []byte, opts ...SignerOption) (*Signer, error) {
+	cert, err := parseCertPEM(certPEM)
+	if err != nil {
+		return nil, err
+	}
+	key, err := parseKeyPEM(keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	return NewSigner(key, cert, opts...)
+}
+
+// LoadPKCS12 reads an eIDAS certificate and key from a PKCS#12 (.p12, .pfx) file.
+func LoadPKCS12(file, password string, opts ...SignerOption) (*Signer, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("xs2a: reading PKCS#12: %w", err)
+	}
+	return ParsePKCS12(data, password, opts...)
+}
+
+// ParsePKCS12 is LoadPKCS12 for bytes already in memory.
+func ParsePKCS12(data []byte, password string, opts ...SignerOption) (*Signer, error) {
+	key, cert, _, err := pkcs12.DecodeChain(data, password)
+	if err != nil {
+		return nil, fmt.Errorf("xs2a: decoding PKCS#12: %w", err)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, invalid("key", "PKCS#12 key of type %T cannot sign", key)
+	}
+	return NewSigner(signer, cert, opts...)
+}
+
+func parseCertPEM(data []byte) (*x509.Certificate, error) {
+	for {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			return nil, errors.New("xs2a: no CERTIFICATE block in the certificate PEM")
+		}
+		if block.Type == "CERTIFICATE" {
+			cert, err := x509.ParseCertificate(block.Bytes)
+			if err != nil {
+				return nil, fmt.Errorf("xs2a: parsing certificate: %w", err)
+			}
+			return cert, nil
+		}
+	}
+}
+
+func parseKeyPEM(data []byte) (crypto.Signer, error) {
+	for {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			return nil, errors.New("xs2a: no private key block in the key PEM")
+		}
+		var key any
+		var err error
+		switch block.Type {
+		case "RSA PRIVATE KEY":
+			key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
+		case "PRIVATE KEY":
+			key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
+		case "EC PRIVATE KEY":
+			key, err = x509.ParseECPrivateKey(block.Bytes)
+		case "ENCRYPTED PRIVATE KEY":
+			return nil, errors.New("xs2a: encrypted PEM keys are not supported: decrypt the key or use PKCS#12")
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("xs2a: parsing %s: %w", block.Type, err)
+		}
+		signer, ok := key.(crypto.Signer)
+		if !ok {
+			return nil, fmt.Errorf("xs2a: key of type %T cannot sign", key)
+		}
+		return signer, nil
+	}
+}
+
+// headerSource gives the values to sign: the request's headers plus the
+// pseudo-header (request-target).
+type headerSource struct {
+	h      http.Header
+	method string
+	target string // path and query
+	host   string
+}
+
+func (hs headerSource) value(name string) (string, bool) {
+	switch name {
+	case "(request-target)":
+		return strings.ToLower(hs.method) + " " + hs.target, hs.method != ""
+	case "host":
+		if hs.host != "" {
+			return hs.host, true
+		}
+	}
+	vs := hs.h.Values(name)
+	switch len(vs) {
+	case 0:
+		return "", false
+	case 1:
+		return strings.TrimSpace(vs[0]), true
+	}
+	for i := range vs {
+		vs[i] = strings.TrimSpace(vs[i])
+	}
+	return strings.Join(vs, ", "), true
+}
+
+// signingString builds the signing string (service.md, Authentication, item
+// 6): one "<name>: <value>" line for each of names present in src, joined by
+// "\n", and the space-separated list of the names used.
+func signingString(names []string, src headerSource) (str, used string) {
+	var b, u strings.Builder
+	for _, n := range names {
+		v, ok := src.value(n)
+		if !ok {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+			u.WriteByte(' ')
+		}
+		b.WriteString(n)
+		b.WriteString(": ")
+		b.WriteString(v)
+		u.WriteString(n)
+	}
+	return b.String(), u.String()
+}
+
+// sign computes the Signature header value for the request described by src.
+func (s *Signer) sign(src headerSource) (string, error) {
+	str, used := signingString(s.headers, src)
+	sum := sha256.Sum256([]byte(str))
+	sig, err := s.key.Sign(s.rand, sum[:], crypto.SHA256)
+	if err != nil {
+		return "", fmt.Errorf("xs2a: signing: %w", err)
+	}
+	b := make([]byte, 0, len(s.paramsHead)+len(used)+len(`",signature="`)+base64.StdEncoding.EncodedLen(len(sig))+1)
+	b = append(b, s.paramsHead...)
+	b = append(b, used...)
+	b = append(b, `",signature="`...)
+	b = base64.StdEncoding.AppendEncode(b, sig)
+	b = append(b, '"')
+	if s.encode2047 {
+		return encodeRFC2047(b), nil
+	}
+	return string(b), nil
+}
+
+// encodeRFC2047 wraps a value in the RFC 2047 encoded-word form
+// =?utf-8?B?<base64>?= (service.md, Authentication, item 7).
+func encodeRFC2047(v []byte) string {
+	return "=?utf-8?B?" + base64.StdEncoding.EncodeToString(v) + "?="
+}
+
+// decodeRFC2047 undoes encodeRFC2047 for the charsets utf-8 and iso-8859-1
+// and the encodings B and Q; other input is returned unchanged.
+func decodeRFC2047(v string) (string, error) {
+	if !strings.HasPrefix(v, "=?") || !strings.HasSuffix(v, "?=") {
+		return v, nil
+	}
+	parts := strings.SplitN(v[2:len(v)-2], "?", 3)
+	if len(parts) != 3 {
+		return "", errors.New("malformed RFC 2047 word")
+	}
+	var raw []byte
+	switch strings.ToUpper(parts[1]) {
+	case "B":
+		b, err := base64.StdEncoding.DecodeString(parts[2])
+		if err != nil {
+			return "", errors.New("malformed RFC 2047 base64")
+		}
+		raw = b
+	case "Q":
+		b, err := decodeQ(parts[2])
+		if err != nil {
+			return "", err
+		}
+		raw = b
+	default:
+		return "", errors.New("unknown RFC 2047 encoding")
+	}
+	switch strings.ToLower(parts[0]) {
+	case "utf-8":
+		if !utf8.Valid(raw) {
+			return "", errors.New("RFC 2047 text is not UTF-8")
+		}
+		return string(raw), nil
+	case "iso-8859-1", "latin1":
+		r := make([]rune, len(raw))
+		for i, c := range raw {
+			r[i] = rune(c)
+		}
+		return string(r), nil
+	}
+	return "", errors.New("unknown RFC 2047 charset")
+}
+
+func decodeQ(s string) ([]byte, error) {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '_':
+			out = append(out, ' ')
+		case '=':
+			if i+2 >= len(s) {
+				return nil, errors.New("malformed RFC 2047 Q encoding")
+			}
+			b, err := hex.DecodeString(s[i+1 : i+3])
+			if err != nil {
+				return nil, errors.New("malformed RFC 2047 Q encoding")
+			}
+			out = append(out, b[0])
+			i += 2
+		default:
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// rfc2253Keywords are the attribute type keywords of RFC 2253 section 2.3;
+// other attribute types are written as a dotted OID with a #hex BER value,
+// as the RFC says (and as Java's X500Principal RFC2253 form does).
+var rfc2253Keywords = map[string]string{
+	"2.5.4.3":                    "CN",
+	"2.5.4.7":                    "L",
+	"2.5.4.8":                    "ST",
+	"2.5.4.10":                   "O",
+	"2.5.4.11":                   "OU",
+	"2.5.4.6":                    "C",
+	"2.5.4.9":                    "STREET",
+	"0.9.2342.19200300.100.1.25": "DC",
+	"0.9.2342.19200300.100.1.1":  "UID",
+}
+
+// rfc2253 writes a DER-encoded distinguished name in the string form of
+// RFC 2253: RDNs in reverse order, separated by commas, multi-valued RDNs
+// joined by "+", special characters escaped.
+func rfc2253(rawDN []byte) (string, error) {
+	var seq pkix.RDNSequence
+	rest, err := asn1.Unmarshal(rawDN, &seq)
+	if err != nil {
+		return "", err
+	}
+	if len(rest) > 0 {
+		return "", errors.New("trailing data after the distinguished name")
+	}
+	var b strings.Builder
+	for i := len(seq) - 1; i >= 0; i-- {
+		if i < len(seq)-1 {
+			b.WriteByte(',')
+		}
+		for j, tv := range seq[i] {
+			if j > 0 {
+				b.WriteByte('+')
+			}
+			oid := tv.Type.String()
+			kw, known := rfc2253Keywords[oid]
+			str, isString := tv.Value.(string)
+			if !known || !isString {
+				der, err := asn1.Marshal(tv.Value)
+				if err != nil {
+					return "", err
+				}
+				b.WriteString(oid)
+				b.WriteString("=#")
+				b.WriteString(hex.EncodeToString(der))
+				continue
+			}
+			b.WriteString(kw)
+			b.WriteByte('=')
+			escapeRFC2253(&b, str)
+		}
+	}
+	return b.String(), nil
+}
+
+func escapeRFC2253(b *strings.Builder, v string) {
+	for i, c := range v {
+		switch {
+		case c == ',' || c == '+' || c == '"' || c == '\\' || c == '<' || c == '>' || c == ';':
+			b.WriteByte('\\')
+		case c == ' ' && (i == 0 || i == len(v)-1):
+			b.WriteByte('\\')
+		case c == '#' && i == 0:
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
