@@ -1,0 +1,258 @@
+package xs2a
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// BudgetEndpoint names an endpoint whose PSU-not-present calls are counted
+// by the access budget (service.md, Limits: at most 4 calls per 24 hours
+// without PSU-IP-Address). Each endpoint has its own count per PSU and
+// account.
+type BudgetEndpoint string
+
+// The counted endpoints.
+const (
+	// BudgetBalances counts GET /v1/accounts/{id}/balances.
+	BudgetBalances BudgetEndpoint = "balances"
+	// BudgetTransactions counts GET /v1/accounts/{id}/transactions.
+	BudgetTransactions BudgetEndpoint = "transactions"
+	// BudgetTransaction counts GET /v1/accounts/{id}/transactions/{transactionId}
+	// (transaction details), separately from the transaction list.
+	BudgetTransaction BudgetEndpoint = "transaction-details"
+)
+
+// Limits of service.md for requests without PSU-IP-Address (PSU not present).
+const (
+	// AccessLimit is how many calls per AccessWindow an endpoint takes for
+	// one PSU and account while the PSU is not present.
+	AccessLimit = 4
+	// AccessWindow is the rolling window AccessLimit applies to.
+	AccessWindow = 24 * time.Hour
+	// HistoryLimit is how old transactions asked for without the PSU present
+	// may be (90 days). DateFrom is compared as a calendar date, as it is sent.
+	HistoryLimit = 90 * 24 * time.Hour
+)
+
+// budgetKeyPrefix starts every key the access budget hands to a Store.
+const budgetKeyPrefix = "xs2a:budget:"
+
+// Store counts the calls of the access budget (see WithAccessBudget).
+// Implementations must be safe for concurrent use. When several replicas of
+// a TPP call the bank for the same PSUs, they must share one Store (for
+// example a Redis sorted set per key, trimmed and counted in one script), or
+// together they will spend more than the bank allows.
+//
+// Keys start with "xs2a:budget:" followed by a hex SHA-256 of the PSU id,
+// the account id and the endpoint; they never hold a PSU id or account id in
+// clear, so a shared store can be inspected without exposing them.
+type Store interface {
+	// Take records one call under key at now if fewer than limit calls were
+	// recorded in (now-window, now]; otherwise it records nothing and returns
+	// ok=false and the time the oldest counted call leaves the window.
+	Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (ok bool, next time.Time, err error)
+}
+
+// AccessExceededError is a PSU-not-present call the access budget refused
+// locally, before anything was sent, because the endpoint already had
+// AccessLimit calls for this PSU and account in the last AccessWindow
+// (service.md, Limits). It answers errors.Is(err, ErrAccessExceeded). Its
+// message names neither the PSU nor the account.
+type AccessExceededError struct {
+	Endpoint BudgetEndpoint // the counted endpoint
+	Next     time.Time      // when the next call is allowed
+}
+
+// Error names the endpoint and, in UTC rounded up to the second, when the
+// next call is allowed.
+func (e *AccessExceededError) Error() string {
+	return fmt.Sprintf("xs2a: access exceeded: %d calls without the PSU present in 24h to %s; next call allowed at %s",
+		AccessLimit, safeText(string(e.Endpoint), 64), ceilSecond(e.Next).UTC().Format(time.RFC3339))
+}
+
+// Is reports target == ErrAccessExceeded.
+func (e *AccessExceededError) Is(target error) bool { return target == ErrAccessExceeded }
+
+// ceilSecond rounds t up to a whole second, so that the RFC 3339 time in a
+// message is never before the moment the call is really allowed.
+func ceilSecond(t time.Time) time.Time {
+	if u := t.Truncate(time.Second); !u.Equal(t) {
+		return u.Add(time.Second)
+	}
+	return t
+}
+
+// accessBudget is the client's local guard of the PSU-not-present limits of
+// service.md: it counts calls in a Store and checks how old the asked-for
+// transactions are. A nil *accessBudget, or one with a nil store, counts
+// nothing (WithAccessBudget(nil)); the history check still applies.
+type accessBudget struct {
+	store Store
+	now   func() time.Time
+}
+
+// newAccessBudget returns a budget counting in store (nil: no counting) with
+// the clock now (nil: time.Now).
+func newAccessBudget(store Store, now func() time.Time) *accessBudget {
+	if now == nil {
+		now = time.Now
+	}
+	return &accessBudget{store: store, now: now}
+}
+
+func (b *accessBudget) clock() time.Time {
+	if b == nil || b.now == nil {
+		return time.Now()
+	}
+	return b.now()
+}
+
+// take counts one PSU-not-present call of psuID to ep on accountID. It
+// returns an *AccessExceededError when the call would pass AccessLimit in
+// AccessWindow, and the store's error, wrapped, when the store fails: the
+// call is then not sent, as the budget cannot be known.
+func (b *accessBudget) take(ctx context.Context, psuID, accountID string, ep BudgetEndpoint) error {
+	if b == nil || b.store == nil {
+		return nil
+	}
+	ok, next, err := b.store.Take(ctx, budgetKey(psuID, accountID, ep), b.clock(), AccessLimit, AccessWindow)
+	if err != nil {
+		return fmt.Errorf("xs2a: access budget for %s: %w", safeText(string(ep), 64), err)
+	}
+	if !ok {
+		return &AccessExceededError{Endpoint: ep, Next: next}
+	}
+	return nil
+}
+
+// checkHistory refuses a dateFrom more than HistoryLimit (90 days) before
+// now, which the bank refuses for transactions asked for without the PSU
+// present (service.md, Limits). DateFrom is sent as YYYY-MM-DD in its own
+// location, so the check compares calendar dates there: today minus 90 days
+// passes, one day earlier fails. A zero dateFrom (not sent) passes.
+func (b *accessBudget) checkHistory(dateFrom time.Time) error {
+	if dateFrom.IsZero() {
+		return nil
+	}
+	loc := dateFrom.Location()
+	y, m, d := b.clock().In(loc).Date()
+	oldest := time.Date(y, m, d, 0, 0, 0, 0, loc).AddDate(0, 0, -int(HistoryLimit/(24*time.Hour)))
+	fy, fm, fd := dateFrom.Date()
+	if time.Date(fy, fm, fd, 0, 0, 0, 0, loc).Before(oldest) {
+		return invalid("TransactionQuery.DateFrom",
+			"without the PSU present transactions may be at most 90 days old (from %s)", oldest.Format(time.DateOnly))
+	}
+	return nil
+}
+
+// budgetKey derives the Store key of one PSU, account and endpoint: the
+// prefix and a hex SHA-256 of the three parts, each preceded by its length
+// so that no two triples share an input.
+func budgetKey(psuID, accountID string, ep BudgetEndpoint) string {
+	h := sha256.New()
+	var n [8]byte
+	for _, part := range []string{psuID, accountID, string(ep)} {
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.Write([]byte(part))
+	}
+	return budgetKeyPrefix + hex.EncodeToString(h.Sum(nil))
+}
+
+// errStoreArgs is returned by the memory store for a limit below 1 or a
+// window that is not positive.
+var errStoreArgs = errors.New("xs2a: access budget store: limit and window must be positive")
+
+// memoryStore is the in-process Store: a map from key to the times of the
+// calls still in their window.
+type memoryStore struct {
+	mu        sync.Mutex
+	keys      map[string]*memoryEntry
+	lastSweep time.Time
+	ops       int // takes since the last sweep
+}
+
+type memoryEntry struct {
+	calls []time.Time // sorted
+	until time.Time   // when the last call leaves its window
+}
+
+// NewMemoryStore returns a Store that counts in memory, for a TPP running as
+// a single process (the default of WithAccessBudget). It is safe for
+// concurrent use. Keys whose calls have all left their window are dropped,
+// so memory stays bounded by the keys in use within about one window.
+func NewMemoryStore() Store {
+	return &memoryStore{keys: make(map[string]*memoryEntry)}
+}
+
+// Take implements Store. Calls recorded at a time after now (a clock that
+// went back) still count, so a clock step never frees calls early.
+func (s *memoryStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (bool, time.Time, error) {
+	if err := ctx.Err(); err != nil {
+		return false, time.Time{}, err
+	}
+	if limit < 1 || window <= 0 {
+		return false, time.Time{}, errStoreArgs
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ops++
+	if s.ops >= len(s.keys) || !now.Before(s.lastSweep.Add(window)) {
+		s.sweep(now)
+	}
+	e := s.keys[key]
+	if e == nil {
+		e = &memoryEntry{}
+		s.keys[key] = e
+	}
+	start := now.Add(-window)
+	i := 0
+	for i < len(e.calls) && !e.calls[i].After(start) {
+		i++
+	}
+	e.calls = slices.Delete(e.calls, 0, i)
+	if len(e.calls) >= limit {
+		// The call that must leave the window for one more to fit.
+		return false, e.calls[len(e.calls)-limit].Add(window), nil
+	}
+	at, _ := slices.BinarySearchFunc(e.calls, now, func(a, b time.Time) int { return a.Compare(b) })
+	// Insert after equal times, keeping the slice sorted.
+	for at < len(e.calls) && e.calls[at].Equal(now) {
+		at++
+	}
+	e.calls = slices.Insert(e.calls, at, now)
+	if u := e.calls[len(e.calls)-1].Add(window); u.After(e.until) {
+		e.until = u
+	}
+	return true, time.Time{}, nil
+}
+
+// sweep drops the keys whose calls have all left their window. It runs when
+// a window has passed since the last sweep, or after as many takes as there
+// are keys, so its cost per take stays constant and dead keys never
+// outnumber live ones for long.
+func (s *memoryStore) sweep(now time.Time) {
+	for k, e := range s.keys {
+		if !e.until.After(now) {
+			delete(s.keys, k)
+		}
+	}
+	if now.After(s.lastSweep) {
+		s.lastSweep = now // callers' clocks may interleave; keep the latest
+	}
+	s.ops = 0
+}
+
+// size reports how many keys the store holds (for tests).
+func (s *memoryStore) size() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.keys)
+}
