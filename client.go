@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -269,9 +270,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	if !cfg.budgetSet {
 		cfg.budgetStore = NewMemoryStore()
 	}
-	if cfg.budgetStore != nil {
-		c.budget = newAccessBudget(cfg.budgetStore, cfg.now)
-	}
+	c.budget = newAccessBudget(cfg.budgetStore, cfg.now)
 	if cfg.verifyCert != nil {
 		c.verifier = &responseVerifier{cert: cfg.verifyCert, require: cfg.verifyStrict}
 	}
@@ -417,7 +416,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 	}
 	fixes := acceptFixes(ctx, c.cfg.fixes, r.fixes)
 	requestID := uuid.NewString()
-	if c.budget != nil && r.budgetEndpoint != "" && r.psu != nil && !r.psu.Present() && r.psu.ID != "" {
+	if r.budgetEndpoint != "" && r.psu != nil && !r.psu.Present() && r.psu.ID != "" {
 		if err := c.budget.take(ctx, r.psu.ID, r.accountID, r.budgetEndpoint); err != nil {
 			return nil, err
 		}
@@ -425,7 +424,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 
 	policy := c.cfg.retry
 	attempts := max(policy.MaxAttempts, 1)
-	retryable := contains(policy.Methods, r.method)
+	retryable := slices.Contains(policy.Methods, r.method)
 	for attempt := 1; ; attempt++ {
 		req, err := c.newHTTPRequest(ctx, r, u, body, requestID, fixes)
 		if err != nil {
@@ -720,13 +719,4 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

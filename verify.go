@@ -1,0 +1,160 @@
+package xs2a
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"math/big"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// signatureParams are the parts of a Signature header value.
+type signatureParams struct {
+	KeyID     string
+	Algorithm string
+	Headers   []string // lower-case, in signing order
+	Signature []byte
+}
+
+// parseSignature parses a Signature header value: comma-separated
+// name="value" parts (keyId, algorithm, headers, signature; others ignored),
+// the whole possibly RFC 2047 encoded. It is a pure function over untrusted
+// input.
+func parseSignature(v string) (signatureParams, error) {
+	var p signatureParams
+	dec, err := decodeRFC2047(strings.TrimSpace(v))
+	if err != nil {
+		return p, err
+	}
+	s := dec
+	seen := map[string]bool{}
+	var sig string
+	for len(s) > 0 {
+		eq := strings.IndexByte(s, '=')
+		if eq <= 0 {
+			return p, errors.New("malformed Signature: expected name=\"value\"")
+		}
+		name := strings.TrimSpace(s[:eq])
+		s = s[eq+1:]
+		if len(s) == 0 || s[0] != '"' {
+			return p, errors.New("malformed Signature: value not quoted")
+		}
+		end := strings.IndexByte(s[1:], '"')
+		if end < 0 {
+			return p, errors.New("malformed Signature: unterminated value")
+		}
+		val := s[1 : end+1]
+		s = strings.TrimSpace(s[end+2:])
+		if len(s) > 0 {
+			if s[0] != ',' {
+				return p, errors.New("malformed Signature: expected a comma between parts")
+			}
+			s = strings.TrimSpace(s[1:])
+		}
+		if seen[name] {
+			return p, errors.New("malformed Signature: part given twice")
+		}
+		seen[name] = true
+		switch name {
+		case "keyId":
+			p.KeyID = val
+		case "algorithm":
+			p.Algorithm = val
+		case "headers":
+			p.Headers = strings.Fields(strings.ToLower(val))
+		case "signature":
+			sig = val
+		}
+	}
+	if p.KeyID == "" || sig == "" {
+		return p, errors.New("malformed Signature: keyId and signature are required")
+	}
+	if !seen["headers"] {
+		p.Headers = []string{"date"} // draft-cavage default
+	}
+	if p.Signature, err = base64.StdEncoding.DecodeString(sig); err != nil {
+		return p, errors.New("malformed Signature: signature is not base64")
+	}
+	return p, nil
+}
+
+// verifySignature checks a parsed signature over the values of src with the
+// certificate's public key.
+func verifySignature(p signatureParams, src headerSource, cert *x509.Certificate) error {
+	if sn, ok := strings.CutPrefix(p.KeyID, "SN="); ok {
+		sn, _, _ = strings.Cut(sn, ",")
+		if n, ok := new(big.Int).SetString(sn, 16); !ok || n.Cmp(cert.SerialNumber) != 0 {
+			return errors.New("keyId does not name the bank's certificate")
+		}
+	}
+	var lines []string
+	for _, name := range p.Headers {
+		v, ok := src.value(name)
+		if !ok {
+			return errors.New("signed header " + name + " is missing")
+		}
+		lines = append(lines, name+": "+v)
+	}
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	switch pub := cert.PublicKey.(type) {
+	case *rsa.PublicKey:
+		if p.Algorithm != "" && p.Algorithm != "rsa-sha256" && p.Algorithm != "hs2019" {
+			return errors.New("algorithm " + p.Algorithm + " does not fit an RSA key")
+		}
+		if rsa.VerifyPKCS1v15(pub, crypto.SHA256, sum[:], p.Signature) != nil {
+			return errors.New("signature does not verify")
+		}
+	case *ecdsa.PublicKey:
+		if p.Algorithm != "" && p.Algorithm != "ecdsa-sha256" && p.Algorithm != "hs2019" {
+			return errors.New("algorithm " + p.Algorithm + " does not fit an ECDSA key")
+		}
+		if !ecdsa.VerifyASN1(pub, sum[:], p.Signature) {
+			return errors.New("signature does not verify")
+		}
+	default:
+		return errors.New("unsupported public key in the bank's certificate")
+	}
+	return nil
+}
+
+// responseVerifier checks the bank's response signatures
+// (WithResponseVerification).
+type responseVerifier struct {
+	cert    *x509.Certificate
+	require bool
+}
+
+// verify checks resp's Signature and Digest against body. A response without
+// a Signature passes unless require is set and the answer is a success.
+func (v *responseVerifier) verify(resp *http.Response, body []byte, requestID string, success bool) error {
+	fail := func(reason string) error { return &SignatureError{Reason: reason, RequestID: requestID} }
+	sigHeader := resp.Header.Get("Signature")
+	if sigHeader == "" {
+		if v.require && success {
+			return fail("the response has no Signature")
+		}
+		return nil
+	}
+	p, err := parseSignature(sigHeader)
+	if err != nil {
+		return fail(err.Error())
+	}
+	if len(body) > 0 && !slices.Contains(p.Headers, "digest") {
+		return fail("the signature does not cover the body (no digest)")
+	}
+	if err := verifySignature(p, headerSource{h: resp.Header}, v.cert); err != nil {
+		return fail(err.Error())
+	}
+	if d := resp.Header.Get("Digest"); d != "" {
+		if err := VerifyDigest(d, body); err != nil {
+			return fail("Digest does not match the body")
+		}
+	}
+	return nil
+}
