@@ -720,3 +720,25 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// SCALinks is an answer that starts an SCA: consent creation, user
+// registration, payment authorisation. Send the PSU's browser to
+// Links.SCARedirect; the bank returns it to the TPP-Redirect-URI (see
+// ParseCallback).
+type SCALinks struct {
+	ConsentStatus   string       `json:"consentStatus,omitempty"`
+	ConsentID       string       `json:"consentId,omitempty"`
+	SCAStatus       string       `json:"scaStatus,omitempty"`
+	AuthorisationID string       `json:"authorisationId,omitempty"`
+	Links           SCALinkSet   `json:"_links"`
+	Messages        []TPPMessage `json:"tppMessages,omitempty"`
+}
+
+// SCALinkSet holds the _links of an SCALinks answer.
+type SCALinkSet struct {
+	SCARedirect        Link `json:"scaRedirect,omitzero"`
+	Self               Link `json:"self,omitzero"`
+	Status             Link `json:"status,omitzero"`
+	SCAStatus          Link `json:"scaStatus,omitzero"`
+	StartAuthorisation Link `json:"startAuthorisation,omitzero"`
+}
