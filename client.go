@@ -54,6 +54,7 @@ type Client struct {
 	transport *Transport
 	budget    *accessBudget
 	verifier  *responseVerifier
+	sleep     func(ctx context.Context, d time.Duration) error // waits between attempts; tests replace it
 }
 
 // service is embedded by every service type (go-github's pattern).
@@ -252,7 +253,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	if cfg.redirectURI == "" {
 		return nil, invalid("RedirectURI", "is required: use WithRedirectURI (service.md: TPP-Redirect-URI on every request)")
 	}
-	c := &Client{cfg: cfg, base: base, basePath: strings.TrimSuffix(base.EscapedPath(), "/")}
+	c := &Client{cfg: cfg, base: base, basePath: strings.TrimSuffix(base.EscapedPath(), "/"), sleep: sleepCtx}
 	c.transport = &Transport{Signer: signer, RedirectURI: cfg.redirectURI, Now: cfg.now}
 	var hc http.Client
 	if cfg.hc != nil {
@@ -445,7 +446,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 			// idempotent; a context that ended is never retried.
 			if retryable && attempt < attempts && ctx.Err() == nil && !errors.Is(err, ErrCrossOrigin) &&
 				(!sent.Load() || r.method == http.MethodGet || r.method == http.MethodHead) {
-				if werr := c.wait(ctx, backoff(policy, attempt)); werr != nil {
+				if werr := c.sleep(ctx, backoff(policy, attempt)); werr != nil {
 					return nil, terr
 				}
 				continue
@@ -460,7 +461,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 			resp.Body.Close()
 			resp.Body = http.NoBody
 			if delay, ok := c.shouldRetry(policy, resp, errBody, retryable && !sent.Load() || retryable && r.method == http.MethodGet, attempt, attempts); ok {
-				if werr := c.wait(ctx, delay); werr != nil {
+				if werr := c.sleep(ctx, delay); werr != nil {
 					return out, &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Err: werr}
 				}
 				continue
@@ -562,8 +563,8 @@ func backoff(p RetryPolicy, attempt int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// wait sleeps for d or until ctx ends.
-func (c *Client) wait(ctx context.Context, d time.Duration) error {
+// sleepCtx sleeps for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
