@@ -1,0 +1,407 @@
+package xs2a
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// ErrSCAFailed: the bank sent the PSU back from the SCA redirect with an
+// error (service.md "TPP redirect", query parameters after failed SCA). The
+// error is a *SCAFailure holding the bank's status, code and message.
+var ErrSCAFailed = errors.New("xs2a: SCA failed")
+
+// ErrInvalidCallback: a request to the TPP-Redirect-URI did not carry a
+// well-formed SCA result. The error is a *CallbackError naming the parameter.
+// Treat it as a failed SCA: never act on such a request.
+var ErrInvalidCallback = errors.New("xs2a: invalid SCA callback")
+
+// PSUContext is the context the PSU selected during SCA, sent back in the
+// context parameter of the TPP redirect (service.md "TPP redirect").
+type PSUContext string
+
+// The contexts of service.md "TPP redirect".
+const (
+	// ContextPrivate: the PSU acts for themself.
+	ContextPrivate PSUContext = "PRIVATE"
+	// ContextCorporate: the PSU acts for a company; the callback then
+	// carries psu-corporate-id, the corporate agreement chosen.
+	ContextCorporate PSUContext = "CORPORATE"
+)
+
+// Valid reports whether c is one of the contexts service.md defines.
+func (c PSUContext) Valid() bool { return c == ContextPrivate || c == ContextCorporate }
+
+// Callback holds the query parameters the bank sends to the TPP-Redirect-URI
+// after a successful SCA (service.md "TPP redirect (callback the TPP
+// implements)"). ParseCallback returns it only when every field is valid.
+type Callback struct {
+	// PSUID is the psu-id: an RFC 4122 UUID in lower case, stable for this
+	// TPP and bank. Persist it and send it as PSU-ID on later requests. It
+	// identifies a person: keep it out of logs.
+	PSUID string
+	// PSUCorporateID is the psu-corporate-id, a lower-case UUID naming the
+	// corporate agreement; set exactly when Context is ContextCorporate.
+	// Send it as PSU-CORPORATE-ID.
+	PSUCorporateID string
+	// TPPSessionID is the TPP-Session-ID of the request that triggered SCA;
+	// pass it to SessionManager.Complete.
+	TPPSessionID string
+	// Context is the context the PSU selected.
+	Context PSUContext
+}
+
+// SCAFailure is the result of a failed SCA: the bank sent the PSU to the
+// TPP-Redirect-URI with the failure parameters of service.md "TPP redirect".
+// It answers errors.Is(err, ErrSCAFailed). Message is the bank's text, fully
+// URL-decoded, with control characters replaced by spaces; show it to the
+// PSU if you like, but it is the bank's wording, not the SDK's.
+type SCAFailure struct {
+	System  string // system: the bank's internal system that failed (server errors)
+	Status  int    // status: the HTTP status (0 when the bank sent none)
+	Code    string // code, for example PAYMENT_FAILED
+	Message string // message, decoded
+}
+
+// Error reads "xs2a: SCA failed: <status> <code>: <message>", the message cut
+// to 200 characters.
+func (e *SCAFailure) Error() string {
+	var b strings.Builder
+	b.WriteString("xs2a: SCA failed")
+	sep := ": "
+	if e.Status != 0 {
+		b.WriteString(sep)
+		b.WriteString(strconv.Itoa(e.Status))
+		sep = " "
+	}
+	if e.Code != "" {
+		b.WriteString(sep)
+		b.WriteString(safeText(e.Code, 100))
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(safeText(e.Message, 200))
+	}
+	return b.String()
+}
+
+// Is reports target == ErrSCAFailed.
+func (e *SCAFailure) Is(target error) bool { return target == ErrSCAFailed }
+
+// CallbackError reports a callback that ParseCallback refused. Param names the
+// query parameter ("psu-id", "context", ...; "query" when the query string
+// itself is malformed) and Reason says what is wrong. It never repeats the
+// parameter's value, which may be a PSU id. It answers
+// errors.Is(err, ErrInvalidCallback).
+type CallbackError struct {
+	Param  string
+	Reason string
+}
+
+// Error reads "xs2a: invalid SCA callback: <param>: <reason>".
+func (e *CallbackError) Error() string {
+	return "xs2a: invalid SCA callback: " + e.Param + ": " + e.Reason
+}
+
+// Is reports target == ErrInvalidCallback.
+func (e *CallbackError) Is(target error) bool { return target == ErrInvalidCallback }
+
+// The query parameters of service.md "TPP redirect".
+const (
+	paramPSUID          = "psu-id"
+	paramPSUCorporateID = "psu-corporate-id"
+	paramTPPSessionID   = "tpp-session-id"
+	paramContext        = "context"
+	paramSystem         = "system"
+	paramStatus         = "status"
+	paramCode           = "code"
+	paramMessage        = "message"
+	paramQuery          = "query" // the query string as a whole
+)
+
+var (
+	callbackParams = []string{paramPSUID, paramPSUCorporateID, paramTPPSessionID, paramContext,
+		paramSystem, paramStatus, paramCode, paramMessage}
+	failureParams = []string{paramSystem, paramStatus, paramCode, paramMessage}
+)
+
+// The reasons a CallbackError gives. They are fixed texts, so an error can
+// never carry a parameter's value.
+const (
+	reasonMissing        = "missing"
+	reasonRepeated       = "given more than once"
+	reasonNotUUID        = "not an RFC 4122 UUID in 8-4-4-4-12 form"
+	reasonNotPrintable   = "not printable ASCII"
+	reasonTooLong        = "longer than 200 characters"
+	reasonControl        = "contains control characters"
+	reasonNotUTF8        = "not valid UTF-8"
+	reasonContext        = "not PRIVATE or CORPORATE"
+	reasonCorpNotCorp    = "given, but context is not CORPORATE"
+	reasonCorpMissing    = "missing, but context is CORPORATE"
+	reasonNotStatus      = "not an HTTP status code"
+	reasonMixed          = "given together with failure parameters"
+	reasonMalformedQuery = "malformed query string"
+)
+
+// maxCallbackText caps tpp-session-id, system and code.
+const maxCallbackText = 200
+
+// ParseCallback reads the query of a request to the TPP-Redirect-URI
+// (service.md "TPP redirect (callback the TPP implements)"). It is a pure
+// function of q.
+//
+// After a successful SCA it returns the *Callback: psu-id and psu-corporate-id
+// must be RFC 4122 UUIDs in 8-4-4-4-12 form (any case; returned in lower case),
+// tpp-session-id non-empty printable ASCII of at most 200 characters, context
+// PRIVATE or CORPORATE (any case; returned canonical). psu-corporate-id is
+// required with context CORPORATE and refused with PRIVATE. An empty
+// psu-corporate-id counts as absent.
+//
+// When one of the failure parameters (system, status, code, message) is given
+// non-empty and psu-id is not, it returns (nil, *SCAFailure). status must then
+// be a number (an empty status counts as absent). The message is taken from q,
+// already decoded once by url.ParseQuery; when it still holds %XX sequences
+// because the bank encoded it twice, it is decoded once more. Text that is not
+// UTF-8 is read as ISO-8859-1, and control characters in it become spaces.
+//
+// Everything else is a *CallbackError: a missing or malformed parameter, a
+// parameter given twice, control characters in any parameter but message, or
+// psu-id together with failure parameters. Parameters it does not know (the
+// TPP's own, in its redirect URI) are ignored.
+func ParseCallback(q url.Values) (*Callback, error) {
+	for _, k := range callbackParams {
+		if len(q[k]) > 1 {
+			return nil, &CallbackError{Param: k, Reason: reasonRepeated}
+		}
+	}
+	for _, k := range failureParams {
+		if q.Get(k) == "" {
+			continue
+		}
+		if q.Get(paramPSUID) != "" {
+			return nil, &CallbackError{Param: paramPSUID, Reason: reasonMixed}
+		}
+		return parseFailure(q)
+	}
+	return parseSuccess(q)
+}
+
+func parseSuccess(q url.Values) (*Callback, error) {
+	cb := &Callback{}
+	var ok bool
+	v := q.Get(paramPSUID)
+	if v == "" {
+		return nil, &CallbackError{Param: paramPSUID, Reason: reasonMissing}
+	}
+	if cb.PSUID, ok = canonicalUUID(v); !ok {
+		return nil, &CallbackError{Param: paramPSUID, Reason: reasonNotUUID}
+	}
+	if v := q.Get(paramPSUCorporateID); v != "" {
+		if cb.PSUCorporateID, ok = canonicalUUID(v); !ok {
+			return nil, &CallbackError{Param: paramPSUCorporateID, Reason: reasonNotUUID}
+		}
+	}
+
+	v = q.Get(paramTPPSessionID)
+	switch {
+	case v == "":
+		return nil, &CallbackError{Param: paramTPPSessionID, Reason: reasonMissing}
+	case len(v) > maxCallbackText:
+		return nil, &CallbackError{Param: paramTPPSessionID, Reason: reasonTooLong}
+	case !printableASCII(v):
+		return nil, &CallbackError{Param: paramTPPSessionID, Reason: reasonNotPrintable}
+	}
+	cb.TPPSessionID = v
+
+	v = q.Get(paramContext)
+	if v == "" {
+		return nil, &CallbackError{Param: paramContext, Reason: reasonMissing}
+	}
+	// ASCII only: strings.ToUpper would turn "prıvate" (dotless i) into PRIVATE.
+	if !printableASCII(v) {
+		return nil, &CallbackError{Param: paramContext, Reason: reasonContext}
+	}
+	cb.Context = PSUContext(strings.ToUpper(v))
+	if !cb.Context.Valid() {
+		return nil, &CallbackError{Param: paramContext, Reason: reasonContext}
+	}
+	if cb.Context == ContextCorporate && cb.PSUCorporateID == "" {
+		return nil, &CallbackError{Param: paramPSUCorporateID, Reason: reasonCorpMissing}
+	}
+	if cb.Context != ContextCorporate && cb.PSUCorporateID != "" {
+		return nil, &CallbackError{Param: paramPSUCorporateID, Reason: reasonCorpNotCorp}
+	}
+	return cb, nil
+}
+
+func parseFailure(q url.Values) (*Callback, error) {
+	f := &SCAFailure{System: q.Get(paramSystem), Code: q.Get(paramCode)}
+	for _, p := range [...]struct{ name, v string }{{paramSystem, f.System}, {paramCode, f.Code}} {
+		if err := checkText(p.name, p.v); err != nil {
+			return nil, err
+		}
+	}
+	if s := q.Get(paramStatus); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || len(s) != 3 || s[0] < '1' || s[0] > '5' || n < 100 {
+			return nil, &CallbackError{Param: paramStatus, Reason: reasonNotStatus}
+		}
+		f.Status = n
+	}
+	f.Message = decodeMessage(q.Get(paramMessage))
+	return nil, f
+}
+
+// checkText accepts UTF-8 text of at most 200 bytes without control characters.
+func checkText(param, s string) *CallbackError {
+	switch {
+	case len(s) > maxCallbackText:
+		return &CallbackError{Param: param, Reason: reasonTooLong}
+	case !utf8.ValidString(s):
+		return &CallbackError{Param: param, Reason: reasonNotUTF8}
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		return &CallbackError{Param: param, Reason: reasonControl}
+	}
+	return nil
+}
+
+// decodeMessage undoes a second URL encoding when the text still holds %XX
+// sequences, reads text that is not UTF-8 as ISO-8859-1, and replaces control
+// characters by spaces.
+func decodeMessage(s string) string {
+	if hasPercentEscape(s) {
+		if d, err := url.QueryUnescape(s); err == nil {
+			s = d
+		}
+	}
+	if !utf8.ValidString(s) {
+		r := make([]rune, len(s))
+		for i := range len(s) {
+			r[i] = rune(s[i]) // ISO-8859-1 is the first 256 code points
+		}
+		s = string(r)
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func hasPercentEscape(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] == '%' && isHex(s[i+1]) && isHex(s[i+2]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// printableASCII reports whether s holds only bytes 0x20 to 0x7E.
+func printableASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalUUID checks the 8-4-4-4-12 hex form with the RFC 4122 variant
+// (10xx) and returns s in lower case. Other forms that uuid.Parse accepts
+// (braces, urn:uuid:, no dashes) are refused: the bank sends the canonical form.
+func canonicalUUID(s string) (string, bool) {
+	if len(s) != 36 {
+		return "", false
+	}
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return "", false
+			}
+		case 'A' <= c && c <= 'F':
+			b[i] = c + ('a' - 'A')
+		case !isHex(c):
+			return "", false
+		}
+	}
+	switch b[19] { // the variant: 10xx
+	case '8', '9', 'a', 'b':
+		return string(b), true
+	}
+	return "", false
+}
+
+// NewSessionID returns a new TPP-Session-ID (service.md "Request headers"): a
+// random version 4 UUID. SessionManager.Begin uses it.
+func NewSessionID() string { return uuid.NewString() }
+
+// CallbackHandler serves the TPP-Redirect-URI (service.md "TPP redirect
+// (callback the TPP implements)"). It answers GET only (405 with an Allow
+// header otherwise), reads the query with ParseCallback, and calls onSuccess
+// with the *Callback or onFailure with the error: a *SCAFailure when the bank
+// reported a failed SCA, a *CallbackError when the request is not a valid
+// callback. A malformed query string is never taken as a success; it still
+// yields the *SCAFailure when the failure parameters are readable.
+//
+// The URL carries the PSU id, so every response gets Cache-Control: no-store
+// and Referrer-Policy: no-referrer before a callback runs. With a nil onFailure
+// the handler answers 400 with a short plain-text message that repeats no
+// parameter. onSuccess must not be nil.
+//
+// A typical onSuccess calls SessionManager.Complete with cb.TPPSessionID,
+// stores cb.PSUID, and redirects the browser to a page without the query.
+func CallbackHandler(onSuccess func(w http.ResponseWriter, r *http.Request, cb *Callback),
+	onFailure func(w http.ResponseWriter, r *http.Request, err error)) http.Handler {
+	if onSuccess == nil {
+		panic("xs2a: CallbackHandler: nil onSuccess")
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		if r.Method != http.MethodGet {
+			h.Set("Allow", http.MethodGet)
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		cb, err := parseCallbackQuery(r.URL.RawQuery)
+		if err == nil {
+			onSuccess(w, r, cb)
+			return
+		}
+		if onFailure != nil {
+			onFailure(w, r, err)
+			return
+		}
+		msg := "invalid SCA callback"
+		if errors.Is(err, ErrSCAFailed) {
+			msg = "SCA was not completed"
+		}
+		http.Error(w, msg, http.StatusBadRequest)
+	})
+}
+
+// parseCallbackQuery parses a raw query string strictly: when url.ParseQuery
+// fails the result is never a success, but a readable failure still counts.
+func parseCallbackQuery(raw string) (*Callback, error) {
+	q, qerr := url.ParseQuery(raw)
+	cb, err := ParseCallback(q)
+	if qerr == nil || errors.Is(err, ErrSCAFailed) {
+		return cb, err
+	}
+	return nil, &CallbackError{Param: paramQuery, Reason: reasonMalformedQuery}
+}

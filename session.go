@@ -1,0 +1,243 @@
+package xs2a
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// ErrUnknownSession: SessionManager.Complete or Abort was given a
+// TPP-Session-ID that is not the one waiting for SCA for that user (never
+// begun, already completed or aborted, or replaced by a later Begin).
+var ErrUnknownSession = errors.New("xs2a: unknown TPP-Session-ID")
+
+// SessionValidity is how long an SCA carried under one TPP-Session-ID stays
+// valid, counted from SCA completion (service.md "Consent and SCA session").
+const SessionValidity = time.Hour
+
+// SessionState is what a SessionStore keeps per user. It is exported so that
+// stores can persist it; only SessionManager changes it.
+type SessionState struct {
+	// Active is the TPP-Session-ID whose SCA completed last ("" when none).
+	Active string
+	// ActiveUntil is when Active's SCA expires: completion + SessionValidity.
+	ActiveUntil time.Time
+	// Pending is the TPP-Session-ID waiting for SCA ("" when none).
+	Pending string
+}
+
+// SessionStore keeps SessionStates by user key. Implement it over a shared
+// database (a SQL transaction, a Redis WATCH/MULTI) when several TPP replicas
+// serve the same users; NewMemorySessionStore serves a single process.
+type SessionStore interface {
+	// Update loads the state of user (the zero SessionState when there is
+	// none), calls fn, and stores what fn returns, atomically with respect to
+	// other Update calls for the same user. When fn returns an error nothing
+	// is stored and Update returns that error. fn has no side effects, so a
+	// store may call it again after a conflict. A store may delete a user
+	// whose new state is the zero SessionState.
+	Update(ctx context.Context, user string, fn func(s SessionState) (SessionState, error)) error
+	// Load returns the state of user, the zero SessionState when there is none.
+	Load(ctx context.Context, user string) (SessionState, error)
+}
+
+// NewMemorySessionStore returns a SessionStore that keeps states in memory,
+// safe for concurrent use. It is the default of NewSessionManager.
+func NewMemorySessionStore() SessionStore {
+	return &memorySessionStore{m: make(map[string]SessionState)}
+}
+
+type memorySessionStore struct {
+	mu sync.Mutex
+	m  map[string]SessionState
+}
+
+func (s *memorySessionStore) Update(ctx context.Context, user string, fn func(SessionState) (SessionState, error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := fn(s.m[user])
+	if err != nil {
+		return err
+	}
+	if st == (SessionState{}) {
+		delete(s.m, user)
+	} else {
+		s.m[user] = st
+	}
+	return nil
+}
+
+func (s *memorySessionStore) Load(ctx context.Context, user string) (SessionState, error) {
+	if err := ctx.Err(); err != nil {
+		return SessionState{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[user], nil
+}
+
+// SessionManager keeps the TPP-Session-IDs of each user by the rules of
+// service.md "Consent and SCA session":
+//
+//   - An SCA carried under one TPP-Session-ID is valid for SessionValidity (1
+//     hour) from SCA completion; after that SCA must be redone.
+//   - A new TPP-Session-ID created before the old one expired needs a new SCA.
+//     If that SCA completes, the old ID is invalidated; if it is aborted, the
+//     old ID stays valid.
+//
+// Sessions are keyed by user, a key the TPP chooses: its own user id, since
+// the PSU-ID does not exist before the first SCA. Per user there is at most
+// one Active ID (its SCA completed and not yet expired, as far as the TPP
+// knows) and at most one Pending ID (waiting for SCA).
+//
+// The flow: Current gives the ID to send as TPP-Session-ID while its SCA
+// holds. When it has none, or the bank asks for SCA anyway (a
+// *SCARequiredError: consent revoked, session ended early at the bank), call
+// Begin, repeat the request with the new ID, and send the PSU to the
+// scaRedirect link. On the callback, Complete(cb.TPPSessionID) makes the new ID
+// Active and drops the old one; on a failed or abandoned SCA, Abort keeps the
+// old one. Begin replaces an earlier Pending ID, whose callback then gets
+// ErrUnknownSession: only the latest SCA the TPP started counts.
+//
+// The bank remains the authority: it may still answer 401 with a scaRedirect
+// within the hour. Payments need their own SCA (dynamic linking) under the
+// Active ID; Complete with the Active ID accepts that callback but does not
+// extend the hour.
+//
+// State lives in a SessionStore, so several TPP replicas can share it. The
+// clock is injected; a SessionManager is safe for concurrent use.
+type SessionManager struct {
+	store SessionStore
+	now   func() time.Time
+	newID func() string
+}
+
+// NewSessionManager returns a SessionManager over store (nil: a new
+// NewMemorySessionStore) with the clock now (nil: time.Now).
+func NewSessionManager(store SessionStore, now func() time.Time) *SessionManager {
+	if store == nil {
+		store = NewMemorySessionStore()
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &SessionManager{store: store, now: now, newID: NewSessionID}
+}
+
+// Current returns the user's Active TPP-Session-ID while its SCA is valid
+// (less than SessionValidity since completion); ok is false when there is
+// none and SCA is needed (see Begin).
+func (m *SessionManager) Current(ctx context.Context, user string) (sessionID string, ok bool, err error) {
+	if user == "" {
+		return "", false, invalid("user", "empty")
+	}
+	s, err := m.store.Load(ctx, user)
+	if err != nil {
+		return "", false, storeError(err)
+	}
+	if !m.activeValid(s) {
+		return "", false, nil
+	}
+	return s.Active, true, nil
+}
+
+// Valid reports whether sessionID can be used for the user now without a new
+// SCA: it is the Active ID and its SCA has not expired.
+func (m *SessionManager) Valid(ctx context.Context, user, sessionID string) (bool, error) {
+	cur, ok, err := m.Current(ctx, user)
+	if err != nil {
+		return false, err
+	}
+	return ok && sessionID != "" && sessionID == cur, nil
+}
+
+// Begin returns a new TPP-Session-ID for a request that will need SCA and
+// records it as Pending, replacing any earlier Pending ID. The Active ID, if
+// any, stays valid until the new one's SCA completes.
+func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID string, err error) {
+	if user == "" {
+		return "", invalid("user", "empty")
+	}
+	id := m.newID()
+	err = m.update(ctx, user, func(s SessionState) (SessionState, error) {
+		if s.Active != "" && !m.activeValid(s) {
+			s.Active, s.ActiveUntil = "", time.Time{}
+		}
+		s.Pending = id
+		return s, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// Complete records that SCA completed under sessionID (the callback's
+// tpp-session-id): it becomes the Active ID for SessionValidity from now, and
+// the previous Active ID is invalidated. sessionID must be the user's Pending
+// ID, else the error is ErrUnknownSession. A callback for the still valid
+// Active ID (an SCA for a payment under the running session) is accepted and
+// changes nothing.
+func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) error {
+	if user == "" {
+		return invalid("user", "empty")
+	}
+	return m.update(ctx, user, func(s SessionState) (SessionState, error) {
+		switch {
+		case sessionID == "":
+			return s, ErrUnknownSession
+		case sessionID == s.Pending:
+			return SessionState{Active: sessionID, ActiveUntil: m.now().Add(SessionValidity)}, nil
+		case sessionID == s.Active && m.activeValid(s):
+			return s, nil
+		}
+		return s, ErrUnknownSession
+	})
+}
+
+// Abort records that the SCA under sessionID failed or was abandoned (a
+// *SCAFailure callback, or the PSU never came back): the Pending ID is
+// dropped and the Active ID stays valid. sessionID must be the user's Pending
+// ID, else the error is ErrUnknownSession and nothing changes.
+func (m *SessionManager) Abort(ctx context.Context, user, sessionID string) error {
+	if user == "" {
+		return invalid("user", "empty")
+	}
+	return m.update(ctx, user, func(s SessionState) (SessionState, error) {
+		if sessionID == "" || sessionID != s.Pending {
+			return s, ErrUnknownSession
+		}
+		s.Pending = ""
+		return s, nil
+	})
+}
+
+// activeValid applies the one-hour rule: valid strictly before ActiveUntil.
+func (m *SessionManager) activeValid(s SessionState) bool {
+	return s.Active != "" && m.now().Before(s.ActiveUntil)
+}
+
+// update runs fn through the store and tells fn's error (returned as is) from
+// the store's own (wrapped).
+func (m *SessionManager) update(ctx context.Context, user string, fn func(SessionState) (SessionState, error)) error {
+	var fnErr error
+	err := m.store.Update(ctx, user, func(s SessionState) (SessionState, error) {
+		ns, err := fn(s)
+		fnErr = err
+		return ns, err
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return storeError(err)
+	}
+	return nil
+}
+
+func storeError(err error) error { return fmt.Errorf("xs2a: session store: %w", err) }
