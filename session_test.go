@@ -235,13 +235,13 @@ func TestSessionDefaultClock(t *testing.T) {
 	assert.True(t, ok, "a session completed just now is valid with the real clock")
 }
 
-// failingStore fails every call, to see store errors come back wrapped.
-type failingStore struct{ err error }
+// failingSessionStore fails every call, to see store errors come back wrapped.
+type failingSessionStore struct{ err error }
 
-func (s failingStore) Update(context.Context, string, func(SessionState) (SessionState, error)) error {
+func (s failingSessionStore) Update(context.Context, string, func(SessionState) (SessionState, error)) error {
 	return s.err
 }
-func (s failingStore) Load(context.Context, string) (SessionState, error) {
+func (s failingSessionStore) Load(context.Context, string) (SessionState, error) {
 	return SessionState{}, s.err
 }
 
@@ -249,7 +249,7 @@ func TestSessionStoreErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	boom := errors.New("connection refused")
-	m := NewSessionManager(failingStore{boom}, nil)
+	m := NewSessionManager(failingSessionStore{boom}, nil)
 	_, _, err := m.Current(ctx, "u")
 	assert.ErrorIs(t, err, boom)
 	assert.EqualError(t, err, "xs2a: session store: connection refused")
