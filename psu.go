@@ -113,3 +113,10 @@ func headerSafe(s string, max int) bool {
 	}
 	return true
 }
+
+// PSU returns the PSU context a successful SCA callback establishes: its
+// psu-id, psu-corporate-id (corporate context) and tpp-session-id. Pass the
+// PSU's device address as ipAddress when the PSU is present, "" otherwise.
+func (cb *Callback) PSU(ipAddress string) PSU {
+	return PSU{ID: cb.PSUID, CorporateID: cb.PSUCorporateID, SessionID: cb.TPPSessionID, IPAddress: ipAddress}
+}
