@@ -1,0 +1,425 @@
+package xs2a
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Amount is an amount of money as the interface carries it in
+// instructedAmount, balanceAmount, transactionAmount, transactionFees and the
+// like: {"currency": "NOK", "amount": "100.26"}. service.md General convention
+// 5 and the amount-as-string fix (default since release 1.7.6) make amount a
+// JSON string; Amount keeps it as the decimal text, never as a float, so no
+// øre is lost. Build one with ParseAmount, or set the fields and call Validate.
+type Amount struct {
+	Currency string `json:"currency"` // ISO 4217 code, e.g. "NOK"
+	Amount   string `json:"amount"`   // decimal text, e.g. "100.26" or "-5"
+}
+
+// amountPattern is the Berlin Group Amount pattern: up to 14 integer digits
+// and up to 3 decimals, "." as the separator, an optional leading minus.
+var amountPattern = regexp.MustCompile(`^-?[0-9]{1,14}(\.[0-9]{1,3})?$`)
+
+// ParseAmount returns the Amount of currency and amount after the checks of
+// Amount.Validate (service.md, payment initiation request: instructedAmount is
+// "currency (ISO 4217 code), amount (string)"). The text is kept as given:
+// ParseAmount("NOK", "100.50") holds "100.50". Errors are *ValidationError.
+func ParseAmount(currency, amount string) (Amount, error) {
+	a := Amount{Currency: currency, Amount: amount}
+	if err := a.Validate(); err != nil {
+		return Amount{}, err
+	}
+	return a, nil
+}
+
+// Validate checks the amount against the Berlin Group Amount type that
+// service.md's instructedAmount uses: Amount matches
+// ^-?[0-9]{1,14}(\.[0-9]{1,3})?$ and Currency is an ISO 4217 code in shape
+// (three letters A-Z). The error is a *ValidationError with Field
+// "Amount.Amount" or "Amount.Currency".
+func (a Amount) Validate() error { return a.validate("Amount") }
+
+// validate is Validate with the Field prefixed by field (for example
+// "Payment.InstructedAmount" gives "Payment.InstructedAmount.Amount").
+func (a Amount) validate(field string) error {
+	switch {
+	case a.Amount == "":
+		return invalid(field+".Amount", "is required")
+	case !amountPattern.MatchString(a.Amount):
+		return invalid(field+".Amount", "must be a decimal number with up to 14 digits before and 3 after a '.'")
+	}
+	return checkCurrency(field+".Currency", a.Currency, true)
+}
+
+// checkCurrency checks the shape of an ISO 4217 code: three letters A-Z.
+func checkCurrency(field, c string, required bool) error {
+	if c == "" {
+		if required {
+			return invalid(field, "is required")
+		}
+		return nil
+	}
+	if len(c) != 3 || !isUpper(c[0]) || !isUpper(c[1]) || !isUpper(c[2]) {
+		return invalid(field, "must be an ISO 4217 currency code (three upper-case letters)")
+	}
+	return nil
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+// String returns the amount and its currency, "100.26 NOK".
+func (a Amount) String() string {
+	switch {
+	case a.Currency == "":
+		return a.Amount
+	case a.Amount == "":
+		return a.Currency
+	}
+	return a.Amount + " " + a.Currency
+}
+
+// UnmarshalJSON decodes an amount object. amount may be a JSON string (the
+// default since the amount-as-string fix, service.md General convention 5 and
+// release 1.7.6) or a JSON number, the form sent before. A number keeps its
+// decimal text exactly as sent ("100.50" stays "100.50"); a number with an
+// exponent is rewritten in plain decimal ("1e2" becomes "100", "1.5E-1"
+// becomes "0.15"). No floating point is involved. Unknown fields are ignored,
+// null leaves the Amount unchanged, and the value is not validated: call
+// Validate for that.
+func (a *Amount) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		return nil
+	}
+	var w struct {
+		Currency string          `json:"currency"`
+		Amount   json.RawMessage `json:"amount"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return fmt.Errorf("xs2a: decoding amount: %w", err)
+	}
+	out := Amount{Currency: w.Currency}
+	raw := bytes.TrimSpace(w.Amount)
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+	case raw[0] == '"':
+		if err := json.Unmarshal(raw, &out.Amount); err != nil {
+			return fmt.Errorf("xs2a: decoding amount: %w", err)
+		}
+	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
+		s, err := plainDecimal(string(raw))
+		if err != nil {
+			return err
+		}
+		out.Amount = s
+	default:
+		return errors.New("xs2a: decoding amount: amount is neither a string nor a number")
+	}
+	*a = out
+	return nil
+}
+
+// maxDecimalShift bounds the exponent of a JSON number amount; anything
+// further out is far beyond what an Amount can hold.
+const maxDecimalShift = 64
+
+// plainDecimal rewrites a JSON number in plain decimal notation without going
+// through a float. A number without an exponent is returned as it is.
+func plainDecimal(num string) (string, error) {
+	bad := errors.New("xs2a: decoding amount: not a JSON number")
+	mant, exp, hasExp := strings.Cut(strings.ToLower(num), "e")
+	sign := ""
+	if strings.HasPrefix(mant, "-") {
+		sign, mant = "-", mant[1:]
+	}
+	ip, fp, hasPoint := strings.Cut(mant, ".")
+	if !allDigits(ip) || (hasPoint && !allDigits(fp)) || (len(ip) > 1 && ip[0] == '0') {
+		return "", bad
+	}
+	if !hasExp {
+		return num, nil
+	}
+	expDigits := strings.TrimLeft(exp, "+-")
+	if len(exp)-len(expDigits) > 1 || !allDigits(expDigits) {
+		return "", bad
+	}
+	digits := ip + fp
+	if strings.Trim(digits, "0") == "" {
+		return sign + "0", nil // zero whatever the exponent
+	}
+	e, err := strconv.Atoi(exp)
+	if err != nil {
+		return "", errors.New("xs2a: decoding amount: exponent out of range")
+	}
+	point := len(ip) + e // position of the decimal point within digits
+	if point > maxDecimalShift || point < -maxDecimalShift {
+		return "", errors.New("xs2a: decoding amount: exponent out of range")
+	}
+	var intPart, fracPart string
+	switch {
+	case point <= 0:
+		intPart, fracPart = "0", strings.Repeat("0", -point)+digits
+	case point >= len(digits):
+		intPart = digits + strings.Repeat("0", point-len(digits))
+	default:
+		intPart, fracPart = digits[:point], digits[point:]
+	}
+	intPart = strings.TrimLeft(intPart, "0")
+	if intPart == "" {
+		intPart = "0"
+	}
+	if fracPart != "" {
+		return sign + intPart + "." + fracPart, nil
+	}
+	return sign + intPart, nil
+}
+
+// Date is a calendar date without a time or zone, the ISO 8601 YYYY-MM-DD
+// form of service.md General convention 3 (requestedExecutionDate,
+// bookingDate, valueDate, dateFrom, dateTo, startDate, endDate).
+//
+// The zero Date means "no date": String and MarshalText give "", MarshalJSON
+// gives null, and IsZero reports true. Use it with the omitzero option so an
+// unset date is left out of the body:
+//
+//	RequestedExecutionDate xs2a.Date `json:"requestedExecutionDate,omitzero"`
+type Date struct {
+	Year  int        // 1..9999
+	Month time.Month // 1..12
+	Day   int        // 1..31
+}
+
+// DateOf returns the date of t in t's location (service.md General convention
+// 3: dates in JSON are YYYY-MM-DD). The zero time gives the zero Date.
+func DateOf(t time.Time) Date {
+	if t.IsZero() {
+		return Date{}
+	}
+	y, m, d := t.Date()
+	return Date{Year: y, Month: m, Day: d}
+}
+
+// dateError is the error of a date that is not YYYY-MM-DD.
+func dateError() error {
+	return invalid("Date", "must be a calendar date in the form YYYY-MM-DD")
+}
+
+// ParseDate parses an ISO 8601 calendar date "YYYY-MM-DD" (service.md General
+// convention 3), strictly: four-digit year 0001..9999, two-digit month and
+// day, a day that exists in that month. The error is a *ValidationError.
+func ParseDate(s string) (Date, error) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' ||
+		!allDigits(s[:4]) || !allDigits(s[5:7]) || !allDigits(s[8:]) {
+		return Date{}, dateError()
+	}
+	y, _ := strconv.Atoi(s[:4])
+	m, _ := strconv.Atoi(s[5:7])
+	dd, _ := strconv.Atoi(s[8:])
+	d := Date{Year: y, Month: time.Month(m), Day: dd}
+	if !d.valid() {
+		return Date{}, dateError()
+	}
+	return d, nil
+}
+
+// valid reports whether d is a real date of the years 1..9999.
+func (d Date) valid() bool {
+	if d.Year < 1 || d.Year > 9999 || d.Month < time.January || d.Month > time.December || d.Day < 1 {
+		return false
+	}
+	// Day 0 of the next month is the last day of this one.
+	last := time.Date(d.Year, d.Month+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	return d.Day <= last
+}
+
+// String returns the date as YYYY-MM-DD (service.md General convention 3), or
+// "" for the zero Date.
+func (d Date) String() string {
+	if d.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", d.Year, int(d.Month), d.Day)
+}
+
+// IsZero reports whether d is the zero Date, "no date". encoding/json's
+// omitzero option uses it.
+func (d Date) IsZero() bool { return d == Date{} }
+
+// Compare returns -1 when d is before other, +1 when after, 0 when equal
+// (the order of service.md General convention 3 dates, like time.Time.Compare).
+func (d Date) Compare(other Date) int {
+	switch {
+	case d.Year != other.Year:
+		return cmpInt(d.Year, other.Year)
+	case d.Month != other.Month:
+		return cmpInt(int(d.Month), int(other.Month))
+	}
+	return cmpInt(d.Day, other.Day)
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Before reports whether d is before other, for instance a dateFrom before a
+// dateTo of a transaction query.
+func (d Date) Before(other Date) bool { return d.Compare(other) < 0 }
+
+// After reports whether d is after other.
+func (d Date) After(other Date) bool { return d.Compare(other) > 0 }
+
+// AddDays returns the date n days after d (before d when n is negative), as
+// when moving a requestedExecutionDate. The zero Date stays zero.
+func (d Date) AddDays(n int) Date {
+	if d.IsZero() {
+		return d
+	}
+	return DateOf(time.Date(d.Year, d.Month, d.Day+n, 12, 0, 0, 0, time.UTC))
+}
+
+// In returns midnight at the start of d in loc (UTC when loc is nil). The zero
+// Date gives the zero time.
+func (d Date) In(loc *time.Location) time.Time {
+	if d.IsZero() {
+		return time.Time{}
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
+}
+
+// MarshalText returns YYYY-MM-DD (service.md General convention 3), or empty
+// text for the zero Date. A Date that is not a real date of the years
+// 1..9999 is an error.
+func (d Date) MarshalText() ([]byte, error) {
+	if d.IsZero() {
+		return []byte{}, nil
+	}
+	if !d.valid() {
+		return nil, dateError()
+	}
+	return []byte(d.String()), nil
+}
+
+// UnmarshalText parses YYYY-MM-DD (service.md General convention 3). Empty
+// text gives the zero Date. A date-time ("2024-01-02T10:00:00+01:00"), which
+// some banks send where a date belongs, gives its date part as written,
+// without converting it to another zone.
+func (d *Date) UnmarshalText(b []byte) error {
+	s := string(b)
+	if s == "" {
+		*d = Date{}
+		return nil
+	}
+	if len(s) > 10 && isDateTimeTail(s[10:]) {
+		s = s[:10]
+	}
+	v, err := ParseDate(s)
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// isDateTimeTail reports whether rest looks like the time part of an ISO 8601
+// date-time: a 'T' (or a space) followed by a time and an optional zone.
+func isDateTimeTail(rest string) bool {
+	if len(rest) < 2 || (rest[0] != 'T' && rest[0] != 't' && rest[0] != ' ') || rest[1] < '0' || rest[1] > '9' {
+		return false
+	}
+	for i := 2; i < len(rest); i++ {
+		if !strings.ContainsRune("0123456789:.+-Zz", rune(rest[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// MarshalJSON returns "YYYY-MM-DD" (service.md General convention 3), or null
+// for the zero Date; tag the field omitzero to leave an unset date out.
+func (d Date) MarshalJSON() ([]byte, error) {
+	if d.IsZero() {
+		return []byte("null"), nil
+	}
+	if !d.valid() {
+		return nil, dateError()
+	}
+	return []byte(`"` + d.String() + `"`), nil
+}
+
+// UnmarshalJSON accepts "YYYY-MM-DD", a date-time string (its date part is
+// taken, see UnmarshalText), and "" or null, which give the zero Date.
+func (d *Date) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*d = Date{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("xs2a: decoding date: %w", err)
+	}
+	return d.UnmarshalText([]byte(s))
+}
+
+// AccountReference identifies an account in a request or a response
+// (debtorAccount, creditorAccount, account, cardAccount): service.md's
+// payment initiation request gives accounts as {"bban", "currency"}; the
+// Berlin Group AccountReference the interface is based on also allows iban,
+// pan, maskedPan and msisdn.
+type AccountReference struct {
+	IBAN      string `json:"iban,omitempty"`
+	BBAN      string `json:"bban,omitempty"` // Norwegian account number, 11 digits
+	PAN       string `json:"pan,omitempty"`
+	MaskedPAN string `json:"maskedPan,omitempty"`
+	MSISDN    string `json:"msisdn,omitempty"`
+	Currency  string `json:"currency,omitempty"` // ISO 4217 code
+}
+
+// Validate checks the reference as a debtorAccount or creditorAccount of
+// service.md's payment initiation request: at least one of IBAN, BBAN, PAN,
+// MaskedPAN and MSISDN; a BBAN that passes ValidBBAN; an IBAN that passes
+// ValidIBAN (and, for a Norwegian IBAN given with a BBAN, holds that BBAN); a
+// Currency, when set, that is an ISO 4217 code in shape. PAN, MaskedPAN and
+// MSISDN must be at most 35 characters of text the bank can process. The
+// error is a *ValidationError whose Field starts with "AccountReference".
+func (r AccountReference) Validate() error { return r.validate("AccountReference") }
+
+// validate is Validate with the Field prefixed by field
+// ("Payment.DebtorAccount" gives "Payment.DebtorAccount.BBAN").
+func (r AccountReference) validate(field string) error {
+	if r.IBAN == "" && r.BBAN == "" && r.PAN == "" && r.MaskedPAN == "" && r.MSISDN == "" {
+		return invalid(field, "needs one of iban, bban, pan, maskedPan or msisdn")
+	}
+	if r.BBAN != "" && !ValidBBAN(r.BBAN) {
+		return invalid(field+".BBAN", "must be a Norwegian account number of 11 digits with a valid MOD11 control digit")
+	}
+	if r.IBAN != "" {
+		if !ValidIBAN(r.IBAN) {
+			return invalid(field+".IBAN", "must be an IBAN in electronic form with a valid length and checksum")
+		}
+		if b, ok := BBANFromIBAN(r.IBAN); ok && r.BBAN != "" && b != r.BBAN {
+			return invalid(field+".BBAN", "does not match the account number in IBAN")
+		}
+	}
+	for _, f := range []struct{ name, value string }{
+		{".PAN", r.PAN}, {".MaskedPAN", r.MaskedPAN}, {".MSISDN", r.MSISDN},
+	} {
+		if err := checkText(field+f.name, f.value, maxReferenceLen); err != nil {
+			return err
+		}
+	}
+	return checkCurrency(field+".Currency", r.Currency, false)
+}
