@@ -243,7 +243,7 @@ func parseSuccess(q url.Values) (*Callback, error) {
 func parseFailure(q url.Values) (*Callback, error) {
 	f := &SCAFailure{System: q.Get(paramSystem), Code: q.Get(paramCode)}
 	for _, p := range [...]struct{ name, v string }{{paramSystem, f.System}, {paramCode, f.Code}} {
-		if err := checkText(p.name, p.v); err != nil {
+		if err := checkCallbackText(p.name, p.v); err != nil {
 			return nil, err
 		}
 	}
@@ -258,8 +258,8 @@ func parseFailure(q url.Values) (*Callback, error) {
 	return nil, f
 }
 
-// checkText accepts UTF-8 text of at most 200 bytes without control characters.
-func checkText(param, s string) *CallbackError {
+// checkCallbackText accepts UTF-8 text of at most 200 bytes without control characters.
+func checkCallbackText(param, s string) *CallbackError {
 	switch {
 	case len(s) > maxCallbackText:
 		return &CallbackError{Param: param, Reason: reasonTooLong}
