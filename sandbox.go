@@ -353,8 +353,8 @@ func validateSandboxTransaction(tx *SandboxTransaction, today Date) error {
 		field string
 		date  Date
 	}{{".BookingDate", tx.BookingDate}, {".ValueDate", tx.ValueDate}, {".TransactionDate", tx.TransactionDate}} {
-		if !d.date.IsZero() && !d.date.valid() {
-			return invalid(f+d.field, "must be a calendar date of the years 1 to 9999")
+		if err := checkDate(f+d.field, d.date); err != nil {
+			return err
 		}
 	}
 	booking := tx.BookingDate
