@@ -52,13 +52,7 @@ type acceptFixCtx struct {
 //	accounts, _, err := client.Accounts.List(ctx, psu)
 func ContextWithAcceptFixes(ctx context.Context, fixes ...AcceptFix) context.Context {
 	cur, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
-	next := acceptFixCtx{add: append(append([]AcceptFix(nil), cur.add...), fixes...)}
-	for _, f := range cur.remove {
-		if !slices.Contains(fixes, f) {
-			next.remove = append(next.remove, f)
-		}
-	}
-	return context.WithValue(ctx, acceptFixKey{}, next)
+	return context.WithValue(ctx, acceptFixKey{}, acceptFixCtx{add: merge(cur.add, fixes), remove: without(cur.remove, fixes)})
 }
 
 // ContextWithoutAcceptFixes returns a context under which calls do not send
@@ -66,13 +60,23 @@ func ContextWithAcceptFixes(ctx context.Context, fixes ...AcceptFix) context.Con
 // receive card amounts in the bank's legacy mapping).
 func ContextWithoutAcceptFixes(ctx context.Context, fixes ...AcceptFix) context.Context {
 	cur, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
-	next := acceptFixCtx{remove: append(append([]AcceptFix(nil), cur.remove...), fixes...)}
-	for _, f := range cur.add {
-		if !slices.Contains(fixes, f) {
-			next.add = append(next.add, f)
+	return context.WithValue(ctx, acceptFixKey{}, acceptFixCtx{add: without(cur.add, fixes), remove: merge(cur.remove, fixes)})
+}
+
+// merge returns a new slice of list followed by more.
+func merge(list, more []AcceptFix) []AcceptFix {
+	return append(append([]AcceptFix(nil), list...), more...)
+}
+
+// without returns a new slice of list less the values in drop.
+func without(list, drop []AcceptFix) []AcceptFix {
+	var out []AcceptFix
+	for _, f := range list {
+		if !slices.Contains(drop, f) {
+			out = append(out, f)
 		}
 	}
-	return context.WithValue(ctx, acceptFixKey{}, next)
+	return out
 }
 
 // acceptFixes returns the fixes a call sends: the client's, then the call's
