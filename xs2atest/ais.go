@@ -121,7 +121,7 @@ func (s *Server) accountJSONLocked(r *http.Request, a *account) accountJSON {
 	if splitFixes(r.Header.Values("X-Accept-Fix"))["cash-account-type-iso"] {
 		cat = map[string]string{"current": "CACC", "savings": "SVGS"}[a.kind]
 	}
-	base := "/v1/accounts/" + url.PathEscape(a.id)
+	base := "/v1/accounts/" + pathSeg(a.id)
 	return accountJSON{
 		ResourceID: a.id, BBAN: a.bban, IBAN: a.iban, Currency: a.currency, Name: truncRunes(a.name, nameLimit(r)),
 		Product: a.product, CashAccountType: cat, BIC: bankBIC, OwnerName: s.ownerName(a),
@@ -372,7 +372,7 @@ func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	report := map[string]any{}
-	base := "/v1/accounts/" + url.PathEscape(a.id) + "/transactions"
+	base := "/v1/accounts/" + pathSeg(a.id) + "/transactions"
 	if tq.status != "pending" {
 		var sel []*transaction
 		for _, t := range a.booked {

@@ -2,7 +2,6 @@ package xs2atest
 
 import (
 	"net/http"
-	"net/url"
 )
 
 // Card accounts: GET /v1/card-accounts, /{id}, /{id}/balances, /{id}/transactions.
@@ -20,7 +19,7 @@ type cardAccountJSON struct {
 }
 
 func (s *Server) cardJSONLocked(r *http.Request, a *account) cardAccountJSON {
-	base := "/v1/card-accounts/" + url.PathEscape(a.id)
+	base := "/v1/card-accounts/" + pathSeg(a.id)
 	return cardAccountJSON{
 		ResourceID: a.id, MaskedPan: a.maskedPan, Currency: a.currency, Name: truncRunes(a.name, nameLimit(r)),
 		Product: a.product, OwnerName: s.ownerName(a), CreditLimit: amountJSON{formatAmount(a.creditLimit), a.currency},
@@ -110,7 +109,7 @@ func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {
 			page = append(page, cardTxOf(sel[i], fixed))
 		}
 		report["booked"] = page
-		base := "/v1/card-accounts/" + url.PathEscape(a.id) + "/transactions"
+		base := "/v1/card-accounts/" + pathSeg(a.id) + "/transactions"
 		if next := tq.nextLink(base, len(sel)); next != "" {
 			report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
 		}

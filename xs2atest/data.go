@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -491,3 +492,7 @@ func splitFixes(h []string) map[string]bool {
 	}
 	return out
 }
+
+// pathSeg escapes an id for a path segment, leaving the '!' of "enc!!" as
+// the platform writes it.
+func pathSeg(id string) string { return strings.ReplaceAll(url.PathEscape(id), "%21", "!") }

@@ -3,7 +3,6 @@ package xs2atest
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 )
@@ -223,7 +222,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 }
 
 func paymentPath(p *payment) string {
-	return "/v1/" + p.service + "/" + p.product + "/" + url.PathEscape(p.id)
+	return "/v1/" + p.service + "/" + p.product + "/" + pathSeg(p.id)
 }
 
 // canPayFromLocked: a private PSU pays from its own accounts, a corporate
@@ -335,7 +334,7 @@ func (s *Server) startAuthorisation(w http.ResponseWriter, r *http.Request) {
 		"authorisationId": a.id,
 		"_links": map[string]link{
 			"scaRedirect": {Href: href, Verbs: []string{"GET"}},
-			"scaStatus":   {Href: paymentPath(p) + "/authorisations/" + url.PathEscape(a.id), Verbs: []string{"GET"}},
+			"scaStatus":   {Href: paymentPath(p) + "/authorisations/" + pathSeg(a.id), Verbs: []string{"GET"}},
 		},
 	})
 }
@@ -417,7 +416,7 @@ func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
 	}
 	b := &basket{id: s.newID(), tpp: info(r).tpp, paymentIDs: append([]string{}, req.PaymentIDs...), status: "RCVD"}
 	s.baskets[b.id] = b
-	base := "/v1/signing-baskets/" + url.PathEscape(b.id)
+	base := "/v1/signing-baskets/" + pathSeg(b.id)
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"basketId": b.id, "transactionStatus": b.status,
 		"_links": map[string]link{
