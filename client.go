@@ -590,11 +590,8 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 			return &SCARequiredError{Redirect: link, StatusCode: resp.StatusCode, RequestID: requestID, Messages: msgs}
 		}
 	}
-	e := newError(resp, body, requestID)
+	e := newError(resp, body, requestID, c.cfg.now())
 	e.Method, e.Op = r.method, r.op
-	if ra := retryAfter(resp.Header, c.cfg.now()); ra > 0 {
-		e.RetryAfter = ra
-	}
 	return e
 }
 

@@ -22,8 +22,6 @@ import (
 	"golang.org/x/oauth2"
 )
 
-
-
 // recorder is a handler that answers with fn and keeps every request it saw.
 type recorder struct {
 	mu   sync.Mutex
@@ -624,7 +622,7 @@ func FuzzParseErrorBody(f *testing.F) {
 	f.Add("application/json", []byte(`{"tppMessage":{"code":"X"}}`))
 	f.Fuzz(func(t *testing.T, ct string, body []byte) {
 		msgs := parseErrorBody(ct, body)
-		e := newError(&http.Response{StatusCode: 400, Header: http.Header{"Content-Type": {ct}}}, body, "id")
+		e := newError(&http.Response{StatusCode: 400, Header: http.Header{"Content-Type": {ct}}}, body, "id", time.Now())
 		s := e.Error()
 		if strings.ContainsAny(s, "\r\n") {
 			t.Fatalf("error message holds a line break: %q", s)

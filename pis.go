@@ -1,8 +1,286 @@
 package xs2a
 
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+)
+
 // PaymentsService initiates, authorises, reads and cancels payments
 // (service.md, Endpoints: POST /v1/payments/{product} and the links it returns).
+//
+// The single payment of service.md's Flow 3, in calls:
+//
+//	ini, _, err := client.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &payment, nil)
+//	sca, _, err := client.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
+//	// send the PSU's browser to sca.Links.SCARedirect.Href; after the callback:
+//	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
+//
+// Payment initiation needs the PSU present: psu.IPAddress is required
+// (service.md, Limits). A POST that may have reached the bank is never sent
+// again by the SDK: when no answer came, the error answers
+// errors.Is(err, ErrOutcomeUnknown) and carries the X-Request-ID in its
+// *TransportError; look the payment up before initiating it again.
 type PaymentsService service
 
 // SigningBasketsService groups payments for one SCA (POST /v1/signing-baskets).
 type SigningBasketsService service
+
+// Initiate sends a single payment, POST /v1/payments/{product} (service.md,
+// Endpoints and "Payment initiation request"). product is one of the product
+// constants (NorwegianDomesticCreditTransfers, ...) or another product name
+// of lower-case letters, digits and '-'. p is checked first (see Payment)
+// and is not modified; psu.IPAddress is required. opts may be nil.
+//
+// The answer holds the payment id, its first status, the fee and the links:
+// follow Links.StartAuthorisation with StartAuthorisation, or send the PSU to
+// Links.SCARedirect when the bank put one there. A payment refused for lack
+// of funds is an *Error that answers errors.Is(err, ErrInsufficientFunds).
+func (s *PaymentsService) Initiate(ctx context.Context, psu PSU, product string, p *Payment, opts *InitiateOptions) (*Initiation, *Response, error) {
+	if err := checkInitiation(psu, product); err != nil {
+		return nil, nil, err
+	}
+	if p == nil {
+		return nil, nil, invalid("Payment", "is nil")
+	}
+	if err := p.validate("Payment"); err != nil {
+		return nil, nil, err
+	}
+	return s.initiate(ctx, psu, "payments.initiate", "/v1/payments/", product, p, opts, kindSingle)
+}
+
+// InitiatePeriodic sends a standing order, POST
+// /v1/periodic-payments/{product} (service.md, Endpoints; platform notes,
+// Payments). p is checked first (see PeriodicPayment: a MonthlyVariable
+// schedule needs distinct months) and is not modified; psu.IPAddress is
+// required. A periodic payment cannot go into a signing basket.
+func (s *PaymentsService) InitiatePeriodic(ctx context.Context, psu PSU, product string, p *PeriodicPayment, opts *InitiateOptions) (*Initiation, *Response, error) {
+	if err := checkInitiation(psu, product); err != nil {
+		return nil, nil, err
+	}
+	if p == nil {
+		return nil, nil, invalid("PeriodicPayment", "is nil")
+	}
+	if err := p.validate(); err != nil {
+		return nil, nil, err
+	}
+	return s.initiate(ctx, psu, "payments.initiate_periodic", "/v1/periodic-payments/", product, p, opts, kindPeriodic)
+}
+
+// InitiateBulk sends several payments from one account, POST
+// /v1/bulk-payments/{product} (platform notes, Payments). b is checked
+// first (see BulkPayment; every entry as a Payment) and is not modified;
+// psu.IPAddress is required. Poll a bulk payment with PollOptions.Bulk, for
+// which PART is final. A bulk payment cannot go into a signing basket.
+func (s *PaymentsService) InitiateBulk(ctx context.Context, psu PSU, product string, b *BulkPayment, opts *InitiateOptions) (*Initiation, *Response, error) {
+	if err := checkInitiation(psu, product); err != nil {
+		return nil, nil, err
+	}
+	if b == nil {
+		return nil, nil, invalid("BulkPayment", "is nil")
+	}
+	if err := b.validate(); err != nil {
+		return nil, nil, err
+	}
+	return s.initiate(ctx, psu, "payments.initiate_bulk", "/v1/bulk-payments/", product, b, opts, kindBulk)
+}
+
+// checkInitiation checks what every initiation needs besides its body.
+func checkInitiation(psu PSU, product string) error {
+	if psu.IPAddress == "" {
+		return invalid("PSU.IPAddress", "is required: payment initiation needs the PSU present (service.md, Limits)")
+	}
+	if !validProduct(product) {
+		return invalid("product", "must be a payment product such as %q: lower-case letters, digits and '-'", NorwegianDomesticCreditTransfers)
+	}
+	return nil
+}
+
+// initiate sends a checked initiation body.
+func (s *PaymentsService) initiate(ctx context.Context, psu PSU, op, prefix, product string, body any, opts *InitiateOptions, kind paymentKind) (*Initiation, *Response, error) {
+	r := &request{
+		op:        op,
+		method:    http.MethodPost,
+		href:      prefix + product,
+		body:      body,
+		psu:       &psu,
+		scaResult: true,
+	}
+	if opts != nil && opts.AllowLogicalDuplicate {
+		r.query = url.Values{"allowLogicalDuplicate": {"true"}}
+	}
+	var out Initiation
+	resp, err := s.client.do(ctx, r, &out)
+	if err != nil {
+		return nil, resp, err
+	}
+	out.kind = kind
+	return &out, resp, nil
+}
+
+// StartAuthorisation starts the PSU's SCA of a payment (or signing basket):
+// POST to the startAuthorisation link of the initiation, with an empty body
+// (service.md, Endpoints). Send the PSU's browser to Links.SCARedirect of the
+// answer; the PSU sees the payment there and signs it (Flow 3).
+//
+// For a payment that needs several signatures (corporate context), call it
+// again with the same link for each further signer: the status stays PATC
+// until all have signed (service.md, Payment status; see PollOptions.OnPATC).
+func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link Link) (*SCALinks, *Response, error) {
+	if link.IsZero() {
+		return nil, nil, invalid("link", "is empty: pass Initiation.Links.StartAuthorisation")
+	}
+	var out SCALinks
+	resp, err := s.client.do(ctx, &request{
+		op:        "payments.start_authorisation",
+		method:    http.MethodPost,
+		href:      link.Href,
+		rawBody:   []byte{},
+		psu:       &psu,
+		scaResult: true,
+	}, &out)
+	if err != nil {
+		return nil, resp, err
+	}
+	return &out, resp, nil
+}
+
+// Status reads a payment's status, GET on the status link of the initiation
+// (service.md, Endpoints). Statuses change asynchronously after the PSU's
+// approval; PollStatus reads until the status is final. For product
+// DomesticNorwayCreditTransfers the bank answers with an error until the
+// payment is approved.
+func (s *PaymentsService) Status(ctx context.Context, psu PSU, link Link) (*PaymentStatus, *Response, error) {
+	if link.IsZero() {
+		return nil, nil, invalid("link", "is empty: pass Initiation.Links.Status")
+	}
+	var out PaymentStatus
+	resp, err := s.client.do(ctx, &request{
+		op:     "payments.status",
+		method: http.MethodGet,
+		href:   link.Href,
+		psu:    &psu,
+	}, &out)
+	if err != nil {
+		return nil, resp, err
+	}
+	return &out, resp, nil
+}
+
+// Get reads a payment, GET on the self link of the initiation (platform
+// notes, Payments), and decodes the JSON into into (for example a *Payment,
+// a *PeriodicPayment or a map); into may be nil to read nothing. The
+// interface does not describe the answer beyond the initiation fields.
+func (s *PaymentsService) Get(ctx context.Context, psu PSU, link Link, into any) (*Response, error) {
+	if link.IsZero() {
+		return nil, invalid("link", "is empty: pass Initiation.Links.Self")
+	}
+	return s.client.do(ctx, &request{
+		op:     "payments.get",
+		method: http.MethodGet,
+		href:   link.Href,
+		psu:    &psu,
+	}, into)
+}
+
+// Cancel cancels a payment, DELETE on the self link of the initiation
+// (service.md: available for all products in the sandbox; platform notes).
+// When the bank wants the PSU to authorise the cancellation it answers with
+// a scaRedirect, returned as a *SCARequiredError.
+func (s *PaymentsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
+	if link.IsZero() {
+		return nil, invalid("link", "is empty: pass Initiation.Links.Self")
+	}
+	return s.client.do(ctx, &request{
+		op:     "payments.cancel",
+		method: http.MethodDelete,
+		href:   link.Href,
+		psu:    &psu,
+	}, nil)
+}
+
+// Create sends a signing basket, POST /v1/signing-baskets with
+// {"paymentIds":[...],"consentIds":[...]} (platform notes, Payments), so the
+// PSU authorises several payments with one SCA: follow
+// Links.StartAuthorisation with PaymentsService.StartAuthorisation, or send
+// the PSU to Links.SCARedirect. Bulk and periodic payments are refused before
+// sending, as the bank refuses them with REFERENCE_MIX_INVALID (service.md,
+// Errors): a *ValidationError whose Field is "SigningBasket.Payments[i]".
+// A basket of ids only (PaymentIDs) cannot be checked that way; the bank's
+// refusal then answers errors.Is(err, ErrReferenceMixInvalid).
+func (s *SigningBasketsService) Create(ctx context.Context, psu PSU, b *SigningBasket) (*BasketInitiation, *Response, error) {
+	if b == nil {
+		return nil, nil, invalid("SigningBasket", "is nil")
+	}
+	body, err := b.body()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out BasketInitiation
+	resp, err := s.client.do(ctx, &request{
+		op:        "signing_baskets.create",
+		method:    http.MethodPost,
+		href:      "/v1/signing-baskets",
+		body:      body,
+		psu:       &psu,
+		scaResult: true,
+	}, &out)
+	if err != nil {
+		return nil, resp, err
+	}
+	return &out, resp, nil
+}
+
+// body checks a signing basket and returns the JSON to send.
+func (b *SigningBasket) body() (*signingBasketBody, error) {
+	if err := checkIDs("SigningBasket.PaymentIDs", b.PaymentIDs); err != nil {
+		return nil, err
+	}
+	if err := checkIDs("SigningBasket.ConsentIDs", b.ConsentIDs); err != nil {
+		return nil, err
+	}
+	out := &signingBasketBody{ConsentIDs: b.ConsentIDs}
+	out.PaymentIDs = append(out.PaymentIDs, b.PaymentIDs...)
+	for i, ini := range b.Payments {
+		f := "SigningBasket.Payments[" + strconv.Itoa(i) + "]"
+		if ini == nil {
+			return nil, invalid(f, "is nil")
+		}
+		if k := ini.effectiveKind(); k == kindPeriodic || k == kindBulk {
+			return nil, invalid(f, "is a %s payment: only single payments go into a signing basket (the bank answers REFERENCE_MIX_INVALID)", k)
+		}
+		if err := checkID(f+".PaymentID", ini.PaymentID, out.PaymentIDs); err != nil {
+			return nil, err
+		}
+		out.PaymentIDs = append(out.PaymentIDs, ini.PaymentID)
+	}
+	if len(out.PaymentIDs) == 0 && len(out.ConsentIDs) == 0 {
+		return nil, invalid("SigningBasket", "needs at least one payment or consent")
+	}
+	return out, nil
+}
+
+// checkIDs refuses empty, unprintable and duplicate ids.
+func checkIDs(field string, ids []string) error {
+	for i, id := range ids {
+		if err := checkID(field+"["+strconv.Itoa(i)+"]", id, ids[:i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkID refuses an empty or unprintable id, or one already in seen.
+func checkID(field, id string, seen []string) error {
+	switch {
+	case id == "":
+		return invalid(field, "is empty")
+	case !headerSafe(id, 1024):
+		return invalid(field, "must be printable ASCII of at most 1024 characters")
+	case slices.Contains(seen, id):
+		return invalid(field, "appears twice")
+	}
+	return nil
+}

@@ -45,9 +45,9 @@ type Signer struct {
 	digestGET  bool     // digest the empty body of requests without one
 	// keyId variants (SignerOptions)
 	lowerSerial, escapeSpaces bool
-	paramsHead string   // `keyId="...",algorithm="...",headers="`
-	encode2047 bool     // the value holds non-ASCII text: RFC 2047 encode it
-	rand       io.Reader
+	paramsHead                string // `keyId="...",algorithm="...",headers="`
+	encode2047                bool   // the value holds non-ASCII text: RFC 2047 encode it
+	rand                      io.Reader
 }
 
 // SignerOption adjusts a Signer for a bank's variant of the signing rules.

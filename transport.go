@@ -14,9 +14,9 @@ import (
 // the interface demands (service.md, Request headers and Authentication). On a
 // clone of the request it sets Date (RFC 7231, from Now), X-Request-ID (a
 // UUID, only if absent), TPP-Redirect-URI (only if absent),
-// TPP-Signature-Certificate, Digest (for a body, or always with
-// WithDigestOnEmptyBody) and Signature. The caller's request is never
-// modified. It works on its own:
+// TPP-Signature-Certificate, Digest (on POST, PUT and PATCH and any request
+// with a body; on every request with WithDigestOnEmptyBody) and Signature.
+// The caller's request is never modified. It works on its own:
 //
 //	hc := &http.Client{Transport: &xs2a.Transport{Signer: signer, RedirectURI: "https://tpp.example/cb"}}
 //
@@ -61,7 +61,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		h.Set("TPP-Redirect-URI", t.RedirectURI)
 	}
 	h.Set("TPP-Signature-Certificate", t.Signer.certHeader)
-	if len(body) > 0 || t.Signer.digestGET {
+	if len(body) > 0 || t.Signer.digestGET || hasBodySemantics(r2.Method) {
 		h.Set("Digest", Digest(body))
 	} else {
 		h.Del("Digest")
@@ -117,6 +117,12 @@ func readBody(req *http.Request) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// hasBodySemantics reports whether a method carries a body, if only an empty
+// one (an authorisation POST): such requests always carry a Digest.
+func hasBodySemantics(method string) bool {
+	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
 }
 
 func closeBody(req *http.Request) {

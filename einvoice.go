@@ -1,0 +1,83 @@
+package xs2a
+
+import (
+	"context"
+	"errors"
+)
+
+// EInvoice identifies the electronic invoice a payment settles (service.md,
+// "Electronic invoice payment" and Flow 4).
+type EInvoice struct {
+	KID           string // the invoice's KID, sent as the SCOR reference; must pass ValidKID
+	InvoiceNumber string // sent as the CINV reference, 1 to 35 characters
+	// Issuer is the issuer code of the invoice scheme on the CINV reference;
+	// "" means DefaultInvoiceIssuer.
+	Issuer string
+}
+
+// InitiateEInvoice pays an electronic invoice (service.md, Flow 4): a single
+// payment, POST /v1/payments/{product} (usually
+// NorwegianDomesticCreditTransfers), whose
+// remittanceInformationStructuredArray holds the invoice's KID (type SCOR)
+// and invoice number (type CINV, referenceIssuer the scheme's issuer code),
+// built by EInvoiceReferencesWithIssuer. p supplies the rest (amount,
+// creditor; leave DebtorAccount nil to let the PSU choose the account) and
+// must carry no remittance information of its own; p itself is not modified.
+// The bank may adjust RequestedExecutionDate.
+//
+// retry says whether this is a new attempt for the same invoice after a
+// failure that the PSU or TPP can correct (for example a rejected SCA or a
+// fixed amount): only then is allowLogicalDuplicate=true sent, as Flow 4
+// requires. The first attempt must pass retry false, so that the bank
+// refuses a real duplicate payment of the invoice.
+//
+// When the PSU authorises the payment, the bank marks the invoice as
+// processed at the invoice scheme. The TPP must not change that status
+// itself (service.md, Flow 4); the SDK has no call that does.
+func (s *PaymentsService) InitiateEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice, retry bool) (*Initiation, *Response, error) {
+	if err := checkInitiation(psu, product); err != nil {
+		return nil, nil, err
+	}
+	if p == nil {
+		return nil, nil, invalid("Payment", "is nil")
+	}
+	switch {
+	case p.RemittanceInformationUnstructured != "":
+		return nil, nil, invalid("Payment.RemittanceInformationUnstructured", "must be empty: an e-invoice payment carries the KID and invoice number only")
+	case len(p.RemittanceInformationStructuredArray) > 0:
+		return nil, nil, invalid("Payment.RemittanceInformationStructuredArray", "must be empty: InitiateEInvoice fills it from EInvoice")
+	case p.RemittanceInformationStructured != nil:
+		return nil, nil, invalid("Payment.RemittanceInformationStructured", "must be nil: InitiateEInvoice fills RemittanceInformationStructuredArray from EInvoice")
+	}
+	refs, err := inv.references()
+	if err != nil {
+		return nil, nil, err
+	}
+	cp := *p
+	cp.RemittanceInformationStructuredArray = refs
+	if err := cp.validate("Payment"); err != nil {
+		return nil, nil, err
+	}
+	return s.initiate(ctx, psu, "payments.initiate_einvoice", "/v1/payments/", product, &cp, &InitiateOptions{AllowLogicalDuplicate: retry}, kindSingle)
+}
+
+// references builds the structured references of the invoice, naming
+// EInvoice fields in errors.
+func (inv EInvoice) references() ([]StructuredRemittance, error) {
+	issuer := inv.Issuer
+	if issuer == "" {
+		issuer = DefaultInvoiceIssuer
+	}
+	refs, err := EInvoiceReferencesWithIssuer(inv.KID, inv.InvoiceNumber, issuer)
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		fields := map[string]string{"kid": "EInvoice.KID", "invoiceNumber": "EInvoice.InvoiceNumber", "issuer": "EInvoice.Issuer"}
+		if f, ok := fields[ve.Field]; ok {
+			return nil, &ValidationError{Field: f, Reason: ve.Reason}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return refs, nil
+}

@@ -1,0 +1,609 @@
+package xs2a
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Payment products of the path /v1/{payments|periodic-payments|bulk-payments}/{product}
+// (service.md, Endpoints; platform notes). The product parameter of the
+// Initiate methods is a plain string, so a product this list does not name
+// can be used as well; it must be a safe path segment (lower-case letters,
+// digits and '-').
+const (
+	// NorwegianDomesticCreditTransfers is the ordinary Norwegian domestic
+	// payment, also used for electronic invoices (InitiateEInvoice).
+	NorwegianDomesticCreditTransfers = "norwegian-domestic-credit-transfers"
+	// InstantNorwegianDomesticCreditTransfersStraks is the instant domestic
+	// payment (Straks).
+	InstantNorwegianDomesticCreditTransfersStraks = "instant-norwegian-domestic-credit-transfers-straks"
+	// DomesticNorwayCreditTransfers: details and status of a payment of this
+	// product are unavailable before the PSU has approved it (service.md,
+	// Endpoints); PollStatus tolerates the errors of that time (NotYetFor).
+	DomesticNorwayCreditTransfers = "domestic-norway-credit-transfers"
+	// SEPACreditTransfers is the SEPA credit transfer in euro.
+	SEPACreditTransfers = "sepa-credit-transfers"
+	// CrossBorderCreditTransfers is a payment abroad in another currency.
+	CrossBorderCreditTransfers = "cross-border-credit-transfers"
+)
+
+// Text limits of the payment initiation fields (Berlin Group data types).
+const (
+	maxCreditorName  = 70  // Max70Text
+	maxUnstructured  = 140 // Max140Text
+	maxEndToEndID    = 35  // Max35Text
+	maxPurposeCode   = 4   // ExternalPurpose1Code
+	maxStreetName    = 70
+	maxBuildingNo    = 16
+	maxTownName      = 35
+	maxPostCode      = 16
+	maxPaymentInfoID = 35
+)
+
+// Payment is the body of a single payment initiation, POST
+// /v1/payments/{product} (service.md, "Payment initiation request"), and an
+// entry of BulkPayment.Payments. JSON names are the interface's; the body is
+// sent compact, as the reference client does, because it is digested.
+//
+// The Initiate methods check a Payment before anything is sent (each failure
+// a *ValidationError naming the Go field, e.g. "Payment.CreditorName"):
+// a positive InstructedAmount with an ISO 4217 currency; a CreditorAccount
+// (a BBAN must pass the Norwegian MOD11 check, an IBAN its checksum); a
+// CreditorName of 1 to 70 characters; at most 140 characters of
+// RemittanceInformationUnstructured; only printable Latin-1 text in every
+// text field (service.md, General conventions 2: the bank refuses characters
+// such as emoji with 400); a SCOR reference holding a valid KID (a KID error
+// is a 400 at the bank); and either a structured reference (KID, invoice) or
+// an unstructured message, never both (platform notes).
+type Payment struct {
+	// EndToEndIdentification is the TPP's reference, passed through to the
+	// creditor where the product allows (at most 35 characters).
+	EndToEndIdentification string `json:"endToEndIdentification,omitempty"`
+	// InstructedAmount is the amount and currency to pay.
+	InstructedAmount Amount `json:"instructedAmount"`
+	// DebtorAccount is the account to pay from; nil lets the PSU choose it
+	// during SCA (as for electronic invoices, service.md Flow 4). Leave it
+	// nil in the entries of a bulk payment (BulkPayment.DebtorAccount).
+	DebtorAccount *AccountReference `json:"debtorAccount,omitempty"`
+	// CreditorAccount is the account to pay to. Required.
+	CreditorAccount AccountReference `json:"creditorAccount"`
+	// CreditorName is the payee's name, 1 to 70 characters. Required.
+	CreditorName string `json:"creditorName"`
+	// CreditorAddress is the payee's address (cross-border payments).
+	CreditorAddress *Address `json:"creditorAddress,omitempty"`
+	// PurposeCode is an ISO 20022 purpose code (4 characters).
+	PurposeCode string `json:"purposeCode,omitempty"`
+	// RequestedExecutionDate is the day to pay; zero: as soon as possible.
+	// The bank may move it (service.md, Flow 4). Not used in the entries of
+	// a bulk payment (BulkPayment.RequestedExecutionDate) nor in a periodic
+	// payment (PeriodicPayment.StartDate).
+	RequestedExecutionDate Date `json:"requestedExecutionDate,omitzero"`
+	// RemittanceInformationUnstructured is a free-text message to the payee,
+	// at most 140 characters. Not together with a structured reference.
+	RemittanceInformationUnstructured string `json:"remittanceInformationUnstructured,omitempty"`
+	// RemittanceInformationStructuredArray holds structured references: a
+	// KID (type SCOR) and, for an electronic invoice, the invoice number
+	// (type CINV). See EInvoiceReferences and InitiateEInvoice.
+	RemittanceInformationStructuredArray []StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
+	// RemittanceInformationStructured formerly carried a KID.
+	//
+	// Deprecated: use RemittanceInformationStructuredArray (service.md, Versioning: to be removed).
+	RemittanceInformationStructured *StructuredRemittance `json:"remittanceInformationStructured,omitempty"`
+}
+
+// Address is a postal address (creditorAddress of service.md's payment
+// initiation request). Country, an ISO 3166 alpha-2 code, is required.
+type Address struct {
+	StreetName     string `json:"streetName,omitempty"`
+	BuildingNumber string `json:"buildingNumber,omitempty"`
+	TownName       string `json:"townName,omitempty"`
+	PostCode       string `json:"postCode,omitempty"`
+	Country        string `json:"country"`
+}
+
+// Frequency is how often a periodic payment is executed (frequency of
+// POST /v1/periodic-payments/{product}; platform notes, Payments).
+type Frequency string
+
+// The frequencies the interface accepts.
+const (
+	Daily          Frequency = "Daily"
+	Weekly         Frequency = "Weekly"
+	EveryTwoWeeks  Frequency = "EveryTwoWeeks"
+	Monthly        Frequency = "Monthly"
+	EveryTwoMonths Frequency = "EveryTwoMonths"
+	Quarterly      Frequency = "Quarterly"
+	SemiAnnual     Frequency = "SemiAnnual"
+	Annual         Frequency = "Annual"
+	// MonthlyVariable executes in the months listed in
+	// PeriodicPayment.MonthsOfExecution, each at most once (service.md:
+	// duplicate month identifiers are rejected, release 1.18.1).
+	MonthlyVariable Frequency = "MonthlyVariable"
+)
+
+// Known reports whether f is one of the frequencies above.
+func (f Frequency) Known() bool {
+	switch f {
+	case Daily, Weekly, EveryTwoWeeks, Monthly, EveryTwoMonths, Quarterly, SemiAnnual, Annual, MonthlyVariable:
+		return true
+	}
+	return false
+}
+
+// ExecutionRule says where an execution that falls on a non-business day
+// moves (executionRule of a periodic payment).
+type ExecutionRule string
+
+// The execution rules.
+const (
+	ExecutionFollowing ExecutionRule = "following" // to the next business day
+	ExecutionPreceding ExecutionRule = "preceding" // to the business day before
+)
+
+// PeriodicPayment is the body of POST /v1/periodic-payments/{product}
+// (service.md, Endpoints: "Bulk and periodic payments exist"; platform notes,
+// Payments): the fields of Payment (embedded, so they sit at the top level of
+// the JSON) and the schedule. RequestedExecutionDate is not used: the first
+// execution is StartDate.
+//
+// Checked before sending, besides the Payment rules: StartDate set, EndDate
+// (when set) not before it, Frequency one of the constants, DayOfExecution
+// "1".."31", ExecutionRule following or preceding, and MonthsOfExecution set
+// exactly for MonthlyVariable, with months "1".."12", each at most once.
+type PeriodicPayment struct {
+	Payment
+	StartDate         Date          `json:"startDate"`
+	EndDate           Date          `json:"endDate,omitzero"` // zero: until cancelled
+	ExecutionRule     ExecutionRule `json:"executionRule,omitempty"`
+	Frequency         Frequency     `json:"frequency"`
+	DayOfExecution    string        `json:"dayOfExecution,omitempty"`    // "1".."31"
+	MonthsOfExecution []string      `json:"monthsOfExecution,omitempty"` // "1".."12", MonthlyVariable only
+}
+
+// BulkPayment is the body of POST /v1/bulk-payments/{product} (platform
+// notes, Payments): several payments from one debtor account, authorised
+// with one SCA. The entries carry no debtorAccount or requestedExecutionDate
+// of their own.
+type BulkPayment struct {
+	BatchBookingPreferred  *bool            `json:"batchBookingPreferred,omitempty"`
+	DebtorAccount          AccountReference `json:"debtorAccount"`
+	PaymentInformationID   string           `json:"paymentInformationId,omitempty"`
+	RequestedExecutionDate Date             `json:"requestedExecutionDate,omitzero"`
+	Payments               []Payment        `json:"payments"`
+}
+
+// InitiateOptions are the query options of a payment initiation.
+type InitiateOptions struct {
+	// AllowLogicalDuplicate sends allowLogicalDuplicate=true: the bank then
+	// accepts a payment equal to one it has seen before. Set it only when a
+	// payment is deliberately repeated, for example an invoice retried after
+	// a failure the PSU or TPP can correct (service.md, Flow 4); see
+	// InitiateEInvoice.
+	AllowLogicalDuplicate bool
+}
+
+// paymentKind is what an Initiation was created as.
+type paymentKind uint8
+
+const (
+	kindUnknown paymentKind = iota
+	kindSingle
+	kindPeriodic
+	kindBulk
+)
+
+func (k paymentKind) String() string {
+	switch k {
+	case kindSingle:
+		return "single"
+	case kindPeriodic:
+		return "periodic"
+	case kindBulk:
+		return "bulk"
+	}
+	return "unknown"
+}
+
+// Initiation is the answer to a payment initiation (service.md: "the
+// transaction data, links (startAuthorisation, status, and scaRedirect where
+// SCA is due), transactionFeeIndicator and transactionFees"). Pass
+// Links.StartAuthorisation to PaymentsService.StartAuthorisation, and
+// Links.Status to Status or PollStatus.
+type Initiation struct {
+	PaymentID         string            `json:"paymentId"`
+	TransactionStatus TransactionStatus `json:"transactionStatus"`
+	// TransactionFees is the fee, when one applies.
+	TransactionFees *Amount `json:"transactionFees,omitempty"`
+	// TransactionFeeIndicator tells whether a fee applies (nil: not said).
+	TransactionFeeIndicator *bool           `json:"transactionFeeIndicator,omitempty"`
+	Links                   InitiationLinks `json:"_links"`
+	Messages                []TPPMessage    `json:"tppMessages,omitempty"`
+
+	kind paymentKind // set by Initiate, InitiatePeriodic, InitiateBulk
+}
+
+// InitiationLinks are the _links of an initiation or signing basket answer.
+// An absent link is the zero Link.
+type InitiationLinks struct {
+	Self               Link `json:"self,omitzero"`               // GET: the payment; DELETE: cancel it
+	Status             Link `json:"status,omitzero"`             // GET: the payment status
+	StartAuthorisation Link `json:"startAuthorisation,omitzero"` // POST: start the PSU's SCA
+	SCARedirect        Link `json:"scaRedirect,omitzero"`        // where SCA is due at once
+	SCAStatus          Link `json:"scaStatus,omitzero"`
+}
+
+// TransactionStatus is a payment's status code (transactionStatus), one of
+// the ISO 20022 codes the Berlin Group guidelines use (service.md, "Payment
+// status"). Codes the SDK does not know decode as they are; Known reports
+// them.
+type TransactionStatus string
+
+// The Berlin Group transaction status codes.
+const (
+	// TransactionStatusACCC (AcceptedSettlementCompleted): settlement on the
+	// creditor's account is completed. Final.
+	TransactionStatusACCC TransactionStatus = "ACCC"
+	// TransactionStatusACCP (AcceptedCustomerProfile): the preceding check
+	// of technical validation was successful, and the customer profile
+	// check too. This bank also reports a payment rejected for lack of funds
+	// as ACCP with fundsAvailable false (service.md, Payment status): see
+	// PaymentStatus.InsufficientFunds.
+	TransactionStatusACCP TransactionStatus = "ACCP"
+	// TransactionStatusACSC (AcceptedSettlementCompleted): settlement on the
+	// debtor's account is completed. Final.
+	TransactionStatusACSC TransactionStatus = "ACSC"
+	// TransactionStatusACSP (AcceptedSettlementInProcess): all preceding
+	// checks passed and the payment has been accepted for execution.
+	TransactionStatusACSP TransactionStatus = "ACSP"
+	// TransactionStatusACTC (AcceptedTechnicalValidation): authentication
+	// and syntactical and semantic validation are successful.
+	TransactionStatusACTC TransactionStatus = "ACTC"
+	// TransactionStatusACWC (AcceptedWithChange): accepted, but a change
+	// will be made, such as the date.
+	TransactionStatusACWC TransactionStatus = "ACWC"
+	// TransactionStatusACWP (AcceptedWithoutPosting): accepted, but not
+	// posted to the creditor's account.
+	TransactionStatusACWP TransactionStatus = "ACWP"
+	// TransactionStatusRCVD (Received): the bank has received the payment
+	// initiation. The first status of a new payment.
+	TransactionStatusRCVD TransactionStatus = "RCVD"
+	// TransactionStatusPDNG (Pending): further checks and status updates
+	// will follow.
+	TransactionStatusPDNG TransactionStatus = "PDNG"
+	// TransactionStatusRJCT (Rejected): the payment was rejected. Final.
+	TransactionStatusRJCT TransactionStatus = "RJCT"
+	// TransactionStatusCANC (Cancelled): the payment was cancelled before
+	// execution. Final.
+	TransactionStatusCANC TransactionStatus = "CANC"
+	// TransactionStatusACFC (AcceptedFundsChecked): technical validation,
+	// customer profile and funds check were successful.
+	TransactionStatusACFC TransactionStatus = "ACFC"
+	// TransactionStatusPATC (PartiallyAcceptedTechnicalCorrect): the payment
+	// needs several signatures and at least one but not all signers have
+	// authorised it. Each further signer goes through the same
+	// startAuthorisation link (service.md, Payment status; see
+	// PollOptions.OnPATC).
+	TransactionStatusPATC TransactionStatus = "PATC"
+	// TransactionStatusPART (PartiallyAccepted): some payments of a bulk
+	// payment were accepted, others rejected. Final for a bulk payment
+	// (platform notes), which Final does not know: poll a bulk payment with
+	// PollOptions.Bulk.
+	TransactionStatusPART TransactionStatus = "PART"
+)
+
+// Final reports whether the status no longer changes: ACSC, ACCC, RJCT or
+// CANC. PART, final for bulk payments only, is not included (see
+// PollOptions.Bulk).
+func (s TransactionStatus) Final() bool {
+	switch s {
+	case TransactionStatusACSC, TransactionStatusACCC, TransactionStatusRJCT, TransactionStatusCANC:
+		return true
+	}
+	return false
+}
+
+// Known reports whether s is one of the Berlin Group codes above.
+func (s TransactionStatus) Known() bool {
+	switch s {
+	case TransactionStatusACCC, TransactionStatusACCP, TransactionStatusACSC, TransactionStatusACSP,
+		TransactionStatusACTC, TransactionStatusACWC, TransactionStatusACWP, TransactionStatusRCVD,
+		TransactionStatusPDNG, TransactionStatusRJCT, TransactionStatusCANC, TransactionStatusACFC,
+		TransactionStatusPATC, TransactionStatusPART:
+		return true
+	}
+	return false
+}
+
+// PaymentStatus is the answer of GET <status link> (service.md: "Returns the
+// payment status"; "the attribute fundsAvailable, which indicates a rejection
+// caused by lack of funds").
+type PaymentStatus struct {
+	TransactionStatus TransactionStatus `json:"transactionStatus"`
+	// FundsAvailable is false when the payment was refused for lack of funds
+	// (nil when the bank did not say).
+	FundsAvailable *bool        `json:"fundsAvailable,omitempty"`
+	Messages       []TPPMessage `json:"tppMessages,omitempty"`
+}
+
+// InsufficientFunds reports whether the bank refused the payment for lack of
+// funds: fundsAvailable is false, whatever the status. The bank reports such
+// a payment as ACCP with fundsAvailable false (service.md, Payment status),
+// a status that is not final in itself; PollStatus stops on it.
+func (s *PaymentStatus) InsufficientFunds() bool {
+	return s != nil && s.FundsAvailable != nil && !*s.FundsAvailable
+}
+
+// SigningBasket is the body of POST /v1/signing-baskets: payments (and
+// consents) authorised together with one SCA. It is sent as
+// {"paymentIds":[...],"consentIds":[...]}: PaymentIDs first, then the
+// PaymentID of each of Payments.
+//
+// Only single payments may go into a basket: the bank refuses bulk and
+// periodic payments with REFERENCE_MIX_INVALID (service.md, Errors), and
+// SigningBaskets.Create refuses them before sending when it can tell, from
+// the Initiate method that created them or from their links.
+type SigningBasket struct {
+	Payments   []*Initiation // single payments from PaymentsService.Initiate
+	PaymentIDs []string      // further payment ids
+	ConsentIDs []string
+}
+
+// BasketInitiation is the answer to POST /v1/signing-baskets. Authorise the
+// basket through Links.StartAuthorisation (PaymentsService.StartAuthorisation
+// follows any startAuthorisation link) or Links.SCARedirect.
+type BasketInitiation struct {
+	BasketID          string            `json:"basketId"`
+	TransactionStatus TransactionStatus `json:"transactionStatus"`
+	Links             InitiationLinks   `json:"_links"`
+	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
+}
+
+// signingBasketBody is the JSON sent for a SigningBasket.
+type signingBasketBody struct {
+	PaymentIDs []string `json:"paymentIds,omitempty"`
+	ConsentIDs []string `json:"consentIds,omitempty"`
+}
+
+// validProduct reports whether product is a safe, non-empty path segment.
+func validProduct(product string) bool {
+	if product == "" || len(product) > 100 {
+		return false
+	}
+	for i := range len(product) {
+		c := product[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// validate checks a payment; field is the Go path of p ("Payment",
+// "BulkPayment.Payments[2]").
+func (p *Payment) validate(field string) error {
+	if err := p.InstructedAmount.validate(field + ".InstructedAmount"); err != nil {
+		return err
+	}
+	if strings.HasPrefix(p.InstructedAmount.Amount, "-") || strings.Trim(p.InstructedAmount.Amount, "0.") == "" {
+		return invalid(field+".InstructedAmount.Amount", "must be greater than zero")
+	}
+	if p.DebtorAccount != nil {
+		if err := p.DebtorAccount.validate(field + ".DebtorAccount"); err != nil {
+			return err
+		}
+	}
+	if err := p.CreditorAccount.validate(field + ".CreditorAccount"); err != nil {
+		return err
+	}
+	if p.CreditorName == "" {
+		return invalid(field+".CreditorName", "is required")
+	}
+	if err := checkText(field+".CreditorName", p.CreditorName, maxCreditorName); err != nil {
+		return err
+	}
+	if p.CreditorAddress != nil {
+		if err := p.CreditorAddress.validate(field + ".CreditorAddress"); err != nil {
+			return err
+		}
+	}
+	if err := checkText(field+".PurposeCode", p.PurposeCode, maxPurposeCode); err != nil {
+		return err
+	}
+	if err := checkText(field+".EndToEndIdentification", p.EndToEndIdentification, maxEndToEndID); err != nil {
+		return err
+	}
+	if err := checkDate(field+".RequestedExecutionDate", p.RequestedExecutionDate); err != nil {
+		return err
+	}
+	if err := checkText(field+".RemittanceInformationUnstructured", p.RemittanceInformationUnstructured, maxUnstructured); err != nil {
+		return err
+	}
+	for i, r := range p.RemittanceInformationStructuredArray {
+		if err := r.validatePayment(field + ".RemittanceInformationStructuredArray[" + strconv.Itoa(i) + "]"); err != nil {
+			return err
+		}
+	}
+	if p.RemittanceInformationStructured != nil {
+		if len(p.RemittanceInformationStructuredArray) > 0 {
+			return invalid(field+".RemittanceInformationStructured", "is deprecated: put every reference into RemittanceInformationStructuredArray, not both")
+		}
+		if err := p.RemittanceInformationStructured.validatePayment(field + ".RemittanceInformationStructured"); err != nil {
+			return err
+		}
+	}
+	structured := len(p.RemittanceInformationStructuredArray) > 0 || p.RemittanceInformationStructured != nil
+	if structured && p.RemittanceInformationUnstructured != "" {
+		return invalid(field+".RemittanceInformationUnstructured", "must be empty when a structured reference (KID, invoice) is given: a payment carries one or the other")
+	}
+	return nil
+}
+
+// validatePayment checks one structured reference of a payment: a
+// reference and a type of at most 35 characters, and a valid KID in a SCOR
+// reference (service.md, Errors: a KID error is a 400).
+func (r *StructuredRemittance) validatePayment(field string) error {
+	if r.Reference == "" {
+		return invalid(field+".Reference", "is required")
+	}
+	if err := checkText(field+".Reference", r.Reference, maxReferenceLen); err != nil {
+		return err
+	}
+	if r.ReferenceType == "" {
+		return invalid(field+".ReferenceType", "is required (SCOR for a KID, CINV for an invoice number)")
+	}
+	if err := checkText(field+".ReferenceType", r.ReferenceType, maxReferenceLen); err != nil {
+		return err
+	}
+	if err := checkText(field+".ReferenceIssuer", r.ReferenceIssuer, maxReferenceLen); err != nil {
+		return err
+	}
+	if r.ReferenceType == ReferenceTypeSCOR && !ValidKID(r.Reference) {
+		return invalid(field+".Reference", "is not a valid KID (2 to 25 digits with a MOD10 or MOD11 control digit last)")
+	}
+	return nil
+}
+
+// validate checks an address: an ISO 3166 alpha-2 Country and text fields
+// within their lengths.
+func (a *Address) validate(field string) error {
+	if len(a.Country) != 2 || !isUpper(a.Country[0]) || !isUpper(a.Country[1]) {
+		return invalid(field+".Country", "must be an ISO 3166 alpha-2 country code (two upper-case letters)")
+	}
+	for _, f := range []struct {
+		name, value string
+		max         int
+	}{
+		{".StreetName", a.StreetName, maxStreetName},
+		{".BuildingNumber", a.BuildingNumber, maxBuildingNo},
+		{".TownName", a.TownName, maxTownName},
+		{".PostCode", a.PostCode, maxPostCode},
+	} {
+		if err := checkText(field+f.name, f.value, f.max); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDate refuses a set Date that is not a real calendar date.
+func checkDate(field string, d Date) error {
+	if !d.IsZero() && !d.valid() {
+		return invalid(field, "is not a calendar date")
+	}
+	return nil
+}
+
+// validate checks a periodic payment.
+func (p *PeriodicPayment) validate() error {
+	const field = "PeriodicPayment"
+	if err := p.Payment.validate(field); err != nil {
+		return err
+	}
+	if !p.RequestedExecutionDate.IsZero() {
+		return invalid(field+".RequestedExecutionDate", "is not used by periodic payments: set StartDate")
+	}
+	if p.StartDate.IsZero() {
+		return invalid(field+".StartDate", "is required")
+	}
+	if err := checkDate(field+".StartDate", p.StartDate); err != nil {
+		return err
+	}
+	if err := checkDate(field+".EndDate", p.EndDate); err != nil {
+		return err
+	}
+	if !p.EndDate.IsZero() && p.EndDate.Before(p.StartDate) {
+		return invalid(field+".EndDate", "is before StartDate")
+	}
+	switch p.ExecutionRule {
+	case "", ExecutionFollowing, ExecutionPreceding:
+	default:
+		return invalid(field+".ExecutionRule", "must be %q or %q", ExecutionFollowing, ExecutionPreceding)
+	}
+	if p.Frequency == "" {
+		return invalid(field+".Frequency", "is required")
+	}
+	if !p.Frequency.Known() {
+		return invalid(field+".Frequency", "is not a frequency the interface accepts (Daily, Weekly, EveryTwoWeeks, Monthly, EveryTwoMonths, Quarterly, SemiAnnual, Annual, MonthlyVariable)")
+	}
+	if p.DayOfExecution != "" && !numberIn(p.DayOfExecution, 1, 31) {
+		return invalid(field+".DayOfExecution", "must be a day of the month, \"1\" to \"31\"")
+	}
+	if p.Frequency != MonthlyVariable {
+		if len(p.MonthsOfExecution) > 0 {
+			return invalid(field+".MonthsOfExecution", "is only used with Frequency MonthlyVariable")
+		}
+		return nil
+	}
+	if len(p.MonthsOfExecution) == 0 {
+		return invalid(field+".MonthsOfExecution", "is required with Frequency MonthlyVariable")
+	}
+	for i, m := range p.MonthsOfExecution {
+		f := field + ".MonthsOfExecution[" + strconv.Itoa(i) + "]"
+		if !numberIn(m, 1, 12) {
+			return invalid(f, "must be a month, \"1\" to \"12\"")
+		}
+		if slices.Contains(p.MonthsOfExecution[:i], m) {
+			return invalid(f, "repeats a month: the bank rejects duplicate month identifiers (service.md, Endpoints)")
+		}
+	}
+	return nil
+}
+
+// numberIn reports whether s is a decimal number in [lo, hi] written without
+// sign or leading zero.
+func numberIn(s string, lo, hi int) bool {
+	if s == "" || len(s) > 2 || s[0] == '0' || !allDigits(s) {
+		return false
+	}
+	n, _ := strconv.Atoi(s)
+	return lo <= n && n <= hi
+}
+
+// validate checks a bulk payment.
+func (b *BulkPayment) validate() error {
+	const field = "BulkPayment"
+	if err := b.DebtorAccount.validate(field + ".DebtorAccount"); err != nil {
+		return err
+	}
+	if err := checkText(field+".PaymentInformationID", b.PaymentInformationID, maxPaymentInfoID); err != nil {
+		return err
+	}
+	if err := checkDate(field+".RequestedExecutionDate", b.RequestedExecutionDate); err != nil {
+		return err
+	}
+	if len(b.Payments) == 0 {
+		return invalid(field+".Payments", "must hold at least one payment")
+	}
+	for i := range b.Payments {
+		f := field + ".Payments[" + strconv.Itoa(i) + "]"
+		p := &b.Payments[i]
+		if p.DebtorAccount != nil {
+			return invalid(f+".DebtorAccount", "must be nil: a bulk payment has one BulkPayment.DebtorAccount")
+		}
+		if !p.RequestedExecutionDate.IsZero() {
+			return invalid(f+".RequestedExecutionDate", "must be zero: use BulkPayment.RequestedExecutionDate")
+		}
+		if err := p.validate(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// effectiveKind is the kind set by the Initiate method, or, for an
+// Initiation decoded elsewhere (stored by the TPP), the kind its links show.
+func (i *Initiation) effectiveKind() paymentKind {
+	if i.kind != kindUnknown {
+		return i.kind
+	}
+	for _, l := range []Link{i.Links.Self, i.Links.Status, i.Links.StartAuthorisation} {
+		switch {
+		case strings.Contains(l.Href, "/periodic-payments/"):
+			return kindPeriodic
+		case strings.Contains(l.Href, "/bulk-payments/"):
+			return kindBulk
+		}
+	}
+	return kindUnknown
+}

@@ -1,0 +1,206 @@
+package xs2a
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// ErrUnknownStatus: with PollOptions.Strict, the bank reported a
+// transactionStatus that is not a Berlin Group code (TransactionStatus.Known).
+var ErrUnknownStatus = errors.New("xs2a: unknown transaction status")
+
+// ErrPollAttempts: PollStatus read the status PollOptions.MaxAttempts times
+// and it was still not final.
+var ErrPollAttempts = errors.New("xs2a: payment status still not final after the last poll")
+
+// Defaults of PollOptions.
+const (
+	DefaultPollMinDelay  = 2 * time.Second // public clients of the platform poll every 2 s
+	DefaultPollMaxDelay  = 30 * time.Second
+	DefaultPollBackoff   = 1.5
+	DefaultPollNotYetFor = 2 * time.Minute
+)
+
+// PollOptions tune PaymentsService.PollStatus. The zero value (or nil) polls
+// after 2 s, then 1.5 times longer each time up to 30 s, until the status is
+// final or the context ends.
+type PollOptions struct {
+	// MinDelay is the first wait between two reads (default 2 s).
+	MinDelay time.Duration
+	// MaxDelay caps every wait, a Retry-After of the bank included
+	// (default 30 s).
+	MaxDelay time.Duration
+	// Backoff multiplies the wait after each read (default 1.5; 1 keeps it
+	// at MinDelay). Less than 1 is refused.
+	Backoff float64
+	// MaxAttempts is the number of status reads, 0 for no limit (the
+	// context then bounds the poll). When it is used up PollStatus returns
+	// the last status and an error that answers errors.Is(err, ErrPollAttempts).
+	MaxAttempts int
+	// OnStatus, when set, is called with every status read.
+	OnStatus func(*PaymentStatus)
+	// OnPATC, when set, is called once each time the status becomes PATC:
+	// the payment needs several signatures and some are still missing
+	// (service.md, Payment status). Send the next signer through
+	// StartAuthorisation with the same startAuthorisation link. It is not
+	// called again while the status stays PATC.
+	OnPATC func(*PaymentStatus)
+	// Strict makes a status that is not a Berlin Group code an error
+	// (ErrUnknownStatus). Otherwise such a status is reported to OnStatus
+	// and polling goes on.
+	Strict bool
+	// NotYetFor is how long, from the start of the poll, an error answer
+	// 4xx other than 401, 403 and 429 counts as "not yet": some products
+	// (DomesticNorwayCreditTransfers) have no status before the PSU has
+	// approved the payment (service.md, Endpoints) and answer for example
+	// 404 RESOURCE_UNKNOWN. Default 2 minutes; negative: no such tolerance.
+	// After it the error is returned.
+	NotYetFor time.Duration
+	// Bulk makes PART (partially accepted) final, as it is for bulk
+	// payments (platform notes, Payments).
+	Bulk bool
+}
+
+// withDefaults checks o and fills in the defaults.
+func (o *PollOptions) withDefaults() (PollOptions, error) {
+	var p PollOptions
+	if o != nil {
+		p = *o
+	}
+	switch {
+	case p.MinDelay < 0:
+		return p, invalid("PollOptions.MinDelay", "must not be negative")
+	case p.MaxDelay < 0:
+		return p, invalid("PollOptions.MaxDelay", "must not be negative")
+	case p.MaxAttempts < 0:
+		return p, invalid("PollOptions.MaxAttempts", "must not be negative")
+	case p.Backoff != 0 && !(p.Backoff >= 1): // NaN too
+		return p, invalid("PollOptions.Backoff", "must be at least 1")
+	}
+	if p.MinDelay == 0 {
+		p.MinDelay = DefaultPollMinDelay
+	}
+	if p.MaxDelay == 0 {
+		p.MaxDelay = max(DefaultPollMaxDelay, p.MinDelay)
+	}
+	if p.MaxDelay < p.MinDelay {
+		return p, invalid("PollOptions.MaxDelay", "must not be less than MinDelay")
+	}
+	if p.Backoff == 0 {
+		p.Backoff = DefaultPollBackoff
+	}
+	if p.NotYetFor == 0 {
+		p.NotYetFor = DefaultPollNotYetFor
+	}
+	return p, nil
+}
+
+// PollStatus reads the payment status behind link (the status link of the
+// initiation) until it settles, as service.md asks ("statuses are updated
+// asynchronously, so the TPP polls the status link after PSU approval"). It
+// returns, with a nil error:
+//
+//   - a final status: ACSC, ACCC, RJCT, CANC (and PART with opts.Bulk);
+//   - a status whose fundsAvailable is false: the bank reports a payment
+//     refused for lack of funds as ACCP with fundsAvailable false
+//     (service.md, Payment status), so check
+//     PaymentStatus.InsufficientFunds on the result.
+//
+// Between reads it waits opts.MinDelay, growing by opts.Backoff up to
+// opts.MaxDelay, on a timer that ends with ctx. A 429 or 503 answer is waited
+// out, its Retry-After honoured up to MaxDelay (a 429 ACCESS_EXCEEDED is
+// returned). Early 4xx answers count as "not yet" (opts.NotYetFor). Any other
+// error ends the poll. When ctx ends the poll returns at once with an error
+// that wraps ctx.Err().
+//
+// On error the returned status is the last one read, nil when none was.
+// opts may be nil.
+func (s *PaymentsService) PollStatus(ctx context.Context, psu PSU, link Link, opts *PollOptions) (*PaymentStatus, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if link.IsZero() {
+		return nil, invalid("link", "is empty: pass Initiation.Links.Status")
+	}
+	c := s.client
+	start := c.cfg.now()
+	delay := o.MinDelay
+	var last *PaymentStatus
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return last, pollContextError(err)
+		}
+		st, resp, err := s.Status(ctx, psu, link)
+		wait := delay
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return last, pollContextError(cerr)
+			}
+			ra, ok := o.transient(err, c.cfg.now().Sub(start))
+			if !ok {
+				return last, err
+			}
+			wait = max(wait, ra)
+		} else {
+			prev := last
+			last = st
+			if o.OnStatus != nil {
+				o.OnStatus(st)
+			}
+			if st.TransactionStatus == TransactionStatusPATC && o.OnPATC != nil &&
+				(prev == nil || prev.TransactionStatus != TransactionStatusPATC) {
+				o.OnPATC(st)
+			}
+			if st.TransactionStatus.Final() || (o.Bulk && st.TransactionStatus == TransactionStatusPART) || st.InsufficientFunds() {
+				return st, nil
+			}
+			if o.Strict && !st.TransactionStatus.Known() {
+				return st, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, safeText(string(st.TransactionStatus), 35), resp.RequestID)
+			}
+			wait = max(wait, retryAfter(resp.Header, c.cfg.now()))
+		}
+		if o.MaxAttempts > 0 && attempt >= o.MaxAttempts {
+			if err != nil {
+				return last, err
+			}
+			return last, fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt, safeText(string(last.TransactionStatus), 35))
+		}
+		if err := c.sleep(ctx, min(wait, o.MaxDelay)); err != nil {
+			return last, pollContextError(err)
+		}
+		if next := float64(delay) * o.Backoff; next < float64(o.MaxDelay) {
+			delay = time.Duration(next)
+		} else {
+			delay = o.MaxDelay // also when next is beyond what a Duration holds
+		}
+	}
+}
+
+// transient reports whether a failed status read is worth another one, and
+// the wait the bank asked for.
+func (o *PollOptions) transient(err error, elapsed time.Duration) (time.Duration, bool) {
+	var e *Error
+	if !errors.As(err, &e) {
+		return 0, false
+	}
+	switch {
+	case e.StatusCode == http.StatusServiceUnavailable:
+		return e.RetryAfter, true
+	case e.StatusCode == http.StatusTooManyRequests:
+		return e.RetryAfter, !e.HasCode(CodeAccessExceeded)
+	case e.StatusCode == http.StatusUnauthorized, e.StatusCode == http.StatusForbidden:
+		return 0, false
+	case e.StatusCode >= 400 && e.StatusCode < 500:
+		return 0, o.NotYetFor > 0 && elapsed < o.NotYetFor && !e.HasCode(CodeFundsNotAvailable)
+	}
+	return 0, false
+}
+
+// pollContextError wraps the error of an ended context.
+func pollContextError(err error) error {
+	return fmt.Errorf("xs2a: payments.poll: %w", err)
+}

@@ -1,0 +1,363 @@
+package xs2a
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pollClock is a fake clock whose waits advance it: the client's Date
+// headers, NotYetFor and Retry-After dates all read it, and no test sleeps.
+type pollClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	waits []time.Duration
+}
+
+func (c *pollClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *pollClock) sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.waits = append(c.waits, d)
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+func (c *pollClock) Waits() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.waits...)
+}
+
+// answers replies with the n-th of steps (the last one repeats).
+func answers(steps ...func(http.ResponseWriter, *http.Request, int)) func(http.ResponseWriter, *http.Request, int) {
+	return func(w http.ResponseWriter, r *http.Request, n int) {
+		steps[min(n, len(steps))-1](w, r, n)
+	}
+}
+
+func status(s string) func(http.ResponseWriter, *http.Request, int) {
+	return reply(http.StatusOK, `{"transactionStatus":"`+s+`"}`)
+}
+
+// newPollBank is a test bank whose client waits on a pollClock. The
+// client's own retries are off so that every answer reaches PollStatus.
+func newPollBank(t *testing.T, fn func(http.ResponseWriter, *http.Request, int)) (*bank, *Client, *pollClock) {
+	t.Helper()
+	clk := &pollClock{now: fixedNow()}
+	b, c := newBank(t, fn, WithClock(clk.Now), WithRetry(RetryPolicy{MaxAttempts: 1}))
+	c.sleep = clk.sleep
+	return b, c, clk
+}
+
+var statusLink = Link{Href: "/v1/payments/norwegian-domestic-credit-transfers/enc!!p1/status", Verbs: []string{"GET"}}
+
+func TestPollStopsOnFinalStatuses(t *testing.T) {
+	t.Parallel()
+	for _, final := range []string{"ACSC", "ACCC", "RJCT", "CANC"} {
+		t.Run(final, func(t *testing.T) {
+			t.Parallel()
+			b, c, clk := newPollBank(t, answers(status("RCVD"), status("ACTC"), status("ACSP"), status(final), status("WRONG")))
+			var seenStatuses []TransactionStatus
+			st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{
+				OnStatus: func(s *PaymentStatus) { seenStatuses = append(seenStatuses, s.TransactionStatus) },
+			})
+			require.NoError(t, err)
+			assert.Equal(t, TransactionStatus(final), st.TransactionStatus)
+			assert.Equal(t, 4, b.count())
+			assert.Equal(t, []TransactionStatus{"RCVD", "ACTC", "ACSP", TransactionStatus(final)}, seenStatuses)
+			assert.Equal(t, []time.Duration{2 * time.Second, 3 * time.Second, 4500 * time.Millisecond}, clk.Waits(), "2 s growing by 1.5")
+			assert.Equal(t, http.MethodGet, b.last().Method)
+			assert.Equal(t, "/v1/payments/norwegian-domestic-credit-transfers/enc!!p1/status", b.last().Path)
+		})
+	}
+}
+
+func TestPollDelaysAreCapped(t *testing.T) {
+	t.Parallel()
+	_, c, clk := newPollBank(t, answers(status("PDNG"), status("PDNG"), status("PDNG"), status("PDNG"), status("PDNG"), status("ACSC")))
+	_, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: time.Second, MaxDelay: 3 * time.Second, Backoff: 2})
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 3 * time.Second, 3 * time.Second}, clk.Waits())
+}
+
+func TestPollReportsPATCOnce(t *testing.T) {
+	t.Parallel()
+	b, c, _ := newPollBank(t, answers(status("RCVD"), status("PATC"), status("PATC"), status("PATC"), status("ACSC")))
+	var patc int
+	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{
+		OnPATC: func(s *PaymentStatus) {
+			patc++
+			assert.Equal(t, TransactionStatusPATC, s.TransactionStatus)
+		},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, TransactionStatusACSC, st.TransactionStatus)
+	assert.Equal(t, 1, patc, "OnPATC is called once when the status becomes PATC")
+	assert.Equal(t, 5, b.count())
+}
+
+func TestPollReportsPATCAgainAfterLeavingIt(t *testing.T) {
+	t.Parallel()
+	_, c, _ := newPollBank(t, answers(status("PATC"), status("ACTC"), status("PATC"), status("RJCT")))
+	var patc int
+	_, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{OnPATC: func(*PaymentStatus) { patc++ }})
+	require.NoError(t, err)
+	assert.Equal(t, 2, patc)
+}
+
+func TestPollStopsOnInsufficientFunds(t *testing.T) {
+	t.Parallel()
+	b, c, _ := newPollBank(t, answers(
+		status("RCVD"),
+		reply(http.StatusOK, `{"transactionStatus":"ACCP","fundsAvailable":true}`),
+		reply(http.StatusOK, `{"transactionStatus":"ACCP","fundsAvailable":false}`),
+		status("ACSC"),
+	))
+	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+	require.NoError(t, err, "a refusal for lack of funds is a result, not an error")
+	assert.Equal(t, TransactionStatusACCP, st.TransactionStatus)
+	assert.True(t, st.InsufficientFunds())
+	assert.Equal(t, 3, b.count(), "ACCP with funds available goes on; without funds it stops")
+}
+
+func TestPollBulkPART(t *testing.T) {
+	t.Parallel()
+	t.Run("bulk", func(t *testing.T) {
+		t.Parallel()
+		b, c, _ := newPollBank(t, answers(status("ACTC"), status("PART"), status("ACSC")))
+		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{Bulk: true})
+		require.NoError(t, err)
+		assert.Equal(t, TransactionStatusPART, st.TransactionStatus)
+		assert.Equal(t, 2, b.count())
+	})
+	t.Run("single", func(t *testing.T) {
+		t.Parallel()
+		b, c, _ := newPollBank(t, answers(status("ACTC"), status("PART"), status("ACSC")))
+		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+		require.NoError(t, err)
+		assert.Equal(t, TransactionStatusACSC, st.TransactionStatus)
+		assert.Equal(t, 3, b.count())
+	})
+}
+
+func TestPollHonoursRetryAfter(t *testing.T) {
+	t.Parallel()
+	b, c, clk := newPollBank(t, answers(
+		status("RCVD"),
+		reply(http.StatusServiceUnavailable, `{"tppMessages":[{"category":"ERROR","code":"SERVICE_UNAVAILABLE"}]}`, "Retry-After", "7"),
+		reply(http.StatusTooManyRequests, `{}`, "Retry-After", "120"),
+		reply(http.StatusOK, `{"transactionStatus":"ACTC"}`, "Retry-After", "5"),
+		reply(http.StatusTooManyRequests, `{}`, "Retry-After", fixedNow().Add(time.Hour).Format(http.TimeFormat)),
+		status("ACSC"),
+	))
+	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: time.Second, Backoff: 1, MaxDelay: 20 * time.Second})
+	require.NoError(t, err)
+	assert.Equal(t, TransactionStatusACSC, st.TransactionStatus)
+	assert.Equal(t, 6, b.count())
+	assert.Equal(t, []time.Duration{
+		time.Second,      // after RCVD
+		7 * time.Second,  // 503 Retry-After: 7
+		20 * time.Second, // 429 Retry-After: 120, capped at MaxDelay
+		5 * time.Second,  // a status answer may carry Retry-After too
+		20 * time.Second, // an HTTP date an hour ahead, capped
+	}, clk.Waits())
+}
+
+func TestPollReturnsAccessExceeded(t *testing.T) {
+	t.Parallel()
+	b, c, _ := newPollBank(t, answers(status("RCVD"),
+		reply(http.StatusTooManyRequests, `{"tppMessages":[{"category":"ERROR","code":"ACCESS_EXCEEDED"}]}`, "Retry-After", "3600")))
+	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+	require.ErrorIs(t, err, ErrAccessExceeded)
+	assert.Equal(t, TransactionStatusRCVD, st.TransactionStatus, "the last status read comes with the error")
+	assert.Equal(t, 2, b.count())
+}
+
+func TestPollEndsWithTheContext(t *testing.T) {
+	t.Parallel()
+	// The real timer: a wait of an hour that only the context can end.
+	b, c := newBank(t, status("RCVD"))
+	ctx, cancel := context.WithCancel(context.Background())
+	read := make(chan struct{}, 1)
+	go func() {
+		<-read
+		cancel()
+	}()
+	st, err := c.Payments.PollStatus(ctx, presentPSU, statusLink, &PollOptions{
+		MinDelay: time.Hour,
+		OnStatus: func(*PaymentStatus) { read <- struct{}{} },
+	})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), "xs2a: ")
+	assert.Equal(t, TransactionStatusRCVD, st.TransactionStatus)
+	assert.Equal(t, 1, b.count())
+}
+
+func TestPollEndedContextSendsNothing(t *testing.T) {
+	t.Parallel()
+	b, c, _ := newPollBank(t, status("RCVD"))
+	ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel()
+	st, err := c.Payments.PollStatus(ctx, presentPSU, statusLink, nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Nil(t, st)
+	assert.Zero(t, b.count())
+}
+
+func TestPollContextEndsDuringTheRead(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	release := make(chan struct{})
+	b, c, _ := newPollBank(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		cancel()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	defer close(release)
+	_, err := c.Payments.PollStatus(ctx, presentPSU, statusLink, nil)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, b.count())
+}
+
+func TestPollToleratesNotYet(t *testing.T) {
+	t.Parallel()
+	notFound := reply(http.StatusNotFound, `{"tppMessages":[{"category":"ERROR","code":"RESOURCE_UNKNOWN"}]}`)
+	t.Run("then found", func(t *testing.T) {
+		t.Parallel()
+		b, c, _ := newPollBank(t, answers(notFound, notFound, reply(http.StatusBadRequest, `{}`), status("ACSC")))
+		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+		require.NoError(t, err)
+		assert.Equal(t, TransactionStatusACSC, st.TransactionStatus)
+		assert.Equal(t, 4, b.count())
+	})
+	t.Run("surfaced after NotYetFor", func(t *testing.T) {
+		t.Parallel()
+		b, c, clk := newPollBank(t, notFound)
+		start := clk.Now()
+		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: 10 * time.Second, Backoff: 1, NotYetFor: time.Minute})
+		require.ErrorIs(t, err, ErrNotFound)
+		var e *Error
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, CodeResourceUnknown, e.Code)
+		assert.Nil(t, st)
+		assert.Equal(t, 7, b.count(), "reads at 0, 10, ..., 60 s; the one at 60 s is no longer tolerated")
+		assert.Equal(t, time.Minute, clk.Now().Sub(start))
+	})
+	t.Run("default two minutes", func(t *testing.T) {
+		t.Parallel()
+		_, c, clk := newPollBank(t, notFound)
+		start := clk.Now()
+		_, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+		require.ErrorIs(t, err, ErrNotFound)
+		elapsed := clk.Now().Sub(start)
+		assert.GreaterOrEqual(t, elapsed, 2*time.Minute)
+		assert.Less(t, elapsed, 2*time.Minute+DefaultPollMaxDelay)
+	})
+	for name, tc := range map[string]struct {
+		answer func(http.ResponseWriter, *http.Request, int)
+		opts   *PollOptions
+		is     error
+	}{
+		"401":                {reply(http.StatusUnauthorized, `{"tppMessages":[{"code":"TOKEN_INVALID"}]}`), nil, nil},
+		"403":                {reply(http.StatusForbidden, `{}`), nil, ErrConsentInvalid},
+		"funds":              {reply(http.StatusBadRequest, `{"tppMessages":[{"code":"FUNDS_NOT_AVAILABLE"}]}`), nil, ErrInsufficientFunds},
+		"500":                {reply(http.StatusInternalServerError, `{}`), nil, nil},
+		"SCA":                {reply(http.StatusUnauthorized, `{"_links":{"scaRedirect":{"href":"https://bank.example/sca"}}}`), nil, ErrSCARequired},
+		"NotYetFor negative": {notFound, &PollOptions{NotYetFor: -1}, ErrNotFound},
+	} {
+		t.Run("not tolerated "+name, func(t *testing.T) {
+			t.Parallel()
+			b, c, _ := newPollBank(t, answers(tc.answer, status("ACSC")))
+			_, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, tc.opts)
+			require.Error(t, err)
+			if tc.is != nil {
+				require.ErrorIs(t, err, tc.is)
+			}
+			assert.Equal(t, 1, b.count())
+		})
+	}
+}
+
+func TestPollStrictUnknownStatus(t *testing.T) {
+	t.Parallel()
+	t.Run("strict", func(t *testing.T) {
+		t.Parallel()
+		b, c, _ := newPollBank(t, answers(status("RCVD"), status("NEWCODE"), status("ACSC")))
+		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{Strict: true})
+		require.ErrorIs(t, err, ErrUnknownStatus)
+		assert.Contains(t, err.Error(), "NEWCODE")
+		assert.Equal(t, TransactionStatus("NEWCODE"), st.TransactionStatus)
+		assert.Equal(t, 2, b.count())
+	})
+	t.Run("lenient", func(t *testing.T) {
+		t.Parallel()
+		var seenStatuses []TransactionStatus
+		b, c, _ := newPollBank(t, answers(status("RCVD"), status("NEWCODE"), status("ACSC")))
+		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{
+			OnStatus: func(s *PaymentStatus) { seenStatuses = append(seenStatuses, s.TransactionStatus) },
+		})
+		require.NoError(t, err)
+		assert.Equal(t, TransactionStatusACSC, st.TransactionStatus)
+		assert.Equal(t, []TransactionStatus{"RCVD", "NEWCODE", "ACSC"}, seenStatuses, "an unknown code stays visible")
+		assert.Equal(t, 3, b.count())
+	})
+}
+
+func TestPollMaxAttempts(t *testing.T) {
+	t.Parallel()
+	b, c, clk := newPollBank(t, status("PDNG"))
+	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MaxAttempts: 3})
+	require.ErrorIs(t, err, ErrPollAttempts)
+	assert.Equal(t, TransactionStatusPDNG, st.TransactionStatus)
+	assert.Equal(t, 3, b.count())
+	assert.Len(t, clk.Waits(), 2, "no wait after the last read")
+}
+
+func TestPollMaxAttemptsEndingOnAnError(t *testing.T) {
+	t.Parallel()
+	b, c, _ := newPollBank(t, answers(status("RCVD"), reply(http.StatusServiceUnavailable, `{}`)))
+	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MaxAttempts: 2})
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, http.StatusServiceUnavailable, e.StatusCode)
+	assert.False(t, errors.Is(err, ErrPollAttempts))
+	assert.Equal(t, TransactionStatusRCVD, st.TransactionStatus)
+	assert.Equal(t, 2, b.count())
+}
+
+func TestPollOptionsDefaults(t *testing.T) {
+	t.Parallel()
+	o, err := (*PollOptions)(nil).withDefaults()
+	require.NoError(t, err)
+	assert.Equal(t, PollOptions{MinDelay: 2 * time.Second, MaxDelay: 30 * time.Second, Backoff: 1.5, NotYetFor: 2 * time.Minute}, o)
+	o, err = (&PollOptions{MinDelay: time.Minute}).withDefaults()
+	require.NoError(t, err)
+	assert.Equal(t, time.Minute, o.MaxDelay, "MaxDelay defaults to at least MinDelay")
+	for _, bad := range []PollOptions{{MinDelay: -1}, {MaxDelay: -1}, {Backoff: 0.99}, {Backoff: -2}, {MaxAttempts: -1}} {
+		_, err := bad.withDefaults()
+		var ve *ValidationError
+		assert.ErrorAs(t, err, &ve, "%+v", bad)
+	}
+}
+
+func TestPollHugeBackoffStaysAtMaxDelay(t *testing.T) {
+	t.Parallel()
+	_, c, clk := newPollBank(t, answers(status("PDNG"), status("PDNG"), status("PDNG"), status("ACSC")))
+	_, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: time.Second, MaxDelay: time.Minute, Backoff: 1e300})
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{time.Second, time.Minute, time.Minute}, clk.Waits())
+}
