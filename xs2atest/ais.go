@@ -251,11 +251,10 @@ func txOf(t *transaction, booked bool) txJSON {
 
 // txQuery is the query of a transactions request.
 type txQuery struct {
-	status           string // booked, pending, both, all
-	from, to         time.Time
-	hasFrom, hasTo   bool
-	limit, offset    int
-	explicitFromDate bool
+	status         string // booked, pending, both, all
+	from, to       time.Time
+	hasFrom, hasTo bool
+	limit, offset  int
 }
 
 const maxPage = 499

@@ -34,22 +34,23 @@ func (s *Server) CompleteSCA(ctx context.Context, scaRedirect, customerNumber st
 	if err != nil {
 		return nil, fmt.Errorf("xs2atest: scaRedirect: %w", err)
 	}
-	resp, page, err := s.browse(ctx, http.MethodGet, u, nil)
+	method, target := http.MethodGet, u
+	var form url.Values
 	for range 8 {
+		resp, page, err := s.browse(ctx, method, target, form)
 		if err != nil {
 			return nil, err
 		}
 		if resp.StatusCode == http.StatusSeeOther {
-			loc, err := u.Parse(resp.Header.Get("Location"))
+			loc, err := target.Parse(resp.Header.Get("Location"))
 			if err != nil {
 				return nil, fmt.Errorf("xs2atest: bad redirect: %w", err)
 			}
-			if loc.Host == u.Host && strings.HasPrefix(loc.Path, "/sca/") {
-				u = loc
-				resp, page, err = s.browse(ctx, http.MethodGet, u, nil)
-				continue
+			if loc.Host != u.Host || !strings.HasPrefix(loc.Path, "/sca/") {
+				return loc, nil // the callback: not followed
 			}
-			return loc, nil
+			method, target, form = http.MethodGet, loc, nil
+			continue
 		}
 		if resp.StatusCode != http.StatusOK {
 			if m := errorRE.FindStringSubmatch(page); m != nil {
@@ -57,17 +58,15 @@ func (s *Server) CompleteSCA(ctx context.Context, scaRedirect, customerNumber st
 			}
 			return nil, fmt.Errorf("xs2atest: SCA page answered %d", resp.StatusCode)
 		}
-		form, err := s.answerPage(page, customerNumber, &ch)
-		if err != nil {
+		if form, err = s.answerPage(page, customerNumber, &ch); err != nil {
 			return nil, err
 		}
-		action := u
+		method = http.MethodPost
 		if m := actionRE.FindStringSubmatch(page); m != nil {
-			if action, err = u.Parse(html.UnescapeString(m[1])); err != nil {
+			if target, err = target.Parse(html.UnescapeString(m[1])); err != nil {
 				return nil, err
 			}
 		}
-		resp, page, err = s.browse(ctx, http.MethodPost, action, form)
 	}
 	return nil, errors.New("xs2atest: SCA did not finish")
 }

@@ -55,7 +55,7 @@ func parseSignatureHeader(v string) (*signatureParams, error) {
 	for i, name := range want {
 		rest = strings.TrimLeft(rest, " \t")
 		if !strings.HasPrefix(rest, name+"=\"") {
-			return nil, errors.New("Signature header: want part " + name + " at position " + string(rune('1'+i)))
+			return nil, errors.New("signature header: want part " + name + " at position " + string(rune('1'+i)))
 		}
 		rest = rest[len(name)+2:]
 		var b strings.Builder
@@ -88,26 +88,26 @@ func parseSignatureHeader(v string) (*signatureParams, error) {
 		}
 	}
 	if rest != "" {
-		return nil, errors.New("Signature header: unexpected text after the signature part")
+		return nil, errors.New("signature header: unexpected text after the signature part")
 	}
 	p := &signatureParams{KeyID: vals[0], Algorithm: vals[1]}
 	if p.KeyID == "" {
-		return nil, errors.New("Signature header: empty keyId")
+		return nil, errors.New("signature header: empty keyId")
 	}
 	p.Headers = strings.Fields(vals[2])
 	if len(p.Headers) == 0 {
-		return nil, errors.New("Signature header: no signed headers")
+		return nil, errors.New("signature header: no signed headers")
 	}
 	seen := map[string]bool{}
 	for _, h := range p.Headers {
 		if h != strings.ToLower(h) || seen[h] {
-			return nil, errors.New("Signature header: header names must be lower case and unique")
+			return nil, errors.New("signature header: header names must be lower case and unique")
 		}
 		seen[h] = true
 	}
 	sig, err := base64.StdEncoding.DecodeString(vals[3])
 	if err != nil || len(sig) == 0 {
-		return nil, errors.New("Signature header: signature is not base64")
+		return nil, errors.New("signature header: signature is not base64")
 	}
 	p.Signature = sig
 	return p, nil
@@ -312,11 +312,11 @@ func verifyDigest(header string, body []byte) error {
 		h.Write(body)
 		want, err := base64.StdEncoding.DecodeString(val)
 		if err != nil || subtle.ConstantTimeCompare(want, h.Sum(nil)) != 1 {
-			return errors.New("Digest does not match the body")
+			return errors.New("digest does not match the body")
 		}
 	}
 	if known == 0 {
-		return errors.New("Digest must use SHA-256 or SHA-512")
+		return errors.New("digest must use SHA-256 or SHA-512")
 	}
 	return nil
 }
