@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"sync"
 	"testing"
@@ -154,4 +155,37 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, 40, s.PaymentCount())
+}
+
+func TestLoggerKeepsPersonalDataOut(t *testing.T) {
+	t.Parallel()
+	var buf safeBuffer
+	s := NewServer(t, WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
+	c := newTestClient(t, s)
+	psu := c.privatePSU(PrivateCustomer1)
+	id := c.accounts(psu)[0]["resourceId"].(string)
+	c.do("GET", "/v1/accounts/"+id+"/balances", nil, "PSU-ID", psu)
+	out := buf.String()
+	assert.Contains(t, out, "path=/v1/accounts/{id}/balances")
+	assert.Contains(t, out, "path=/sca/{token}")
+	assert.NotContains(t, out, psu)
+	assert.NotContains(t, out, id)
+	assert.NotContains(t, out, PrivateCustomer1)
+}
+
+type safeBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
