@@ -1,7 +1,9 @@
 package xs2atest
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
 	"testing"
 	"time"
 
@@ -166,21 +168,43 @@ func TestContactEmail(t *testing.T) {
 	assert.JSONEq(t, `{"email":"psd2-ops@tpp.example"}`, string(r.body))
 }
 
+// TestBBANAndKIDVectors checks the bank's own BBAN, IBAN and KID checks
+// against the shared vectors (copied to testdata).
 func TestBBANAndKIDVectors(t *testing.T) {
 	t.Parallel()
-	for _, v := range []string{"86011117947"} {
-		assert.True(t, validBBAN(v))
+	var bban struct {
+		Valid, Invalid []string
+		IBAN           map[string]string `json:"iban"`
 	}
-	for _, v := range []string{"86011117948", "8601111794", "860111179470", "8601111794a"} {
+	readJSON(t, "testdata/bban.json", &bban)
+	for _, v := range bban.Valid {
+		assert.True(t, validBBAN(v), v)
+	}
+	for _, v := range bban.Invalid {
 		assert.False(t, validBBAN(v), v)
 	}
-	assert.Equal(t, "NO9386011117947", ibanOf("86011117947"))
-	for _, v := range []string{"0365327", "19333485", "2440997-", "2440997", "12345678903", "602243", "79927398713"} {
+	for iban, b := range bban.IBAN {
+		assert.Equal(t, iban, ibanOf(b))
+	}
+	var kid struct {
+		Mod11, Mod10 struct{ Valid []string }
+		Invalid      []string `json:"invalid_under_both"`
+	}
+	readJSON(t, "testdata/kid.json", &kid)
+	require.NotEmpty(t, kid.Mod11.Valid)
+	for _, v := range append(kid.Mod11.Valid, kid.Mod10.Valid...) {
 		assert.True(t, validKID(v), v)
 	}
-	for _, v := range []string{"0365328", "12345678904", "2440997-0", "602244", "79927398710", "12a4", "", "-", "1234567890123456789012345678"} {
+	for _, v := range kid.Invalid {
 		assert.False(t, validKID(v), v)
 	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, v))
 }
 
 func TestAmounts(t *testing.T) {
