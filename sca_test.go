@@ -449,7 +449,7 @@ func FuzzParseCallback(f *testing.F) {
 					(cb.PSUCorporateID != "" && !isLowerUUID(cb.PSUCorporateID)) {
 					t.Fatalf("invalid corporate id/context: %+v", cb)
 				}
-				if cb.TPPSessionID == "" || len(cb.TPPSessionID) > 200 || !printableASCII(cb.TPPSessionID) {
+				if len(cb.TPPSessionID) > 200 || (cb.TPPSessionID != "" && !printableASCII(cb.TPPSessionID)) {
 					t.Fatalf("invalid session id %q", cb.TPPSessionID)
 				}
 				continue

@@ -55,8 +55,8 @@ func main() {
 // config holds the flags.
 type config struct {
 	baseURL, cert, key, p12, p12PasswordEnv string
-	redirectURI, psuIP, customer           string
-	timeout                                time.Duration
+	redirectURI, psuIP, customer            string
+	timeout                                 time.Duration
 }
 
 func parseFlags(args []string) (config, error) {
