@@ -12,32 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// budgetClock is a fake clock for the access budget tests; it never sleeps.
-type budgetClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newBudgetClock(t time.Time) *budgetClock { return &budgetClock{t: t} }
-
-func (c *budgetClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *budgetClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
-
-func (c *budgetClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 var budgetT0 = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
 
 // recordingStore is a Store that remembers the keys it was asked for.
@@ -66,7 +40,7 @@ func TestAccessBudgetFifthCallRefused(t *testing.T) {
 	for _, ep := range []BudgetEndpoint{BudgetBalances, BudgetTransactions, BudgetTransaction} {
 		t.Run(string(ep), func(t *testing.T) {
 			t.Parallel()
-			clock := newBudgetClock(budgetT0)
+			clock := newTestClock(budgetT0)
 			b := newAccessBudget(NewMemoryStore(), clock.Now)
 			ctx := context.Background()
 			for i := range AccessLimit {
@@ -106,7 +80,7 @@ func TestAccessBudgetFifthCallRefused(t *testing.T) {
 
 func TestAccessBudgetWindowRolls(t *testing.T) {
 	t.Parallel()
-	clock := newBudgetClock(budgetT0)
+	clock := newTestClock(budgetT0)
 	b := newAccessBudget(NewMemoryStore(), clock.Now)
 	ctx := context.Background()
 	take := func() error { return b.take(ctx, "psu", "acct", BudgetBalances) }
@@ -161,7 +135,7 @@ func TestAccessBudgetCountsSeparately(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			clock := newBudgetClock(budgetT0)
+			clock := newTestClock(budgetT0)
 			b := newAccessBudget(NewMemoryStore(), clock.Now)
 			ctx := context.Background()
 			for range AccessLimit {
@@ -185,7 +159,7 @@ func TestAccessBudgetCountsSeparately(t *testing.T) {
 func TestAccessBudgetKeysAreHashed(t *testing.T) {
 	t.Parallel()
 	rec := &recordingStore{Store: NewMemoryStore()}
-	b := newAccessBudget(rec, newBudgetClock(budgetT0).Now)
+	b := newAccessBudget(rec, newTestClock(budgetT0).Now)
 	ctx := context.Background()
 	triples := []struct {
 		psu, account string
@@ -295,7 +269,7 @@ func TestAccessBudgetHistory(t *testing.T) {
 func TestAccessBudgetStoreError(t *testing.T) {
 	t.Parallel()
 	storeErr := errors.New("redis: connection refused")
-	b := newAccessBudget(failingStore{storeErr}, newBudgetClock(budgetT0).Now)
+	b := newAccessBudget(failingStore{storeErr}, newTestClock(budgetT0).Now)
 	err := b.take(context.Background(), "psu-secret", "acct-secret", BudgetTransactions)
 	require.ErrorIs(t, err, storeErr)
 	require.NotErrorIs(t, err, ErrAccessExceeded)
@@ -328,7 +302,7 @@ func TestAccessBudgetOff(t *testing.T) {
 
 func TestAccessBudgetConcurrent(t *testing.T) {
 	t.Parallel()
-	clock := newBudgetClock(budgetT0)
+	clock := newTestClock(budgetT0)
 	b := newAccessBudget(NewMemoryStore(), clock.Now)
 	ctx := context.Background()
 	var (

@@ -12,27 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakeClock is a settable clock, safe for concurrent use.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// newFakeClock is the sessions tests' clock.
+func newFakeClock() *testClock { return newTestClock(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)) }
 
 // TestSessionRules drives the rules of service.md "Consent and SCA session"
 // step by step. Each step acts and then checks which session ids are valid.
@@ -137,7 +118,7 @@ func TestSessionRules(t *testing.T) {
 			ids := map[string]string{"X": "not-an-issued-id", "": ""}
 			next := 'A'
 			for i, s := range tc.steps {
-				clock.Add(s.advance)
+				clock.Advance(s.advance)
 				var err error
 				var op, arg string
 				fmt.Sscan(s.op, &op, &arg)
