@@ -8,7 +8,6 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/asn1"
 	"encoding/base64"
 	"encoding/hex"
@@ -357,8 +356,8 @@ func encodeRFC2047(v []byte) string {
 // decodeRFC2047 undoes encodeRFC2047 for the charsets utf-8 and iso-8859-1
 // and the encodings B and Q; other input is returned unchanged.
 func decodeRFC2047(v string) (string, error) {
-	if !strings.HasPrefix(v, "=?") || !strings.HasSuffix(v, "?=") {
-		return v, nil
+	if len(v) < len("=??=") || !strings.HasPrefix(v, "=?") || !strings.HasSuffix(v, "?=") {
+		return v, nil // not an encoded word ("=?=" has both markers, overlapping)
 	}
 	parts := strings.SplitN(v[2:len(v)-2], "?", 3)
 	if len(parts) != 3 {
@@ -435,11 +434,24 @@ var rfc2253Keywords = map[string]string{
 	"0.9.2342.19200300.100.1.1":  "UID",
 }
 
+// rawATV is pkix.AttributeTypeAndValue with the value's DER kept as it is
+// in the certificate, for the #hex form. rawRDNSET is a multi-valued RDN
+// (encoding/asn1 reads a slice type whose name ends in SET as a SET OF).
+type rawATV struct {
+	Type  asn1.ObjectIdentifier
+	Value asn1.RawValue
+}
+
+type rawRDNSET []rawATV
+
 // rfc2253 writes a DER-encoded distinguished name in the string form of
 // RFC 2253: RDNs in reverse order, separated by commas, multi-valued RDNs
-// joined by "+", special characters escaped.
+// joined by "+", special characters escaped. An attribute without a
+// keyword, or whose value is not a string, is written as its dotted OID and
+// "#" with the hex of the value's BER exactly as the certificate holds it
+// (section 2.4), as Java's X500Principal does.
 func rfc2253(rawDN []byte) (string, error) {
-	var seq pkix.RDNSequence
+	var seq []rawRDNSET
 	rest, err := asn1.Unmarshal(rawDN, &seq)
 	if err != nil {
 		return "", err
@@ -458,15 +470,17 @@ func rfc2253(rawDN []byte) (string, error) {
 			}
 			oid := tv.Type.String()
 			kw, known := rfc2253Keywords[oid]
-			str, isString := tv.Value.(string)
-			if !known || !isString {
-				der, err := asn1.Marshal(tv.Value)
-				if err != nil {
-					return "", err
+			var value any
+			if known {
+				if _, err := asn1.Unmarshal(tv.Value.FullBytes, &value); err != nil {
+					value = nil
 				}
+			}
+			str, isString := value.(string)
+			if !known || !isString {
 				b.WriteString(oid)
 				b.WriteString("=#")
-				b.WriteString(hex.EncodeToString(der))
+				b.WriteString(hex.EncodeToString(tv.Value.FullBytes))
 				continue
 			}
 			b.WriteString(kw)

@@ -590,7 +590,7 @@ func TestDecodeRFC2047(t *testing.T) {
 		{"unknown charset", "=?koi8-r?B?YQ==?=", "", true},
 		{"invalid UTF-8", "=?utf-8?B?" + base64.StdEncoding.EncodeToString([]byte{0xff}) + "?=", "", true},
 		{"missing parts", "=?utf-8?=", "", true},
-		{"overlapping markers", "=?=", "", true},
+		{"overlapping markers are no encoded word", "=?=", "=?=", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,6 +35,7 @@ var (
 	errNoSigner       = errors.New("xs2a: Transport has no Signer")
 	errBodyNotReplay  = errors.New("xs2a: request body cannot be replayed: create the request with a bytes.Reader, bytes.Buffer or strings.Reader, or set GetBody")
 	errBodyLengthDiff = errors.New("xs2a: request body length differs from ContentLength")
+	errNoURL          = errors.New("xs2a: request has no URL")
 )
 
 // RoundTrip implements http.RoundTripper.
@@ -42,6 +43,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.Signer == nil {
 		closeBody(req)
 		return nil, errNoSigner
+	}
+	if req.URL == nil {
+		closeBody(req)
+		return nil, errNoURL
 	}
 	body, err := readBody(req)
 	if err != nil {
@@ -51,6 +56,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	now := time.Now
 	if t.Now != nil {
 		now = t.Now
+	}
+	if r2.Header == nil {
+		r2.Header = make(http.Header)
 	}
 	h := r2.Header
 	h.Set("Date", now().UTC().Format(http.TimeFormat))
@@ -66,7 +74,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else {
 		h.Del("Digest")
 	}
-	sig, err := t.Signer.sign(headerSource{h: h, method: r2.Method, target: r2.URL.RequestURI(), host: r2.Host})
+	host := r2.Host
+	if host == "" {
+		host = r2.URL.Host // what net/http sends
+	}
+	sig, err := t.Signer.sign(headerSource{h: h, method: r2.Method, target: r2.URL.RequestURI(), host: host})
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +119,7 @@ func readBody(req *http.Request) ([]byte, error) {
 			if m, _ := req.Body.Read(one[:]); m > 0 {
 				err = errBodyLengthDiff
 			}
-		} else if errors.Is(err, io.ErrUnexpectedEOF) {
+		} else if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
 			err = errBodyLengthDiff
 		}
 	} else {
