@@ -1,7 +1,32 @@
 package xs2a
 
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+)
+
 // AccountsService reads accounts, balances and transactions (service.md,
 // Endpoints: /v1/accounts, /v1/card-accounts).
+//
+// Without valid consent the bank answers with SCA (service.md, Flow 1): the
+// error is a *SCARequiredError holding the scaRedirect link; send the PSU
+// there, take the psu-id from the callback into PSU.ID and call again. A
+// consent revoked at the bank answers errors.Is(err, ErrConsentInvalid); a
+// PSU acting for a company without PSU.CorporateID answers
+// errors.Is(err, ErrCorporateIDRequired) (Flow 2: pick one of
+// UsersService.Agreements).
+//
+// Calls without PSU.IPAddress (PSU not present) to balances, transactions
+// and transaction details are limited to 4 per 24 hours per account, and
+// transactions to the last 90 days (service.md, Limits); the client guards
+// both locally (see WithAccessBudget).
 type AccountsService service
 
 // ConsentsService asks for bank-offered consent (POST /v1/consents).
@@ -10,3 +35,512 @@ type ConsentsService service
 // UsersService registers PSUs and reads their corporate agreements
 // (GET /v1/users, /v1/user, /v1/agreements).
 type UsersService service
+
+// TransactionQuery filters GET /v1/accounts/{id}/transactions and
+// GET /v1/card-accounts/{id}/transactions (service.md, Endpoints). Zero
+// fields are not sent.
+type TransactionQuery struct {
+	// BookingStatus is sent as bookingStatus. For BookingBoth and
+	// BookingPending the bank returns all pending transactions whatever
+	// DateFrom, DateTo and Limit say.
+	BookingStatus BookingStatus
+	// DateFrom and DateTo are sent as YYYY-MM-DD, the calendar date in the
+	// time's own location. Without the PSU present DateFrom may be at most
+	// 90 days back (service.md, Limits).
+	DateFrom, DateTo time.Time
+	// Limit and Offset page the booked transactions (and card
+	// transactions); 499 is the page size used in practice.
+	Limit, Offset int
+}
+
+// List returns the accounts the PSU consented to: GET /v1/accounts. An empty
+// list (also a closed account, which the bank leaves out) is an empty,
+// non-nil slice, never an error. Without PSU.ID or consent the error is a
+// *SCARequiredError (service.md, Flow 1).
+func (s *AccountsService) List(ctx context.Context, psu PSU) ([]Account, *Response, error) {
+	body := listBody[Account]{key: "accounts"}
+	resp, err := s.client.do(ctx, &request{op: "accounts.list", method: http.MethodGet, href: "/v1/accounts", psu: &psu}, &body)
+	if err != nil {
+		return nil, resp, corporateHint(psu, err)
+	}
+	return body.list(), resp, nil
+}
+
+// Balances returns the balances of an account:
+// GET /v1/accounts/{accountID}/balances. accountID is Account.ResourceID.
+// Without the PSU present (PSU.IPAddress empty) the call counts against the
+// access budget (BudgetBalances, 4 per 24 hours); a fifth is refused
+// locally with an *AccessExceededError.
+func (s *AccountsService) Balances(ctx context.Context, psu PSU, accountID string) (*Balances, *Response, error) {
+	if err := checkResourceID("accountID", accountID); err != nil {
+		return nil, nil, err
+	}
+	var out Balances
+	resp, err := s.client.do(ctx, &request{
+		op: "accounts.balances", method: http.MethodGet, psu: &psu,
+		href:           "/v1/accounts/" + url.PathEscape(accountID) + "/balances",
+		budgetEndpoint: BudgetBalances, accountID: accountID,
+	}, &out)
+	if err != nil {
+		return nil, resp, corporateHint(psu, err)
+	}
+	return &out, resp, nil
+}
+
+// TransactionsPage returns one page of an account's transactions:
+// GET /v1/accounts/{accountID}/transactions with the query q (nil: none).
+// Each entry's Status is set to BookingBooked or BookingPending. The next
+// page, if any, is in Transactions.Links.Next; Transactions follows it for
+// you.
+//
+// Without the PSU present the call counts against the access budget
+// (BudgetTransactions) and q.DateFrom may be at most 90 days back; both are
+// checked locally before anything is sent.
+func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, accountID string, q *TransactionQuery) (*TransactionReport, *Response, error) {
+	query, err := s.transactionsQuery(psu, accountID, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.transactionsPage(ctx, psu, accountID, transactionsPath(accountID), query)
+}
+
+// Transactions iterates over an account's transactions
+// (GET /v1/accounts/{accountID}/transactions), page by page: first the
+// pending transactions (once: the bank repeats all of them on every page),
+// then the booked ones of each page. Each has Status set to BookingBooked or
+// BookingPending.
+//
+// It follows transactions._links.next while the bank sends one; otherwise,
+// when q.Limit is set and a page came back full, it asks for the next
+// offset. It stops at an empty page, at the first error (yielded once, with
+// a zero Transaction), when ctx ends, or when the loop breaks (no further
+// request is sent). Only one page is held in memory. q is copied when
+// Transactions is called. Each page is a call of its own and, without the
+// PSU present, counts against the access budget.
+//
+//	for tx, err := range client.Accounts.Transactions(ctx, psu, id, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth}) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(tx.BookingDate, tx.TransactionAmount)
+//	}
+func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID string, q *TransactionQuery) iter.Seq2[Transaction, error] {
+	var qc TransactionQuery
+	if q != nil {
+		qc = *q
+	}
+	return func(yield func(Transaction, error) bool) {
+		query, err := s.transactionsQuery(psu, accountID, &qc)
+		if err != nil {
+			yield(Transaction{}, err)
+			return
+		}
+		w := pageWalk[Transaction]{
+			op: "accounts.transactions", href: transactionsPath(accountID), query: query,
+			limit: qc.Limit, offset: qc.Offset,
+			fetch: func(ctx context.Context, href string, query url.Values) (pageOf[Transaction], error) {
+				rep, _, err := s.transactionsPage(ctx, psu, accountID, href, query)
+				if err != nil {
+					return pageOf[Transaction]{}, err
+				}
+				t := rep.Transactions
+				return pageOf[Transaction]{
+					booked: t.Booked, pending: t.Pending, next: t.Links.Next.Href,
+					sig: pageSignature(t.Booked, func(x *Transaction) string { return x.TransactionID }),
+				}, nil
+			},
+		}
+		w.walk(ctx, yield)
+	}
+}
+
+// Transaction returns the details of one transaction:
+// GET /v1/accounts/{accountID}/transactions/{transactionID}. The answer
+// {"transactionsDetails": {...}} (also the Berlin Group's
+// "transactionDetails", or a bare transaction) decodes into the Transaction;
+// its Status is empty, as the answer does not say. Without the PSU present
+// the call counts against the access budget (BudgetTransaction).
+func (s *AccountsService) Transaction(ctx context.Context, psu PSU, accountID, transactionID string) (*Transaction, *Response, error) {
+	if err := checkResourceID("accountID", accountID); err != nil {
+		return nil, nil, err
+	}
+	if err := checkResourceID("transactionID", transactionID); err != nil {
+		return nil, nil, err
+	}
+	var out transactionDetailsBody
+	resp, err := s.client.do(ctx, &request{
+		op: "accounts.transaction", method: http.MethodGet, psu: &psu,
+		href:           transactionsPath(accountID) + "/" + url.PathEscape(transactionID),
+		budgetEndpoint: BudgetTransaction, accountID: accountID,
+	}, &out)
+	if err != nil {
+		return nil, resp, corporateHint(psu, err)
+	}
+	return &out.tx, resp, nil
+}
+
+// CardAccounts returns the PSU's card accounts: GET /v1/card-accounts. A 404
+// means the bank offers no card accounts (platform notes; release 1.19.0
+// excluded them from the PSD2 channel): the result is then an empty list and
+// a nil error.
+func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAccount, *Response, error) {
+	body := listBody[CardAccount]{key: "cardAccounts"}
+	resp, err := s.client.do(ctx, &request{op: "accounts.cardAccounts", method: http.MethodGet, href: "/v1/card-accounts", psu: &psu}, &body)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.StatusCode == http.StatusNotFound {
+			return []CardAccount{}, resp, nil
+		}
+		return nil, resp, corporateHint(psu, err)
+	}
+	return body.list(), resp, nil
+}
+
+// CardTransactions iterates over a card account's transactions
+// (GET /v1/card-accounts/{cardAccountID}/transactions), page by page:
+// pending then booked entries of each page, each with Status set. Paging is
+// by offset and limit (following _links.next when the bank sends one), with
+// the stopping rules of Transactions.
+//
+// Amounts: TransactionAmount is always the amount in the card account's
+// currency and OriginalAmount the amount in the purchase's currency. The SDK
+// sends the x-accept-fix
+// cardaccount-switch-originalamount-and-transactionamount
+// (CardAccountSwitchAmounts) for that (service.md, Versioning). When the
+// caller removed it with ContextWithoutAcceptFixes, the bank uses its legacy
+// mapping, and the SDK swaps the two amounts of each entry back; an entry
+// without originalAmount is left as it is.
+//
+// Card account calls are not counted by the access budget and have no local
+// 90-day check: service.md's Limits name only the /v1/accounts endpoints.
+func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAccountID string, q *TransactionQuery) iter.Seq2[CardTransaction, error] {
+	var qc TransactionQuery
+	if q != nil {
+		qc = *q
+	}
+	return func(yield func(CardTransaction, error) bool) {
+		if err := checkResourceID("cardAccountID", cardAccountID); err != nil {
+			yield(CardTransaction{}, err)
+			return
+		}
+		query, err := transactionQueryValues(&qc)
+		if err != nil {
+			yield(CardTransaction{}, err)
+			return
+		}
+		w := pageWalk[CardTransaction]{
+			op: "accounts.cardTransactions", href: "/v1/card-accounts/" + url.PathEscape(cardAccountID) + "/transactions",
+			query: query, limit: qc.Limit, offset: qc.Offset, pendingPaged: true,
+			fetch: func(ctx context.Context, href string, query url.Values) (pageOf[CardTransaction], error) {
+				var rep cardTransactionReport
+				resp, err := s.client.do(ctx, &request{
+					op: "accounts.cardTransactions", method: http.MethodGet, psu: &psu, href: href, query: query,
+					fixes: []AcceptFix{CardAccountSwitchAmounts},
+				}, &rep)
+				if err != nil {
+					return pageOf[CardTransaction]{}, corporateHint(psu, err)
+				}
+				t := rep.CardTransactions
+				swap := !slices.Contains(resp.AcceptFixes, CardAccountSwitchAmounts)
+				if swap {
+					for _, list := range [][]CardTransaction{t.Booked, t.Pending} {
+						for i := range list {
+							list[i].swapAmounts()
+						}
+					}
+				}
+				setCardStatus(t.Booked, BookingBooked)
+				setCardStatus(t.Pending, BookingPending)
+				return pageOf[CardTransaction]{
+					booked: t.Booked, pending: t.Pending, next: t.Links.Next.Href,
+					sig: pageSignature(t.Booked, func(x *CardTransaction) string { return x.CardTransactionID }),
+				}, nil
+			},
+		}
+		w.walk(ctx, yield)
+	}
+}
+
+// Create asks for bank-offered consent: POST /v1/consents with an empty body
+// (service.md, "Consent and SCA session": the bank ignores the body and
+// answers only with an SCA redirect). Send the PSU to
+// Links.SCARedirect; consent is collected during that SCA.
+func (s *ConsentsService) Create(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
+	var out SCALinks
+	resp, err := s.client.do(ctx, &request{
+		op: "consents.create", method: http.MethodPost, href: "/v1/consents", rawBody: []byte{}, psu: &psu, scaResult: true,
+	}, &out)
+	if err != nil {
+		return nil, resp, corporateHint(psu, err)
+	}
+	return &out, resp, nil
+}
+
+// Register registers a PSU for a PISP-only TPP: GET /v1/users, which answers
+// 200 with a scaRedirect link (service.md, Endpoints and Flow 3). The
+// callback after that SCA carries the psu-id (and psu-corporate-id in
+// corporate context).
+func (s *UsersService) Register(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
+	return s.scaCall(ctx, psu, "users.register", "/v1/users")
+}
+
+// User runs the SCA flow of GET /v1/user (service.md, Endpoints), which also
+// gives a PISP that is not an AISP a corporate context: the callback carries
+// psu-corporate-id when the PSU chose one.
+func (s *UsersService) User(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
+	return s.scaCall(ctx, psu, "users.user", "/v1/user")
+}
+
+func (s *UsersService) scaCall(ctx context.Context, psu PSU, op, path string) (*SCALinks, *Response, error) {
+	var out SCALinks
+	resp, err := s.client.do(ctx, &request{op: op, method: http.MethodGet, href: path, psu: &psu, scaResult: true}, &out)
+	if err != nil {
+		return nil, resp, err
+	}
+	return &out, resp, nil
+}
+
+// Agreements returns the PSU's corporate agreements: GET /v1/agreements
+// (service.md, Endpoints and Flow 2). It needs PSU.ID (a *ValidationError
+// otherwise, nothing sent). The PSU picks one; put its ID into
+// PSU.CorporateID. The answer {"agreements": [...]} and a bare array both
+// decode; none is an empty, non-nil slice.
+func (s *UsersService) Agreements(ctx context.Context, psu PSU) ([]Agreement, *Response, error) {
+	if psu.ID == "" {
+		return nil, nil, invalid("PSU.ID", "is required: GET /v1/agreements needs the psu-id of an earlier SCA")
+	}
+	body := listBody[Agreement]{key: "agreements"}
+	resp, err := s.client.do(ctx, &request{op: "users.agreements", method: http.MethodGet, href: "/v1/agreements", psu: &psu}, &body)
+	if err != nil {
+		return nil, resp, err
+	}
+	return body.list(), resp, nil
+}
+
+// corporateHint tells a caller whose request the bank refused for lack of a
+// (valid) PSU-CORPORATE-ID what to do (service.md, Flow 2). The bank's
+// *Error stays reachable with errors.As.
+func corporateHint(psu PSU, err error) error {
+	if !errors.Is(err, ErrCorporateIDRequired) {
+		return err
+	}
+	if psu.CorporateID == "" {
+		return fmt.Errorf("xs2a: the PSU acts for a company: pick an agreement from Users.Agreements and set PSU.CorporateID: %w", err)
+	}
+	return fmt.Errorf("xs2a: the bank refused PSU.CorporateID: pick an agreement from Users.Agreements: %w", err)
+}
+
+// checkResourceID refuses an empty id, one holding control characters, and "." or
+// "..", which would change the path's meaning. Ids are opaque and are
+// escaped into the path as they are.
+func checkResourceID(field, id string) error {
+	switch id {
+	case "":
+		return invalid(field, "is required")
+	case ".", "..":
+		return invalid(field, "must not be a dot segment")
+	}
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return invalid(field, "must not hold control characters")
+		}
+	}
+	return nil
+}
+
+func transactionsPath(accountID string) string {
+	return "/v1/accounts/" + url.PathEscape(accountID) + "/transactions"
+}
+
+// transactionsQuery validates an account transactions request and applies
+// the 90-day rule of PSU-not-present calls (service.md, Limits).
+func (s *AccountsService) transactionsQuery(psu PSU, accountID string, q *TransactionQuery) (url.Values, error) {
+	if err := checkResourceID("accountID", accountID); err != nil {
+		return nil, err
+	}
+	query, err := transactionQueryValues(q)
+	if err != nil {
+		return nil, err
+	}
+	if q != nil && !psu.Present() {
+		if err := s.client.budget.checkHistory(q.DateFrom); err != nil {
+			return nil, err
+		}
+	}
+	return query, nil
+}
+
+// transactionQueryValues checks q and encodes it as the query of a
+// transactions call. Zero fields are left out.
+func transactionQueryValues(q *TransactionQuery) (url.Values, error) {
+	v := url.Values{}
+	if q == nil {
+		return v, nil
+	}
+	if q.BookingStatus != "" {
+		if !headerSafe(string(q.BookingStatus), 64) {
+			return nil, invalid("TransactionQuery.BookingStatus", "must be 1 to 64 printable ASCII characters")
+		}
+		v.Set("bookingStatus", string(q.BookingStatus))
+	}
+	var from, to string
+	for _, d := range []struct {
+		field string
+		t     time.Time
+		out   *string
+		key   string
+	}{{"TransactionQuery.DateFrom", q.DateFrom, &from, "dateFrom"}, {"TransactionQuery.DateTo", q.DateTo, &to, "dateTo"}} {
+		if d.t.IsZero() {
+			continue
+		}
+		if y := d.t.Year(); y < 1 || y > 9999 {
+			return nil, invalid(d.field, "must be a date in the years 1 to 9999")
+		}
+		*d.out = d.t.Format(time.DateOnly)
+		v.Set(d.key, *d.out)
+	}
+	if from != "" && to != "" && from > to {
+		return nil, invalid("TransactionQuery.DateTo", "must not be before DateFrom")
+	}
+	if q.Limit < 0 {
+		return nil, invalid("TransactionQuery.Limit", "must not be negative")
+	}
+	if q.Offset < 0 {
+		return nil, invalid("TransactionQuery.Offset", "must not be negative")
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if q.Offset > 0 {
+		v.Set("offset", strconv.Itoa(q.Offset))
+	}
+	return v, nil
+}
+
+// transactionsPage fetches one page of account transactions at href (a path
+// or a next link) and marks each entry booked or pending.
+func (s *AccountsService) transactionsPage(ctx context.Context, psu PSU, accountID, href string, query url.Values) (*TransactionReport, *Response, error) {
+	var out TransactionReport
+	resp, err := s.client.do(ctx, &request{
+		op: "accounts.transactions", method: http.MethodGet, psu: &psu, href: href, query: query,
+		budgetEndpoint: BudgetTransactions, accountID: accountID,
+	}, &out)
+	if err != nil {
+		return nil, resp, corporateHint(psu, err)
+	}
+	for i := range out.Transactions.Booked {
+		out.Transactions.Booked[i].Status = BookingBooked
+	}
+	for i := range out.Transactions.Pending {
+		out.Transactions.Pending[i].Status = BookingPending
+	}
+	return &out, resp, nil
+}
+
+func setCardStatus(list []CardTransaction, st BookingStatus) {
+	for i := range list {
+		list[i].Status = st
+	}
+}
+
+// pageOf is one page of a transaction list, as the iterators see it.
+type pageOf[T any] struct {
+	booked, pending []T
+	next            string // _links.next href, "" on the last page
+	sig             string // identifies the page, to catch a bank that repeats it
+}
+
+// pageSignature identifies a page by its size and its first and last ids;
+// "" when the entries have no ids.
+func pageSignature[T any](list []T, id func(*T) string) string {
+	if len(list) == 0 {
+		return ""
+	}
+	first, last := id(&list[0]), id(&list[len(list)-1])
+	if first == "" && last == "" {
+		return ""
+	}
+	return strconv.Itoa(len(list)) + "\x00" + first + "\x00" + last
+}
+
+// pageWalk runs the paging of the transaction iterators (STYLE.md 8).
+type pageWalk[T any] struct {
+	op            string
+	href          string     // first page: the endpoint's path
+	query         url.Values // first page's query; offset is advanced in it
+	limit, offset int
+	// pendingPaged: pending entries are paged like booked ones (card
+	// accounts) rather than all repeated on every page (accounts).
+	pendingPaged bool
+	fetch        func(ctx context.Context, href string, query url.Values) (pageOf[T], error)
+}
+
+func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
+	var zero T
+	href, query, offset := w.href, w.query, w.offset
+	linked := false // the bank pages by _links.next
+	seen := map[string]bool{}
+	prevSig := ""
+	for page := 1; ; page++ {
+		if err := ctx.Err(); err != nil {
+			yield(zero, err)
+			return
+		}
+		p, err := w.fetch(ctx, href, query)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		if p.sig != "" && p.sig == prevSig {
+			yield(zero, fmt.Errorf("xs2a: %s: the bank sent the same page twice; stopping", w.op))
+			return
+		}
+		prevSig = p.sig
+		counted := len(p.booked)
+		if w.pendingPaged {
+			counted += len(p.pending)
+		}
+		if w.pendingPaged || page == 1 {
+			for _, x := range p.pending {
+				if err := ctx.Err(); err != nil {
+					yield(zero, err)
+					return
+				}
+				if !yield(x, nil) {
+					return
+				}
+			}
+		}
+		for _, x := range p.booked {
+			if err := ctx.Err(); err != nil {
+				yield(zero, err)
+				return
+			}
+			if !yield(x, nil) {
+				return
+			}
+		}
+		next := p.next
+		switch {
+		case counted == 0:
+			return
+		case next != "":
+			if seen[next] {
+				yield(zero, fmt.Errorf("xs2a: %s: the bank's next link leads back to a page already read; stopping", w.op))
+				return
+			}
+			seen[next] = true
+			href, query, linked = next, nil, true
+		case linked || w.limit <= 0 || counted < w.limit:
+			return
+		default:
+			offset += counted
+			q := make(url.Values, len(w.query))
+			for k, v := range w.query {
+				q[k] = v
+			}
+			q.Set("offset", strconv.Itoa(offset))
+			query = q
+		}
+	}
+}

@@ -486,6 +486,7 @@ func TestErrorsTable(t *testing.T) {
 		{row: "Limits: PSU-not-present calls exceeded", status: 429, ct: "application/json", body: msg("ACCESS_EXCEEDED", ""), is: ErrAccessExceeded, code: CodeAccessExceeded},
 		{row: "Consent revoked at the bank", status: 403, ct: "application/json", body: msg("CONSENT_INVALID", ""), is: ErrConsentInvalid, code: CodeConsentInvalid},
 		{row: "Forbidden without a body", status: 403, is: ErrConsentInvalid},
+		{row: "Forbidden with another code", status: 403, ct: "application/json", body: msg("RESOURCE_BLOCKED", ""), is: ErrConsentInvalid, code: CodeResourceBlocked},
 		{row: "Not found", status: 404, ct: "application/json", body: msg("RESOURCE_UNKNOWN", ""), is: ErrNotFound, code: CodeResourceUnknown},
 		{row: "Body that is not JSON", status: 502, ct: "text/html", body: "<html>Bad gateway</html>", check: func(t *testing.T, err error) {
 			var e *Error
@@ -695,3 +696,11 @@ func TestClientCanBeClosedWithoutLeaks(t *testing.T) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+func TestForbiddenForTheTPPIsNoConsentError(t *testing.T) {
+	t.Parallel()
+	for _, code := range []string{CodeCertificateRevoked, CodeRoleInvalid, CodeSignatureInvalid} {
+		e := &Error{StatusCode: 403, Code: code, Messages: []TPPMessage{{Code: code}}}
+		assert.NotErrorIs(t, e, ErrConsentInvalid, code)
+	}
+}

@@ -169,8 +169,12 @@ func (e *Error) Is(target error) bool {
 	case ErrAccessExceeded:
 		return e.StatusCode == http.StatusTooManyRequests || e.HasCode(CodeAccessExceeded)
 	case ErrConsentInvalid:
-		return e.HasCode(CodeConsentInvalid) || e.HasCode(CodeConsentExpired) || e.HasCode(CodeConsentUnknown) ||
-			(e.StatusCode == http.StatusForbidden && len(e.Messages) == 0)
+		if e.HasCode(CodeConsentInvalid) || e.HasCode(CodeConsentExpired) || e.HasCode(CodeConsentUnknown) {
+			return true
+		}
+		// platform notes: a consent revoked at the bank shows as 403, whatever
+		// the code, unless the code blames the TPP's certificate or role.
+		return e.StatusCode == http.StatusForbidden && !e.blamesTPP()
 	case ErrCorporateIDRequired:
 		return e.HasCode(CodeCorporateIDInvalid)
 	case ErrInsufficientFunds:
@@ -179,6 +183,17 @@ func (e *Error) Is(target error) bool {
 		return e.HasCode(CodeReferenceMixInvalid)
 	case ErrNotFound:
 		return e.StatusCode == http.StatusNotFound
+	}
+	return false
+}
+
+// blamesTPP reports a code about the TPP itself (certificate, role,
+// signature) rather than the PSU's consent.
+func (e *Error) blamesTPP() bool {
+	for _, m := range e.Messages {
+		if strings.HasPrefix(m.Code, "CERTIFICATE_") || strings.HasPrefix(m.Code, "SIGNATURE_") || m.Code == CodeRoleInvalid {
+			return true
+		}
 	}
 	return false
 }

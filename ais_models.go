@@ -1,0 +1,748 @@
+package xs2a
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// BookingStatus is the bookingStatus query parameter of
+// GET /v1/accounts/{id}/transactions (service.md, Endpoints), and the group
+// (booked or pending) a yielded transaction came from. Values other than the
+// constants are sent as they are, so a status the bank adds later can be
+// used without an SDK update; they must be printable ASCII.
+type BookingStatus string
+
+// The booking statuses service.md names (and booked, the Berlin Group
+// default).
+const (
+	// BookingBooked asks for booked (fully processed) transactions only.
+	BookingBooked BookingStatus = "booked"
+	// BookingPending asks for pending transactions only. The bank returns
+	// all of them whatever dateFrom, dateTo and limit say.
+	BookingPending BookingStatus = "pending"
+	// BookingBoth asks for booked and pending transactions; pending ones are
+	// all returned on every page, unfiltered.
+	BookingBoth BookingStatus = "both"
+	// BookingAll asks for every transaction the bank has (release 1.11.7).
+	BookingAll BookingStatus = "all"
+)
+
+// IncludesPending reports whether a query with this status returns pending
+// transactions (pending, both, all).
+func (s BookingStatus) IncludesPending() bool {
+	return s == BookingPending || s == BookingBoth || s == BookingAll
+}
+
+// CashAccountType is the cashAccountType of an account (service.md, "Account,
+// balance and transaction fields"). With the x-accept-fix
+// cash-account-type-iso (CashAccountTypeISO) the bank sends the ISO 20022
+// ExternalCashAccountType1Code values below; without it, it may send its own
+// proprietary values, which decode as they are (see ISO).
+type CashAccountType string
+
+// The ISO 20022 ExternalCashAccountType1Code values.
+const (
+	CashAccountCurrent                 CashAccountType = "CACC" // current account
+	CashAccountCard                    CashAccountType = "CARD" // card account
+	CashAccountCashPayment             CashAccountType = "CASH" // cash payment
+	CashAccountCharges                 CashAccountType = "CHAR" // charges
+	CashAccountCashIncome              CashAccountType = "CISH" // cash income
+	CashAccountCommission              CashAccountType = "COMM" // commission
+	CashAccountClearingParticipant     CashAccountType = "CPAC" // clearing participant settlement
+	CashAccountLimitedLiquiditySavings CashAccountType = "LLSV" // limited liquidity savings
+	CashAccountLoan                    CashAccountType = "LOAN" // loan
+	CashAccountMarginalLending         CashAccountType = "MGLD" // marginal lending
+	CashAccountMoneyMarket             CashAccountType = "MOMA" // money market
+	CashAccountNonResidentExternal     CashAccountType = "NREX" // non-resident external
+	CashAccountOverdraft               CashAccountType = "ODFT" // overdraft
+	CashAccountOvernightDeposit        CashAccountType = "ONDP" // overnight deposit
+	CashAccountOther                   CashAccountType = "OTHR" // other
+	CashAccountSettlement              CashAccountType = "SACC" // settlement
+	CashAccountSalary                  CashAccountType = "SLRY" // salary
+	CashAccountSavings                 CashAccountType = "SVGS" // savings
+	CashAccountTax                     CashAccountType = "TAXE" // tax
+	CashAccountTransacting             CashAccountType = "TRAN" // transacting
+	CashAccountCashTrading             CashAccountType = "TRAS" // cash trading
+)
+
+var isoCashAccountTypes = []CashAccountType{
+	CashAccountCurrent, CashAccountCard, CashAccountCashPayment, CashAccountCharges, CashAccountCashIncome,
+	CashAccountCommission, CashAccountClearingParticipant, CashAccountLimitedLiquiditySavings, CashAccountLoan,
+	CashAccountMarginalLending, CashAccountMoneyMarket, CashAccountNonResidentExternal, CashAccountOverdraft,
+	CashAccountOvernightDeposit, CashAccountOther, CashAccountSettlement, CashAccountSalary, CashAccountSavings,
+	CashAccountTax, CashAccountTransacting, CashAccountCashTrading,
+}
+
+// ISO reports whether t is an ISO 20022 ExternalCashAccountType1Code, as the
+// bank sends with the x-accept-fix cash-account-type-iso; false for a
+// proprietary value.
+func (t CashAccountType) ISO() bool { return slices.Contains(isoCashAccountTypes, t) }
+
+// AccountStatus is the status of an account or card account (Berlin Group
+// accountStatus). An absent status means the account is available.
+type AccountStatus string
+
+// The Berlin Group account statuses.
+const (
+	AccountEnabled AccountStatus = "enabled" // available
+	AccountDeleted AccountStatus = "deleted" // terminated
+	AccountBlocked AccountStatus = "blocked" // blocked, for instance for legal reasons
+)
+
+// AccountUsage is the usage of an account (Berlin Group usage).
+type AccountUsage string
+
+// The Berlin Group account usages.
+const (
+	UsagePrivate      AccountUsage = "PRIV" // private personal account
+	UsageProfessional AccountUsage = "ORGA" // professional account
+)
+
+// Account is one entry of GET /v1/accounts (service.md, "Account, balance and
+// transaction fields"; Berlin Group accountDetails). Pass ResourceID to the
+// other AccountsService methods.
+type Account struct {
+	// ResourceID is the opaque id of the account in paths ("enc!!...").
+	ResourceID string `json:"resourceId,omitempty"`
+	IBAN       string `json:"iban,omitempty"`
+	BBAN       string `json:"bban,omitempty"` // Norwegian account number
+	MSISDN     string `json:"msisdn,omitempty"`
+	Currency   string `json:"currency,omitempty"` // ISO 4217; "XXX" for a multicurrency account
+	OwnerName  string `json:"ownerName,omitempty"`
+	// OwnerNames lists the owners, where the bank gives more than one.
+	OwnerNames []AccountOwner `json:"ownerNames,omitempty"`
+	PSUName    string         `json:"psuName,omitempty"`
+	// Name is the account's name as the bank assigned it. It holds up to
+	// 70 characters when the x-accept-fix longer-names (LongerNames) is sent
+	// (service.md, Limits and Versioning), fewer without it; the SDK passes
+	// it through as it comes.
+	Name        string `json:"name,omitempty"`
+	DisplayName string `json:"displayName,omitempty"` // name the PSU gave the account online
+	Product     string `json:"product,omitempty"`
+	// CashAccountType is ISO 20022 with the x-accept-fix
+	// cash-account-type-iso (CashAccountTypeISO), proprietary otherwise.
+	CashAccountType CashAccountType `json:"cashAccountType,omitempty"`
+	Status          AccountStatus   `json:"status,omitempty"`
+	BIC             string          `json:"bic,omitempty"`
+	LinkedAccounts  string          `json:"linkedAccounts,omitempty"`
+	Usage           AccountUsage    `json:"usage,omitempty"`
+	Details         string          `json:"details,omitempty"`
+	Balances        []Balance       `json:"balances,omitempty"`
+	Links           AccountLinks    `json:"_links,omitzero"`
+}
+
+// AccountOwner is one entry of ownerNames (Berlin Group accountOwner).
+type AccountOwner struct {
+	Name string `json:"name,omitempty"`
+	Role string `json:"role,omitempty"` // owner, legalRepresentative, authorisedUser
+}
+
+// AccountLinks are the _links of an account or card account: where its
+// balances and transactions are read.
+type AccountLinks struct {
+	Self         Link `json:"self,omitzero"`
+	Balances     Link `json:"balances,omitzero"`
+	Transactions Link `json:"transactions,omitzero"`
+}
+
+// Balances is the answer of GET /v1/accounts/{id}/balances (service.md,
+// "Account, balance and transaction fields": the account's currency plus one
+// balance per balanceType, each in the account currency).
+type Balances struct {
+	Account  AccountReference `json:"account,omitzero"`
+	Balances []Balance        `json:"balances"`
+}
+
+// Find returns the first balance of type t.
+func (b *Balances) Find(t BalanceType) (Balance, bool) {
+	for _, x := range b.Balances {
+		if x.BalanceType == t {
+			return x, true
+		}
+	}
+	return Balance{}, false
+}
+
+// BalanceType is the balanceType of a balance (Berlin Group balanceType).
+// Types the bank adds later decode as they are.
+type BalanceType string
+
+// The balance types of the Berlin Group and of the platform.
+const (
+	BalanceClosingBooked    BalanceType = "closingBooked"
+	BalanceExpected         BalanceType = "expected"
+	BalanceOpeningBooked    BalanceType = "openingBooked"
+	BalanceInterimAvailable BalanceType = "interimAvailable"
+	BalanceInterimBooked    BalanceType = "interimBooked"
+	BalanceForwardAvailable BalanceType = "forwardAvailable"
+	BalanceNonInvoiced      BalanceType = "nonInvoiced" // card accounts
+	BalanceAuthorised       BalanceType = "authorised"
+)
+
+// Balance is one balance of an account (Berlin Group balance).
+type Balance struct {
+	BalanceAmount       Amount      `json:"balanceAmount"`
+	BalanceType         BalanceType `json:"balanceType"`
+	CreditLimitIncluded *bool       `json:"creditLimitIncluded,omitempty"`
+	// LastChangeDateTime is sent as RFC 3339 with an offset
+	// ("2024-05-02T10:00:00+02:00", service.md General convention 3).
+	LastChangeDateTime       *time.Time `json:"lastChangeDateTime,omitempty"`
+	ReferenceDate            Date       `json:"referenceDate,omitzero"`
+	LastCommittedTransaction string     `json:"lastCommittedTransaction,omitempty"`
+}
+
+// UnmarshalJSON decodes a balance, accepting lastChangeDateTime with or
+// without a colon in its offset.
+func (b *Balance) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	type plain Balance
+	var w struct {
+		*plain
+		LastChange *string `json:"lastChangeDateTime"`
+	}
+	*b = Balance{}
+	w.plain = (*plain)(b)
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	t, err := parseDateTime("lastChangeDateTime", w.LastChange)
+	b.LastChangeDateTime = t
+	return err
+}
+
+// MarshalJSON encodes lastChangeDateTime in the offset form of service.md
+// General convention 3 ("+00:00" rather than "Z").
+func (b Balance) MarshalJSON() ([]byte, error) {
+	type plain Balance
+	return json.Marshal(struct {
+		plain
+		LastChange string `json:"lastChangeDateTime,omitempty"`
+	}{plain: plain(b), LastChange: formatDateTime(b.LastChangeDateTime)})
+}
+
+// TransactionReport is the answer of GET /v1/accounts/{id}/transactions
+// (service.md, Endpoints; platform notes: {"account", "transactions":
+// {"booked", "pending", "_links": {"next"}}}).
+type TransactionReport struct {
+	Account      AccountReference `json:"account,omitzero"`
+	Transactions AccountReport    `json:"transactions"`
+	Balances     []Balance        `json:"balances,omitempty"`
+}
+
+// AccountReport holds one page of transactions, grouped into booked (fully
+// processed) and pending ones (service.md, "Account, balance and transaction
+// fields"). A next link points to the following page.
+type AccountReport struct {
+	Booked  []Transaction `json:"booked,omitempty"`
+	Pending []Transaction `json:"pending,omitempty"`
+	// Information holds standing orders (bookingStatus "information" of the
+	// Berlin Group), where a bank offers them.
+	Information []Transaction `json:"information,omitempty"`
+	Links       ReportLinks   `json:"_links,omitzero"`
+}
+
+// ReportLinks are the _links of a transaction page (Berlin Group
+// _linksAccountReport). Next is empty on the last page.
+type ReportLinks struct {
+	Account  Link `json:"account,omitzero"`
+	First    Link `json:"first,omitzero"`
+	Next     Link `json:"next,omitzero"`
+	Previous Link `json:"previous,omitzero"`
+	Last     Link `json:"last,omitzero"`
+}
+
+// additionalProprietaryPrefix starts the keys collected into
+// Transaction.AdditionalInformationProprietary.
+const additionalProprietaryPrefix = "additionalInformationProprietary"
+
+// Transaction is a booked or pending account transaction (service.md,
+// "Account, balance and transaction fields"; Berlin Group transactions). For
+// booked transactions TransactionID is stable; properties of pending ones may
+// change between reads. CreditorName and DebtorName are filled when the
+// bank's backend has them.
+type Transaction struct {
+	TransactionID             string `json:"transactionId,omitempty"`
+	EntryReference            string `json:"entryReference,omitempty"`
+	EndToEndID                string `json:"endToEndId,omitempty"`
+	BatchIndicator            *bool  `json:"batchIndicator,omitempty"`
+	BatchNumberOfTransactions int    `json:"batchNumberOfTransactions,omitempty"`
+	MandateID                 string `json:"mandateId,omitempty"`
+	CheckID                   string `json:"checkId,omitempty"`
+	CreditorID                string `json:"creditorId,omitempty"`
+	BookingDate               Date   `json:"bookingDate,omitzero"`
+	ValueDate                 Date   `json:"valueDate,omitzero"` // absent on pending entries
+	// TransactionAmount is negative for a debit.
+	TransactionAmount                      Amount               `json:"transactionAmount"`
+	CurrencyExchange                       []ReportExchangeRate `json:"currencyExchange,omitempty"`
+	CreditorName                           string               `json:"creditorName,omitempty"`
+	CreditorAccount                        AccountReference     `json:"creditorAccount,omitzero"`
+	CreditorAgent                          string               `json:"creditorAgent,omitempty"` // BIC
+	UltimateCreditor                       string               `json:"ultimateCreditor,omitempty"`
+	DebtorName                             string               `json:"debtorName,omitempty"`
+	DebtorAccount                          AccountReference     `json:"debtorAccount,omitzero"`
+	DebtorAgent                            string               `json:"debtorAgent,omitempty"` // BIC
+	UltimateDebtor                         string               `json:"ultimateDebtor,omitempty"`
+	RemittanceInformationUnstructured      string               `json:"remittanceInformationUnstructured,omitempty"`
+	RemittanceInformationUnstructuredArray []string             `json:"remittanceInformationUnstructuredArray,omitempty"`
+	// RemittanceInformationStructured is an object in Berlin Group 1.3.12
+	// and a plain string in earlier versions; a string decodes into
+	// Reference. It is encoded as an object.
+	RemittanceInformationStructured      *StructuredRemittance  `json:"remittanceInformationStructured,omitempty"`
+	RemittanceInformationStructuredArray []StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
+	// EntryDetails are the entries of a batch, as the bank sent them.
+	EntryDetails          json.RawMessage `json:"entryDetails,omitempty"`
+	AdditionalInformation string          `json:"additionalInformation,omitempty"`
+	// AdditionalInformationStructured is the raw JSON object (standing order
+	// details), as the bank sent it.
+	AdditionalInformationStructured json.RawMessage `json:"additionalInformationStructured,omitempty"`
+	// AdditionalInformationProprietary collects the keys starting with
+	// "additionalInformationProprietary" (additionalInformationProprietary1,
+	// ...), which the bank adds only when it has such references
+	// (service.md). A value that is not a JSON string is kept as its JSON
+	// text. On encoding, keys with that prefix are written back as
+	// top-level fields; other keys are left out.
+	AdditionalInformationProprietary map[string]string `json:"-"`
+	PurposeCode                      string            `json:"purposeCode,omitempty"`
+	// BankTransactionCode is the ISO 20022 domain-family-subfamily code
+	// ("PMNT-RCDT-ESCT").
+	BankTransactionCode            TransactionCode  `json:"bankTransactionCode,omitzero"`
+	ProprietaryBankTransactionCode TransactionCode  `json:"proprietaryBankTransactionCode,omitzero"`
+	BalanceAfterTransaction        *Balance         `json:"balanceAfterTransaction,omitempty"`
+	Links                          TransactionLinks `json:"_links,omitzero"`
+	// Status says which group of the report the transaction came from,
+	// BookingBooked or BookingPending. AccountsService.Transactions and
+	// TransactionsPage set it; it is empty on AccountsService.Transaction,
+	// whose answer does not say. It is not part of the bank's JSON.
+	Status BookingStatus `json:"-"`
+}
+
+// TransactionLinks are the _links of a transaction.
+type TransactionLinks struct {
+	TransactionDetails Link `json:"transactionDetails,omitzero"`
+}
+
+// UnmarshalJSON decodes a transaction: remittanceInformationStructured as a
+// string or an object, and the additionalInformationProprietary* keys into
+// AdditionalInformationProprietary. Unknown fields are ignored.
+func (t *Transaction) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	type plain Transaction
+	var w struct {
+		*plain
+		Structured json.RawMessage `json:"remittanceInformationStructured"`
+	}
+	*t = Transaction{}
+	w.plain = (*plain)(t)
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	if raw := bytes.TrimSpace(w.Structured); len(raw) > 0 && !isNull(raw) {
+		var s StructuredRemittance
+		switch raw[0] {
+		case '"':
+			if err := json.Unmarshal(raw, &s.Reference); err != nil {
+				return err
+			}
+		case '{':
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return err
+			}
+		default:
+			return errors.New("xs2a: decoding transaction: remittanceInformationStructured is neither a string nor an object")
+		}
+		t.RemittanceInformationStructured = &s
+	}
+	if !bytes.Contains(data, []byte(additionalProprietaryPrefix)) {
+		return nil
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	for k, v := range all {
+		if !strings.HasPrefix(k, additionalProprietaryPrefix) || isNull(v) {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			var buf bytes.Buffer
+			if json.Compact(&buf, v) != nil {
+				continue
+			}
+			s = buf.String()
+		}
+		if t.AdditionalInformationProprietary == nil {
+			t.AdditionalInformationProprietary = make(map[string]string)
+		}
+		t.AdditionalInformationProprietary[k] = s
+	}
+	return nil
+}
+
+// MarshalJSON encodes the transaction as the bank does, with the
+// AdditionalInformationProprietary entries as top-level fields (sorted).
+func (t Transaction) MarshalJSON() ([]byte, error) {
+	type plain Transaction
+	b, err := json.Marshal(plain(t))
+	if err != nil || len(t.AdditionalInformationProprietary) == 0 {
+		return b, err
+	}
+	keys := make([]string, 0, len(t.AdditionalInformationProprietary))
+	for k := range t.AdditionalInformationProprietary {
+		if strings.HasPrefix(k, additionalProprietaryPrefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	out := bytes.TrimSuffix(b, []byte("}"))
+	for _, k := range keys {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(t.AdditionalInformationProprietary[k])
+		out = append(append(append(out, kb...), ':'), vb...)
+	}
+	return append(out, '}'), nil
+}
+
+// TransactionCode is a bank transaction code. The bank sends it as a JSON
+// string, and the sandbox also as an object {"value": ..., "code": ...}
+// (service.md: "Transaction code can be given with both value and code in
+// the sandbox"); both decode. A string decodes into Value.
+type TransactionCode struct {
+	Value string `json:"value,omitempty"`
+	Code  string `json:"code,omitempty"`
+}
+
+// String returns Value, or Code when Value is empty.
+func (c TransactionCode) String() string {
+	if c.Value != "" {
+		return c.Value
+	}
+	return c.Code
+}
+
+// IsZero reports whether the code is absent.
+func (c TransactionCode) IsZero() bool { return c == TransactionCode{} }
+
+// UnmarshalJSON accepts a string, a number (kept as its text) or an object
+// with value and code.
+func (c *TransactionCode) UnmarshalJSON(data []byte) error {
+	raw := bytes.TrimSpace(data)
+	if isNull(raw) {
+		return nil
+	}
+	switch {
+	case len(raw) > 0 && raw[0] == '"':
+		*c = TransactionCode{}
+		return json.Unmarshal(raw, &c.Value)
+	case len(raw) > 0 && raw[0] == '{':
+		type plain TransactionCode
+		var p plain
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return err
+		}
+		*c = TransactionCode(p)
+		return nil
+	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
+		var n json.Number
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return err
+		}
+		*c = TransactionCode{Value: n.String()}
+		return nil
+	}
+	return errors.New("xs2a: decoding transaction code: neither a string nor an object")
+}
+
+// MarshalJSON encodes a code with only a Value as a string, as the bank
+// sends it, and one with a Code as an object.
+func (c TransactionCode) MarshalJSON() ([]byte, error) {
+	if c.Code == "" {
+		if c.Value == "" {
+			return []byte("null"), nil
+		}
+		return json.Marshal(c.Value)
+	}
+	type plain TransactionCode
+	return json.Marshal(plain(c))
+}
+
+// ReportExchangeRate is one entry of currencyExchange (Berlin Group
+// reportExchangeRate).
+type ReportExchangeRate struct {
+	SourceCurrency string `json:"sourceCurrency,omitempty"`
+	ExchangeRate   string `json:"exchangeRate,omitempty"` // decimal text; a JSON number is accepted
+	UnitCurrency   string `json:"unitCurrency,omitempty"`
+	TargetCurrency string `json:"targetCurrency,omitempty"`
+	QuotationDate  Date   `json:"quotationDate,omitzero"`
+	// ContractIdentification is Max35Text (service.md).
+	ContractIdentification string `json:"contractIdentification,omitempty"`
+}
+
+// UnmarshalJSON accepts exchangeRate as a string or a JSON number.
+func (r *ReportExchangeRate) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	type plain ReportExchangeRate
+	var w struct {
+		*plain
+		Rate json.RawMessage `json:"exchangeRate"`
+	}
+	*r = ReportExchangeRate{}
+	w.plain = (*plain)(r)
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	raw := bytes.TrimSpace(w.Rate)
+	switch {
+	case len(raw) == 0 || isNull(raw):
+	case raw[0] == '"':
+		return json.Unmarshal(raw, &r.ExchangeRate)
+	default:
+		var n json.Number
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return fmt.Errorf("xs2a: decoding exchangeRate: %w", err)
+		}
+		r.ExchangeRate = n.String()
+	}
+	return nil
+}
+
+// CardAccount is one entry of GET /v1/card-accounts (platform notes; Berlin
+// Group cardAccountDetails).
+type CardAccount struct {
+	// ResourceID is the opaque id of the card account in paths.
+	ResourceID string `json:"resourceId,omitempty"`
+	MaskedPAN  string `json:"maskedPan,omitempty"`
+	Currency   string `json:"currency,omitempty"`
+	OwnerName  string `json:"ownerName,omitempty"`
+	// Name is up to 70 characters with the x-accept-fix longer-names
+	// (LongerNames), as Account.Name.
+	Name        string `json:"name,omitempty"`
+	DisplayName string `json:"displayName,omitempty"`
+	Product     string `json:"product,omitempty"`
+	// DebitAccounting true: debits are quoted as positive amounts.
+	DebitAccounting *bool         `json:"debitAccounting,omitempty"`
+	Status          AccountStatus `json:"status,omitempty"`
+	Usage           AccountUsage  `json:"usage,omitempty"`
+	Details         string        `json:"details,omitempty"`
+	CreditLimit     *Amount       `json:"creditLimit,omitempty"`
+	Balances        []Balance     `json:"balances,omitempty"`
+	Links           AccountLinks  `json:"_links,omitzero"`
+}
+
+// CardTransaction is a booked or pending card account transaction (service.md,
+// "Account, balance and transaction fields"; Berlin Group cardTransaction).
+//
+// TransactionAmount is always the amount in the card account's currency and
+// OriginalAmount the amount in the currency of the purchase: the SDK asks for
+// that mapping with the x-accept-fix
+// cardaccount-switch-originalamount-and-transactionamount, and when the
+// caller removed that fix (ContextWithoutAcceptFixes) it swaps the two
+// values of the bank's legacy mapping back (see
+// AccountsService.CardTransactions).
+type CardTransaction struct {
+	CardTransactionID           string     `json:"cardTransactionId,omitempty"`
+	TerminalID                  string     `json:"terminalId,omitempty"`
+	TransactionDate             Date       `json:"transactionDate,omitzero"`
+	AcceptorTransactionDateTime *time.Time `json:"acceptorTransactionDateTime,omitempty"`
+	BookingDate                 Date       `json:"bookingDate,omitzero"`
+	ValueDate                   Date       `json:"valueDate,omitzero"`
+	// TransactionAmount is the amount in the card account's currency.
+	TransactionAmount Amount               `json:"transactionAmount"`
+	GrandTotalAmount  *Amount              `json:"grandTotalAmount,omitempty"`
+	CurrencyExchange  []ReportExchangeRate `json:"currencyExchange,omitempty"`
+	// OriginalAmount is the amount in the currency of the purchase.
+	OriginalAmount       *Amount              `json:"originalAmount,omitempty"`
+	MarkupFee            *Amount              `json:"markupFee,omitempty"`
+	MarkupFeePercentage  string               `json:"markupFeePercentage,omitempty"`
+	CardAcceptorID       string               `json:"cardAcceptorId,omitempty"`
+	CardAcceptorAddress  *CardAcceptorAddress `json:"cardAcceptorAddress,omitempty"`
+	CardAcceptorPhone    string               `json:"cardAcceptorPhone,omitempty"`
+	MerchantCategoryCode string               `json:"merchantCategoryCode,omitempty"`
+	MaskedPAN            string               `json:"maskedPAN,omitempty"`
+	TransactionDetails   string               `json:"transactionDetails,omitempty"`
+	Invoiced             *bool                `json:"invoiced,omitempty"`
+	// ProprietaryBankTransactionCode decodes from a string or an object (see
+	// TransactionCode).
+	ProprietaryBankTransactionCode TransactionCode `json:"proprietaryBankTransactionCode,omitzero"`
+	// Status is BookingBooked or BookingPending: the group of the report the
+	// transaction came from. It is not part of the bank's JSON.
+	Status BookingStatus `json:"-"`
+}
+
+// UnmarshalJSON decodes a card transaction, accepting
+// acceptorTransactionDateTime with or without a colon in its offset.
+func (t *CardTransaction) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	type plain CardTransaction
+	var w struct {
+		*plain
+		Acceptor *string `json:"acceptorTransactionDateTime"`
+	}
+	*t = CardTransaction{}
+	w.plain = (*plain)(t)
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	at, err := parseDateTime("acceptorTransactionDateTime", w.Acceptor)
+	t.AcceptorTransactionDateTime = at
+	return err
+}
+
+// MarshalJSON encodes acceptorTransactionDateTime in the offset form of
+// service.md General convention 3.
+func (t CardTransaction) MarshalJSON() ([]byte, error) {
+	type plain CardTransaction
+	return json.Marshal(struct {
+		plain
+		Acceptor string `json:"acceptorTransactionDateTime,omitempty"`
+	}{plain: plain(t), Acceptor: formatDateTime(t.AcceptorTransactionDateTime)})
+}
+
+// swapAmounts undoes the bank's legacy mapping of card amounts, in which
+// transactionAmount held the original amount and originalAmount the amount
+// in the account's currency.
+func (t *CardTransaction) swapAmounts() {
+	if t.OriginalAmount == nil {
+		return
+	}
+	t.TransactionAmount, *t.OriginalAmount = *t.OriginalAmount, t.TransactionAmount
+}
+
+// CardAcceptorAddress is the address of a card acceptor (Berlin Group
+// address).
+type CardAcceptorAddress struct {
+	StreetName     string `json:"streetName,omitempty"`
+	BuildingNumber string `json:"buildingNumber,omitempty"`
+	TownName       string `json:"townName,omitempty"`
+	PostCode       string `json:"postCode,omitempty"`
+	Country        string `json:"country,omitempty"` // ISO 3166 alpha-2
+}
+
+// cardTransactionReport is the answer of
+// GET /v1/card-accounts/{id}/transactions (platform notes; Berlin Group
+// cardAccountsTransactionsResponse200).
+type cardTransactionReport struct {
+	CardAccount      AccountReference  `json:"cardAccount,omitzero"`
+	DebitAccounting  *bool             `json:"debitAccounting,omitempty"`
+	CardTransactions cardAccountReport `json:"cardTransactions"`
+	Balances         []Balance         `json:"balances,omitempty"`
+}
+
+// cardAccountReport is one page of card transactions.
+type cardAccountReport struct {
+	Booked  []CardTransaction `json:"booked,omitempty"`
+	Pending []CardTransaction `json:"pending,omitempty"`
+	Links   struct {
+		CardAccount Link `json:"cardAccount,omitzero"`
+		Card        Link `json:"card,omitzero"`
+		First       Link `json:"first,omitzero"`
+		Next        Link `json:"next,omitzero"`
+		Previous    Link `json:"previous,omitzero"`
+		Last        Link `json:"last,omitzero"`
+	} `json:"_links,omitzero"`
+}
+
+// Agreement is a corporate agreement of the PSU (GET /v1/agreements,
+// service.md Flow 2). Put ID into PSU.CorporateID to act for that company.
+type Agreement struct {
+	ID                 string `json:"id"`
+	Name               string `json:"name,omitempty"`
+	OrganisationNumber string `json:"organisationNumber,omitempty"`
+}
+
+// isNull reports whether data is the JSON null.
+func isNull(data []byte) bool { return string(bytes.TrimSpace(data)) == "null" }
+
+// dateTimeLayouts are the date-time forms accepted in responses: RFC 3339,
+// and the same with an offset without a colon ("+0200").
+var dateTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"}
+
+// parseDateTime parses an optional date-time field.
+func parseDateTime(field string, s *string) (*time.Time, error) {
+	if s == nil || *s == "" {
+		return nil, nil
+	}
+	for _, layout := range dateTimeLayouts {
+		if t, err := time.Parse(layout, *s); err == nil {
+			return &t, nil
+		}
+	}
+	return nil, fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
+}
+
+// formatDateTime writes a date-time in the offset form of service.md General
+// convention 3 ("2024-05-02T10:00:00+00:00"); "" for nil.
+func formatDateTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.Format("2006-01-02T15:04:05.999999999-07:00")
+}
+
+// listBody decodes a list answer: {"<key>": [...]} or a bare array. A missing
+// key or null gives an empty list.
+type listBody[T any] struct {
+	key   string
+	items []T
+}
+
+func (l *listBody[T]) UnmarshalJSON(data []byte) error {
+	raw := bytes.TrimSpace(data)
+	if len(raw) > 0 && raw[0] == '[' {
+		return json.Unmarshal(raw, &l.items)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return err
+	}
+	if v, ok := doc[l.key]; ok {
+		return json.Unmarshal(v, &l.items)
+	}
+	return nil
+}
+
+// list returns the items, never nil.
+func (l *listBody[T]) list() []T {
+	if l.items == nil {
+		return []T{}
+	}
+	return l.items
+}
+
+// transactionDetailsBody decodes the answer of
+// GET /v1/accounts/{id}/transactions/{transactionId}:
+// {"transactionsDetails": {...}}, the Berlin Group's
+// {"transactionDetails": {...}}, or a bare transaction object.
+type transactionDetailsBody struct{ tx Transaction }
+
+func (d *transactionDetailsBody) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Platform    json.RawMessage `json:"transactionsDetails"`
+		BerlinGroup json.RawMessage `json:"transactionDetails"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	for _, raw := range []json.RawMessage{w.Platform, w.BerlinGroup} {
+		if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '{' {
+			return json.Unmarshal(raw, &d.tx)
+		}
+	}
+	return json.Unmarshal(data, &d.tx)
+}
