@@ -4,25 +4,21 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
-	"golang.org/x/oauth2"
 )
 
 // Version is the SDK's version, sent in User-Agent.
@@ -59,176 +55,6 @@ type Client struct {
 
 // service is embedded by every service type (go-github's pattern).
 type service struct{ client *Client }
-
-// Option configures a Client. Options are checked by NewClient; a bad one
-// makes it fail.
-type Option func(*config) error
-
-type config struct {
-	redirectURI  string
-	hc           *http.Client
-	fixes        []AcceptFix
-	logger       *slog.Logger
-	retry        RetryPolicy
-	tokens       oauth2.TokenSource
-	budgetStore  Store
-	budgetSet    bool
-	now          func() time.Time
-	aspspID      string
-	verifyCert   *x509.Certificate
-	verifyStrict bool
-	userAgent    string
-}
-
-// WithRedirectURI sets the TPP-Redirect-URI sent on every request: the TPP's
-// callback after SCA (service.md, TPP redirect). Required.
-func WithRedirectURI(uri string) Option {
-	return func(c *config) error {
-		u, err := url.Parse(uri)
-		if err != nil || !u.IsAbs() || u.Host == "" || !headerSafe(uri, 2048) {
-			return invalid("RedirectURI", "must be an absolute http(s) URL without control characters")
-		}
-		if u.Scheme != "https" && u.Scheme != "http" {
-			return invalid("RedirectURI", "must use https (or http for local testing)")
-		}
-		c.redirectURI = uri
-		return nil
-	}
-}
-
-// WithHTTPClient sends requests through a copy of hc (hc itself is never
-// modified): its Transport becomes the Base of the signing Transport, so
-// mutual TLS with a QWAC, proxies and timeouts are configured there. Its
-// CheckRedirect is replaced by one that refuses other origins.
-func WithHTTPClient(hc *http.Client) Option {
-	return func(c *config) error {
-		if hc == nil {
-			return invalid("HTTPClient", "is nil")
-		}
-		c.hc = hc
-		return nil
-	}
-}
-
-// WithAcceptFixes sends these x-accept-fix values on every request (service.md,
-// Versioning). Per call, ContextWithAcceptFixes and ContextWithoutAcceptFixes
-// add and remove values.
-func WithAcceptFixes(fixes ...AcceptFix) Option {
-	return func(c *config) error {
-		for _, f := range fixes {
-			if !f.valid() {
-				return invalid("AcceptFix", "%q cannot be sent in x-accept-fix", string(f))
-			}
-		}
-		c.fixes = append(c.fixes, fixes...)
-		return nil
-	}
-}
-
-// WithLogger logs each attempt at debug level and each failed call at warn
-// level: operation, method, status, X-Request-ID, attempt and duration.
-// Never PSU ids, paths with resource ids, keys or bodies.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) error { c.logger = l; return nil }
-}
-
-// WithRetry replaces DefaultRetryPolicy.
-func WithRetry(p RetryPolicy) Option {
-	return func(c *config) error {
-		if p.MaxAttempts < 0 || p.MinDelay < 0 || p.MaxDelay < 0 || p.MaxRetryAfter < 0 {
-			return invalid("RetryPolicy", "values must not be negative")
-		}
-		c.retry = p
-		return nil
-	}
-}
-
-// WithTokenSource adds "Authorization: Bearer <token>" to every request, for
-// deployments that put an OAuth2 gateway in front of the interface. The
-// header is not part of the signature.
-func WithTokenSource(ts oauth2.TokenSource) Option {
-	return func(c *config) error { c.tokens = ts; return nil }
-}
-
-// WithAccessBudget counts PSU-not-present calls in store (see Store). The
-// default is an in-memory store; share one (for example in Redis) between
-// replicas of a TPP. WithAccessBudget(nil) turns the local guard off, leaving
-// the limit to the bank (429).
-func WithAccessBudget(store Store) Option {
-	return func(c *config) error { c.budgetStore, c.budgetSet = store, true; return nil }
-}
-
-// WithClock sets the clock used for Date headers, the access budget and
-// Retry-After dates. For tests.
-func WithClock(now func() time.Time) Option {
-	return func(c *config) error {
-		if now == nil {
-			return invalid("Clock", "is nil")
-		}
-		c.now = now
-		return nil
-	}
-}
-
-// WithASPSPID sends the ASPSP-ID header, for gateways that serve several banks.
-func WithASPSPID(id string) Option {
-	return func(c *config) error {
-		if !headerSafe(id, 200) {
-			return invalid("ASPSPID", "must be 1 to 200 printable ASCII characters")
-		}
-		c.aspspID = id
-		return nil
-	}
-}
-
-// WithResponseVerification verifies the Signature and Digest of the bank's
-// responses with bankCert (service.md, Authentication, item 3). A response
-// without a Signature passes unless require is true; then a successful (2xx)
-// response without one fails. A failure is a *SignatureError.
-func WithResponseVerification(bankCert *x509.Certificate, require bool) Option {
-	return func(c *config) error {
-		if bankCert == nil {
-			return invalid("bankCert", "is nil")
-		}
-		c.verifyCert, c.verifyStrict = bankCert, require
-		return nil
-	}
-}
-
-// WithUserAgent replaces the User-Agent header.
-func WithUserAgent(ua string) Option {
-	return func(c *config) error {
-		if !headerSafe(ua, 200) {
-			return invalid("UserAgent", "must be 1 to 200 printable ASCII characters")
-		}
-		c.userAgent = ua
-		return nil
-	}
-}
-
-// RetryPolicy says when a call is tried again. Only methods in Methods are
-// retried (GET by default). A POST is never re-sent once it may have reached
-// the bank, whatever the policy: with POST in Methods it is retried only when
-// the connection failed before the request was written.
-type RetryPolicy struct {
-	MaxAttempts   int           // attempts in all, the first included; 1: no retries
-	MinDelay      time.Duration // first backoff; doubles per attempt, with jitter
-	MaxDelay      time.Duration // longest backoff
-	MaxRetryAfter time.Duration // a longer Retry-After ends the retries at once
-	Methods       []string      // retried methods
-}
-
-// DefaultRetryPolicy: 3 attempts for GET, backoff 200 ms doubling to 5 s with
-// jitter, Retry-After honoured up to 30 s. Retried: connection errors and the
-// statuses 500, 502, 503 and 504, and 429 with a Retry-After other than
-// ACCESS_EXCEEDED (which lasts for hours).
-var DefaultRetryPolicy = RetryPolicy{
-	MaxAttempts:   3,
-	MinDelay:      200 * time.Millisecond,
-	MaxDelay:      5 * time.Second,
-	MaxRetryAfter: 30 * time.Second,
-	Methods:       []string{http.MethodGet},
-}
 
 // NewClient returns a Client for the bank at baseURL (for example
 // "https://psd2.bank.no/api"; paths /v1/... are resolved below it), signing
@@ -426,6 +252,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 	policy := c.cfg.retry
 	attempts := max(policy.MaxAttempts, 1)
 	retryable := slices.Contains(policy.Methods, r.method)
+	idem := idempotent(r.method)
 	for attempt := 1; ; attempt++ {
 		req, err := c.newHTTPRequest(ctx, r, u, body, requestID, fixes)
 		if err != nil {
@@ -444,8 +271,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 			c.log(ctx, slog.LevelDebug, r, requestID, attempt, 0, start, err)
 			// A request that may have reached the bank is retried only when
 			// idempotent; a context that ended is never retried.
-			if retryable && attempt < attempts && ctx.Err() == nil && !errors.Is(err, ErrCrossOrigin) &&
-				(!sent.Load() || r.method == http.MethodGet || r.method == http.MethodHead) {
+			if retryable && attempt < attempts && ctx.Err() == nil && !errors.Is(err, ErrCrossOrigin) && (idem || !sent.Load()) {
 				if werr := c.sleep(ctx, backoff(policy, attempt)); werr != nil {
 					return nil, terr
 				}
@@ -460,7 +286,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 			errBody, _ := readCapped(resp.Body, maxErrorBody)
 			resp.Body.Close()
 			resp.Body = http.NoBody
-			if delay, ok := c.shouldRetry(policy, resp, errBody, retryable && !sent.Load() || retryable && r.method == http.MethodGet, attempt, attempts); ok {
+			if delay, ok := c.shouldRetry(policy, resp, errBody, retryable && idem, attempt, attempts); ok {
 				if werr := c.sleep(ctx, delay); werr != nil {
 					return out, &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Err: werr}
 				}
@@ -517,65 +343,6 @@ func (c *Client) newHTTPRequest(ctx context.Context, r *request, u *url.URL, bod
 		tok.SetAuthHeader(req)
 	}
 	return req, nil
-}
-
-// shouldRetry decides whether an error answer is tried again, and after how long.
-func (c *Client) shouldRetry(p RetryPolicy, resp *http.Response, body []byte, retryable bool, attempt, attempts int) (time.Duration, bool) {
-	if !retryable || attempt >= attempts {
-		return 0, false
-	}
-	ra := retryAfter(resp.Header, c.cfg.now())
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-		if ra == 0 {
-			return 0, false
-		}
-		for _, m := range parseErrorBody(resp.Header.Get("Content-Type"), body) {
-			if m.Code == CodeAccessExceeded {
-				return 0, false
-			}
-		}
-	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-	default:
-		return 0, false
-	}
-	if ra > 0 {
-		if p.MaxRetryAfter > 0 && ra > p.MaxRetryAfter {
-			return 0, false
-		}
-		return ra, true
-	}
-	return backoff(p, attempt), true
-}
-
-// backoff is the exponential wait before attempt+1, with jitter in [d/2, d].
-func backoff(p RetryPolicy, attempt int) time.Duration {
-	d := p.MinDelay
-	for i := 1; i < attempt && d < p.MaxDelay; i++ {
-		d *= 2
-	}
-	if p.MaxDelay > 0 && d > p.MaxDelay {
-		d = p.MaxDelay
-	}
-	if d <= 0 {
-		return 0
-	}
-	return d/2 + rand.N(d/2+1)
-}
-
-// sleepCtx sleeps for d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // answerError turns a >= 400 answer into *SCARequiredError or *Error.
@@ -672,71 +439,4 @@ func (c *Client) log(ctx context.Context, level slog.Level, r *request, requestI
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
 	c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
-}
-
-// Link is one entry of a response's _links: {"href": "...", "verbs": ["GET"]}.
-// Href is usually relative to the client's base address; pass the Link back to
-// the service method that follows it. A link given as a bare string decodes too.
-type Link struct {
-	Href  string   `json:"href"`
-	Verbs []string `json:"verbs,omitempty"`
-}
-
-// UnmarshalJSON accepts {"href": "..."} and a bare "..." string.
-func (l *Link) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		*l = Link{}
-		return json.Unmarshal(b, &l.Href)
-	}
-	type plain Link
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	*l = Link(p)
-	return nil
-}
-
-// IsZero reports whether the link is absent.
-func (l Link) IsZero() bool { return l.Href == "" }
-
-// retryAfter reads Retry-After as delay-seconds or an HTTP date; 0 when absent
-// or unparsable.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil {
-		if s < 0 {
-			return 0
-		}
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
-}
-
-// SCALinks is an answer that starts an SCA: consent creation, user
-// registration, payment authorisation. Send the PSU's browser to
-// Links.SCARedirect; the bank returns it to the TPP-Redirect-URI (see
-// ParseCallback).
-type SCALinks struct {
-	ConsentStatus   string       `json:"consentStatus,omitempty"`
-	ConsentID       string       `json:"consentId,omitempty"`
-	SCAStatus       string       `json:"scaStatus,omitempty"`
-	AuthorisationID string       `json:"authorisationId,omitempty"`
-	Links           SCALinkSet   `json:"_links"`
-	Messages        []TPPMessage `json:"tppMessages,omitempty"`
-}
-
-// SCALinkSet holds the _links of an SCALinks answer.
-type SCALinkSet struct {
-	SCARedirect        Link `json:"scaRedirect,omitzero"`
-	Self               Link `json:"self,omitzero"`
-	Status             Link `json:"status,omitzero"`
-	SCAStatus          Link `json:"scaStatus,omitzero"`
-	StartAuthorisation Link `json:"startAuthorisation,omitzero"`
 }

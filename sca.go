@@ -158,7 +158,9 @@ const maxCallbackText = 200
 //
 // After a successful SCA it returns the *Callback: psu-id and psu-corporate-id
 // must be RFC 4122 UUIDs in 8-4-4-4-12 form (any case; returned in lower case),
-// tpp-session-id non-empty printable ASCII of at most 200 characters, context
+// tpp-session-id printable ASCII of at most 200 characters (empty or absent
+// when the request that triggered SCA carried no TPP-Session-ID, which is
+// optional), context
 // PRIVATE or CORPORATE (any case; returned canonical). psu-corporate-id is
 // required with context CORPORATE and refused with PRIVATE. An empty
 // psu-corporate-id counts as absent.
@@ -208,10 +210,10 @@ func parseSuccess(q url.Values) (*Callback, error) {
 		}
 	}
 
+	// tpp-session-id echoes the TPP-Session-ID of the request that triggered
+	// SCA. That header is optional, so the value may be empty or absent.
 	v = q.Get(paramTPPSessionID)
 	switch {
-	case v == "":
-		return nil, &CallbackError{Param: paramTPPSessionID, Reason: reasonMissing}
 	case len(v) > maxCallbackText:
 		return nil, &CallbackError{Param: paramTPPSessionID, Reason: reasonTooLong}
 	case !printableASCII(v):

@@ -50,6 +50,17 @@ func TestParseCallbackSuccess(t *testing.T) {
 			want:  Callback{PSUID: testPSUID, TPPSessionID: "s-1", Context: ContextPrivate},
 		},
 		{
+			// TPP-Session-ID is optional on requests; the bank echoes it as it was.
+			name:  "no session id on the triggering request",
+			query: "psu-id=" + testPSUID + "&tpp-session-id=&context=PRIVATE",
+			want:  Callback{PSUID: testPSUID, Context: ContextPrivate},
+		},
+		{
+			name:  "session id absent",
+			query: "psu-id=" + testPSUID + "&context=PRIVATE",
+			want:  Callback{PSUID: testPSUID, Context: ContextPrivate},
+		},
+		{
 			name:  "corporate",
 			query: "psu-id=" + testPSUID + "&psu-corporate-id=" + testCorpID + "&tpp-session-id=s-2&context=CORPORATE",
 			want:  Callback{PSUID: testPSUID, PSUCorporateID: testCorpID, TPPSessionID: "s-2", Context: ContextCorporate},
@@ -234,7 +245,6 @@ func TestParseCallbackInvalid(t *testing.T) {
 		{"psu-corporate-id twice", twice(corp, "psu-corporate-id"), "psu-corporate-id", reasonRepeated},
 		{"psu-corporate-id with PRIVATE", with(corp, "context", "PRIVATE"), "psu-corporate-id", reasonCorpNotCorp},
 		{"CORPORATE without psu-corporate-id", with(corp, "psu-corporate-id", del), "psu-corporate-id", reasonCorpMissing},
-		{"tpp-session-id missing", with(ok, "tpp-session-id", del), "tpp-session-id", reasonMissing},
 		{"tpp-session-id twice", twice(ok, "tpp-session-id"), "tpp-session-id", reasonRepeated},
 		{"tpp-session-id too long", with(ok, "tpp-session-id", strings.Repeat("x", 201)), "tpp-session-id", reasonTooLong},
 		{"tpp-session-id control character", with(ok, "tpp-session-id", "a\rb"), "tpp-session-id", reasonNotPrintable},
@@ -304,7 +314,7 @@ func TestCallbackHandler(t *testing.T) {
 			wantStatus: http.StatusTeapot,
 			want:       result{err: &SCAFailure{Status: 400, Code: "PAYMENT_FAILED", Message: "no"}}},
 		{name: "invalid", method: http.MethodGet, target: "/cb?psu-id=" + testPSUID, wantStatus: http.StatusTeapot,
-			want: result{err: &CallbackError{Param: "tpp-session-id", Reason: reasonMissing}}},
+			want: result{err: &CallbackError{Param: "context", Reason: reasonMissing}}},
 		{name: "malformed query is never a success", method: http.MethodGet, target: success + "&x=%zz",
 			wantStatus: http.StatusTeapot, want: result{err: &CallbackError{Param: "query", Reason: reasonMalformedQuery}}},
 		{name: "malformed query keeps a readable failure", method: http.MethodGet,
@@ -439,7 +449,7 @@ func FuzzParseCallback(f *testing.F) {
 					(cb.PSUCorporateID != "" && !isLowerUUID(cb.PSUCorporateID)) {
 					t.Fatalf("invalid corporate id/context: %+v", cb)
 				}
-				if cb.TPPSessionID == "" || len(cb.TPPSessionID) > 200 || !printableASCII(cb.TPPSessionID) {
+				if len(cb.TPPSessionID) > 200 || (cb.TPPSessionID != "" && !printableASCII(cb.TPPSessionID)) {
 					t.Fatalf("invalid session id %q", cb.TPPSessionID)
 				}
 				continue

@@ -1,0 +1,51 @@
+package xs2a
+
+import "encoding/json"
+
+// Link is one entry of a response's _links: {"href": "...", "verbs": ["GET"]}.
+// Href is usually relative to the client's base address; pass the Link back to
+// the service method that follows it. A link given as a bare string decodes too.
+type Link struct {
+	Href  string   `json:"href"`
+	Verbs []string `json:"verbs,omitempty"`
+}
+
+// UnmarshalJSON accepts {"href": "..."} and a bare "..." string.
+func (l *Link) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		*l = Link{}
+		return json.Unmarshal(b, &l.Href)
+	}
+	type plain Link
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*l = Link(p)
+	return nil
+}
+
+// IsZero reports whether the link is absent.
+func (l Link) IsZero() bool { return l.Href == "" }
+
+// SCALinks is an answer that starts an SCA: consent creation, user
+// registration, payment authorisation. Send the PSU's browser to
+// Links.SCARedirect; the bank returns it to the TPP-Redirect-URI (see
+// ParseCallback).
+type SCALinks struct {
+	ConsentStatus   string       `json:"consentStatus,omitempty"`
+	ConsentID       string       `json:"consentId,omitempty"`
+	SCAStatus       string       `json:"scaStatus,omitempty"`
+	AuthorisationID string       `json:"authorisationId,omitempty"`
+	Links           SCALinkSet   `json:"_links"`
+	Messages        []TPPMessage `json:"tppMessages,omitempty"`
+}
+
+// SCALinkSet holds the _links of an SCALinks answer.
+type SCALinkSet struct {
+	SCARedirect        Link `json:"scaRedirect,omitzero"`
+	Self               Link `json:"self,omitzero"`
+	Status             Link `json:"status,omitzero"`
+	SCAStatus          Link `json:"scaStatus,omitzero"`
+	StartAuthorisation Link `json:"startAuthorisation,omitzero"`
+}

@@ -1,0 +1,157 @@
+package xs2a
+
+import (
+	"crypto/x509"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// Option configures a Client. Options are checked by NewClient; a bad one
+// makes it fail.
+type Option func(*config) error
+
+type config struct {
+	redirectURI  string
+	hc           *http.Client
+	fixes        []AcceptFix
+	logger       *slog.Logger
+	retry        RetryPolicy
+	tokens       oauth2.TokenSource
+	budgetStore  Store
+	budgetSet    bool
+	now          func() time.Time
+	aspspID      string
+	verifyCert   *x509.Certificate
+	verifyStrict bool
+	userAgent    string
+}
+
+// WithRedirectURI sets the TPP-Redirect-URI sent on every request: the TPP's
+// callback after SCA (service.md, TPP redirect). Required.
+func WithRedirectURI(uri string) Option {
+	return func(c *config) error {
+		u, err := url.Parse(uri)
+		if err != nil || !u.IsAbs() || u.Host == "" || !headerSafe(uri, 2048) {
+			return invalid("RedirectURI", "must be an absolute http(s) URL without control characters")
+		}
+		if u.Scheme != "https" && u.Scheme != "http" {
+			return invalid("RedirectURI", "must use https (or http for local testing)")
+		}
+		c.redirectURI = uri
+		return nil
+	}
+}
+
+// WithHTTPClient sends requests through a copy of hc (hc itself is never
+// modified): its Transport becomes the Base of the signing Transport, so
+// mutual TLS with a QWAC, proxies and timeouts are configured there. Its
+// CheckRedirect is replaced by one that refuses other origins.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) error {
+		if hc == nil {
+			return invalid("HTTPClient", "is nil")
+		}
+		c.hc = hc
+		return nil
+	}
+}
+
+// WithAcceptFixes sends these x-accept-fix values on every request (service.md,
+// Versioning). Per call, ContextWithAcceptFixes and ContextWithoutAcceptFixes
+// add and remove values.
+func WithAcceptFixes(fixes ...AcceptFix) Option {
+	return func(c *config) error {
+		for _, f := range fixes {
+			if !f.valid() {
+				return invalid("AcceptFix", "%q cannot be sent in x-accept-fix", string(f))
+			}
+		}
+		c.fixes = append(c.fixes, fixes...)
+		return nil
+	}
+}
+
+// WithLogger logs each attempt at debug level and each failed call at warn
+// level: operation, method, status, X-Request-ID, attempt and duration.
+// Never PSU ids, paths with resource ids, keys or bodies.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error { c.logger = l; return nil }
+}
+
+// WithRetry replaces DefaultRetryPolicy.
+func WithRetry(p RetryPolicy) Option {
+	return func(c *config) error {
+		if p.MaxAttempts < 0 || p.MinDelay < 0 || p.MaxDelay < 0 || p.MaxRetryAfter < 0 {
+			return invalid("RetryPolicy", "values must not be negative")
+		}
+		c.retry = p
+		return nil
+	}
+}
+
+// WithTokenSource adds "Authorization: Bearer <token>" to every request, for
+// deployments that put an OAuth2 gateway in front of the interface. The
+// header is not part of the signature.
+func WithTokenSource(ts oauth2.TokenSource) Option {
+	return func(c *config) error { c.tokens = ts; return nil }
+}
+
+// WithAccessBudget counts PSU-not-present calls in store (see Store). The
+// default is an in-memory store; share one (for example in Redis) between
+// replicas of a TPP. WithAccessBudget(nil) turns the local guard off, leaving
+// the limit to the bank (429).
+func WithAccessBudget(store Store) Option {
+	return func(c *config) error { c.budgetStore, c.budgetSet = store, true; return nil }
+}
+
+// WithClock sets the clock used for Date headers, the access budget and
+// Retry-After dates. For tests.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) error {
+		if now == nil {
+			return invalid("Clock", "is nil")
+		}
+		c.now = now
+		return nil
+	}
+}
+
+// WithASPSPID sends the ASPSP-ID header, for gateways that serve several banks.
+func WithASPSPID(id string) Option {
+	return func(c *config) error {
+		if !headerSafe(id, 200) {
+			return invalid("ASPSPID", "must be 1 to 200 printable ASCII characters")
+		}
+		c.aspspID = id
+		return nil
+	}
+}
+
+// WithResponseVerification verifies the Signature and Digest of the bank's
+// responses with bankCert (service.md, Authentication, item 3). A response
+// without a Signature passes unless require is true; then a successful (2xx)
+// response without one fails. A failure is a *SignatureError.
+func WithResponseVerification(bankCert *x509.Certificate, require bool) Option {
+	return func(c *config) error {
+		if bankCert == nil {
+			return invalid("bankCert", "is nil")
+		}
+		c.verifyCert, c.verifyStrict = bankCert, require
+		return nil
+	}
+}
+
+// WithUserAgent replaces the User-Agent header.
+func WithUserAgent(ua string) Option {
+	return func(c *config) error {
+		if !headerSafe(ua, 200) {
+			return invalid("UserAgent", "must be 1 to 200 printable ASCII characters")
+		}
+		c.userAgent = ua
+		return nil
+	}
+}

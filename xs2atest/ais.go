@@ -1,0 +1,441 @@
+package xs2atest
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Account information: consents, users, agreements, accounts, balances,
+// transactions, card accounts.
+
+func (s *Server) aisRoutes(m *http.ServeMux) {
+	m.HandleFunc("POST /v1/consents", s.postConsents)
+	m.HandleFunc("GET /v1/users", s.getUsers)
+	m.HandleFunc("GET /v1/user", s.getUsers)
+	m.HandleFunc("GET /v1/agreements", s.getAgreements)
+	m.HandleFunc("GET /v1/accounts", s.listAccounts)
+	m.HandleFunc("GET /v1/accounts/{id}", s.getAccount)
+	m.HandleFunc("GET /v1/accounts/{id}/balances", s.getBalances)
+	m.HandleFunc("GET /v1/accounts/{id}/transactions", s.getTransactions)
+	m.HandleFunc("GET /v1/accounts/{id}/transactions/{transactionId}", s.getTransaction)
+	m.HandleFunc("GET /v1/card-accounts", s.listCardAccounts)
+	m.HandleFunc("GET /v1/card-accounts/{id}", s.getCardAccount)
+	m.HandleFunc("GET /v1/card-accounts/{id}/balances", s.getBalances)
+	m.HandleFunc("GET /v1/card-accounts/{id}/transactions", s.getCardTransactions)
+}
+
+// presetAgreementLocked: PSU-CORPORATE-ID of a known PSU names the agreement,
+// so the consent flow need not ask for it again.
+func (s *Server) presetAgreementLocked(r *http.Request) *agreement {
+	rec := s.psus[r.Header.Get("PSU-ID")]
+	cid := r.Header.Get("PSU-Corporate-ID")
+	if rec == nil || cid == "" || rec.tpp != info(r).tpp {
+		return nil
+	}
+	return s.agreementForCorporateIDLocked(rec.tpp, rec.customer, cid)
+}
+
+// POST /v1/consents: the body is ignored; the answer is an SCA redirect.
+func (s *Server) postConsents(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	href := s.newSCALocked(r, scaConsent, s.presetAgreementLocked(r))
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"consentStatus": "received",
+		"_links":        map[string]link{"scaRedirect": {Href: href, Verbs: []string{"GET"}}},
+	})
+}
+
+// GET /v1/users and GET /v1/user: 200 with a scaRedirect that registers
+// the PSU (and lets it choose a corporate context).
+func (s *Server) getUsers(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	href := s.newSCALocked(r, scaUser, s.presetAgreementLocked(r))
+	writeJSON(w, http.StatusOK, map[string]any{
+		"_links": map[string]link{"scaRedirect": {Href: href, Verbs: []string{"GET"}}},
+	})
+}
+
+// GET /v1/agreements: the corporate agreements of a known PSU, with the
+// psu-corporate-id of each as id.
+func (s *Server) getAgreements(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := r.Header.Get("PSU-ID")
+	rec := s.psus[id]
+	if id == "" || rec == nil || rec.tpp != info(r).tpp {
+		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "GET /v1/agreements needs the PSU-ID of a registered PSU",
+			s.newSCALocked(r, scaUser, nil))
+		return
+	}
+	type agJSON struct {
+		ID                 string `json:"id"`
+		Name               string `json:"name"`
+		OrganisationNumber string `json:"organisationNumber"`
+	}
+	out := []agJSON{}
+	for _, ag := range s.agreementsOfLocked(rec.customer) {
+		out = append(out, agJSON{ID: corporateIDFor(rec.tpp, ag.id), Name: ag.name, OrganisationNumber: ag.orgNumber})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"agreements": out})
+}
+
+type amountJSON struct {
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+type accountRefJSON struct {
+	BBAN      string `json:"bban,omitempty"`
+	IBAN      string `json:"iban,omitempty"`
+	MaskedPan string `json:"maskedPan,omitempty"`
+	Currency  string `json:"currency,omitempty"`
+}
+
+type accountJSON struct {
+	ResourceID      string          `json:"resourceId"`
+	BBAN            string          `json:"bban"`
+	IBAN            string          `json:"iban"`
+	Currency        string          `json:"currency"`
+	Name            string          `json:"name"`
+	Product         string          `json:"product"`
+	CashAccountType string          `json:"cashAccountType"`
+	BIC             string          `json:"bic"`
+	OwnerName       string          `json:"ownerName"`
+	Links           map[string]link `json:"_links"`
+}
+
+func nameLimit(r *http.Request) int {
+	if splitFixes(r.Header.Values("X-Accept-Fix"))["longer-names"] {
+		return 70
+	}
+	return 35
+}
+
+func (s *Server) accountJSONLocked(r *http.Request, a *account) accountJSON {
+	cat := map[string]string{"current": "BRUK", "savings": "SPAR"}[a.kind]
+	if splitFixes(r.Header.Values("X-Accept-Fix"))["cash-account-type-iso"] {
+		cat = map[string]string{"current": "CACC", "savings": "SVGS"}[a.kind]
+	}
+	base := "/v1/accounts/" + pathSeg(a.id)
+	return accountJSON{
+		ResourceID: a.id, BBAN: a.bban, IBAN: a.iban, Currency: a.currency, Name: truncRunes(a.name, nameLimit(r)),
+		Product: a.product, CashAccountType: cat, BIC: bankBIC, OwnerName: s.ownerName(a),
+		Links: map[string]link{
+			"self":         {Href: base, Verbs: []string{"GET"}},
+			"balances":     {Href: base + "/balances", Verbs: []string{"GET"}},
+			"transactions": {Href: base + "/transactions", Verbs: []string{"GET"}},
+		},
+	}
+}
+
+// GET /v1/accounts: the open, consented accounts; an empty list (never 404)
+// when none is left.
+func (s *Server) listAccounts(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, c, ok := s.aisAccessLocked(w, r, "")
+	if !ok {
+		return
+	}
+	out := []accountJSON{}
+	for _, id := range s.accountOrder {
+		a := s.accounts[id]
+		if _, ok := c.accounts[id]; ok && !a.closed && !a.card {
+			out = append(out, s.accountJSONLocked(r, a))
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"accounts": out})
+}
+
+// openAccountLocked runs the AIS checks for one account of the right kind.
+func (s *Server) openAccountLocked(w http.ResponseWriter, r *http.Request, card bool) (*psuCtx, *account, bool) {
+	id := r.PathValue("id")
+	p, _, ok := s.aisAccessLocked(w, r, id)
+	if !ok {
+		return nil, nil, false
+	}
+	a := s.accounts[id]
+	if a.card != card || a.closed {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "unknown or closed account")
+		return nil, nil, false
+	}
+	return p, a, true
+}
+
+func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, a, ok := s.openAccountLocked(w, r, false)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"account": s.accountJSONLocked(r, a)})
+}
+
+type balanceJSON struct {
+	BalanceAmount amountJSON `json:"balanceAmount"`
+	BalanceType   string     `json:"balanceType"`
+}
+
+func balancesOf(a *account) []balanceJSON {
+	pending := int64(0)
+	for _, t := range a.pending {
+		pending += t.amount
+	}
+	b := func(v int64, typ string) balanceJSON {
+		return balanceJSON{BalanceAmount: amountJSON{formatAmount(v), a.currency}, BalanceType: typ}
+	}
+	return []balanceJSON{
+		b(a.balance, "closingBooked"),
+		b(a.balance+pending, "expected"),
+		b(a.balance+pending+a.creditLimit, "interimAvailable"),
+	}
+}
+
+// GET /v1/accounts/{id}/balances (and card accounts). PSU not present: at
+// most 4 calls per 24 hours.
+func (s *Server) getBalances(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	card := strings.HasPrefix(r.URL.Path, "/v1/card-accounts/")
+	p, a, ok := s.openAccountLocked(w, r, card)
+	if !ok || !s.countUsageLocked(w, p, a.id, "balances") {
+		return
+	}
+	ref := accountRefJSON{BBAN: a.bban, IBAN: a.iban, MaskedPan: a.maskedPan, Currency: a.currency}
+	key := "account"
+	if card {
+		key = "cardAccount"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{key: ref, "balances": balancesOf(a)})
+}
+
+type txJSON struct {
+	TransactionID                     string          `json:"transactionId,omitempty"`
+	BookingDate                       string          `json:"bookingDate,omitempty"`
+	ValueDate                         string          `json:"valueDate,omitempty"`
+	TransactionAmount                 amountJSON      `json:"transactionAmount"`
+	CreditorName                      string          `json:"creditorName,omitempty"`
+	DebtorName                        string          `json:"debtorName,omitempty"`
+	CreditorAccount                   *accountRefJSON `json:"creditorAccount,omitempty"`
+	DebtorAccount                     *accountRefJSON `json:"debtorAccount,omitempty"`
+	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured,omitempty"`
+	ProprietaryBankTransactionCode    string          `json:"proprietaryBankTransactionCode,omitempty"`
+	AdditionalInformation             string          `json:"additionalInformation,omitempty"`
+}
+
+func txOf(t *transaction, booked bool) txJSON {
+	out := txJSON{
+		TransactionID: t.id, BookingDate: fmtDate(t.bookingDate),
+		TransactionAmount: amountJSON{formatAmount(t.amount), t.currency},
+		CreditorName:      t.creditorName, DebtorName: t.debtorName,
+		RemittanceInformationUnstructured: t.remittance, ProprietaryBankTransactionCode: t.code,
+		AdditionalInformation: t.info,
+	}
+	if booked {
+		out.ValueDate = fmtDate(t.valueDate)
+	}
+	if t.creditorBBAN != "" {
+		out.CreditorAccount = &accountRefJSON{BBAN: t.creditorBBAN}
+	}
+	if t.debtorBBAN != "" {
+		out.DebtorAccount = &accountRefJSON{BBAN: t.debtorBBAN}
+	}
+	return out
+}
+
+// txQuery is the query of a transactions request.
+type txQuery struct {
+	status         string // booked, pending, both, all
+	from, to       time.Time
+	hasFrom, hasTo bool
+	limit, offset  int
+}
+
+const maxPage = 499
+
+// parseTxQuery reads bookingStatus (default booked), dateFrom, dateTo,
+// limit (default and max 499) and offset; bad values give 400 FORMAT_ERROR.
+func parseTxQuery(w http.ResponseWriter, r *http.Request) (*txQuery, bool) {
+	q := r.URL.Query()
+	tq := &txQuery{status: "booked", limit: maxPage}
+	bad := func(param, text string) (*txQuery, bool) {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", param, text)
+		return nil, false
+	}
+	if v := q.Get("bookingStatus"); v != "" {
+		switch v {
+		case "booked", "pending", "both", "all":
+			tq.status = v
+		default:
+			return bad("bookingStatus", "bookingStatus must be booked, pending, both or all")
+		}
+	}
+	var ok bool
+	if v := q.Get("dateFrom"); v != "" {
+		if tq.from, ok = parseDate(v); !ok {
+			return bad("dateFrom", "dateFrom must be YYYY-MM-DD")
+		}
+		tq.hasFrom = true
+	}
+	if v := q.Get("dateTo"); v != "" {
+		if tq.to, ok = parseDate(v); !ok {
+			return bad("dateTo", "dateTo must be YYYY-MM-DD")
+		}
+		tq.hasTo = true
+	}
+	if tq.hasFrom && tq.hasTo && tq.to.Before(tq.from) {
+		return bad("dateTo", "dateTo is before dateFrom")
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return bad("limit", "limit must be a positive integer")
+		}
+		tq.limit = min(n, maxPage)
+	}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return bad("offset", "offset must be a non-negative integer")
+		}
+		tq.offset = n
+	}
+	return tq, true
+}
+
+func (tq *txQuery) in(d time.Time) bool {
+	return (!tq.hasFrom || !d.Before(tq.from)) && (!tq.hasTo || !d.After(tq.to))
+}
+
+// nextLink is the next page's href, or "" when this page is the last.
+func (tq *txQuery) nextLink(base string, total int) string {
+	if tq.offset+tq.limit >= total {
+		return ""
+	}
+	v := url.Values{}
+	v.Set("bookingStatus", tq.status)
+	if tq.hasFrom {
+		v.Set("dateFrom", fmtDate(tq.from))
+	}
+	if tq.hasTo {
+		v.Set("dateTo", fmtDate(tq.to))
+	}
+	v.Set("limit", strconv.Itoa(tq.limit))
+	v.Set("offset", strconv.Itoa(tq.offset+tq.limit))
+	return base + "?" + v.Encode()
+}
+
+// periodAllowedLocked applies the PSU-not-present rules to transactions:
+// at most 90 days back, and only for accounts SCA'd within 90 days.
+func (s *Server) periodAllowedLocked(w http.ResponseWriter, r *http.Request, p *psuCtx, a *account, tq *txQuery) bool {
+	if p.present {
+		return true
+	}
+	today := dateOf(s.now())
+	limit := today.AddDate(0, 0, -90)
+	if granted := s.consents[p.key()].accounts[a.id]; s.now().Sub(granted) > 90*24*time.Hour {
+		writeSCARequired(w, "CONSENT_EXPIRED", "the PSU has not accessed this account with SCA within 90 days",
+			s.newSCALocked(r, scaConsent, p.agreement))
+		return false
+	}
+	if tq != nil {
+		if tq.hasFrom && tq.from.Before(limit) {
+			writeError(w, http.StatusBadRequest, "PERIOD_INVALID", "dateFrom",
+				"without the PSU present, transactions are available for at most 90 days")
+			return false
+		}
+		if !tq.hasFrom {
+			tq.from, tq.hasFrom = limit, true
+		}
+	}
+	return true
+}
+
+// GET /v1/accounts/{id}/transactions: booked (paged by offset/limit, newest
+// first) and pending (all of them, on the first page only, not filtered).
+func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, a, ok := s.openAccountLocked(w, r, false)
+	if !ok {
+		return
+	}
+	tq, ok := parseTxQuery(w, r)
+	if !ok || !s.periodAllowedLocked(w, r, p, a, tq) || !s.countUsageLocked(w, p, a.id, "transactions") {
+		return
+	}
+	report := map[string]any{}
+	base := "/v1/accounts/" + pathSeg(a.id) + "/transactions"
+	if tq.status != "pending" {
+		var sel []*transaction
+		for _, t := range a.booked {
+			if tq.in(t.bookingDate) {
+				sel = append(sel, t)
+			}
+		}
+		page := []txJSON{}
+		for i := tq.offset; i < len(sel) && i < tq.offset+tq.limit; i++ {
+			page = append(page, txOf(sel[i], true))
+		}
+		report["booked"] = page
+		if next := tq.nextLink(base, len(sel)); next != "" {
+			report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
+		}
+	}
+	if tq.status != "booked" {
+		pend := []txJSON{}
+		if tq.offset == 0 {
+			for _, t := range a.pending {
+				pend = append(pend, txOf(t, false))
+			}
+		}
+		report["pending"] = pend
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"account":      accountRefJSON{BBAN: a.bban, IBAN: a.iban, Currency: a.currency},
+		"transactions": report,
+	})
+}
+
+// GET /v1/accounts/{id}/transactions/{transactionId}: one booked or
+// pending transaction.
+func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, a, ok := s.openAccountLocked(w, r, false)
+	if !ok || !s.periodAllowedLocked(w, r, p, a, nil) {
+		return
+	}
+	tid := r.PathValue("transactionId")
+	var found *transaction
+	booked := false
+	for _, t := range a.booked {
+		if t.id == tid {
+			found, booked = t, true
+		}
+	}
+	for _, t := range a.pending {
+		if t.id == tid {
+			found = t
+		}
+	}
+	if found == nil {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "transactionId", "unknown transaction")
+		return
+	}
+	if !p.present && booked && found.bookingDate.Before(dateOf(s.now()).AddDate(0, 0, -90)) {
+		writeError(w, http.StatusBadRequest, "PERIOD_INVALID", "transactionId",
+			"without the PSU present, transactions are available for at most 90 days")
+		return
+	}
+	if !s.countUsageLocked(w, p, a.id, "transaction-details") {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"transactionsDetails": txOf(found, booked)})
+}

@@ -1,0 +1,100 @@
+package xs2atest
+
+import "time"
+
+// The sandbox's simulated batch processing: 5 runs a day (service.md
+// "Sandbox", "Limits") at these hours, Europe/Oslo. Periodic payments are
+// not processed.
+var batchHours = []int{6, 9, 12, 15, 18}
+
+// catchUpBatches runs, lazily, every batch that was due since the last
+// request (on the injected clock).
+func (s *Server) catchUpBatches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.catchUpLocked()
+}
+
+func (s *Server) catchUpLocked() {
+	now := s.now()
+	if !now.After(s.lastBatch) {
+		return
+	}
+	day := dateOf(s.lastBatch)
+	for i := 0; i < 3700 && !day.After(dateOf(now)); i++ {
+		for _, h := range batchHours {
+			t := time.Date(day.Year(), day.Month(), day.Day(), h, 0, 0, 0, oslo)
+			if t.After(s.lastBatch) && !t.After(now) {
+				s.runBatchLocked(t)
+			}
+		}
+		day = day.AddDate(0, 0, 1)
+	}
+	s.lastBatch = now
+}
+
+// RunBatch runs one simulated payment batch now (after any scheduled runs
+// that were due): approved (ACTC) and waiting (ACCP) single and bulk payments
+// whose execution date has come are booked when the debtor has the funds
+// (ACSC), otherwise they wait for a later run as ACCP with fundsAvailable
+// false.
+func (s *Server) RunBatch() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.catchUpLocked()
+	s.runBatchLocked(s.now())
+}
+
+func (s *Server) runBatchLocked(at time.Time) {
+	today := dateOf(at)
+	for _, id := range s.paymentOrder {
+		p := s.payments[id]
+		if p.service == "periodic-payments" || (p.status != "ACTC" && p.status != "ACCP") || p.execDate.After(today) {
+			continue
+		}
+		s.executeLocked(p, at)
+	}
+}
+
+// executeLocked books a payment if the debtor has the funds: ACSC; else ACCP
+// with fundsAvailable false. A bulk payment is booked whole or not at all.
+func (s *Server) executeLocked(p *payment, at time.Time) {
+	debtor := s.byBBAN[p.debtor]
+	total := p.fee
+	for _, e := range p.entries {
+		total += e.amount
+	}
+	ok := debtor != nil && !debtor.closed && debtor.balance+debtor.creditLimit >= total
+	p.funds = &ok
+	if !ok {
+		p.status = "ACCP"
+		return
+	}
+	day := dateOf(at)
+	for _, e := range p.entries {
+		debtor.balance -= e.amount
+		t := &transaction{id: s.newID(), bookingDate: day, valueDate: day, transactionDate: day, amount: -e.amount,
+			currency: debtor.currency, creditorName: e.creditorName, creditorBBAN: e.creditor,
+			debtorName: s.ownerName(debtor), debtorBBAN: debtor.bban, remittance: e.remittance, code: "OVERFØRSEL",
+			origAmount: -e.amount, origCurrency: debtor.currency}
+		if e.kid != "" {
+			t.info = "KID " + e.kid
+		}
+		debtor.booked = append(debtor.booked, t)
+		if cred := s.byBBAN[e.creditor]; cred != nil && !cred.closed {
+			cred.balance += e.amount
+			ct := *t
+			ct.id, ct.amount, ct.origAmount = s.newID(), e.amount, e.amount
+			cred.booked = append(cred.booked, &ct)
+			sortBooked(cred)
+		}
+	}
+	if p.fee > 0 {
+		debtor.balance -= p.fee
+		debtor.booked = append(debtor.booked, &transaction{id: s.newID(), bookingDate: day, valueDate: day,
+			transactionDate: day, amount: -p.fee, currency: debtor.currency, remittance: "Gebyr straksbetaling",
+			code: "GEBYR", origAmount: -p.fee, origCurrency: debtor.currency})
+	}
+	sortBooked(debtor)
+	p.status = "ACSC"
+}

@@ -1,0 +1,132 @@
+package xs2atest
+
+import (
+	"net/http"
+)
+
+// Card accounts: GET /v1/card-accounts, /{id}, /{id}/balances, /{id}/transactions.
+
+type cardAccountJSON struct {
+	ResourceID  string          `json:"resourceId"`
+	MaskedPan   string          `json:"maskedPan"`
+	Currency    string          `json:"currency"`
+	Name        string          `json:"name"`
+	Product     string          `json:"product"`
+	OwnerName   string          `json:"ownerName"`
+	CreditLimit amountJSON      `json:"creditLimit"`
+	Balances    []balanceJSON   `json:"balances"`
+	Links       map[string]link `json:"_links"`
+}
+
+func (s *Server) cardJSONLocked(r *http.Request, a *account) cardAccountJSON {
+	base := "/v1/card-accounts/" + pathSeg(a.id)
+	return cardAccountJSON{
+		ResourceID: a.id, MaskedPan: a.maskedPan, Currency: a.currency, Name: truncRunes(a.name, nameLimit(r)),
+		Product: a.product, OwnerName: s.ownerName(a), CreditLimit: amountJSON{formatAmount(a.creditLimit), a.currency},
+		Balances: balancesOf(a),
+		Links: map[string]link{
+			"self":         {Href: base, Verbs: []string{"GET"}},
+			"balances":     {Href: base + "/balances", Verbs: []string{"GET"}},
+			"transactions": {Href: base + "/transactions", Verbs: []string{"GET"}},
+		},
+	}
+}
+
+func (s *Server) listCardAccounts(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, c, ok := s.aisAccessLocked(w, r, "")
+	if !ok {
+		return
+	}
+	out := []cardAccountJSON{}
+	for _, id := range s.accountOrder {
+		a := s.accounts[id]
+		if _, ok := c.accounts[id]; ok && a.card && !a.closed {
+			out = append(out, s.cardJSONLocked(r, a))
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"cardAccounts": out})
+}
+
+func (s *Server) getCardAccount(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, a, ok := s.openAccountLocked(w, r, true)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"cardAccount": s.cardJSONLocked(r, a)})
+}
+
+type cardTxJSON struct {
+	CardTransactionID  string     `json:"cardTransactionId,omitempty"`
+	TransactionDate    string     `json:"transactionDate,omitempty"`
+	BookingDate        string     `json:"bookingDate,omitempty"`
+	TransactionAmount  amountJSON `json:"transactionAmount"`
+	OriginalAmount     amountJSON `json:"originalAmount"`
+	TransactionDetails string     `json:"transactionDetails,omitempty"`
+}
+
+// cardTxOf maps a card transaction. Without the accept-fix
+// cardaccount-switch-originalamount-and-transactionamount the two amounts
+// come swapped, as the bank sent them before the fix.
+func cardTxOf(t *transaction, fixed bool) cardTxJSON {
+	amt := amountJSON{formatAmount(t.amount), t.currency}
+	orig := amountJSON{formatAmount(t.origAmount), t.origCurrency}
+	if !fixed {
+		amt, orig = orig, amt
+	}
+	return cardTxJSON{CardTransactionID: t.id, TransactionDate: fmtDate(t.transactionDate),
+		BookingDate: fmtDate(t.bookingDate), TransactionAmount: amt, OriginalAmount: orig, TransactionDetails: t.details}
+}
+
+// GET /v1/card-accounts/{id}/transactions: offset and limit page the booked
+// entries; dateFrom/dateTo filter booked and pending (card accounts are not
+// under the "all pending on the first page" rule).
+func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, a, ok := s.openAccountLocked(w, r, true)
+	if !ok {
+		return
+	}
+	tq, ok := parseTxQuery(w, r)
+	if !ok || !s.periodAllowedLocked(w, r, p, a, tq) || !s.countUsageLocked(w, p, a.id, "transactions") {
+		return
+	}
+	fixed := splitFixes(r.Header.Values("X-Accept-Fix"))["cardaccount-switch-originalamount-and-transactionamount"]
+	report := map[string]any{}
+	if tq.status != "pending" {
+		var sel []*transaction
+		for _, t := range a.booked {
+			if tq.in(t.bookingDate) {
+				sel = append(sel, t)
+			}
+		}
+		page := []cardTxJSON{}
+		for i := tq.offset; i < len(sel) && i < tq.offset+tq.limit; i++ {
+			page = append(page, cardTxOf(sel[i], fixed))
+		}
+		report["booked"] = page
+		base := "/v1/card-accounts/" + pathSeg(a.id) + "/transactions"
+		if next := tq.nextLink(base, len(sel)); next != "" {
+			report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
+		}
+	}
+	if tq.status != "booked" {
+		pend := []cardTxJSON{}
+		if tq.offset == 0 {
+			for _, t := range a.pending {
+				if tq.in(t.transactionDate) {
+					pend = append(pend, cardTxOf(t, fixed))
+				}
+			}
+		}
+		report["pending"] = pend
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"cardAccount":      accountRefJSON{MaskedPan: a.maskedPan},
+		"cardTransactions": report,
+	})
+}

@@ -1,0 +1,116 @@
+// Package xs2atest is a fake bank for tests and examples: an in-process
+// HTTP server that runs the interface of the SDK's spec (service.md) with
+// sandbox data, so every flow of package xs2a runs offline.
+//
+//	s := xs2atest.NewServer(t)                      // closed by t.Cleanup
+//	client, _ := s.Client(nil)                      // an xs2a.Client with a test signer
+//	// ... a call answers *xs2a.SCARequiredError with a scaRedirect link:
+//	callback, _ := s.CompleteSCA(ctx, href, xs2atest.PrivateCustomer1)
+//	cb, _ := xs2a.ParseCallback(callback.Query())   // psu-id, tpp-session-id, context
+//
+// Programs (examples/quickstart) use Start and Close instead of NewServer.
+//
+// # What it checks
+//
+// Every request under /v1 must be signed. The server verifies the Signature
+// header itself, independently of the SDK's Signer: keyId
+// "SN=<hex serial>,CA=<issuer, RFC 2253>" must match the certificate in
+// TPP-Signature-Certificate (base64 DER, PEM tolerated; the serial compares
+// case-insensitively; "%20" counts as a space), algorithm rsa-sha256 (PKCS#1
+// v1.5) or ecdsa-sha256 (P-256, ASN.1 DER), the parts in the order keyId,
+// algorithm, headers, signature, the whole value optionally RFC 2047 encoded.
+// date, digest, x-request-id, psu-id, psu-corporate-id and tpp-redirect-uri
+// must be signed when present; Digest (SHA-256 or SHA-512) must match the
+// body and is required with a body. The certificate is not checked against a
+// CA: a TPP is identified by its keyId, so psu-ids and payments belong to it.
+//
+// # Sandbox data
+//
+// After Start (and after POST /v1/sandbox/initialize or Initialize) the bank
+// holds two private customers, PrivateCustomer1 and PrivateCustomer2, each
+// with two accounts and a card account, and two corporate customers,
+// CorporateCustomer1 and CorporateCustomer2, each with two accounts. Every
+// corporate customer has a default agreement; CorporateCustomer2's second
+// account sits in an agreement with both corporate customers as members that
+// needs two signers. Accounts have valid Norwegian BBANs (MOD11) and IBANs,
+// opaque ids ("enc!!..."), booked transactions over the last 120 days and two
+// pending ones; PrivateCustomer1's first account has 1100 booked, three
+// pages of 499. The data is generated from a seed (WithSeed): the same seed
+// gives the same ids. Customers, Customer, CloseAccount, SetBalance, Balance,
+// RevokeConsent and ExpireSessions read and change it from a test.
+//
+// # SCA, consent and sessions
+//
+// The scaRedirect link points to /sca/<token> on the server: an HTML page a
+// browser can use (national id, context, accounts or payment, confirm or
+// cancel) that ends in a 303 to the TPP-Redirect-URI of the request that
+// started it. CompleteSCA walks the same pages over HTTP; SCAOption values
+// (Private, Corporate, Accounts, Cancel) steer it. The psu-id is a UUID
+// derived from the TPP's keyId and the customer (PSUID), the
+// psu-corporate-id one derived from the keyId and the agreement
+// (CorporateID). A failed or cancelled SCA redirects with status=401,
+// code=SCA_INVALID and a message; a link is single-use and valid for an hour.
+//
+// # Clock, batches and faults
+//
+// WithClock drives session expiry, the PSU-not-present limits, dates and the
+// payment batch runs (06:00, 09:00, 12:00, 15:00 and 18:00 Europe/Oslo), which
+// run lazily when a request arrives after their time; RunBatch forces one.
+// WithFaults answers chosen requests with an error status, delays them, or
+// drops the connection after processing (Fault.Drop), so a client can be
+// shown a payment that exists although it never saw the answer. Requests and
+// RequestCount give the request log (method, path, status, X-Request-ID;
+// never bodies or PSU headers). WithResponseSigning signs responses with the
+// bank's own test certificate (Certificate). Responders registers canned
+// httpmock responses for tests that want no server at all.
+//
+// # Rules of service.md and what the server does
+//
+//	Rule (service.md)                                      Fake bank
+//	Signature missing / invalid                            400 SIGNATURE_MISSING / SIGNATURE_INVALID
+//	                                                       (no certificate: 400 CERTIFICATE_MISSING; unreadable: CERTIFICATE_INVALID)
+//	TPP-Redirect-URI required on every request             400 FORMAT_ERROR
+//	Text the backend cannot process (e.g. emoji)           400 FORMAT_ERROR for any character outside printable
+//	                                                       Latin-1 in a JSON string or a PSU-*/TPP-* header
+//	PSU-ID in the wrong format (sandbox validation)        400 FORMAT_ERROR (not an RFC 4122 UUID); same for PSU-CORPORATE-ID
+//	Account resource without valid PSU-ID and consent      401 with _links.scaRedirect (PSU_CREDENTIALS_INVALID when
+//	                                                       PSU-ID is missing or unknown, CONSENT_INVALID without consent)
+//	Consent revoked at the bank                            403 CONSENT_INVALID until the PSU consents again
+//	Consent collected during SCA, consented pre-ticked     the accounts page; the ticked set replaces the consent
+//	POST /v1/consents ignores its body                     201 {"consentStatus":"received", _links.scaRedirect}
+//	GET /v1/users, GET /v1/user                            200 with _links.scaRedirect (registration, context choice)
+//	GET /v1/agreements needs a PSU-ID                      200 {"agreements":[{id (= psu-corporate-id), name, organisationNumber}]}
+//	Corporate user without PSU-CORPORATE-ID                400 CORPORATE_ID_INVALID (PSU whose last SCA was corporate)
+//	PSU-CORPORATE-ID of an agreement without consent       401 scaRedirect; the agreement is preselected on the SCA page
+//	SCA session: 1 hour per TPP-Session-ID                 PSU-present requests (PSU-IP-Address) need the TPP-Session-ID of the
+//	                                                       PSU's last completed SCA, within the hour; else 401 scaRedirect
+//	New TPP-Session-ID: new SCA; completed: old invalid;   as stated; an aborted SCA leaves the old session as it was
+//	aborted: old stays valid
+//	PSU not present: 4 calls per 24 h (balances,           the 5th call in a rolling 24 h per TPP, PSU, account and
+//	transactions)                                          endpoint (also transaction details) gives 429 ACCESS_EXCEEDED
+//	PSU not present: transactions at most 90 days old      dateFrom older than 90 days: 400 PERIOD_INVALID; no dateFrom: the
+//	                                                       last 90 days; account not SCA'd within 90 days: 401 scaRedirect
+//	bookingStatus both/pending: all pending, first page    pending entries come whole on the page with offset 0, unfiltered
+//	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next
+//	Closed account                                         left out of the list (an empty list, never 404)
+//	cash-account-type-iso / longer-names accept-fixes      CACC/SVGS instead of BRUK/SPAR; names 70 instead of 35 characters
+//	cardaccount-switch-originalamount-and-transactionamount without it transactionAmount and originalAmount come swapped
+//	Payment initiation needs PSU-IP-Address                400 FORMAT_ERROR; no PSU-ID: 401 scaRedirect (registration)
+//	Unknown payment product                                400 PRODUCT_UNKNOWN
+//	KID error                                              400 FORMAT_ERROR, path remittanceInformationStructuredArray, "invalid KID"
+//	Logical duplicate (same CINV, SCOR and creditor)       400 PAYMENT_FAILED unless ?allowLogicalDuplicate=true
+//	MonthlyVariable with duplicate months                  400 FORMAT_ERROR (path monthsOfExecution)
+//	startAuthorisation, one per signer                     201 scaRedirect; RCVD -> ACTC, or PATC until enough distinct signers
+//	domestic-norway-credit-transfers before approval       status and details: 400 RESOURCE_UNKNOWN
+//	Batch processing 5 times a day, not periodic           ACTC/ACCP due -> ACSC when funded, else ACCP fundsAvailable=false;
+//	                                                       instant product: ACSC right after authorisation when funded
+//	Cancellation by DELETE                                 204 and CANC unless final (400 CANCELLATION_INVALID)
+//	Bulk or periodic payment in a signing basket           400 REFERENCE_MIX_INVALID
+//	Sandbox: invalid CustomerType                          400 FORMAT_ERROR "invalid CustomerType"
+//	Sandbox transaction with another account as debtor     400 FORMAT_ERROR; dates in the past, bookingDate <= valueDate
+//	TPP contact e-mail                                     PUT/GET /v1/tpps/{tppId}/contact-information; bad address 400
+//	The service may sign responses                         WithResponseSigning: Date, Digest, Signature (date digest x-request-id)
+//
+// Errors are {"tppMessages":[{"category":"ERROR","code","path","text"}]} with
+// Content-Type application/json; an unknown path gives 404 RESOURCE_UNKNOWN.
+package xs2atest

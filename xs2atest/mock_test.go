@@ -1,0 +1,76 @@
+package xs2atest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/xs2a/xs2atest"
+)
+
+func TestResponders(t *testing.T) {
+	t.Parallel()
+	mt := httpmock.NewMockTransport()
+	base := "https://psd2.bank.example/api"
+	xs2atest.Responders(mt, base, xs2atest.MockPaymentStatus("ACCP"))
+	hc := &http.Client{Transport: mt}
+	call := func(method, path string, body []byte) (int, map[string]any) {
+		req, err := http.NewRequest(method, base+path, bytes.NewReader(body))
+		require.NoError(t, err)
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var m map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+		return resp.StatusCode, m
+	}
+	status, m := call("GET", "/v1/accounts", nil)
+	require.Equal(t, 200, status)
+	accts := m["accounts"].([]any)
+	require.Len(t, accts, 2)
+	links := accts[0].(map[string]any)["_links"].(map[string]any)
+	status, m = call("GET", links["balances"].(map[string]any)["href"].(string), nil)
+	require.Equal(t, 200, status)
+	assert.Len(t, m["balances"], 3)
+
+	next := links["transactions"].(map[string]any)["href"].(string) + "?bookingStatus=both"
+	pages := 0
+	for next != "" {
+		status, m = call("GET", next, nil)
+		require.Equal(t, 200, status)
+		pages++
+		tx := m["transactions"].(map[string]any)
+		next = ""
+		if l, ok := tx["_links"].(map[string]any); ok {
+			next = l["next"].(map[string]any)["href"].(string)
+		}
+	}
+	assert.Equal(t, 3, pages)
+	status, _ = call("GET", "/v1/accounts/enc!!nope/balances", nil)
+	assert.Equal(t, 404, status)
+
+	status, m = call("POST", "/v1/payments/norwegian-domestic-credit-transfers", []byte(`{}`))
+	require.Equal(t, 201, status)
+	self := m["_links"].(map[string]any)
+	status, m = call("POST", self["startAuthorisation"].(map[string]any)["href"].(string), nil)
+	require.Equal(t, 201, status)
+	assert.Contains(t, m["_links"], "scaRedirect")
+	status, m = call("GET", self["status"].(map[string]any)["href"].(string), nil)
+	require.Equal(t, 200, status)
+	assert.Equal(t, "ACCP", m["transactionStatus"])
+	assert.Equal(t, false, m["fundsAvailable"])
+	status, _ = call("POST", "/v1/payments/unknown-product", []byte(`{}`))
+	assert.Equal(t, 400, status)
+
+	mt2 := httpmock.NewMockTransport()
+	xs2atest.Responders(mt2, base, xs2atest.MockSCARequired(), xs2atest.MockCustomer(xs2atest.CorporateCustomer1))
+	resp, err := (&http.Client{Transport: mt2}).Get(base + "/v1/accounts")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 401, resp.StatusCode)
+}

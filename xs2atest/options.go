@@ -1,0 +1,100 @@
+package xs2atest
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Option configures a fake bank started by NewServer or Start.
+type Option func(*config)
+
+type config struct {
+	tls           bool
+	now           func() time.Time
+	logger        *slog.Logger
+	signResponses bool
+	faults        []Fault
+	seed          uint64
+}
+
+func defaultConfig() config {
+	return config{
+		now:    time.Now,
+		logger: slog.New(slog.DiscardHandler),
+		seed:   20240601,
+	}
+}
+
+// WithTLS serves over HTTPS with a test certificate (service.md: "Transport is
+// TLS 1.2 or higher"). Server.Client and Server.HTTPClient trust it.
+func WithTLS() Option { return func(c *config) { c.tls = true } }
+
+// WithClock sets the bank's clock. It drives SCA session expiry (1 hour), the
+// PSU-not-present limits (4 calls per 24 hours, 90 days of transactions), the
+// sandbox batch runs (5 a day) and the dates of generated data. Default: time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// WithLogger logs one line per request: method, path, status and X-Request-ID.
+// PSU ids, keys and bodies are never logged. Default: no logging.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithResponseSigning makes the bank sign its API responses (service.md
+// "Authentication": "The service may sign response bodies"): each response
+// gets Date, Digest (SHA-256 of the body) and a Signature over
+// "date digest x-request-id" made with the server's own generated test
+// certificate, available from Server.Certificate.
+func WithResponseSigning() Option { return func(c *config) { c.signResponses = true } }
+
+// WithFaults injects transport faults (errors, delays, dropped connections)
+// into matching requests. The first matching fault applies.
+func WithFaults(faults ...Fault) Option {
+	return func(c *config) { c.faults = append(c.faults, faults...) }
+}
+
+// WithSeed changes the seed of the generated sandbox data (resource ids,
+// transactions) and of Fault.Rate. The same seed gives the same data.
+func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
+
+// SCAOption steers how Server.CompleteSCA answers the SCA pages.
+type SCAOption func(*scaChoice)
+
+type scaChoice struct {
+	context     string // "", "PRIVATE", "CORPORATE"
+	agreement   string // agreement id (Agreement.ID) for CORPORATE; "" = preselected or first
+	accounts    []string
+	accountsSet bool
+	cancel      bool
+}
+
+// Private makes the PSU choose the private context on the SCA page.
+func Private() SCAOption { return func(c *scaChoice) { c.context = "PRIVATE" } }
+
+// Corporate makes the PSU choose the corporate context and the agreement with
+// the given id (Agreement.ID from Server.Customers, or the psu-corporate-id
+// the TPP holds). An empty id keeps the preselected agreement, or the first one.
+func Corporate(agreementID string) SCAOption {
+	return func(c *scaChoice) { c.context = "CORPORATE"; c.agreement = agreementID }
+}
+
+// Accounts makes the PSU tick exactly these resource ids on the consent page
+// (default: every account offered), or pick the first of them as the debtor
+// account of a payment that names none.
+func Accounts(ids ...string) SCAOption {
+	return func(c *scaChoice) { c.accounts = append([]string(nil), ids...); c.accountsSet = true }
+}
+
+// Cancel makes the PSU abort the SCA: the bank redirects to the TPP with the
+// failure parameters system, status, code and message.
+func Cancel() SCAOption { return func(c *scaChoice) { c.cancel = true } }

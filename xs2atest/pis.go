@@ -1,0 +1,541 @@
+package xs2atest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Payment initiation: single, periodic and bulk payments, authorisations
+// (SCA, multi-signature), status, cancellation, signing baskets.
+
+var paymentServices = []string{"payments", "periodic-payments", "bulk-payments"}
+
+type payment struct {
+	id, service, product, tpp string
+	customer, agreement       string // initiating PSU; agreement id in corporate context
+	raw                       map[string]any
+	status                    string
+	funds                     *bool
+	entries                   []*paymentFacts
+	debtor, debtorCurrency    string // bban; "" until the PSU picks it at SCA
+	execDate                  time.Time
+	signers                   []string
+	signersRequired           int
+	fee                       int64
+	auths                     map[string]*authorisation
+	authOrder                 []string
+	dupes                     []dupKey
+}
+
+type authorisation struct{ id, status string } // started, finalised, failed
+
+type dupKey struct{ creditor, kid, invoice string }
+
+type basket struct {
+	id, tpp           string
+	paymentIDs        []string
+	status, scaStatus string
+	authID            string
+}
+
+var finalStatus = map[string]bool{"ACSC": true, "ACCC": true, "RJCT": true, "CANC": true, "PART": true}
+
+func (s *Server) pisRoutes(m *http.ServeMux) {
+	for _, svc := range paymentServices {
+		base := "/v1/" + svc + "/{product}"
+		m.HandleFunc("POST "+base, s.initiate)
+		m.HandleFunc("GET "+base+"/{paymentId}", s.getPayment)
+		m.HandleFunc("DELETE "+base+"/{paymentId}", s.cancelPayment)
+		m.HandleFunc("GET "+base+"/{paymentId}/status", s.paymentStatus)
+		m.HandleFunc("POST "+base+"/{paymentId}/authorisations", s.startAuthorisation)
+		m.HandleFunc("GET "+base+"/{paymentId}/authorisations", s.listAuthorisations)
+		m.HandleFunc("GET "+base+"/{paymentId}/authorisations/{authorisationId}", s.getAuthorisation)
+	}
+	m.HandleFunc("POST /v1/signing-baskets", s.createBasket)
+	m.HandleFunc("GET /v1/signing-baskets/{basketId}", s.getBasket)
+	m.HandleFunc("GET /v1/signing-baskets/{basketId}/status", s.getBasket)
+	m.HandleFunc("DELETE /v1/signing-baskets/{basketId}", s.deleteBasket)
+	m.HandleFunc("POST /v1/signing-baskets/{basketId}/authorisations", s.startBasketAuthorisation)
+	m.HandleFunc("GET /v1/signing-baskets/{basketId}/authorisations/{authorisationId}", s.getBasketAuthorisation)
+}
+
+func serviceOf(r *http.Request) string {
+	// /v1/<service>/...
+	p := r.URL.Path[len("/v1/"):]
+	for _, svc := range paymentServices {
+		if len(p) > len(svc) && p[:len(svc)+1] == svc+"/" {
+			return svc
+		}
+	}
+	return ""
+}
+
+func writeAPIError(w http.ResponseWriter, e *apiError) {
+	writeError(w, e.status, e.code, e.path, e.text)
+}
+
+// POST /v1/{payments|periodic-payments|bulk-payments}/{product}
+func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
+	svc, product := serviceOf(r), r.PathValue("product")
+	if !products[product] {
+		writeError(w, http.StatusBadRequest, "PRODUCT_UNKNOWN", "", "unknown payment product")
+		return
+	}
+	if svc != "payments" && product == ProductInstant {
+		writeError(w, http.StatusBadRequest, "PRODUCT_INVALID", "", "instant payments are single payments only")
+		return
+	}
+	if r.Header.Get("PSU-IP-Address") == "" {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "PSU-IP-Address",
+			"PSU-IP-Address is required: payment initiation needs the PSU present")
+		return
+	}
+	allowDup := false
+	if v := r.URL.Query().Get("allowLogicalDuplicate"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "allowLogicalDuplicate", "allowLogicalDuplicate must be true or false")
+			return
+		}
+		allowDup = b
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	psu, ok := s.resolvePSULocked(w, r, scaUser)
+	if !ok {
+		return
+	}
+	today := dateOf(s.now())
+	var entries []*paymentFacts
+	var debtorRef *accountRefJSON
+	p := &payment{service: svc, product: product, tpp: info(r).tpp, customer: psu.rec.customer, status: "RCVD",
+		auths: map[string]*authorisation{}, signersRequired: 1}
+	if psu.agreement != nil {
+		p.agreement = psu.agreement.id
+		p.signersRequired = psu.agreement.signersRequired
+	}
+	switch svc {
+	case "bulk-payments":
+		var req bulkReq
+		if !decodeBody(w, r, &req) {
+			return
+		}
+		if len(req.Payments) == 0 {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "payments", "a bulk payment needs at least one payment")
+			return
+		}
+		if req.DebtorAccount == nil {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "debtorAccount", "a bulk payment needs a debtorAccount")
+			return
+		}
+		debtorRef = req.DebtorAccount
+		for i := range req.Payments {
+			e := &req.Payments[i]
+			if e.RequestedExecutionDate == "" {
+				e.RequestedExecutionDate = req.RequestedExecutionDate
+			}
+			f, err := validatePayment(e, "payments["+strconv.Itoa(i)+"].", today)
+			if err != nil {
+				writeAPIError(w, err)
+				return
+			}
+			entries = append(entries, f)
+		}
+	default:
+		var req paymentReq
+		if !decodeBody(w, r, &req) {
+			return
+		}
+		f, err := validatePayment(&req, "", today)
+		if err != nil {
+			writeAPIError(w, err)
+			return
+		}
+		if svc == "periodic-payments" {
+			if err := validatePeriodic(&req, today); err != nil {
+				writeAPIError(w, err)
+				return
+			}
+			f.execDate, _ = parseDate(req.StartDate)
+		} else if req.Frequency != "" || req.StartDate != "" || len(req.MonthsOfExecution) > 0 {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "frequency", "periodic fields belong to /v1/periodic-payments")
+			return
+		}
+		debtorRef = req.DebtorAccount
+		entries = []*paymentFacts{f}
+	}
+	if debtorRef != nil {
+		a := s.byBBAN[bbanOf(debtorRef)]
+		if a == nil || a.closed || !s.canPayFromLocked(psu, a) {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "debtorAccount", "debtorAccount is not an account the PSU may pay from")
+			return
+		}
+		if debtorRef.Currency != "" && debtorRef.Currency != a.currency {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "debtorAccount.currency", "debtorAccount currency does not match the account")
+			return
+		}
+		p.debtor, p.debtorCurrency = a.bban, a.currency
+	}
+	for _, f := range entries {
+		if f.kid == "" || f.invoice == "" {
+			continue
+		}
+		k := dupKey{f.creditor, f.kid, f.invoice}
+		if prev, seen := s.dupes[k]; seen && !allowDup {
+			if pp := s.payments[prev]; pp != nil && pp.status != "CANC" && pp.status != "RJCT" {
+				writeError(w, http.StatusBadRequest, "PAYMENT_FAILED", "remittanceInformationStructuredArray",
+					"logical duplicate: an earlier payment has the same invoice number, KID and creditor; repeat with allowLogicalDuplicate=true if this payment is intended")
+				return
+			}
+		}
+		p.dupes = append(p.dupes, k)
+	}
+	var raw map[string]any
+	_ = json.Unmarshal(info(r).body, &raw)
+	p.raw = raw
+	p.entries = entries
+	p.execDate = entries[0].execDate
+	if product == ProductInstant {
+		p.fee = 200 * int64(len(entries))
+	}
+	p.id = s.newID()
+	s.payments[p.id] = p
+	s.paymentOrder = append(s.paymentOrder, p.id)
+	for _, k := range p.dupes {
+		s.dupes[k] = p.id
+	}
+	base := paymentPath(p)
+	w.Header().Set("Location", base)
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"paymentId":               p.id,
+		"transactionStatus":       p.status,
+		"transactionFees":         amountJSON{formatAmount(p.fee), "NOK"},
+		"transactionFeeIndicator": p.fee > 0,
+		"_links": map[string]link{
+			"self":               {Href: base, Verbs: []string{"GET", "DELETE"}},
+			"status":             {Href: base + "/status", Verbs: []string{"GET"}},
+			"startAuthorisation": {Href: base + "/authorisations", Verbs: []string{"POST"}},
+		},
+	})
+}
+
+func paymentPath(p *payment) string {
+	return "/v1/" + p.service + "/" + p.product + "/" + pathSeg(p.id)
+}
+
+// canPayFromLocked: a private PSU pays from its own accounts, a corporate
+// PSU from the accounts of the agreement it acts for.
+func (s *Server) canPayFromLocked(psu *psuCtx, a *account) bool {
+	if a.card {
+		return false
+	}
+	if psu.agreement != nil {
+		return contains(psu.agreement.accounts, a.id)
+	}
+	return a.owner == psu.rec.customer && s.customers[a.owner].kind == customerPrivate
+}
+
+// paymentLocked finds the payment of the path for the requesting TPP, or
+// answers 404 RESOURCE_UNKNOWN.
+func (s *Server) paymentLocked(w http.ResponseWriter, r *http.Request) *payment {
+	p := s.payments[r.PathValue("paymentId")]
+	if p == nil || p.tpp != info(r).tpp || p.service != serviceOf(r) || p.product != r.PathValue("product") {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "paymentId", "unknown payment")
+		return nil
+	}
+	return p
+}
+
+// hiddenBeforeApproval: for domestic-norway-credit-transfers, status and
+// details are unavailable before the payment is approved.
+func hiddenBeforeApproval(w http.ResponseWriter, p *payment) bool {
+	if p.product == ProductDomesticNorway && p.status == "RCVD" {
+		writeError(w, http.StatusBadRequest, "RESOURCE_UNKNOWN", "paymentId",
+			"status and details of this product are unavailable before the payment is approved")
+		return true
+	}
+	return false
+}
+
+func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.paymentLocked(w, r)
+	if p == nil || hiddenBeforeApproval(w, p) {
+		return
+	}
+	out := map[string]any{}
+	for k, v := range p.raw {
+		out[k] = v
+	}
+	if p.debtor != "" && out["debtorAccount"] == nil {
+		out["debtorAccount"] = accountRefJSON{BBAN: p.debtor, Currency: p.debtorCurrency}
+	}
+	out["paymentId"] = p.id
+	out["transactionStatus"] = p.status
+	if p.funds != nil {
+		out["fundsAvailable"] = *p.funds
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) paymentStatus(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.paymentLocked(w, r)
+	if p == nil || hiddenBeforeApproval(w, p) {
+		return
+	}
+	out := map[string]any{"transactionStatus": p.status}
+	if p.funds != nil {
+		out["fundsAvailable"] = *p.funds
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// DELETE .../{paymentId}: cancels (CANC, 204) unless the status is final.
+func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.paymentLocked(w, r)
+	if p == nil {
+		return
+	}
+	if finalStatus[p.status] {
+		writeError(w, http.StatusBadRequest, "CANCELLATION_INVALID", "paymentId", "the payment has a final status and cannot be cancelled")
+		return
+	}
+	p.status = "CANC"
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// POST .../authorisations: a scaRedirect for the next signer.
+func (s *Server) startAuthorisation(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.paymentLocked(w, r)
+	if p == nil {
+		return
+	}
+	if p.status != "RCVD" && p.status != "PATC" {
+		writeError(w, http.StatusBadRequest, "STATUS_INVALID", "paymentId", "the payment is not waiting for authorisation")
+		return
+	}
+	a := &authorisation{id: s.newID(), status: "started"}
+	p.auths[a.id] = a
+	p.authOrder = append(p.authOrder, a.id)
+	href := s.newSCALocked(r, scaPayment, nil)
+	rec := s.scas[href[len(s.URL())+len("/sca/"):]]
+	rec.paymentID, rec.authID = p.id, a.id
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"scaStatus":       a.status,
+		"authorisationId": a.id,
+		"_links": map[string]link{
+			"scaRedirect": {Href: href, Verbs: []string{"GET"}},
+			"scaStatus":   {Href: paymentPath(p) + "/authorisations/" + pathSeg(a.id), Verbs: []string{"GET"}},
+		},
+	})
+}
+
+func (s *Server) listAuthorisations(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.paymentLocked(w, r)
+	if p == nil {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"authorisationIds": append([]string{}, p.authOrder...)})
+}
+
+func (s *Server) getAuthorisation(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.paymentLocked(w, r)
+	if p == nil {
+		return
+	}
+	a := p.auths[r.PathValue("authorisationId")]
+	if a == nil {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "authorisationId", "unknown authorisation")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"scaStatus": a.status})
+}
+
+// signPaymentLocked records a signature: ACTC when all required (distinct)
+// signers have signed, PATC before that. Instant payments execute at once.
+func (s *Server) signPaymentLocked(p *payment, customerNumber string) {
+	if p.status != "RCVD" && p.status != "PATC" {
+		return
+	}
+	if !contains(p.signers, customerNumber) {
+		p.signers = append(p.signers, customerNumber)
+	}
+	if len(p.signers) < p.signersRequired {
+		p.status = "PATC"
+		return
+	}
+	p.status = "ACTC"
+	if p.product == ProductInstant && !p.execDate.After(dateOf(s.now())) {
+		s.executeLocked(p, s.now())
+	}
+}
+
+// POST /v1/signing-baskets {"paymentIds":[...]}: single payments of this TPP
+// only; a bulk or periodic payment gives 400 REFERENCE_MIX_INVALID.
+func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		PaymentIDs []string `json:"paymentIds"`
+		ConsentIDs []string `json:"consentIds"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(req.PaymentIDs) == 0 || len(req.ConsentIDs) > 0 {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "paymentIds", "a signing basket holds one or more paymentIds (consents are bank-offered)")
+		return
+	}
+	for _, id := range req.PaymentIDs {
+		p := s.payments[id]
+		if p == nil || p.tpp != info(r).tpp {
+			writeError(w, http.StatusBadRequest, "RESOURCE_UNKNOWN", "paymentIds", "unknown payment")
+			return
+		}
+		if p.service != "payments" {
+			writeError(w, http.StatusBadRequest, "REFERENCE_MIX_INVALID", "paymentIds", "bulk and periodic payments cannot be put in a signing basket")
+			return
+		}
+		if p.status != "RCVD" || p.debtor == "" {
+			writeError(w, http.StatusBadRequest, "REFERENCE_STATUS_INVALID", "paymentIds", "every payment must be received, not yet authorised, with a debtorAccount")
+			return
+		}
+	}
+	b := &basket{id: s.newID(), tpp: info(r).tpp, paymentIDs: append([]string{}, req.PaymentIDs...), status: "RCVD"}
+	s.baskets[b.id] = b
+	base := "/v1/signing-baskets/" + pathSeg(b.id)
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"basketId": b.id, "transactionStatus": b.status,
+		"_links": map[string]link{
+			"self":               {Href: base, Verbs: []string{"GET", "DELETE"}},
+			"status":             {Href: base + "/status", Verbs: []string{"GET"}},
+			"startAuthorisation": {Href: base + "/authorisations", Verbs: []string{"POST"}},
+		},
+	})
+}
+
+func (s *Server) basketLocked(w http.ResponseWriter, r *http.Request) *basket {
+	b := s.baskets[r.PathValue("basketId")]
+	if b == nil || b.tpp != info(r).tpp {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "basketId", "unknown signing basket")
+		return nil
+	}
+	return b
+}
+
+func (s *Server) getBasket(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.basketLocked(w, r); b != nil {
+		out := map[string]any{"transactionStatus": b.status}
+		if r.URL.Path[len(r.URL.Path)-len("/status"):] != "/status" {
+			out["payments"] = b.paymentIDs
+		}
+		writeJSON(w, http.StatusOK, out)
+	}
+}
+
+func (s *Server) deleteBasket(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.basketLocked(w, r); b != nil {
+		if b.status != "RCVD" {
+			writeError(w, http.StatusBadRequest, "CANCELLATION_INVALID", "basketId", "the basket is authorised already")
+			return
+		}
+		b.status = "CANC"
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func (s *Server) startBasketAuthorisation(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.basketLocked(w, r)
+	if b == nil {
+		return
+	}
+	if b.status != "RCVD" {
+		writeError(w, http.StatusBadRequest, "STATUS_INVALID", "basketId", "the basket is not waiting for authorisation")
+		return
+	}
+	b.authID, b.scaStatus = s.newID(), "started"
+	href := s.newSCALocked(r, scaBasket, nil)
+	s.scas[href[len(s.URL())+len("/sca/"):]].basketID = b.id
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"scaStatus": b.scaStatus, "authorisationId": b.authID,
+		"_links": map[string]link{"scaRedirect": {Href: href, Verbs: []string{"GET"}}},
+	})
+}
+
+func (s *Server) getBasketAuthorisation(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.basketLocked(w, r)
+	if b == nil {
+		return
+	}
+	if b.authID == "" || r.PathValue("authorisationId") != b.authID {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "authorisationId", "unknown authorisation")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"scaStatus": b.scaStatus})
+}
+
+// PaymentStatus is the status of a payment as GET .../status reports it
+// (also before approval), "" when unknown.
+func (s *Server) PaymentStatus(paymentID string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.payments[paymentID]; p != nil {
+		return p.status
+	}
+	return ""
+}
+
+// PaymentCount is the number of payments the bank holds (any status), so a
+// test can prove a payment was created once, not twice.
+func (s *Server) PaymentCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.payments)
+}
+
+func (s *Server) paymentViewLocked(p *payment) paymentView {
+	total := int64(0)
+	for _, e := range p.entries {
+		total += e.amount
+	}
+	v := paymentView{Amount: formatAmount(total) + " NOK", Debtor: p.debtor, Status: p.status}
+	if len(p.entries) == 1 {
+		e := p.entries[0]
+		v.Creditor, v.CreditorAccount, v.Text = e.creditorName, e.creditor, e.remittance
+		if e.kid != "" {
+			v.Text = "KID " + e.kid
+		}
+	} else {
+		v.Creditor = strconv.Itoa(len(p.entries)) + " creditors"
+	}
+	if p.execDate.IsZero() {
+		v.Date = "as soon as possible"
+	} else {
+		v.Date = fmtDate(p.execDate)
+	}
+	if a := s.byBBAN[p.debtor]; a != nil {
+		v.Debtor = a.name + " " + a.bban
+	}
+	return v
+}

@@ -1,0 +1,427 @@
+package xs2atest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const creditorBBAN = "86011117947"
+
+func singlePayment(amount string, mod ...func(map[string]any)) map[string]any {
+	p := map[string]any{
+		"instructedAmount":                  map[string]any{"currency": "NOK", "amount": amount},
+		"creditorAccount":                   map[string]any{"bban": creditorBBAN, "currency": "NOK"},
+		"creditorName":                      "Fjordkraft AS",
+		"creditorAddress":                   map[string]any{"country": "NO"},
+		"remittanceInformationUnstructured": "Faktura 2025-03",
+	}
+	for _, m := range mod {
+		m(p)
+	}
+	return p
+}
+
+func withDebtor(bban string) func(map[string]any) {
+	return func(p map[string]any) { p["debtorAccount"] = map[string]any{"bban": bban, "currency": "NOK"} }
+}
+
+func eInvoice(kid, invoice string) func(map[string]any) {
+	return func(p map[string]any) {
+		delete(p, "remittanceInformationUnstructured")
+		p["remittanceInformationStructuredArray"] = []any{
+			map[string]any{"reference": kid, "referenceType": "SCOR"},
+			map[string]any{"reference": invoice, "referenceType": "CINV", "referenceIssuer": "BITS-EFAKTURA"},
+		}
+	}
+}
+
+// pisPSU registers a PSU through GET /v1/users and returns its headers for
+// payment initiation.
+func (c *testClient) pisPSU(customer string, opts ...SCAOption) []string {
+	c.t.Helper()
+	r := c.do("GET", "/v1/users", nil)
+	require.Equal(c.t, 200, r.status)
+	q := c.scaFlow(r.link(c.t, "scaRedirect"), customer, opts...)
+	h := []string{"PSU-ID", q.Get("psu-id"), "PSU-IP-Address", "192.0.2.7"}
+	if cid := q.Get("psu-corporate-id"); cid != "" {
+		h = append(h, "PSU-Corporate-ID", cid)
+	}
+	return h
+}
+
+// authorise starts an authorisation and completes its SCA as customer.
+func (c *testClient) authorise(r *res, customer string, hdr []string, opts ...SCAOption) {
+	c.t.Helper()
+	a := c.do("POST", r.link(c.t, "startAuthorisation"), nil, hdr...)
+	require.Equal(c.t, http.StatusCreated, a.status, "%s", a.body)
+	m := a.json(c.t)
+	assert.Equal(c.t, "started", m["scaStatus"])
+	assert.NotEmpty(c.t, m["authorisationId"])
+	c.scaFlow(a.link(c.t, "scaRedirect"), customer, opts...)
+	st := c.do("GET", a.link(c.t, "scaStatus"), nil)
+	require.Equal(c.t, 200, st.status)
+	assert.Equal(c.t, "finalised", st.json(c.t)["scaStatus"])
+}
+
+func (c *testClient) status(r *res) map[string]any {
+	c.t.Helper()
+	st := c.do("GET", r.link(c.t, "status"), nil)
+	require.Equal(c.t, 200, st.status, "%s", st.body)
+	return st.json(c.t)
+}
+
+func TestPaymentLifecycleWithBatch(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock(wednesday10)
+	s := NewServer(t, WithClock(clock.Now))
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	debtor := customerOf(t, s, PrivateCustomer1).Accounts[0]
+	before := s.Balance(debtor.ResourceID)
+
+	r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("1500.50", withDebtor(debtor.BBAN)), hdr...)
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	m := r.json(t)
+	assert.Equal(t, "RCVD", m["transactionStatus"])
+	assert.Equal(t, false, m["transactionFeeIndicator"])
+	assert.Equal(t, map[string]any{"amount": "0.00", "currency": "NOK"}, m["transactionFees"])
+	id := m["paymentId"].(string)
+	assert.Equal(t, "/v1/payments/"+ProductDomestic+"/"+id+"/authorisations", r.link(t, "startAuthorisation"))
+	assert.Equal(t, "RCVD", c.status(r)["transactionStatus"])
+
+	c.authorise(r, PrivateCustomer1, hdr)
+	assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+	assert.Equal(t, before, s.Balance(debtor.ResourceID), "nothing moves before a batch run")
+
+	// the 12:00 run on the fake clock books it
+	clock.Advance(2*time.Hour + time.Minute)
+	st := c.status(r)
+	assert.Equal(t, "ACSC", st["transactionStatus"])
+	assert.Equal(t, true, st["fundsAvailable"])
+	b, _ := parseAmount(before, true)
+	assert.Equal(t, formatAmount(b-150050), s.Balance(debtor.ResourceID))
+
+	g := c.do("GET", r.link(t, "self"), nil)
+	require.Equal(t, 200, g.status)
+	gm := g.json(t)
+	assert.Equal(t, "Fjordkraft AS", gm["creditorName"])
+	assert.Equal(t, "ACSC", gm["transactionStatus"])
+
+	d := c.do("DELETE", r.link(t, "self"), nil)
+	assert.Equal(t, 400, d.status)
+	assert.Equal(t, "CANCELLATION_INVALID", d.code())
+}
+
+func TestPaymentInsufficientFundsAndFutureDate(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock(wednesday10)
+	s := NewServer(t, WithClock(clock.Now))
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer2)
+	debtor := customerOf(t, s, PrivateCustomer2).Accounts[1] // 500.00 NOK
+	poor := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("900.00", withDebtor(debtor.BBAN)), hdr...)
+	require.Equal(t, 201, poor.status, "%s", poor.body)
+	tomorrow := dateOf(clock.Now()).AddDate(0, 0, 1).Format(time.DateOnly)
+	later := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("10.00", withDebtor(debtor.BBAN), func(p map[string]any) {
+		p["requestedExecutionDate"] = tomorrow
+	}), hdr...)
+	require.Equal(t, 201, later.status)
+	c.authorise(poor, PrivateCustomer2, hdr)
+	c.authorise(later, PrivateCustomer2, hdr)
+
+	s.RunBatch()
+	st := c.status(poor)
+	assert.Equal(t, "ACCP", st["transactionStatus"])
+	assert.Equal(t, false, st["fundsAvailable"])
+	assert.Equal(t, "ACTC", c.status(later)["transactionStatus"], "not due yet")
+
+	require.True(t, s.SetBalance(debtor.ResourceID, "1000.00"))
+	clock.Advance(24 * time.Hour) // every run of the day catches up lazily
+	st = c.status(poor)
+	assert.Equal(t, "ACSC", st["transactionStatus"])
+	assert.Equal(t, true, st["fundsAvailable"])
+	assert.Equal(t, "ACSC", c.status(later)["transactionStatus"])
+	assert.Equal(t, "90.00", s.Balance(debtor.ResourceID))
+}
+
+func TestInstantPayment(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	from := customerOf(t, s, PrivateCustomer1).Accounts[0]
+	to := customerOf(t, s, PrivateCustomer2).Accounts[0]
+	toBefore, _ := parseAmount(s.Balance(to.ResourceID), true)
+	r := c.do("POST", "/v1/payments/"+ProductInstant, singlePayment("100.00", withDebtor(from.BBAN), func(p map[string]any) {
+		p["creditorAccount"] = map[string]any{"bban": to.BBAN}
+	}), hdr...)
+	require.Equal(t, 201, r.status, "%s", r.body)
+	m := r.json(t)
+	assert.Equal(t, true, m["transactionFeeIndicator"])
+	assert.Equal(t, "2.00", m["transactionFees"].(map[string]any)["amount"])
+	c.authorise(r, PrivateCustomer1, hdr)
+	assert.Equal(t, "ACSC", c.status(r)["transactionStatus"], "instant: booked right after authorisation")
+	assert.Equal(t, formatAmount(toBefore+10000), s.Balance(to.ResourceID), "internal creditor credited")
+
+	r = c.do("POST", "/v1/periodic-payments/"+ProductInstant, singlePayment("1.00"), hdr...)
+	assert.Equal(t, "PRODUCT_INVALID", r.code())
+}
+
+func TestMultiSignaturePATC(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	owner := customerOf(t, s, CorporateCustomer2)
+	dual := owner.Agreements[1]
+	require.Equal(t, 2, dual.SignersRequired)
+	hdrA := c.pisPSU(CorporateCustomer2, Corporate(dual.ID))
+	hdrB := c.pisPSU(CorporateCustomer1, Corporate(dual.ID))
+	debtorBBAN := ""
+	for _, a := range owner.Accounts {
+		if a.ResourceID == dual.Accounts[0] {
+			debtorBBAN = a.BBAN
+		}
+	}
+	r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("5000.00", withDebtor(debtorBBAN)), hdrA...)
+	require.Equal(t, 201, r.status, "%s", r.body)
+
+	c.authorise(r, CorporateCustomer2, hdrA)
+	assert.Equal(t, "PATC", c.status(r)["transactionStatus"])
+	// the same signer again does not count twice
+	c.authorise(r, CorporateCustomer2, hdrA)
+	assert.Equal(t, "PATC", c.status(r)["transactionStatus"])
+	// a customer outside the agreement may not sign
+	a := c.do("POST", r.link(t, "startAuthorisation"), nil, hdrA...)
+	_, err := s.CompleteSCA(t.Context(), a.link(t, "scaRedirect"), PrivateCustomer1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "permission")
+
+	c.authorise(r, CorporateCustomer1, hdrB)
+	assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+	a = c.do("POST", r.link(t, "startAuthorisation"), nil, hdrA...)
+	assert.Equal(t, "STATUS_INVALID", a.code())
+}
+
+func TestPaymentValidation(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	debtor := customerOf(t, s, PrivateCustomer1).Accounts[0].BBAN
+	foreign := customerOf(t, s, PrivateCustomer2).Accounts[0].BBAN
+	tests := []struct {
+		name   string
+		path   string
+		body   any
+		hdr    []string
+		status int
+		code   string
+		pathIs string
+	}{
+		{"unknown product", "/v1/payments/sepa-credit-transfers", singlePayment("1.00"), hdr, 400, "PRODUCT_UNKNOWN", ""},
+		{"no PSU-IP-Address", "/v1/payments/" + ProductDomestic, singlePayment("1.00"), hdr[:2], 400, "FORMAT_ERROR", "PSU-IP-Address"},
+		{"no PSU-ID", "/v1/payments/" + ProductDomestic, singlePayment("1.00"), hdr[2:], 401, "PSU_CREDENTIALS_INVALID", ""},
+		{"amount as number", "/v1/payments/" + ProductDomestic, `{"instructedAmount":{"currency":"NOK","amount":1.5}}`, hdr, 400, "FORMAT_ERROR", ""},
+		{"amount with three decimals", "/v1/payments/" + ProductDomestic, singlePayment("1.005"), hdr, 400, "FORMAT_ERROR", "instructedAmount.amount"},
+		{"negative amount", "/v1/payments/" + ProductDomestic, singlePayment("-1.00"), hdr, 400, "FORMAT_ERROR", "instructedAmount.amount"},
+		{"zero amount", "/v1/payments/" + ProductDomestic, singlePayment("0.00"), hdr, 400, "FORMAT_ERROR", "instructedAmount.amount"},
+		{"EUR", "/v1/payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["instructedAmount"] = map[string]any{"currency": "EUR", "amount": "1.00"}
+		}), hdr, 400, "FORMAT_ERROR", "instructedAmount.currency"},
+		{"bad creditor bban", "/v1/payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["creditorAccount"] = map[string]any{"bban": "86011117948"}
+		}), hdr, 400, "FORMAT_ERROR", "creditorAccount"},
+		{"no creditor name", "/v1/payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) { delete(p, "creditorName") }),
+			hdr, 400, "FORMAT_ERROR", "creditorName"},
+		{"bad country", "/v1/payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["creditorAddress"] = map[string]any{"country": "Norway"}
+		}), hdr, 400, "FORMAT_ERROR", "creditorAddress.country"},
+		{"past execution date", "/v1/payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["requestedExecutionDate"] = "2001-01-01"
+		}), hdr, 400, "EXECUTION_DATE_INVALID", "requestedExecutionDate"},
+		{"invalid KID", "/v1/payments/" + ProductDomestic, singlePayment("1.00", eInvoice("0365328", "INV-1")), hdr, 400, "FORMAT_ERROR", "remittanceInformationStructuredArray"},
+		{"invalid KID, deprecated field", "/v1/payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["remittanceInformationStructured"] = map[string]any{"reference": "12345678904", "referenceType": "SCOR"}
+		}), hdr, 400, "FORMAT_ERROR", "remittanceInformationStructured"},
+		{"CINV without issuer", "/v1/payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["remittanceInformationStructuredArray"] = []any{map[string]any{"reference": "INV", "referenceType": "CINV"}}
+		}), hdr, 400, "FORMAT_ERROR", "remittanceInformationStructuredArray[0].referenceIssuer"},
+		{"debtor of another customer", "/v1/payments/" + ProductDomestic, singlePayment("1.00", withDebtor(foreign)), hdr, 400, "FORMAT_ERROR", "debtorAccount"},
+		{"emoji in remittance", "/v1/payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["remittanceInformationUnstructured"] = "Takk 🎉"
+		}), hdr, 400, "FORMAT_ERROR", ""},
+		{"periodic without frequency", "/v1/periodic-payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["startDate"] = "2099-01-01"
+		}), hdr, 400, "FORMAT_ERROR", "frequency"},
+		{"MonthlyVariable duplicate months", "/v1/periodic-payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["startDate"], p["frequency"], p["monthsOfExecution"] = "2099-01-01", "MonthlyVariable", []string{"1", "6", "1"}
+		}), hdr, 400, "FORMAT_ERROR", "monthsOfExecution"},
+		{"MonthlyVariable without months", "/v1/periodic-payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["startDate"], p["frequency"] = "2099-01-01", "MonthlyVariable"
+		}), hdr, 400, "FORMAT_ERROR", "monthsOfExecution"},
+		{"months with Monthly", "/v1/periodic-payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["startDate"], p["frequency"], p["monthsOfExecution"] = "2099-01-01", "Monthly", []string{"1"}
+		}), hdr, 400, "FORMAT_ERROR", "monthsOfExecution"},
+		{"bad dayOfExecution", "/v1/periodic-payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["startDate"], p["frequency"], p["dayOfExecution"] = "2099-01-01", "Monthly", "32"
+		}), hdr, 400, "FORMAT_ERROR", "dayOfExecution"},
+		{"empty bulk", "/v1/bulk-payments/" + ProductDomestic, map[string]any{"debtorAccount": map[string]any{"bban": debtor}, "payments": []any{}},
+			hdr, 400, "FORMAT_ERROR", "payments"},
+		{"bulk entry invalid", "/v1/bulk-payments/" + ProductDomestic, map[string]any{"debtorAccount": map[string]any{"bban": debtor},
+			"payments": []any{singlePayment("1.00"), singlePayment("x")}}, hdr, 400, "FORMAT_ERROR", "payments[1].instructedAmount.amount"},
+		{"valid MonthlyVariable", "/v1/periodic-payments/" + ProductDomestic, singlePayment("1.00", withDebtor(debtor), func(p map[string]any) {
+			p["startDate"], p["frequency"], p["monthsOfExecution"], p["executionRule"] = "2099-01-01", "MonthlyVariable", []string{"1", "6"}, "following"
+		}), hdr, 201, "", ""},
+		{"valid KID MOD11 with dash", "/v1/payments/" + ProductDomestic, singlePayment("1.00", eInvoice("2440997-", "INV-9")), hdr, 201, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.do("POST", tt.path, tt.body, tt.hdr...)
+			assert.Equal(t, tt.status, r.status, "%s", r.body)
+			assert.Equal(t, tt.code, r.code())
+			if tt.pathIs != "" {
+				var e errorBody
+				require.NoError(t, json.Unmarshal(r.body, &e))
+				assert.Equal(t, tt.pathIs, e.TPPMessages[0].Path)
+			}
+		})
+	}
+}
+
+func TestLogicalDuplicate(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	body := singlePayment("420.00", eInvoice("12345678903", "F-2025-17"))
+	r := c.do("POST", "/v1/payments/"+ProductDomestic, body, hdr...)
+	require.Equal(t, 201, r.status, "%s", r.body)
+	r2 := c.do("POST", "/v1/payments/"+ProductDomestic, body, hdr...)
+	assert.Equal(t, 400, r2.status)
+	assert.Equal(t, "PAYMENT_FAILED", r2.code())
+	assert.Contains(t, string(r2.body), "allowLogicalDuplicate")
+	r3 := c.do("POST", "/v1/payments/"+ProductDomestic+"?allowLogicalDuplicate=true", body, hdr...)
+	assert.Equal(t, 201, r3.status)
+	// another invoice number is no duplicate
+	r4 := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("420.00", eInvoice("12345678903", "F-2025-18")), hdr...)
+	assert.Equal(t, 201, r4.status)
+	// cancelled payments do not count
+	require.Equal(t, 204, c.do("DELETE", r.link(t, "self"), nil).status)
+	require.Equal(t, 204, c.do("DELETE", r3.link(t, "self"), nil).status)
+	assert.Equal(t, "CANC", c.status(r)["transactionStatus"])
+	assert.Equal(t, 201, c.do("POST", "/v1/payments/"+ProductDomestic, body, hdr...).status)
+}
+
+func TestDebtorChosenAtSCA(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	accts := customerOf(t, s, PrivateCustomer1).Accounts
+	r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("12.00", eInvoice("602243", "X1")), hdr...)
+	require.Equal(t, 201, r.status, "%s", r.body)
+	c.authorise(r, PrivateCustomer1, hdr, Accounts(accts[1].ResourceID))
+	g := c.do("GET", r.link(t, "self"), nil).json(t)
+	assert.Equal(t, accts[1].BBAN, g["debtorAccount"].(map[string]any)["bban"])
+}
+
+func TestDomesticNorwayHiddenBeforeApproval(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	debtor := customerOf(t, s, PrivateCustomer1).Accounts[0].BBAN
+	r := c.do("POST", "/v1/payments/"+ProductDomesticNorway, singlePayment("3.00", withDebtor(debtor)), hdr...)
+	require.Equal(t, 201, r.status)
+	for _, l := range []string{"status", "self"} {
+		g := c.do("GET", r.link(t, l), nil)
+		assert.Equal(t, 400, g.status, l)
+		assert.Equal(t, "RESOURCE_UNKNOWN", g.code())
+	}
+	c.authorise(r, PrivateCustomer1, hdr)
+	assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+}
+
+func TestPeriodicAndBulkInBatch(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock(wednesday10)
+	s := NewServer(t, WithClock(clock.Now))
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	debtor := customerOf(t, s, PrivateCustomer1).Accounts[0]
+	today := dateOf(clock.Now()).Format(time.DateOnly)
+	per := c.do("POST", "/v1/periodic-payments/"+ProductDomestic, singlePayment("100.00", withDebtor(debtor.BBAN), func(p map[string]any) {
+		p["startDate"], p["frequency"], p["dayOfExecution"] = today, "Monthly", "12"
+	}), hdr...)
+	require.Equal(t, 201, per.status, "%s", per.body)
+	assert.True(t, strings.HasPrefix(per.link(t, "status"), "/v1/periodic-payments/"))
+	bulk := c.do("POST", "/v1/bulk-payments/"+ProductDomestic, map[string]any{
+		"paymentInformationId": "batch-1", "debtorAccount": map[string]any{"bban": debtor.BBAN}, "requestedExecutionDate": today,
+		"payments": []any{singlePayment("10.00"), singlePayment("20.00")},
+	}, hdr...)
+	require.Equal(t, 201, bulk.status, "%s", bulk.body)
+	c.authorise(per, PrivateCustomer1, hdr)
+	c.authorise(bulk, PrivateCustomer1, hdr)
+	s.RunBatch()
+	assert.Equal(t, "ACTC", c.status(per)["transactionStatus"], "periodic payments are not batch processed")
+	assert.Equal(t, "ACSC", c.status(bulk)["transactionStatus"])
+
+	// signing baskets refuse bulk and periodic payments
+	single := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("1.00", withDebtor(debtor.BBAN)), hdr...)
+	pid := single.json(t)["paymentId"].(string)
+	r := c.do("POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{pid, per.json(t)["paymentId"].(string)}}, hdr...)
+	assert.Equal(t, 400, r.status)
+	assert.Equal(t, "REFERENCE_MIX_INVALID", r.code())
+}
+
+func TestSigningBasket(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	debtor := customerOf(t, s, PrivateCustomer1).Accounts[0].BBAN
+	var ids []string
+	var inits []*res
+	for _, amt := range []string{"1.00", "2.00"} {
+		r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment(amt, withDebtor(debtor)), hdr...)
+		require.Equal(t, 201, r.status)
+		ids = append(ids, r.json(t)["paymentId"].(string))
+		inits = append(inits, r)
+	}
+	b := c.do("POST", "/v1/signing-baskets", map[string]any{"paymentIds": ids}, hdr...)
+	require.Equal(t, 201, b.status, "%s", b.body)
+	bm := b.json(t)
+	assert.Equal(t, "RCVD", bm["transactionStatus"])
+	assert.NotEmpty(t, bm["basketId"])
+	a := c.do("POST", b.link(t, "startAuthorisation"), nil, hdr...)
+	require.Equal(t, 201, a.status)
+	c.scaFlow(a.link(t, "scaRedirect"), PrivateCustomer1)
+	assert.Equal(t, "ACTC", c.do("GET", b.link(t, "status"), nil).json(t)["transactionStatus"])
+	for _, r := range inits {
+		assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+	}
+	r := c.do("POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{"enc!!nope"}}, hdr...)
+	assert.Equal(t, 400, r.status)
+}
+
+func TestPaymentOfAnotherTPPIsUnknown(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("1.00"), hdr...)
+	require.Equal(t, 201, r.status)
+	other := newTestClient(t, s)
+	other.tpp = rsaTPP2
+	g := other.do("GET", r.link(t, "status"), nil)
+	assert.Equal(t, 404, g.status)
+	// the wrong service in the path is unknown too
+	g = c.do("GET", strings.Replace(r.link(t, "status"), "/v1/payments/", "/v1/bulk-payments/", 1), nil)
+	assert.Equal(t, 404, g.status)
+}

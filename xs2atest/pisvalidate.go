@@ -1,0 +1,272 @@
+package xs2atest
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Validation of payment initiation bodies (service.md "Payment initiation
+// request", "Electronic invoice payment", periodic and bulk payments).
+
+var (
+	currencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
+	countryRE  = regexp.MustCompile(`^[A-Z]{2}$`)
+)
+
+// Payment products the fake bank knows; any other gives 400 PRODUCT_UNKNOWN.
+const (
+	ProductDomestic       = "norwegian-domestic-credit-transfers"
+	ProductInstant        = "instant-norwegian-domestic-credit-transfers-straks"
+	ProductDomesticNorway = "domestic-norway-credit-transfers"
+)
+
+var products = map[string]bool{ProductDomestic: true, ProductInstant: true, ProductDomesticNorway: true}
+
+var frequencies = map[string]bool{
+	"Daily": true, "Weekly": true, "EveryTwoWeeks": true, "Monthly": true, "EveryTwoMonths": true,
+	"Quarterly": true, "SemiAnnual": true, "Annual": true, "MonthlyVariable": true,
+}
+
+type remittanceRef struct {
+	Reference       string `json:"reference"`
+	ReferenceType   string `json:"referenceType"`
+	ReferenceIssuer string `json:"referenceIssuer,omitempty"`
+}
+
+type addressJSON struct {
+	StreetName     string `json:"streetName,omitempty"`
+	BuildingNumber string `json:"buildingNumber,omitempty"`
+	TownName       string `json:"townName,omitempty"`
+	PostCode       string `json:"postCode,omitempty"`
+	Country        string `json:"country"`
+}
+
+// paymentReq is one payment: a single payment, a periodic payment (with the
+// periodic fields) or an entry of a bulk payment.
+type paymentReq struct {
+	EndToEndIdentification               string          `json:"endToEndIdentification,omitempty"`
+	InstructedAmount                     *amountJSON     `json:"instructedAmount"`
+	DebtorAccount                        *accountRefJSON `json:"debtorAccount,omitempty"`
+	CreditorAccount                      *accountRefJSON `json:"creditorAccount"`
+	CreditorName                         string          `json:"creditorName"`
+	CreditorAddress                      *addressJSON    `json:"creditorAddress,omitempty"`
+	PurposeCode                          string          `json:"purposeCode,omitempty"`
+	RequestedExecutionDate               string          `json:"requestedExecutionDate,omitempty"`
+	RemittanceInformationUnstructured    string          `json:"remittanceInformationUnstructured,omitempty"`
+	RemittanceInformationStructuredArray []remittanceRef `json:"remittanceInformationStructuredArray,omitempty"`
+	RemittanceInformationStructured      *remittanceRef  `json:"remittanceInformationStructured,omitempty"`
+
+	StartDate         string   `json:"startDate,omitempty"`
+	EndDate           string   `json:"endDate,omitempty"`
+	Frequency         string   `json:"frequency,omitempty"`
+	DayOfExecution    string   `json:"dayOfExecution,omitempty"`
+	ExecutionRule     string   `json:"executionRule,omitempty"`
+	MonthsOfExecution []string `json:"monthsOfExecution,omitempty"`
+}
+
+type bulkReq struct {
+	PaymentInformationID   string          `json:"paymentInformationId,omitempty"`
+	BatchBookingPreferred  bool            `json:"batchBookingPreferred,omitempty"`
+	DebtorAccount          *accountRefJSON `json:"debtorAccount"`
+	RequestedExecutionDate string          `json:"requestedExecutionDate,omitempty"`
+	Payments               []paymentReq    `json:"payments"`
+}
+
+// apiError is a 4xx answer decided by validation.
+type apiError struct {
+	status           int
+	code, path, text string
+}
+
+func formatErr(path, text string) *apiError {
+	return &apiError{status: 400, code: "FORMAT_ERROR", path: path, text: text}
+}
+
+// validKID: 2 to 25 characters, digits with a MOD10 (Luhn) or MOD11 control
+// character last (MOD11 may give '-').
+func validKID(kid string) bool {
+	if len(kid) < 2 || len(kid) > 25 {
+		return false
+	}
+	payload, ctl := kid[:len(kid)-1], kid[len(kid)-1]
+	if !allDigits(payload) || (ctl != '-' && (ctl < '0' || ctl > '9')) {
+		return false
+	}
+	// MOD11: weights 2..7 from the right
+	sum := 0
+	for i := 0; i < len(payload); i++ {
+		sum += int(payload[len(payload)-1-i]-'0') * (2 + i%6)
+	}
+	var c11 byte
+	switch r := sum % 11; r {
+	case 0:
+		c11 = '0'
+	case 1:
+		c11 = '-'
+	default:
+		c11 = byte('0' + 11 - r)
+	}
+	if ctl == c11 {
+		return true
+	}
+	// MOD10 (Luhn): weights 2,1 from the right, digits of products summed
+	sum = 0
+	for i := 0; i < len(payload); i++ {
+		d := int(payload[len(payload)-1-i]-'0') * (2 - i%2)
+		sum += d/10 + d%10
+	}
+	return ctl == byte('0'+(10-sum%10)%10)
+}
+
+// bbanOf reads an account reference's bban, or the BBAN inside a Norwegian IBAN.
+func bbanOf(ref *accountRefJSON) string {
+	if ref == nil {
+		return ""
+	}
+	if ref.BBAN != "" {
+		return ref.BBAN
+	}
+	if iban := strings.ReplaceAll(ref.IBAN, " ", ""); len(iban) == 15 && strings.HasPrefix(iban, "NO") && ibanOf(iban[4:]) == iban {
+		return iban[4:]
+	}
+	return ""
+}
+
+// paymentFacts is what validation extracts from one payment.
+type paymentFacts struct {
+	amount                 int64
+	currency               string
+	creditor, creditorName string
+	remittance             string
+	kid, invoice           string
+	execDate               time.Time
+}
+
+// validatePayment checks one payment; prefix names the JSON path ("" or
+// "payments[3].").
+func validatePayment(p *paymentReq, prefix string, today time.Time) (*paymentFacts, *apiError) {
+	f := &paymentFacts{}
+	if p.InstructedAmount == nil {
+		return nil, formatErr(prefix+"instructedAmount", "instructedAmount is required")
+	}
+	if !currencyRE.MatchString(p.InstructedAmount.Currency) {
+		return nil, formatErr(prefix+"instructedAmount.currency", "currency must be an ISO 4217 code")
+	}
+	if p.InstructedAmount.Currency != "NOK" {
+		return nil, formatErr(prefix+"instructedAmount.currency", "a Norwegian domestic payment is paid in NOK")
+	}
+	amt, ok := parseAmount(p.InstructedAmount.Amount, false)
+	if !ok || amt == 0 {
+		return nil, formatErr(prefix+"instructedAmount.amount", "amount must be a positive amount string like 100.26")
+	}
+	f.amount, f.currency = amt, p.InstructedAmount.Currency
+	f.creditor = bbanOf(p.CreditorAccount)
+	if p.CreditorAccount == nil || !validBBAN(f.creditor) {
+		return nil, formatErr(prefix+"creditorAccount", "creditorAccount must hold a valid Norwegian bban (11 digits, MOD11)")
+	}
+	if p.CreditorAccount.Currency != "" && p.CreditorAccount.Currency != "NOK" {
+		return nil, formatErr(prefix+"creditorAccount.currency", "creditorAccount currency must be NOK")
+	}
+	if strings.TrimSpace(p.CreditorName) == "" || len([]rune(p.CreditorName)) > 70 {
+		return nil, formatErr(prefix+"creditorName", "creditorName is required, at most 70 characters")
+	}
+	f.creditorName = p.CreditorName
+	if p.CreditorAddress != nil && !countryRE.MatchString(p.CreditorAddress.Country) {
+		return nil, formatErr(prefix+"creditorAddress.country", "country must be an ISO 3166 code")
+	}
+	if len([]rune(p.RemittanceInformationUnstructured)) > 140 {
+		return nil, formatErr(prefix+"remittanceInformationUnstructured", "at most 140 characters")
+	}
+	f.remittance = p.RemittanceInformationUnstructured
+	if p.RequestedExecutionDate != "" {
+		d, ok := parseDate(p.RequestedExecutionDate)
+		if !ok {
+			return nil, formatErr(prefix+"requestedExecutionDate", "requestedExecutionDate must be YYYY-MM-DD")
+		}
+		if d.Before(today) {
+			return nil, &apiError{400, "EXECUTION_DATE_INVALID", prefix + "requestedExecutionDate", "requestedExecutionDate is in the past"}
+		}
+		f.execDate = d
+	}
+	for i, ref := range p.RemittanceInformationStructuredArray {
+		path := prefix + "remittanceInformationStructuredArray"
+		switch ref.ReferenceType {
+		case "SCOR":
+			if !validKID(ref.Reference) {
+				return nil, formatErr(path, "invalid KID")
+			}
+			f.kid = ref.Reference
+		case "CINV":
+			if strings.TrimSpace(ref.Reference) == "" {
+				return nil, formatErr(path+"["+strconv.Itoa(i)+"].reference", "a CINV reference needs the invoice number")
+			}
+			if strings.TrimSpace(ref.ReferenceIssuer) == "" {
+				return nil, formatErr(path+"["+strconv.Itoa(i)+"].referenceIssuer", "a CINV reference needs the issuer code of the invoice scheme")
+			}
+			f.invoice = ref.Reference
+		default:
+			return nil, formatErr(path+"["+strconv.Itoa(i)+"].referenceType", "referenceType must be SCOR or CINV")
+		}
+	}
+	if ref := p.RemittanceInformationStructured; ref != nil {
+		if ref.ReferenceType != "" && ref.ReferenceType != "SCOR" {
+			return nil, formatErr(prefix+"remittanceInformationStructured.referenceType", "referenceType must be SCOR")
+		}
+		if !validKID(ref.Reference) {
+			return nil, formatErr(prefix+"remittanceInformationStructured", "invalid KID")
+		}
+		if f.kid == "" {
+			f.kid = ref.Reference
+		}
+	}
+	return f, nil
+}
+
+// validatePeriodic checks the periodic fields.
+func validatePeriodic(p *paymentReq, today time.Time) *apiError {
+	start, ok := parseDate(p.StartDate)
+	if !ok {
+		return formatErr("startDate", "startDate is required, YYYY-MM-DD")
+	}
+	if start.Before(today) {
+		return &apiError{400, "EXECUTION_DATE_INVALID", "startDate", "startDate is in the past"}
+	}
+	if p.EndDate != "" {
+		end, ok := parseDate(p.EndDate)
+		if !ok || end.Before(start) {
+			return formatErr("endDate", "endDate must be a date (YYYY-MM-DD) not before startDate")
+		}
+	}
+	if !frequencies[p.Frequency] {
+		return formatErr("frequency", "frequency must be one of Daily, Weekly, EveryTwoWeeks, Monthly, EveryTwoMonths, Quarterly, SemiAnnual, Annual, MonthlyVariable")
+	}
+	if p.DayOfExecution != "" {
+		if n, err := strconv.Atoi(p.DayOfExecution); err != nil || n < 1 || n > 31 || strconv.Itoa(n) != p.DayOfExecution {
+			return formatErr("dayOfExecution", "dayOfExecution must be \"1\" to \"31\"")
+		}
+	}
+	if p.ExecutionRule != "" && p.ExecutionRule != "following" && p.ExecutionRule != "preceding" {
+		return formatErr("executionRule", "executionRule must be following or preceding")
+	}
+	if p.Frequency == "MonthlyVariable" {
+		if len(p.MonthsOfExecution) == 0 {
+			return formatErr("monthsOfExecution", "MonthlyVariable needs monthsOfExecution")
+		}
+		seen := map[int]bool{}
+		for _, m := range p.MonthsOfExecution {
+			n, err := strconv.Atoi(m)
+			if err != nil || n < 1 || n > 12 {
+				return formatErr("monthsOfExecution", "month identifiers must be \"1\" to \"12\"")
+			}
+			if seen[n] {
+				return formatErr("monthsOfExecution", "duplicate month identifiers")
+			}
+			seen[n] = true
+		}
+	} else if len(p.MonthsOfExecution) > 0 {
+		return formatErr("monthsOfExecution", "monthsOfExecution is only allowed with frequency MonthlyVariable")
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package xs2atest
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Identities, consent, SCA sessions and the PSU-not-present limits.
+
+var idNamespace = uuid.MustParse("6f7e4b1c-5a2d-4c4e-9d61-0b8f0f8e2a11")
+
+// psuIDFor is the psu-id of a customer for one TPP: stable (UUID v5).
+func psuIDFor(tpp, customerNumber string) string {
+	return uuid.NewSHA1(idNamespace, []byte("psu\x00"+tpp+"\x00"+customerNumber)).String()
+}
+
+// corporateIDFor is the psu-corporate-id of an agreement for one TPP.
+func corporateIDFor(tpp, agreementID string) string {
+	return uuid.NewSHA1(idNamespace, []byte("corporate\x00"+tpp+"\x00"+agreementID)).String()
+}
+
+// psuRecord is a PSU that completed SCA for a TPP.
+type psuRecord struct {
+	tpp, customer string
+	corporate     bool // the last SCA was in corporate context
+}
+
+type consentKey struct{ tpp, customer, agreement string }
+
+type consent struct {
+	accounts map[string]time.Time // resource id -> time of the SCA that granted or confirmed it
+	revoked  bool
+}
+
+type sessionKey struct{ tpp, customer string }
+
+type session struct {
+	id      string // TPP-Session-ID under which the SCA ran ("" allowed)
+	expires time.Time
+}
+
+const sessionValidity = time.Hour
+
+type usageKey struct{ tpp, customer, account, endpoint string }
+
+// psuCtx is the PSU a request acts for.
+type psuCtx struct {
+	id        string
+	rec       *psuRecord
+	agreement *agreement // PSU-CORPORATE-ID resolved, or nil
+	present   bool       // PSU-IP-Address set
+}
+
+// consentKey of the context the PSU acts in.
+func (p *psuCtx) key() consentKey {
+	k := consentKey{tpp: p.rec.tpp, customer: p.rec.customer}
+	if p.agreement != nil {
+		k.agreement = p.agreement.id
+	}
+	return k
+}
+
+// resolvePSULocked finds the PSU of a request. On failure it has answered:
+// 401 with scaRedirect (kind) when PSU-ID is missing or unknown, 400
+// CORPORATE_ID_INVALID for a corporate PSU without (or with a foreign)
+// PSU-CORPORATE-ID.
+func (s *Server) resolvePSULocked(w http.ResponseWriter, r *http.Request, kind scaKind) (*psuCtx, bool) {
+	tpp := info(r).tpp
+	id := strings.ToLower(r.Header.Get("PSU-ID"))
+	if id == "" {
+		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "PSU-ID is missing: the PSU must authenticate first",
+			s.newSCALocked(r, kind, nil))
+		return nil, false
+	}
+	rec := s.psus[id]
+	if rec == nil || rec.tpp != tpp {
+		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "PSU-ID is not known for this TPP: the PSU must authenticate",
+			s.newSCALocked(r, kind, nil))
+		return nil, false
+	}
+	p := &psuCtx{id: id, rec: rec, present: r.Header.Get("PSU-IP-Address") != ""}
+	if cid := strings.ToLower(r.Header.Get("PSU-Corporate-ID")); cid != "" {
+		p.agreement = s.agreementForCorporateIDLocked(tpp, rec.customer, cid)
+		if p.agreement == nil {
+			writeError(w, http.StatusBadRequest, "CORPORATE_ID_INVALID", "PSU-CORPORATE-ID",
+				"PSU-CORPORATE-ID does not name an agreement of this PSU")
+			return nil, false
+		}
+	} else if rec.corporate {
+		writeError(w, http.StatusBadRequest, "CORPORATE_ID_INVALID", "PSU-CORPORATE-ID",
+			"the PSU acts in corporate context: PSU-CORPORATE-ID is required (see GET /v1/agreements)")
+		return nil, false
+	}
+	return p, true
+}
+
+func (s *Server) agreementForCorporateIDLocked(tpp, customerNumber, cid string) *agreement {
+	for _, id := range s.agreementOrder {
+		ag := s.agreements[id]
+		if contains(ag.members, customerNumber) && corporateIDFor(tpp, ag.id) == cid {
+			return ag
+		}
+	}
+	return nil
+}
+
+func (s *Server) agreementsOfLocked(customerNumber string) []*agreement {
+	var out []*agreement
+	for _, id := range s.agreementOrder {
+		if ag := s.agreements[id]; contains(ag.members, customerNumber) {
+			out = append(out, ag)
+		}
+	}
+	return out
+}
+
+// sessionValidLocked: a PSU-present request needs the TPP-Session-ID of the
+// PSU's current SCA session, within its hour.
+func (s *Server) sessionValidLocked(r *http.Request, p *psuCtx) bool {
+	ss := s.sessions[sessionKey{p.rec.tpp, p.rec.customer}]
+	return ss != nil && ss.id == r.Header.Get("TPP-Session-ID") && s.now().Before(ss.expires)
+}
+
+// aisAccessLocked checks an account-information request: PSU, corporate id,
+// session (PSU present), consent. accountID "" checks the consent as a whole.
+func (s *Server) aisAccessLocked(w http.ResponseWriter, r *http.Request, accountID string) (*psuCtx, *consent, bool) {
+	p, ok := s.resolvePSULocked(w, r, scaConsent)
+	if !ok {
+		return nil, nil, false
+	}
+	if p.present && !s.sessionValidLocked(r, p) {
+		writeSCARequired(w, "CONSENT_INVALID", "no valid SCA session for this TPP-Session-ID: the PSU must authenticate",
+			s.newSCALocked(r, scaConsent, p.agreement))
+		return nil, nil, false
+	}
+	c := s.consents[p.key()]
+	if c != nil && c.revoked {
+		writeError(w, http.StatusForbidden, "CONSENT_INVALID", "", "the PSU has revoked the consent at the bank")
+		return nil, nil, false
+	}
+	if c == nil || (accountID == "" && len(c.accounts) == 0) {
+		writeSCARequired(w, "CONSENT_INVALID", "no consent: the PSU must give consent",
+			s.newSCALocked(r, scaConsent, p.agreement))
+		return nil, nil, false
+	}
+	if accountID != "" {
+		if _, exists := s.accounts[accountID]; !exists {
+			writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "unknown account")
+			return nil, nil, false
+		}
+		if _, ok := c.accounts[accountID]; !ok {
+			writeSCARequired(w, "CONSENT_INVALID", "no consent for this account: the PSU must give consent",
+				s.newSCALocked(r, scaConsent, p.agreement))
+			return nil, nil, false
+		}
+	}
+	return p, c, true
+}
+
+// countUsageLocked enforces the PSU-not-present limit: at most 4 calls per
+// rolling 24 hours per PSU, account and endpoint; the 5th gets 429.
+func (s *Server) countUsageLocked(w http.ResponseWriter, p *psuCtx, accountID, endpoint string) bool {
+	if p.present {
+		return true
+	}
+	k := usageKey{p.rec.tpp, p.rec.customer, accountID, endpoint}
+	now := s.now()
+	kept := s.usage[k][:0]
+	for _, t := range s.usage[k] {
+		if now.Sub(t) < 24*time.Hour {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) >= 4 {
+		s.usage[k] = kept
+		writeError(w, http.StatusTooManyRequests, "ACCESS_EXCEEDED", "",
+			"at most 4 requests per 24 hours without the PSU present (no PSU-IP-Address)")
+		return false
+	}
+	s.usage[k] = append(kept, now)
+	return true
+}
+
+// RevokeConsent revokes, at the bank, every consent the customer has given
+// to any TPP (service.md: the PSU may revoke consent directly at the bank,
+// without notice to the TPP). Later account requests get 403 CONSENT_INVALID
+// until the PSU gives consent again through SCA.
+func (s *Server) RevokeConsent(customerNumber string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, c := range s.consents {
+		if k.customer == customerNumber {
+			c.revoked = true
+			c.accounts = map[string]time.Time{}
+		}
+	}
+}
+
+// ExpireSessions ends every SCA session of the customer now, as if its hour
+// had passed.
+func (s *Server) ExpireSessions(customerNumber string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.sessions {
+		if k.customer == customerNumber {
+			delete(s.sessions, k)
+		}
+	}
+}
+
+// PSUID is the psu-id the bank gives the customer for the TPP whose
+// signature keyId is tppKeyID (stable; as in the SCA callback).
+func PSUID(tppKeyID, customerNumber string) string { return psuIDFor(tppKeyID, customerNumber) }
+
+// CorporateID is the psu-corporate-id of an agreement (Agreement.ID) for the
+// TPP whose signature keyId is tppKeyID.
+func CorporateID(tppKeyID, agreementID string) string { return corporateIDFor(tppKeyID, agreementID) }

@@ -1,0 +1,415 @@
+package xs2atest
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Sandbox mock-data endpoints (service.md "Sandbox"). They need a valid
+// signature like every other request.
+
+func (s *Server) sandboxRoutes(m *http.ServeMux) {
+	m.HandleFunc("POST /v1/sandbox/initialize", s.sandboxInitialize)
+	m.HandleFunc("GET /v1/sandbox/customers", s.sandboxCustomers)
+	m.HandleFunc("POST /v1/sandbox/customers", s.sandboxAddCustomer)
+	m.HandleFunc("POST /v1/sandbox/accounts", s.sandboxAddAccount)
+	m.HandleFunc("POST /v1/sandbox/agreements", s.sandboxAddAgreement)
+	m.HandleFunc("POST /v1/sandbox/accounts/{mockAccountId}/transactions", s.sandboxAddTransaction)
+	m.HandleFunc("PUT /v1/sandbox/accounts/{mockAccountId}/balances", s.sandboxSetBalance)
+}
+
+// Initialize resets the sandbox as POST /v1/sandbox/initialize does: the
+// four sandbox customers with their accounts and agreements; consents,
+// sessions, payments and manually created data are gone.
+func (s *Server) Initialize() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resetLocked()
+}
+
+func (s *Server) sandboxInitialize(w http.ResponseWriter, r *http.Request) {
+	s.Initialize()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// Customers lists the sandbox customers with their accounts and agreements.
+func (s *Server) Customers() []Customer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Customer, 0, len(s.customerOrder))
+	for _, n := range s.customerOrder {
+		out = append(out, s.publicCustomerLocked(s.customers[n], true, true))
+	}
+	return out
+}
+
+// Customer returns one sandbox customer with accounts and agreements.
+func (s *Server) Customer(customerNumber string) (Customer, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.customers[customerNumber]
+	if c == nil {
+		return Customer{}, false
+	}
+	return s.publicCustomerLocked(c, true, true), true
+}
+
+// CloseAccount closes an account in the backend: it disappears from account
+// lists (an empty list, never 404) and its own endpoints answer 404.
+func (s *Server) CloseAccount(resourceID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accounts[resourceID]
+	if a == nil {
+		return false
+	}
+	a.closed = true
+	return true
+}
+
+func queryBool(r *http.Request, name string) bool {
+	b, _ := strconv.ParseBool(r.URL.Query().Get(name))
+	return b
+}
+
+// GET /v1/sandbox/customers?includeAccounts=true&includeAgreements=true
+func (s *Server) sandboxCustomers(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	acc, ags := queryBool(r, "includeAccounts"), queryBool(r, "includeAgreements")
+	out := []Customer{}
+	for _, n := range s.customerOrder {
+		out = append(out, s.publicCustomerLocked(s.customers[n], acc, ags))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"customers": out})
+}
+
+// POST /v1/sandbox/customers {customerNumber, customerType, name}
+func (s *Server) sandboxAddCustomer(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		CustomerNumber string `json:"customerNumber"`
+		CustomerType   string `json:"customerType"`
+		Name           string `json:"name"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if len(req.CustomerNumber) != 11 || !allDigits(req.CustomerNumber) {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "customerNumber must have 11 digits")
+		return
+	}
+	if req.CustomerType != customerPrivate && req.CustomerType != customerCorporate {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerType", "invalid CustomerType: want PRIVATE or CORPORATE")
+		return
+	}
+	if strings.TrimSpace(req.Name) == "" {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "name", "name is required")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.customers[req.CustomerNumber] != nil {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "a customer with this number exists")
+		return
+	}
+	c := s.addCustomerLocked(req.CustomerNumber, req.CustomerType, req.Name)
+	writeJSON(w, http.StatusCreated, s.publicCustomerLocked(c, true, true))
+}
+
+// POST /v1/sandbox/accounts {customerNumber, bban?, currency, name, balance,
+// product?, card?, maskedPan?, creditLimit?}
+func (s *Server) sandboxAddAccount(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		CustomerNumber  string `json:"customerNumber"`
+		BBAN            string `json:"bban"`
+		Currency        string `json:"currency"`
+		Name            string `json:"name"`
+		Product         string `json:"product"`
+		Balance         string `json:"balance"`
+		CashAccountType string `json:"cashAccountType"`
+		Card            bool   `json:"card"`
+		MaskedPan       string `json:"maskedPan"`
+		CreditLimit     string `json:"creditLimit"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.customers[req.CustomerNumber]
+	if c == nil {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "unknown customer")
+		return
+	}
+	a := &account{currency: req.Currency, name: req.Name, product: req.Product, card: req.Card, kind: "current"}
+	if strings.EqualFold(req.CashAccountType, "savings") || req.CashAccountType == "SVGS" {
+		a.kind = "savings"
+	}
+	if !currencyRE.MatchString(a.currency) {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "currency", "currency must be an ISO 4217 code")
+		return
+	}
+	if strings.TrimSpace(a.name) == "" {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "name", "name is required")
+		return
+	}
+	if a.product == "" {
+		a.product = a.name
+	}
+	var ok bool
+	if req.Balance == "" {
+		req.Balance = "0"
+	}
+	if a.balance, ok = parseAmount(req.Balance, true); !ok {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "balance", "balance must be an amount string like 100.26")
+		return
+	}
+	if a.card {
+		if req.BBAN != "" {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bban", "a card account has no bban")
+			return
+		}
+		a.maskedPan = req.MaskedPan
+		if a.maskedPan == "" {
+			a.maskedPan = "5412" + "75******" + strconv.Itoa(1000+s.rng.IntN(9000))
+		}
+		if req.CreditLimit != "" {
+			if a.creditLimit, ok = parseAmount(req.CreditLimit, false); !ok {
+				writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "creditLimit", "creditLimit must be an amount string")
+				return
+			}
+		}
+	} else if req.BBAN != "" {
+		if !validBBAN(req.BBAN) {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bban", "bban must be 11 digits with a valid MOD11 control digit")
+			return
+		}
+		if s.byBBAN[req.BBAN] != nil {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bban", "an account with this bban exists")
+			return
+		}
+		a.bban = req.BBAN
+	}
+	s.addAccountLocked(c, a)
+	writeJSON(w, http.StatusCreated, publicAccount(a))
+}
+
+// POST /v1/sandbox/agreements {customerNumber, name, accounts, signersRequired, members?}
+func (s *Server) sandboxAddAgreement(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		CustomerNumber  string   `json:"customerNumber"`
+		Name            string   `json:"name"`
+		Accounts        []string `json:"accounts"`
+		SignersRequired int      `json:"signersRequired"`
+		Members         []string `json:"members"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.customers[req.CustomerNumber]
+	if c == nil || c.kind != customerCorporate {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "unknown corporate customer")
+		return
+	}
+	if strings.TrimSpace(req.Name) == "" {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "name", "name is required")
+		return
+	}
+	for _, id := range req.Accounts {
+		if !contains(c.accounts, id) {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "accounts", "every account must belong to the customer")
+			return
+		}
+	}
+	members := []string{c.number}
+	for _, m := range req.Members {
+		if s.customers[m] == nil {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "members", "unknown member customer")
+			return
+		}
+		if !contains(members, m) {
+			members = append(members, m)
+		}
+	}
+	if req.SignersRequired == 0 {
+		req.SignersRequired = 1
+	}
+	if req.SignersRequired < 1 || req.SignersRequired > len(members) {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "signersRequired", "signersRequired must be between 1 and the number of members")
+		return
+	}
+	ag := s.addAgreementLocked(c.number, req.Name, append([]string{}, req.Accounts...), req.SignersRequired, members)
+	writeJSON(w, http.StatusCreated, publicAgreement(ag))
+}
+
+type sandboxTx struct {
+	TransactionAmount                 *amountJSON     `json:"transactionAmount"`
+	BookingDate                       string          `json:"bookingDate"`
+	ValueDate                         string          `json:"valueDate"`
+	TransactionDate                   string          `json:"transactionDate"`
+	CreditorName                      string          `json:"creditorName"`
+	DebtorName                        string          `json:"debtorName"`
+	CreditorAccount                   *accountRefJSON `json:"creditorAccount"`
+	DebtorAccount                     *accountRefJSON `json:"debtorAccount"`
+	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured"`
+	ProprietaryBankTransactionCode    string          `json:"proprietaryBankTransactionCode"`
+	AdditionalInformation             string          `json:"additionalInformation"`
+	OriginalAmount                    *amountJSON     `json:"originalAmount"`
+	TransactionDetails                string          `json:"transactionDetails"`
+	Pending                           bool            `json:"pending"`
+}
+
+// POST /v1/sandbox/accounts/{mockAccountId}/transactions: a booked (or
+// pending) transaction. The debtor account, when given, must be this
+// account; dates are in the past and bookingDate <= valueDate. A booked
+// transaction moves the balance.
+func (s *Server) sandboxAddTransaction(w http.ResponseWriter, r *http.Request) {
+	var req sandboxTx
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accounts[r.PathValue("mockAccountId")]
+	if a == nil {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAccountId", "unknown account")
+		return
+	}
+	bad := func(path, text string) { writeError(w, http.StatusBadRequest, "FORMAT_ERROR", path, text) }
+	if req.TransactionAmount == nil {
+		bad("transactionAmount", "transactionAmount is required")
+		return
+	}
+	amt, ok := parseAmount(req.TransactionAmount.Amount, true)
+	if !ok || amt == 0 {
+		bad("transactionAmount.amount", "amount must be a non-zero amount string like -100.26")
+		return
+	}
+	if req.TransactionAmount.Currency != a.currency {
+		bad("transactionAmount.currency", "currency must be the account currency")
+		return
+	}
+	if req.DebtorAccount != nil && req.DebtorAccount.BBAN != "" && req.DebtorAccount.BBAN != a.bban {
+		bad("debtorAccount", "the debtor account must be the account the transaction is created for")
+		return
+	}
+	if req.DebtorAccount != nil && req.DebtorAccount.BBAN == a.bban && amt > 0 {
+		amt = -amt
+	}
+	today := dateOf(s.now())
+	bd, vd := today, today
+	if req.BookingDate != "" {
+		if bd, ok = parseDate(req.BookingDate); !ok || bd.After(today) {
+			bad("bookingDate", "bookingDate must be a date (YYYY-MM-DD) in the past")
+			return
+		}
+	}
+	vd = bd
+	if req.ValueDate != "" {
+		if vd, ok = parseDate(req.ValueDate); !ok || vd.After(today) {
+			bad("valueDate", "valueDate must be a date (YYYY-MM-DD) in the past")
+			return
+		}
+	}
+	if vd.Before(bd) {
+		bad("valueDate", "bookingDate must not be after valueDate")
+		return
+	}
+	t := &transaction{id: s.newID(), bookingDate: bd, valueDate: vd, transactionDate: bd, amount: amt,
+		currency: a.currency, creditorName: req.CreditorName, debtorName: req.DebtorName,
+		remittance: req.RemittanceInformationUnstructured, code: req.ProprietaryBankTransactionCode,
+		info: req.AdditionalInformation, origAmount: amt, origCurrency: a.currency, details: req.TransactionDetails}
+	if req.CreditorAccount != nil {
+		t.creditorBBAN = req.CreditorAccount.BBAN
+	}
+	if req.DebtorAccount != nil {
+		t.debtorBBAN = req.DebtorAccount.BBAN
+	}
+	if req.TransactionDate != "" {
+		if t.transactionDate, ok = parseDate(req.TransactionDate); !ok {
+			bad("transactionDate", "transactionDate must be YYYY-MM-DD")
+			return
+		}
+	}
+	if req.OriginalAmount != nil {
+		if t.origAmount, ok = parseAmount(req.OriginalAmount.Amount, true); !ok || !currencyRE.MatchString(req.OriginalAmount.Currency) {
+			bad("originalAmount", "originalAmount must be an amount with an ISO 4217 currency")
+			return
+		}
+		t.origCurrency = req.OriginalAmount.Currency
+	}
+	if req.Pending {
+		a.pending = append(a.pending, t)
+	} else {
+		a.booked = append(a.booked, t)
+		a.balance += amt
+		sortBooked(a)
+	}
+	j := txOf(t, !req.Pending)
+	writeJSON(w, http.StatusCreated, j)
+}
+
+// PUT /v1/sandbox/accounts/{mockAccountId}/balances {"balanceAmount":{"amount","currency"}}
+func (s *Server) sandboxSetBalance(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		BalanceAmount *amountJSON `json:"balanceAmount"`
+		Amount        string      `json:"amount"`
+		Currency      string      `json:"currency"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.BalanceAmount != nil {
+		req.Amount, req.Currency = req.BalanceAmount.Amount, req.BalanceAmount.Currency
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accounts[r.PathValue("mockAccountId")]
+	if a == nil {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAccountId", "unknown account")
+		return
+	}
+	v, ok := parseAmount(req.Amount, true)
+	if !ok {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "balanceAmount.amount", "amount must be an amount string like 100.26")
+		return
+	}
+	if req.Currency != "" && req.Currency != a.currency {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "balanceAmount.currency", "currency must be the account currency")
+		return
+	}
+	a.balance = v
+	writeJSON(w, http.StatusOK, map[string]any{"balances": balancesOf(a)})
+}
+
+// SetBalance sets the booked balance of an account (minor units are not
+// used: amount is a string like "100.26"), as PUT
+// /v1/sandbox/accounts/{id}/balances does.
+func (s *Server) SetBalance(resourceID, amount string) bool {
+	v, ok := parseAmount(amount, true)
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accounts[resourceID]
+	if a == nil {
+		return false
+	}
+	a.balance = v
+	return true
+}
+
+// Balance is the booked balance of an account as an amount string, "" when
+// the account does not exist.
+func (s *Server) Balance(resourceID string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.accounts[resourceID]; a != nil {
+		return formatAmount(a.balance)
+	}
+	return ""
+}

@@ -1,0 +1,231 @@
+package xs2atest
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSandboxInitialState(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	cs := s.Customers()
+	require.Len(t, cs, 4)
+	for _, c := range cs {
+		assert.Len(t, c.CustomerNumber, 11)
+		var plain, cards int
+		for _, a := range c.Accounts {
+			if a.Card {
+				cards++
+				continue
+			}
+			plain++
+			assert.True(t, validBBAN(a.BBAN), a.BBAN)
+			assert.Equal(t, ibanOf(a.BBAN), a.IBAN)
+			assert.Positive(t, a.Booked)
+			assert.Equal(t, 2, a.Pending)
+		}
+		assert.Equal(t, 2, plain, c.CustomerNumber)
+		if c.CustomerType == "PRIVATE" {
+			assert.Equal(t, 1, cards)
+		} else {
+			assert.Equal(t, 0, cards)
+			assert.NotEmpty(t, c.Agreements)
+		}
+	}
+	assert.Equal(t, 1100, cs[0].Accounts[0].Booked)
+	dual := cs[3].Agreements[1]
+	assert.Equal(t, 2, dual.SignersRequired)
+	assert.ElementsMatch(t, []string{CorporateCustomer2, CorporateCustomer1}, dual.Members)
+	// deterministic: the same seed gives the same data
+	s2 := NewServer(t)
+	assert.Equal(t, cs, s2.Customers())
+	s3 := NewServer(t, WithSeed(7))
+	assert.NotEqual(t, cs[0].Accounts[0].ResourceID, s3.Customers()[0].Accounts[0].ResourceID)
+}
+
+func TestSandboxEndpoints(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock(wednesday10)
+	s := NewServer(t, WithClock(clock.Now))
+	c := newTestClient(t, s)
+
+	r := c.do("GET", "/v1/sandbox/customers?includeAccounts=true&includeAgreements=true", nil)
+	require.Equal(t, 200, r.status)
+	cs := r.json(t)["customers"].([]any)
+	require.Len(t, cs, 4)
+	assert.Contains(t, cs[0].(map[string]any), "accounts")
+	r = c.do("GET", "/v1/sandbox/customers", nil)
+	assert.NotContains(t, r.json(t)["customers"].([]any)[0].(map[string]any), "accounts")
+
+	tests := []struct {
+		name   string
+		method string
+		path   string
+		body   any
+		status int
+		code   string
+	}{
+		{"customer: short number", "POST", "/v1/sandbox/customers", `{"customerNumber":"123","customerType":"PRIVATE","name":"A"}`, 400, "FORMAT_ERROR"},
+		{"customer: bad type", "POST", "/v1/sandbox/customers", `{"customerNumber":"01017012345","customerType":"COMPANY","name":"A"}`, 400, "FORMAT_ERROR"},
+		{"customer: not JSON", "POST", "/v1/sandbox/customers", `{`, 400, "FORMAT_ERROR"},
+		{"customer: ok", "POST", "/v1/sandbox/customers", `{"customerNumber":"01017012345","customerType":"PRIVATE","name":"Per Test"}`, 201, ""},
+		{"customer: duplicate", "POST", "/v1/sandbox/customers", `{"customerNumber":"01017012345","customerType":"PRIVATE","name":"Per Test"}`, 400, "FORMAT_ERROR"},
+		{"account: unknown customer", "POST", "/v1/sandbox/accounts", `{"customerNumber":"01017099999","currency":"NOK","name":"X","balance":"1.00"}`, 400, "FORMAT_ERROR"},
+		{"account: bad bban", "POST", "/v1/sandbox/accounts", `{"customerNumber":"01017012345","bban":"86011117948","currency":"NOK","name":"X","balance":"1.00"}`, 400, "FORMAT_ERROR"},
+		{"account: bad balance", "POST", "/v1/sandbox/accounts", `{"customerNumber":"01017012345","currency":"NOK","name":"X","balance":"1,00"}`, 400, "FORMAT_ERROR"},
+		{"account: ok", "POST", "/v1/sandbox/accounts", `{"customerNumber":"01017012345","bban":"86011117947","currency":"NOK","name":"Ny konto","balance":"250.00"}`, 201, ""},
+		{"agreement: private customer", "POST", "/v1/sandbox/agreements", `{"customerNumber":"01017012345","name":"X","accounts":[]}`, 400, "FORMAT_ERROR"},
+		{"agreement: too many signers", "POST", "/v1/sandbox/agreements", `{"customerNumber":"18129215603","name":"X","accounts":[],"signersRequired":3}`, 400, "FORMAT_ERROR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.do(tt.method, tt.path, tt.body)
+			assert.Equal(t, tt.status, r.status, "%s", r.body)
+			assert.Equal(t, tt.code, r.code())
+		})
+	}
+
+	cust := customerOf(t, s, "01017012345")
+	require.Len(t, cust.Accounts, 1)
+	id := cust.Accounts[0].ResourceID
+	today := dateOf(clock.Now())
+	d := func(days int) string { return today.AddDate(0, 0, days).Format(time.DateOnly) }
+	txTests := []struct {
+		name   string
+		body   map[string]any
+		status int
+	}{
+		{"another debtor", map[string]any{"transactionAmount": map[string]any{"amount": "-10.00", "currency": "NOK"},
+			"debtorAccount": map[string]any{"bban": creditorBBAN + "0"}, "bookingDate": d(-1)}, 400},
+		{"future booking date", map[string]any{"transactionAmount": map[string]any{"amount": "-10.00", "currency": "NOK"}, "bookingDate": d(1)}, 400},
+		{"value before booking", map[string]any{"transactionAmount": map[string]any{"amount": "-10.00", "currency": "NOK"},
+			"bookingDate": d(-2), "valueDate": d(-3)}, 400},
+		{"wrong currency", map[string]any{"transactionAmount": map[string]any{"amount": "-10.00", "currency": "SEK"}}, 400},
+		{"debit from this account", map[string]any{"transactionAmount": map[string]any{"amount": "10.00", "currency": "NOK"},
+			"debtorAccount": map[string]any{"bban": "86011117947"}, "creditorName": "Kiwi", "bookingDate": d(-3), "valueDate": d(-2),
+			"proprietaryBankTransactionCode": "VARER"}, 201},
+		{"credit", map[string]any{"transactionAmount": map[string]any{"amount": "5.50", "currency": "NOK"}, "debtorName": "Mor"}, 201},
+		{"pending", map[string]any{"transactionAmount": map[string]any{"amount": "-1.00", "currency": "NOK"}, "pending": true}, 201},
+	}
+	for _, tt := range txTests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.do("POST", "/v1/sandbox/accounts/"+id+"/transactions", tt.body)
+			assert.Equal(t, tt.status, r.status, "%s", r.body)
+		})
+	}
+	assert.Equal(t, "245.50", s.Balance(id), "booked transactions move the balance")
+	r = c.do("PUT", "/v1/sandbox/accounts/"+id+"/balances", `{"balanceAmount":{"amount":"1000.00","currency":"NOK"}}`)
+	require.Equal(t, 200, r.status, "%s", r.body)
+	assert.Equal(t, "1000.00", s.Balance(id))
+	assert.Equal(t, 404, c.do("PUT", "/v1/sandbox/accounts/enc!!x/balances", `{"balanceAmount":{"amount":"1.00"}}`).status)
+
+	// the new customer can log in and see the account with its transactions
+	psu := c.privatePSU("01017012345")
+	accts := c.accounts(psu)
+	require.Len(t, accts, 1)
+	tx := c.do("GET", "/v1/accounts/"+id+"/transactions?bookingStatus=both", nil, "PSU-ID", psu)
+	m := tx.json(t)["transactions"].(map[string]any)
+	assert.Len(t, m["booked"].([]any), 2)
+	assert.Len(t, m["pending"].([]any), 1)
+	debit := m["booked"].([]any)[1].(map[string]any)
+	assert.Equal(t, "-10.00", debit["transactionAmount"].(map[string]any)["amount"])
+	assert.Equal(t, "VARER", debit["proprietaryBankTransactionCode"])
+
+	// corporate: a new agreement with two members
+	r = c.do("POST", "/v1/sandbox/agreements", map[string]any{"customerNumber": CorporateCustomer1, "name": "Nordlys Bygg AS - prosjekt",
+		"accounts": []string{customerOf(t, s, CorporateCustomer1).Accounts[1].ResourceID}, "signersRequired": 2,
+		"members": []string{CorporateCustomer2}})
+	require.Equal(t, 201, r.status, "%s", r.body)
+	assert.Len(t, customerOf(t, s, CorporateCustomer2).Agreements, 3)
+
+	// initialize removes manual data and consents
+	require.Equal(t, http.StatusNoContent, c.do("POST", "/v1/sandbox/initialize", nil).status)
+	_, ok := s.Customer("01017012345")
+	assert.False(t, ok)
+	assert.Equal(t, 401, c.do("GET", "/v1/accounts", nil, "PSU-ID", psu).status)
+}
+
+func TestContactEmail(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	path := "/v1/tpps/NO-FSA-987654321/contact-information"
+	assert.Equal(t, 404, c.do("GET", path, nil).status)
+	for _, bad := range []string{`{"email":"not-an-address"}`, `{"email":"Ops <ops@tpp.example>"}`, `{"email":"ops@localhost"}`, `{}`} {
+		r := c.do("PUT", path, bad)
+		assert.Equal(t, 400, r.status, bad)
+		assert.Equal(t, "FORMAT_ERROR", r.code())
+	}
+	require.Equal(t, 200, c.do("PUT", path, `{"email":"psd2-ops@tpp.example"}`).status)
+	r := c.do("GET", path, nil)
+	require.Equal(t, 200, r.status)
+	assert.JSONEq(t, `{"email":"psd2-ops@tpp.example"}`, string(r.body))
+}
+
+// TestBBANAndKIDVectors checks the bank's own BBAN, IBAN and KID checks
+// against the shared vectors (copied to testdata).
+func TestBBANAndKIDVectors(t *testing.T) {
+	t.Parallel()
+	var bban struct {
+		Valid, Invalid []string
+		IBAN           map[string]string `json:"iban"`
+	}
+	readJSON(t, "testdata/bban.json", &bban)
+	for _, v := range bban.Valid {
+		assert.True(t, validBBAN(v), v)
+	}
+	for _, v := range bban.Invalid {
+		assert.False(t, validBBAN(v), v)
+	}
+	for iban, b := range bban.IBAN {
+		assert.Equal(t, iban, ibanOf(b))
+	}
+	var kid struct {
+		Mod11, Mod10 struct{ Valid []string }
+		Invalid      []string `json:"invalid_under_both"`
+	}
+	readJSON(t, "testdata/kid.json", &kid)
+	require.NotEmpty(t, kid.Mod11.Valid)
+	for _, v := range append(kid.Mod11.Valid, kid.Mod10.Valid...) {
+		assert.True(t, validKID(v), v)
+	}
+	for _, v := range kid.Invalid {
+		assert.False(t, validKID(v), v)
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, v))
+}
+
+func TestAmounts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in     string
+		signed bool
+		want   int64
+		ok     bool
+	}{
+		{"100.26", false, 10026, true}, {"100.2", false, 10020, true}, {"100", false, 10000, true},
+		{"-5.00", true, -500, true}, {"-5.00", false, 0, false}, {"01.00", false, 0, false},
+		{"1.005", false, 0, false}, {"1,00", false, 0, false}, {"", false, 0, false}, {"1e3", false, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseAmount(tt.in, tt.signed)
+		assert.Equal(t, tt.ok, ok, tt.in)
+		assert.Equal(t, tt.want, got, tt.in)
+		if ok {
+			back, _ := parseAmount(formatAmount(got), true)
+			assert.Equal(t, got, back)
+		}
+	}
+}

@@ -1,0 +1,514 @@
+package xs2atest
+
+import (
+	"errors"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The SCA redirect: a small HTML application at /sca/<token> that the PSU's
+// browser (or Server.CompleteSCA) walks through: sign in with the national
+// id, choose the context, tick accounts or review the payment, confirm or
+// cancel; then a 303 to the TPP-Redirect-URI with the callback parameters.
+
+type scaKind string
+
+const (
+	scaConsent scaKind = "consent" // account access: consent is collected
+	scaUser    scaKind = "user"    // PSU registration (GET /v1/users, /v1/user, payment without PSU-ID)
+	scaPayment scaKind = "payment" // payment authorisation
+	scaBasket  scaKind = "basket"  // signing-basket authorisation
+)
+
+const (
+	stageLogin    = "login"
+	stageContext  = "context"
+	stageAccounts = "accounts"
+	stageDebtor   = "debtor"
+	stageConfirm  = "confirm"
+	stageDone     = "done"
+)
+
+type scaRecord struct {
+	token                          string
+	kind                           scaKind
+	tpp, redirectURI, tppSessionID string
+	preset                         *agreement // agreement chosen already (PSU-CORPORATE-ID on the request)
+	paymentID, basketID, authID    string
+	stage                          string
+	customer                       string
+	agreement                      *agreement // chosen context: nil = PRIVATE
+	created                        time.Time
+}
+
+// scaTokenValidity is how long an unused SCA link stays usable.
+const scaTokenValidity = time.Hour
+
+// newSCALocked registers an SCA started by request r and returns the absolute
+// scaRedirect URL.
+func (s *Server) newSCALocked(r *http.Request, kind scaKind, preset *agreement) string {
+	rec := &scaRecord{
+		token: strings.TrimPrefix(s.newID(), "enc!!"), kind: kind, tpp: info(r).tpp,
+		redirectURI: r.Header.Get("TPP-Redirect-URI"), tppSessionID: r.Header.Get("TPP-Session-ID"),
+		preset: preset, stage: stageLogin, created: s.now(),
+	}
+	s.scas[rec.token] = rec
+	return s.URL() + "/sca/" + rec.token
+}
+
+func parseAbsURL(v string) (*url.URL, error) {
+	u, err := url.Parse(v)
+	if err != nil {
+		return nil, err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("not an absolute http(s) URL")
+	}
+	return u, nil
+}
+
+func (s *Server) serveSCA(w *bufWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	token := strings.TrimPrefix(r.URL.Path, "/sca/")
+	rec := s.scas[token]
+	if rec == nil || strings.Contains(token, "/") {
+		s.renderPage(w, http.StatusNotFound, &pageData{Error: "This authentication link is unknown."})
+		return
+	}
+	if rec.stage == stageDone {
+		s.renderPage(w, http.StatusGone, &pageData{Error: "This authentication is finished. Start again from the service you came from."})
+		return
+	}
+	if s.now().Sub(rec.created) > scaTokenValidity {
+		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The authentication link has expired.")
+		return
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		s.renderStage(w, rec, http.StatusOK, "")
+	case http.MethodPost:
+		r.Body = http.MaxBytesReader(nil, r.Body, 64<<10)
+		if err := r.ParseForm(); err != nil {
+			s.renderStage(w, rec, http.StatusBadRequest, "The form could not be read.")
+			return
+		}
+		s.postStage(w, r, rec)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		s.renderPage(w, http.StatusMethodNotAllowed, &pageData{Error: "Method not allowed."})
+	}
+}
+
+func (s *Server) postStage(w *bufWriter, r *http.Request, rec *scaRecord) {
+	f := r.PostForm
+	if f.Get("action") == "cancel" {
+		s.cancelSCALocked(rec)
+		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The PSU cancelled the authentication.")
+		return
+	}
+	if step := f.Get("step"); step != rec.stage {
+		s.renderStage(w, rec, http.StatusConflict, "This page is out of date; continue here.")
+		return
+	}
+	switch rec.stage {
+	case stageLogin:
+		id := strings.TrimSpace(f.Get("nationalId"))
+		if len(id) != 11 || !allDigits(id) {
+			s.renderStage(w, rec, http.StatusBadRequest, "The national identity number must have 11 digits.")
+			return
+		}
+		if s.customers[id] == nil {
+			s.renderStage(w, rec, http.StatusBadRequest, "No customer has this national identity number.")
+			return
+		}
+		if msg := s.mayAuthoriseLocked(rec, id); msg != "" {
+			s.renderStage(w, rec, http.StatusForbidden, msg)
+			return
+		}
+		rec.customer = id
+		s.afterLogin(rec)
+	case stageContext:
+		ag, ok := s.chosenContext(rec, f)
+		if !ok {
+			s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered contexts.")
+			return
+		}
+		rec.agreement = ag
+		if rec.kind == scaConsent {
+			rec.stage = stageAccounts
+		} else {
+			rec.stage = stageConfirm
+		}
+	case stageAccounts:
+		offered := s.consentableLocked(rec)
+		ticked := f["account"]
+		for _, id := range ticked {
+			if !contains(offered, id) {
+				s.renderStage(w, rec, http.StatusBadRequest, "An account that was not offered was ticked.")
+				return
+			}
+		}
+		s.completeLocked(w, rec, ticked)
+		return
+	case stageDebtor:
+		id := f.Get("debtor")
+		if !contains(s.payableLocked(rec), id) {
+			s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered accounts.")
+			return
+		}
+		p := s.payments[rec.paymentID]
+		p.debtor = s.accounts[id].bban
+		p.debtorCurrency = s.accounts[id].currency
+		rec.stage = stageConfirm
+	case stageConfirm:
+		s.completeLocked(w, rec, nil)
+		return
+	}
+	w.Header().Set("Location", "/sca/"+rec.token)
+	w.WriteHeader(http.StatusSeeOther)
+}
+
+// mayAuthoriseLocked: for a payment or basket, may this customer sign it?
+func (s *Server) mayAuthoriseLocked(rec *scaRecord, customerNumber string) string {
+	var ps []*payment
+	switch rec.kind {
+	case scaPayment:
+		ps = []*payment{s.payments[rec.paymentID]}
+	case scaBasket:
+		for _, id := range s.baskets[rec.basketID].paymentIDs {
+			ps = append(ps, s.payments[id])
+		}
+	default:
+		return ""
+	}
+	for _, p := range ps {
+		if p.status != "RCVD" && p.status != "PATC" {
+			return "The payment can no longer be authorised (status " + p.status + ")."
+		}
+		if !s.maySignLocked(p, customerNumber) {
+			return "This customer has no payment permission on the debtor account."
+		}
+	}
+	return ""
+}
+
+func (s *Server) maySignLocked(p *payment, customerNumber string) bool {
+	if p.agreement != "" {
+		ag := s.agreements[p.agreement]
+		return ag != nil && contains(ag.members, customerNumber)
+	}
+	return p.customer == customerNumber
+}
+
+func (s *Server) afterLogin(rec *scaRecord) {
+	switch rec.kind {
+	case scaPayment, scaBasket:
+		if rec.kind == scaPayment {
+			p := s.payments[rec.paymentID]
+			if p.agreement != "" {
+				rec.agreement = s.agreements[p.agreement]
+			}
+			if p.debtor == "" {
+				rec.stage = stageDebtor
+				return
+			}
+		} else if b := s.baskets[rec.basketID]; len(b.paymentIDs) > 0 {
+			if p := s.payments[b.paymentIDs[0]]; p.agreement != "" {
+				rec.agreement = s.agreements[p.agreement]
+			}
+		}
+		rec.stage = stageConfirm
+		return
+	}
+	if rec.preset != nil && contains(rec.preset.members, rec.customer) {
+		rec.agreement = rec.preset
+		if rec.kind == scaConsent {
+			rec.stage = stageAccounts
+		} else {
+			rec.stage = stageConfirm
+		}
+		return
+	}
+	rec.stage = stageContext
+}
+
+type option struct {
+	Value, Label string
+	Checked      bool
+}
+
+// contextOptionsLocked: PRIVATE for private customers, then each agreement.
+func (s *Server) contextOptionsLocked(rec *scaRecord) []option {
+	var out []option
+	c := s.customers[rec.customer]
+	if c.kind == customerPrivate {
+		out = append(out, option{Value: "PRIVATE", Label: "Private: " + c.name})
+	}
+	for _, ag := range s.agreementsOfLocked(rec.customer) {
+		out = append(out, option{Value: "CORPORATE:" + ag.id, Label: "Corporate: " + ag.name + " (org. no. " + ag.orgNumber + ")"})
+	}
+	if len(out) > 0 {
+		out[0].Checked = true
+	}
+	return out
+}
+
+// chosenContext reads choice=PRIVATE|CORPORATE:<agreement id>, or
+// context=PRIVATE|CORPORATE with agreement=<id>.
+func (s *Server) chosenContext(rec *scaRecord, f url.Values) (*agreement, bool) {
+	choice := f.Get("choice")
+	if choice == "" {
+		choice = strings.ToUpper(f.Get("context"))
+		if choice == "CORPORATE" {
+			choice += ":" + f.Get("agreement")
+		}
+	}
+	for _, o := range s.contextOptionsLocked(rec) {
+		if o.Value == choice {
+			if ag, ok := strings.CutPrefix(choice, "CORPORATE:"); ok {
+				return s.agreements[ag], true
+			}
+			return nil, true
+		}
+	}
+	return nil, false
+}
+
+// consentableLocked lists the accounts (and card accounts) the PSU may
+// consent to in the chosen context: own accounts in private context, the
+// agreement's accounts in corporate context. Closed accounts are left out.
+func (s *Server) consentableLocked(rec *scaRecord) []string {
+	var ids []string
+	if rec.agreement != nil {
+		ids = rec.agreement.accounts
+	} else if c := s.customers[rec.customer]; c.kind == customerPrivate {
+		ids = c.accounts
+	}
+	var out []string
+	for _, id := range ids {
+		if a := s.accounts[id]; a != nil && !a.closed {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// payableLocked lists debtor accounts for a payment that names none.
+func (s *Server) payableLocked(rec *scaRecord) []string {
+	var out []string
+	for _, id := range s.consentableLocked(rec) {
+		if !s.accounts[id].card {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (s *Server) cancelSCALocked(rec *scaRecord) {
+	rec.stage = stageDone
+	if rec.kind == scaPayment {
+		if p := s.payments[rec.paymentID]; p != nil {
+			if a := p.auths[rec.authID]; a != nil {
+				a.status = "failed"
+			}
+		}
+	}
+	if rec.kind == scaBasket {
+		if b := s.baskets[rec.basketID]; b != nil {
+			b.scaStatus = "failed"
+		}
+	}
+}
+
+// completeLocked finishes a successful SCA: PSU registration, session,
+// consent or signature, then the redirect with psu-id and friends.
+func (s *Server) completeLocked(w *bufWriter, rec *scaRecord, ticked []string) {
+	now := s.now()
+	rec.stage = stageDone
+	psuID := psuIDFor(rec.tpp, rec.customer)
+	s.psus[psuID] = &psuRecord{tpp: rec.tpp, customer: rec.customer, corporate: rec.agreement != nil}
+	// a completed SCA opens the session of its TPP-Session-ID; an older one ends
+	s.sessions[sessionKey{rec.tpp, rec.customer}] = &session{id: rec.tppSessionID, expires: now.Add(sessionValidity)}
+	switch rec.kind {
+	case scaConsent:
+		k := consentKey{tpp: rec.tpp, customer: rec.customer}
+		if rec.agreement != nil {
+			k.agreement = rec.agreement.id
+		}
+		c := &consent{accounts: map[string]time.Time{}}
+		for _, id := range ticked {
+			c.accounts[id] = now
+		}
+		s.consents[k] = c
+	case scaPayment:
+		p := s.payments[rec.paymentID]
+		p.auths[rec.authID].status = "finalised"
+		s.signPaymentLocked(p, rec.customer)
+	case scaBasket:
+		b := s.baskets[rec.basketID]
+		b.scaStatus = "finalised"
+		for _, id := range b.paymentIDs {
+			s.signPaymentLocked(s.payments[id], rec.customer)
+		}
+		b.status = "ACTC"
+	}
+	q := url.Values{}
+	q.Set("psu-id", psuID)
+	q.Set("tpp-session-id", rec.tppSessionID)
+	q.Set("context", "PRIVATE")
+	if rec.agreement != nil {
+		q.Set("context", "CORPORATE")
+		q.Set("psu-corporate-id", corporateIDFor(rec.tpp, rec.agreement.id))
+	}
+	s.redirectTPP(w, rec, q)
+}
+
+func (s *Server) redirectFailure(w *bufWriter, rec *scaRecord, status int, code, message string) {
+	rec.stage = stageDone
+	q := url.Values{}
+	q.Set("status", strconv.Itoa(status))
+	q.Set("code", code)
+	q.Set("message", message)
+	s.redirectTPP(w, rec, q)
+}
+
+func (s *Server) redirectTPP(w *bufWriter, rec *scaRecord, q url.Values) {
+	u, err := url.Parse(rec.redirectURI)
+	if err != nil {
+		s.renderPage(w, http.StatusBadRequest, &pageData{Error: "The TPP's redirect address is invalid."})
+		return
+	}
+	old := u.Query()
+	for k, v := range q {
+		old[k] = v
+	}
+	u.RawQuery = old.Encode()
+	w.Header().Set("Location", u.String())
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusSeeOther)
+}
+
+type paymentView struct {
+	Amount, Creditor, CreditorAccount, Debtor, Date, Text, Status string
+}
+
+type pageData struct {
+	Title, Purpose, Error, Action, Step string
+	Customers                           []string
+	Options                             []option
+	Accounts                            []option
+	Payments                            []paymentView
+	Finished                            bool
+}
+
+func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg string) {
+	d := &pageData{Error: errMsg, Action: "/sca/" + rec.token, Step: rec.stage}
+	switch rec.kind {
+	case scaConsent:
+		d.Purpose = "A third-party provider asks for access to your account information."
+	case scaUser:
+		d.Purpose = "A third-party provider asks to identify you."
+	case scaPayment:
+		d.Purpose = "A third-party provider asks you to authorise a payment."
+	case scaBasket:
+		d.Purpose = "A third-party provider asks you to authorise several payments."
+	}
+	switch rec.stage {
+	case stageLogin:
+		d.Customers = append([]string(nil), s.customerOrder...)
+	case stageContext:
+		d.Options = s.contextOptionsLocked(rec)
+	case stageAccounts:
+		k := consentKey{tpp: rec.tpp, customer: rec.customer}
+		if rec.agreement != nil {
+			k.agreement = rec.agreement.id
+		}
+		prev := s.consents[k]
+		for _, id := range s.consentableLocked(rec) {
+			_, had := prev.accountsOrNil()[id]
+			d.Accounts = append(d.Accounts, option{Value: id, Label: accountLabel(s.accounts[id]), Checked: had})
+		}
+	case stageDebtor:
+		for i, id := range s.payableLocked(rec) {
+			d.Accounts = append(d.Accounts, option{Value: id, Label: accountLabel(s.accounts[id]), Checked: i == 0})
+		}
+	case stageConfirm:
+		var ids []string
+		switch rec.kind {
+		case scaPayment:
+			ids = []string{rec.paymentID}
+		case scaBasket:
+			ids = s.baskets[rec.basketID].paymentIDs
+		}
+		for _, id := range ids {
+			d.Payments = append(d.Payments, s.paymentViewLocked(s.payments[id]))
+		}
+	}
+	s.renderPage(w, status, d)
+}
+
+func (c *consent) accountsOrNil() map[string]time.Time {
+	if c == nil || c.revoked {
+		return nil
+	}
+	return c.accounts
+}
+
+func accountLabel(a *account) string {
+	if a.card {
+		return a.name + " " + a.maskedPan
+	}
+	return a.name + " " + a.bban
+}
+
+func (s *Server) renderPage(w *bufWriter, status int, d *pageData) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if err := pageTemplate.Execute(&w.body, d); err != nil {
+		w.body.Reset()
+		w.body.WriteString("template error")
+	}
+}
+
+var pageTemplate = template.Must(template.New("sca").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Fake bank: authentication</title>
+<style>body{font-family:sans-serif;max-width:40em;margin:2em auto;padding:0 1em}.error{color:#a00;font-weight:bold}
+.notice{background:#fe9;padding:.5em}label{display:block;margin:.4em 0}table td{padding:.2em .6em}</style></head>
+<body><h1>Fake bank</h1>
+<p class="notice">xs2atest sandbox: test customers only, no real money.</p>
+{{if .Error}}<p class="error" id="error">{{.Error}}</p>{{end}}
+{{if .Step}}<p>{{.Purpose}}</p>
+<form method="post" action="{{.Action}}">
+<input type="hidden" name="step" value="{{.Step}}">
+{{if eq .Step "login"}}<label>National identity number (11 digits)
+<input type="text" name="nationalId" inputmode="numeric" pattern="[0-9]{11}" autocomplete="off" autofocus></label>
+<p>Sandbox customers: {{range .Customers}}<code>{{.}}</code> {{end}}</p>
+<button type="submit" name="action" value="next">Sign in</button>
+{{else if eq .Step "context"}}<fieldset><legend>Act as</legend>
+{{range .Options}}<label><input type="radio" name="choice" value="{{.Value}}"{{if .Checked}} checked{{end}}> {{.Label}}</label>
+{{else}}<p>No context is available for this customer.</p>{{end}}</fieldset>
+<button type="submit" name="action" value="next">Continue</button>
+{{else if eq .Step "accounts"}}<fieldset><legend>Accounts the provider may read</legend>
+{{range .Accounts}}<label><input type="checkbox" name="account" value="{{.Value}}"{{if .Checked}} checked{{end}}> {{.Label}}</label>
+{{else}}<p>No accounts are available.</p>{{end}}</fieldset>
+<button type="submit" name="action" value="confirm">Confirm</button>
+{{else if eq .Step "debtor"}}<fieldset><legend>Pay from</legend>
+{{range .Accounts}}<label><input type="radio" name="debtor" value="{{.Value}}"{{if .Checked}} checked{{end}}> {{.Label}}</label>
+{{end}}</fieldset>
+<button type="submit" name="action" value="next">Continue</button>
+{{else if eq .Step "confirm"}}{{range .Payments}}<table class="payment">
+<tr><td>Amount</td><td>{{.Amount}}</td></tr><tr><td>To</td><td>{{.Creditor}} {{.CreditorAccount}}</td></tr>
+<tr><td>From</td><td>{{.Debtor}}</td></tr><tr><td>Date</td><td>{{.Date}}</td></tr><tr><td>Message</td><td>{{.Text}}</td></tr>
+<tr><td>Status</td><td>{{.Status}}</td></tr></table>{{end}}
+<button type="submit" name="action" value="confirm">{{if .Payments}}Sign{{else}}Confirm{{end}}</button>
+{{end}}
+<button type="submit" name="action" value="cancel" formnovalidate>Cancel</button>
+</form>{{end}}
+</body></html>
+`))

@@ -1,0 +1,206 @@
+package xs2atest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// CompleteSCA plays the PSU's browser on the SCA pages behind scaRedirect
+// (the scaRedirect href of a 401, of POST /v1/consents, GET /v1/users or a
+// startAuthorisation answer): it signs in as customerNumber (the 11-digit
+// national id), chooses the context, ticks the accounts or signs the payment,
+// and returns the callback URL, the TPP-Redirect-URI with psu-id,
+// tpp-session-id, context (and psu-corporate-id), without following it. With
+// Cancel the callback carries the failure parameters status, code and
+// message. An error means the page refused (unknown national id, no payment
+// permission, an option not offered).
+func (s *Server) CompleteSCA(ctx context.Context, scaRedirect, customerNumber string, opts ...SCAOption) (*url.URL, error) {
+	var ch scaChoice
+	for _, o := range opts {
+		o(&ch)
+	}
+	base, err := url.Parse(s.URL())
+	if err != nil {
+		return nil, err
+	}
+	u, err := base.Parse(scaRedirect)
+	if err != nil {
+		return nil, fmt.Errorf("xs2atest: scaRedirect: %w", err)
+	}
+	method, target := http.MethodGet, u
+	var form url.Values
+	for range 8 {
+		resp, page, err := s.browse(ctx, method, target, form)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode == http.StatusSeeOther {
+			loc, err := target.Parse(resp.Header.Get("Location"))
+			if err != nil {
+				return nil, fmt.Errorf("xs2atest: bad redirect: %w", err)
+			}
+			if loc.Host != u.Host || !strings.HasPrefix(loc.Path, "/sca/") {
+				return loc, nil // the callback: not followed
+			}
+			method, target, form = http.MethodGet, loc, nil
+			continue
+		}
+		if resp.StatusCode != http.StatusOK {
+			if m := errorRE.FindStringSubmatch(page); m != nil {
+				return nil, fmt.Errorf("xs2atest: SCA page answered %d: %s", resp.StatusCode, html.UnescapeString(m[1]))
+			}
+			return nil, fmt.Errorf("xs2atest: SCA page answered %d", resp.StatusCode)
+		}
+		if form, err = s.answerPage(page, customerNumber, &ch); err != nil {
+			return nil, err
+		}
+		method = http.MethodPost
+		if m := actionRE.FindStringSubmatch(page); m != nil {
+			if target, err = target.Parse(html.UnescapeString(m[1])); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nil, errors.New("xs2atest: SCA did not finish")
+}
+
+var (
+	errorRE    = regexp.MustCompile(`id="error">([^<]*)<`)
+	actionRE   = regexp.MustCompile(`<form method="post" action="([^"]*)"`)
+	stepRE     = regexp.MustCompile(`name="step" value="([^"]*)"`)
+	radioRE    = regexp.MustCompile(`<input type="radio" name="(choice|debtor)" value="([^"]*)"( checked)?>`)
+	checkboxRE = regexp.MustCompile(`<input type="checkbox" name="account" value="([^"]*)"`)
+)
+
+// answerPage fills the form of one SCA page as the PSU would.
+func (s *Server) answerPage(page, customerNumber string, ch *scaChoice) (url.Values, error) {
+	m := stepRE.FindStringSubmatch(page)
+	if m == nil {
+		return nil, errors.New("xs2atest: SCA page has no form")
+	}
+	step := m[1]
+	form := url.Values{"step": {step}}
+	if ch.cancel {
+		form.Set("action", "cancel")
+		return form, nil
+	}
+	switch step {
+	case stageLogin:
+		form.Set("nationalId", customerNumber)
+		form.Set("action", "next")
+	case stageContext:
+		var values []string
+		checked := ""
+		for _, r := range radioRE.FindAllStringSubmatch(page, -1) {
+			v := html.UnescapeString(r[2])
+			values = append(values, v)
+			if r[3] != "" {
+				checked = v
+			}
+		}
+		choice := checked
+		switch ch.context {
+		case "PRIVATE":
+			choice = "PRIVATE"
+		case "CORPORATE":
+			choice = ""
+			for _, v := range values {
+				ag, ok := strings.CutPrefix(v, "CORPORATE:")
+				if ok && (ch.agreement == "" || ch.agreement == ag || ch.agreement == s.corporateIDOfAgreement(page, ag)) {
+					choice = v
+					break
+				}
+			}
+		}
+		if !contains(values, choice) {
+			return nil, fmt.Errorf("xs2atest: the SCA page does not offer the context %s", ch.context)
+		}
+		form.Set("choice", choice)
+		form.Set("action", "next")
+	case stageAccounts:
+		var offered []string
+		for _, r := range checkboxRE.FindAllStringSubmatch(page, -1) {
+			offered = append(offered, html.UnescapeString(r[1]))
+		}
+		ticks := offered
+		if ch.accountsSet {
+			for _, id := range ch.accounts {
+				if !contains(offered, id) {
+					return nil, errors.New("xs2atest: the SCA page does not offer account " + id)
+				}
+			}
+			ticks = ch.accounts
+		}
+		form["account"] = ticks
+		form.Set("action", "confirm")
+	case stageDebtor:
+		var offered []string
+		for _, r := range radioRE.FindAllStringSubmatch(page, -1) {
+			offered = append(offered, html.UnescapeString(r[2]))
+		}
+		if len(offered) == 0 {
+			return nil, errors.New("xs2atest: no account to pay from")
+		}
+		pick := offered[0]
+		if len(ch.accounts) > 0 {
+			if !contains(offered, ch.accounts[0]) {
+				return nil, errors.New("xs2atest: the SCA page does not offer account " + ch.accounts[0])
+			}
+			pick = ch.accounts[0]
+		}
+		form.Set("debtor", pick)
+		form.Set("action", "next")
+	default:
+		form.Set("action", "confirm")
+	}
+	return form, nil
+}
+
+// corporateIDOfAgreement lets Corporate() take the psu-corporate-id a TPP
+// holds as well as the agreement id: it maps the agreement to the id the
+// SCA's TPP would get.
+func (s *Server) corporateIDOfAgreement(page, agreementID string) string {
+	m := actionRE.FindStringSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	token := strings.TrimPrefix(html.UnescapeString(m[1]), "/sca/")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rec := s.scas[token]; rec != nil {
+		return corporateIDFor(rec.tpp, agreementID)
+	}
+	return ""
+}
+
+func (s *Server) browse(ctx context.Context, method string, u *url.URL, form url.Values) (*http.Response, string, error) {
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, "", err
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	req.Header.Set("Accept", "text/html")
+	resp, err := s.browser.Do(req)
+	if err != nil {
+		return nil, "", fmt.Errorf("xs2atest: SCA page: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, "", fmt.Errorf("xs2atest: SCA page: %w", err)
+	}
+	return resp, string(b), nil
+}

@@ -1,0 +1,178 @@
+package xs2atest_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/xs2a"
+	"github.com/tppkit/xs2a/internal/testcert"
+	"github.com/tppkit/xs2a/xs2atest"
+)
+
+// The fake bank against the SDK's own signing Transport: every signer
+// variant the SDK offers must be accepted by the bank's independent verifier.
+
+func signerFrom(t *testing.T, o testcert.Options, opts ...xs2a.SignerOption) *xs2a.Signer {
+	t.Helper()
+	p, err := testcert.New(o)
+	require.NoError(t, err)
+	sg, err := xs2a.NewSigner(p.Key, p.Cert, opts...)
+	require.NoError(t, err)
+	return sg
+}
+
+func get(t *testing.T, hc *http.Client, method, url string, body []byte, hdr ...string) (int, map[string]any) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	require.NoError(t, err)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+func TestSDKTransportIsAccepted(t *testing.T) {
+	t.Parallel()
+	ascii := pkix.Name{CommonName: "xs2a Test CA - TEST ONLY", Organization: []string{"tppkit"}, Country: []string{"NO"}}
+	nordic := pkix.Name{CommonName: "Testbanken Sertifikat Ø - TEST ONLY", Organization: []string{"Bankø Test AS"}, Country: []string{"NO"}}
+	subject := pkix.Name{CommonName: "xs2a test TPP - TEST ONLY", Country: []string{"NO"}}
+	tests := []struct {
+		name string
+		o    testcert.Options
+		opts []xs2a.SignerOption
+	}{
+		{"rsa", testcert.Options{Subject: subject, Issuer: ascii}, nil},
+		{"ecdsa", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, nil},
+		{"non-ASCII issuer (RFC 2047)", testcert.Options{Subject: subject, Issuer: nordic, EC: true}, nil},
+		{"lower-case serial", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithLowerCaseSerial()}},
+		{"%20 in CA", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}},
+		{"digest on empty body", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithDigestOnEmptyBody()}},
+	}
+	for _, tls := range []bool{false, true} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s tls=%v", tt.name, tls), func(t *testing.T) {
+				t.Parallel()
+				var opts []xs2atest.Option
+				if tls {
+					opts = append(opts, xs2atest.WithTLS())
+				}
+				s := xs2atest.NewServer(t, opts...)
+				sg := signerFrom(t, tt.o, tt.opts...)
+				hc := &http.Client{Transport: &xs2a.Transport{Base: s.HTTPClient().Transport, Signer: sg,
+					RedirectURI: xs2atest.DefaultRedirectURI}}
+
+				status, body := get(t, hc, "GET", s.URL()+"/v1/accounts", nil, "TPP-Session-ID", xs2a.NewSessionID())
+				require.Equal(t, 401, status, "%v", body)
+				href := body["_links"].(map[string]any)["scaRedirect"].(map[string]any)["href"].(string)
+				cbURL, err := s.CompleteSCA(context.Background(), href, xs2atest.PrivateCustomer1)
+				require.NoError(t, err)
+				cb, err := xs2a.ParseCallback(cbURL.Query())
+				require.NoError(t, err)
+				assert.Equal(t, xs2atest.PSUID(sg.KeyID(), xs2atest.PrivateCustomer1), cb.PSUID)
+
+				status, body = get(t, hc, "GET", s.URL()+"/v1/accounts", nil, "PSU-ID", cb.PSUID)
+				require.Equal(t, 200, status, "%v", body)
+				accts := body["accounts"].([]any)
+				require.Len(t, accts, 2)
+				debtor := accts[0].(map[string]any)["bban"].(string)
+
+				payment := []byte(`{"instructedAmount":{"currency":"NOK","amount":"99.90"},"debtorAccount":{"bban":"` + debtor +
+					`"},"creditorAccount":{"bban":"86011117947"},"creditorName":"Fjordkraft AS"}`)
+				status, body = get(t, hc, "POST", s.URL()+"/v1/payments/norwegian-domestic-credit-transfers", payment,
+					"PSU-ID", cb.PSUID, "PSU-IP-Address", "192.0.2.10", "Content-Type", "application/json")
+				require.Equal(t, 201, status, "%v", body)
+				assert.Equal(t, "RCVD", body["transactionStatus"])
+			})
+		}
+	}
+}
+
+func TestServerClient(t *testing.T) {
+	t.Parallel()
+	s := xs2atest.NewServer(t, xs2atest.WithTLS(), xs2atest.WithResponseSigning())
+	c, err := s.Client(nil)
+	require.NoError(t, err)
+	assert.Equal(t, s.URL(), c.BaseURL())
+	c2, err := s.Client(nil, xs2a.WithRedirectURI("https://other.example/cb"))
+	require.NoError(t, err)
+	assert.NotNil(t, c2)
+	sg, err := xs2atest.NewTestSigner()
+	require.NoError(t, err)
+	assert.Contains(t, sg.Certificate().Subject.CommonName, "TEST ONLY")
+	assert.Contains(t, sg.Certificate().Issuer.CommonName, "TEST ONLY")
+	_, err = s.Client(sg)
+	require.NoError(t, err)
+}
+
+// Example: the account flow against the fake bank with the SDK's signing
+// Transport: 401 with scaRedirect, the PSU's SCA, then the accounts.
+func ExampleServer_CompleteSCA() {
+	s, err := xs2atest.Start()
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close()
+	signer, err := xs2atest.NewTestSigner()
+	if err != nil {
+		panic(err)
+	}
+	hc := &http.Client{Transport: &xs2a.Transport{Signer: signer, RedirectURI: xs2atest.DefaultRedirectURI}}
+
+	req, _ := http.NewRequest("GET", s.URL()+"/v1/accounts", nil)
+	req.Header.Set("TPP-Session-ID", "session-1")
+	resp, err := hc.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	var sca struct {
+		Links map[string]xs2a.Link `json:"_links"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&sca)
+	resp.Body.Close()
+	fmt.Println("first call:", resp.StatusCode)
+
+	callback, err := s.CompleteSCA(context.Background(), sca.Links["scaRedirect"].Href, xs2atest.PrivateCustomer1)
+	if err != nil {
+		panic(err)
+	}
+	cb, err := xs2a.ParseCallback(callback.Query())
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("context:", cb.Context, "session:", cb.TPPSessionID)
+
+	req, _ = http.NewRequest("GET", s.URL()+"/v1/accounts", nil)
+	req.Header.Set("PSU-ID", cb.PSUID)
+	resp, _ = hc.Do(req)
+	var list struct {
+		Accounts []struct{ Name, Currency string } `json:"accounts"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	for _, a := range list.Accounts {
+		fmt.Println(a.Name, a.Currency)
+	}
+	// Output:
+	// first call: 401
+	// context: PRIVATE session: session-1
+	// Brukskonto NOK
+	// Sparekonto for felles husholdning o NOK
+}

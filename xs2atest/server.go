@@ -1,0 +1,482 @@
+package xs2atest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	_ "time/tzdata" // Europe/Oslo on machines without a zoneinfo database
+)
+
+var oslo = func() *time.Location {
+	l, err := time.LoadLocation("Europe/Oslo")
+	if err != nil {
+		panic("xs2atest: " + err.Error())
+	}
+	return l
+}()
+
+// maxBody caps request bodies (larger ones get 413).
+const maxBody = 1 << 20
+
+// Server is the fake bank: an in-process HTTP server that runs the interface
+// of service.md (sandbox data, request-signature verification, SCA by
+// redirect, consent, sessions, limits, payments with batch runs). All state is
+// in memory and guarded by one mutex, so concurrent requests are safe.
+type Server struct {
+	cfg     config
+	srv     *httptest.Server
+	mux     *http.ServeMux
+	browser *http.Client
+
+	respKey  *rsa.PrivateKey
+	respCert *x509.Certificate
+
+	faultMu   sync.Mutex
+	faultRNG  *rand.Rand
+	faultUsed []int
+
+	mu  sync.Mutex
+	rng *rand.Rand
+	bankState
+	lastBatch time.Time
+	contacts  map[string]string
+	reqLog    []Request
+}
+
+// bankState is everything POST /v1/sandbox/initialize resets.
+type bankState struct {
+	customers      map[string]*customer
+	customerOrder  []string
+	accounts       map[string]*account
+	accountOrder   []string
+	byBBAN         map[string]*account
+	agreements     map[string]*agreement
+	agreementOrder []string
+	psus           map[string]*psuRecord
+	consents       map[consentKey]*consent
+	sessions       map[sessionKey]*session
+	scas           map[string]*scaRecord
+	payments       map[string]*payment
+	paymentOrder   []string
+	baskets        map[string]*basket
+	usage          map[usageKey][]time.Time
+	dupes          map[dupKey]string
+}
+
+// Request is one entry of the request log: what arrived, never bodies or
+// PSU headers.
+type Request struct {
+	Method    string
+	Path      string // URL path, no query
+	Status    int    // 0 when the connection was dropped
+	RequestID string // X-Request-ID of the request
+	Dropped   bool   // a Fault with Drop closed the connection after processing
+}
+
+// NewServer starts a fake bank for a test and closes it with t.Cleanup.
+func NewServer(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s, err := Start(opts...)
+	if err != nil {
+		t.Fatalf("xs2atest: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a fake bank, initialized as after POST /v1/sandbox/initialize.
+// Call Close when done.
+func Start(opts ...Option) (*Server, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s := &Server{cfg: cfg, contacts: map[string]string{}}
+	s.faultRNG = rand.New(rand.NewPCG(cfg.seed, 0xfa17))
+	s.faultUsed = make([]int, len(cfg.faults))
+	if cfg.signResponses {
+		key, cert, err := newTestCertificate("xs2atest fake bank response signing (TEST ONLY)")
+		if err != nil {
+			return nil, err
+		}
+		s.respKey, s.respCert = key, cert
+	}
+	s.mux = http.NewServeMux()
+	s.routes()
+	s.mu.Lock()
+	s.resetLocked()
+	s.lastBatch = s.now()
+	s.mu.Unlock()
+
+	s.srv = httptest.NewUnstartedServer(s)
+	if cfg.tls {
+		s.srv.StartTLS()
+	} else {
+		s.srv.Start()
+	}
+	hc := *s.srv.Client()
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	s.browser = &hc
+	return s, nil
+}
+
+// URL is the base address, e.g. http://127.0.0.1:PORT, without a trailing
+// slash; the interface's paths (/v1/...) are below it.
+func (s *Server) URL() string { return s.srv.URL }
+
+// HTTPClient returns a plain *http.Client that trusts the server (its TLS
+// certificate under WithTLS). It does not sign requests.
+func (s *Server) HTTPClient() *http.Client { return s.srv.Client() }
+
+// Close shuts the server down and waits for running requests.
+func (s *Server) Close() { s.srv.Close() }
+
+// Certificate is the bank's response-signing certificate (WithResponseSigning),
+// or nil.
+func (s *Server) Certificate() *x509.Certificate { return s.respCert }
+
+func (s *Server) now() time.Time { return s.cfg.now() }
+
+func (s *Server) resetLocked() {
+	s.rng = rand.New(rand.NewPCG(s.cfg.seed, 1))
+	s.bankState = bankState{
+		customers: map[string]*customer{}, accounts: map[string]*account{}, byBBAN: map[string]*account{},
+		agreements: map[string]*agreement{}, psus: map[string]*psuRecord{}, consents: map[consentKey]*consent{},
+		sessions: map[sessionKey]*session{}, scas: map[string]*scaRecord{}, payments: map[string]*payment{},
+		baskets: map[string]*basket{}, usage: map[usageKey][]time.Time{}, dupes: map[dupKey]string{},
+	}
+	s.seedLocked()
+}
+
+// Requests returns a copy of the request log, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqLog...)
+}
+
+// RequestCount counts logged requests with this method ("" = any) whose path
+// starts with pathPrefix ("" = any), so tests can assert that nothing was sent.
+func (s *Server) RequestCount(method, pathPrefix string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.reqLog {
+		if (method == "" || strings.EqualFold(method, r.Method)) && strings.HasPrefix(r.Path, pathPrefix) {
+			n++
+		}
+	}
+	return n
+}
+
+type ctxKey struct{}
+
+// reqInfo is what the pipeline learnt about a verified API request.
+type reqInfo struct {
+	tpp  string // keyId of the signature: identifies the TPP
+	body []byte
+}
+
+func info(r *http.Request) *reqInfo { return r.Context().Value(ctxKey{}).(*reqInfo) }
+
+// ServeHTTP runs the pipeline: batch catch-up, faults, signature and
+// header checks, the endpoint, response signing.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.catchUpBatches()
+	f, faulty := s.matchFault(r)
+	if faulty && f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			s.logRequest(r, 0, false)
+			return
+		}
+	}
+	if faulty && f.Status != 0 {
+		bw := newBufWriter()
+		s.writeFault(bw, f)
+		s.finish(w, r, bw)
+		return
+	}
+	bw := newBufWriter()
+	s.handle(bw, r)
+	if faulty && f.Drop {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				s.logRequest(r, 0, true)
+				return
+			}
+		}
+	}
+	s.finish(w, r, bw)
+}
+
+func (s *Server) handle(w *bufWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/sca/") {
+		s.serveSCA(w, r)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "", "request body could not be read")
+		return
+	}
+	if len(body) > maxBody {
+		writeError(w, http.StatusRequestEntityTooLarge, "FORMAT_ERROR", "", "request body too large")
+		return
+	}
+	tpp, code, text := verifyRequest(r, body)
+	if code != "" {
+		writeError(w, http.StatusBadRequest, code, "Signature", text)
+		return
+	}
+	if ok, text := checkRedirectURI(r.Header.Get("TPP-Redirect-URI")); !ok {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "TPP-Redirect-URI", text)
+		return
+	}
+	if path, ok := processableRequest(r.Header, body); !ok {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", path, "the request contains characters the bank cannot process")
+		return
+	}
+	for _, h := range []string{"PSU-ID", "PSU-Corporate-ID"} {
+		if v := r.Header.Get(h); v != "" && !uuidRE.MatchString(v) {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", h, h+" has the wrong format: want an RFC 4122 UUID")
+			return
+		}
+	}
+	ctx := context.WithValue(r.Context(), ctxKey{}, &reqInfo{tpp: tpp, body: body})
+	s.mux.ServeHTTP(w, r.WithContext(ctx))
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+func checkRedirectURI(v string) (bool, string) {
+	if v == "" {
+		return false, "TPP-Redirect-URI is required on every request"
+	}
+	u, err := parseAbsURL(v)
+	if err != nil || u == nil {
+		return false, "TPP-Redirect-URI must be an absolute http or https URL"
+	}
+	return true, ""
+}
+
+// processableRequest reports whether PSU-* and TPP-* headers and every JSON
+// string of the body hold only printable Latin-1 text (service.md: a UTF-8
+// character the backend cannot process, such as an emoji, gives 400).
+func processableRequest(h http.Header, body []byte) (string, bool) {
+	for name, vals := range h {
+		ln := strings.ToLower(name)
+		if !strings.HasPrefix(ln, "psu-") && !strings.HasPrefix(ln, "tpp-") {
+			continue
+		}
+		for _, v := range vals {
+			if !printableLatin1(v) {
+				return name, false
+			}
+		}
+	}
+	if len(body) == 0 {
+		return "", true
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return "", true // not JSON: the endpoint answers for its own body
+	}
+	return "", walkStrings(v)
+}
+
+func walkStrings(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return printableLatin1(x)
+	case []any:
+		for _, e := range x {
+			if !walkStrings(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if !printableLatin1(k) || !walkStrings(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func printableLatin1(s string) bool {
+	for i, r := range s {
+		if r == 0xFFFD && !strings.HasPrefix(s[i:], "\uFFFD") {
+			return false // invalid UTF-8
+		}
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) || r > 0xff {
+			return false
+		}
+	}
+	return true
+}
+
+// finish writes the buffered answer, echoing X-Request-ID and signing it
+// when WithResponseSigning is on.
+func (s *Server) finish(w http.ResponseWriter, r *http.Request, bw *bufWriter) {
+	h := w.Header()
+	for k, v := range bw.header {
+		h[k] = v
+	}
+	rid := r.Header.Get("X-Request-ID")
+	if rid != "" {
+		h.Set("X-Request-ID", rid)
+	}
+	if s.respKey != nil && !strings.HasPrefix(r.URL.Path, "/sca/") {
+		s.signResponse(h, bw.body.Bytes(), rid)
+	}
+	w.WriteHeader(bw.status)
+	_, _ = w.Write(bw.body.Bytes())
+	s.logRequest(r, bw.status, false)
+}
+
+func (s *Server) logRequest(r *http.Request, status int, dropped bool) {
+	rec := Request{Method: r.Method, Path: r.URL.Path, Status: status, RequestID: r.Header.Get("X-Request-ID"), Dropped: dropped}
+	s.mu.Lock()
+	s.reqLog = append(s.reqLog, rec)
+	s.mu.Unlock()
+	s.cfg.logger.Info("xs2atest request", "method", rec.Method, "path", pathTemplate(rec.Path),
+		"status", status, "dropped", dropped, "x-request-id", rec.RequestID)
+}
+
+var idInPath = regexp.MustCompile(`enc!![A-Za-z0-9_-]+|/sca/[^/]+`)
+
+// pathTemplate hides resource ids and SCA tokens in log lines.
+func pathTemplate(p string) string {
+	return idInPath.ReplaceAllStringFunc(p, func(m string) string {
+		if strings.HasPrefix(m, "/sca/") {
+			return "/sca/{token}"
+		}
+		return "{id}"
+	})
+}
+
+// bufWriter buffers a response so it can be signed, or dropped by a Fault.
+type bufWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func newBufWriter() *bufWriter { return &bufWriter{header: http.Header{}, status: http.StatusOK} }
+
+func (b *bufWriter) Header() http.Header  { return b.header }
+func (b *bufWriter) WriteHeader(code int) { b.status = code }
+func (b *bufWriter) Write(p []byte) (int, error) {
+	return b.body.Write(p)
+}
+
+type tppMessage struct {
+	Category string `json:"category"`
+	Code     string `json:"code"`
+	Path     string `json:"path,omitempty"`
+	Text     string `json:"text,omitempty"`
+}
+
+type link struct {
+	Href  string   `json:"href"`
+	Verbs []string `json:"verbs,omitempty"`
+}
+
+type errorBody struct {
+	TPPMessages []tppMessage    `json:"tppMessages"`
+	Links       map[string]link `json:"_links,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"tppMessages":[{"category":"ERROR","code":"INTERNAL_SERVER_ERROR"}]}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// writeError answers {"tppMessages":[{"category":"ERROR","code","path","text"}]}.
+func writeError(w http.ResponseWriter, status int, code, path, text string) {
+	writeJSON(w, status, errorBody{TPPMessages: []tppMessage{{Category: "ERROR", Code: code, Path: path, Text: text}}})
+}
+
+// writeSCARequired answers 401 with a scaRedirect link in the body.
+func writeSCARequired(w http.ResponseWriter, code, text, href string) {
+	writeJSON(w, http.StatusUnauthorized, errorBody{
+		TPPMessages: []tppMessage{{Category: "ERROR", Code: code, Text: text}},
+		Links:       map[string]link{"scaRedirect": {Href: href, Verbs: []string{"GET"}}},
+	})
+}
+
+// decodeBody decodes the request body strictly into v; on failure it answers
+// 400 FORMAT_ERROR and returns false.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	body := info(r).body
+	if len(bytes.TrimSpace(body)) == 0 {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "", "a JSON body is required")
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var ute *json.UnmarshalTypeError
+		path := ""
+		if errors.As(err, &ute) {
+			path = ute.Field
+		}
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", path, "the body is not valid: "+jsonReason(err))
+		return false
+	}
+	if dec.More() {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "", "the body holds more than one JSON value")
+		return false
+	}
+	return true
+}
+
+func jsonReason(err error) string {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		return "field " + ute.Field + " must be " + ute.Type.String()
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, "json: unknown field") {
+		return strings.TrimPrefix(msg, "json: ")
+	}
+	return "malformed JSON"
+}
+
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "no such endpoint: "+r.Method+" "+pathTemplate(r.URL.Path))
+	})
+	s.sandboxRoutes(m)
+	s.aisRoutes(m)
+	s.pisRoutes(m)
+	m.HandleFunc("PUT /v1/tpps/{tppId}/contact-information", s.putContact)
+	m.HandleFunc("GET /v1/tpps/{tppId}/contact-information", s.getContact)
+}

@@ -1,0 +1,378 @@
+package xs2atest
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/subtle"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"hash"
+	"math/big"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// signatureParams are the parts of a Signature header (service.md
+// "Authentication"), in their required order keyId, algorithm, headers,
+// signature.
+type signatureParams struct {
+	KeyID     string
+	Algorithm string
+	Headers   []string // lower-case names, in signing-string order
+	Signature []byte
+}
+
+var errSignatureSyntax = errors.New("malformed Signature header")
+
+// parseSignatureHeader parses `keyId="...",algorithm="...",headers="...",signature="..."`,
+// also when the whole value is RFC 2047 encoded (=?utf-8?B?...?=). Inside a
+// quoted value a backslash keeps the next character (RFC 2253 escapes in the
+// CA part stay as they are).
+func parseSignatureHeader(v string) (*signatureParams, error) {
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, "=?") {
+		dec := new(mime.WordDecoder)
+		d, err := dec.DecodeHeader(v)
+		if err != nil || d == v {
+			return nil, errors.New("malformed RFC 2047 encoded Signature header")
+		}
+		v = strings.TrimSpace(d)
+	}
+	want := []string{"keyId", "algorithm", "headers", "signature"}
+	vals := make([]string, 0, 4)
+	rest := v
+	for i, name := range want {
+		rest = strings.TrimLeft(rest, " \t")
+		if !strings.HasPrefix(rest, name+"=\"") {
+			return nil, errors.New("signature header: want part " + name + " at position " + string(rune('1'+i)))
+		}
+		rest = rest[len(name)+2:]
+		var b strings.Builder
+		closed := false
+		for j := 0; j < len(rest); j++ {
+			c := rest[j]
+			if c == '\\' && j+1 < len(rest) {
+				b.WriteByte(c)
+				b.WriteByte(rest[j+1])
+				j++
+				continue
+			}
+			if c == '"' {
+				rest = rest[j+1:]
+				closed = true
+				break
+			}
+			b.WriteByte(c)
+		}
+		if !closed {
+			return nil, errSignatureSyntax
+		}
+		vals = append(vals, b.String())
+		rest = strings.TrimLeft(rest, " \t")
+		if i < len(want)-1 {
+			if !strings.HasPrefix(rest, ",") {
+				return nil, errSignatureSyntax
+			}
+			rest = rest[1:]
+		}
+	}
+	if rest != "" {
+		return nil, errors.New("signature header: unexpected text after the signature part")
+	}
+	p := &signatureParams{KeyID: vals[0], Algorithm: vals[1]}
+	if p.KeyID == "" {
+		return nil, errors.New("signature header: empty keyId")
+	}
+	p.Headers = strings.Fields(vals[2])
+	if len(p.Headers) == 0 {
+		return nil, errors.New("signature header: no signed headers")
+	}
+	seen := map[string]bool{}
+	for _, h := range p.Headers {
+		if h != strings.ToLower(h) || seen[h] {
+			return nil, errors.New("signature header: header names must be lower case and unique")
+		}
+		seen[h] = true
+	}
+	sig, err := base64.StdEncoding.DecodeString(vals[3])
+	if err != nil || len(sig) == 0 {
+		return nil, errors.New("signature header: signature is not base64")
+	}
+	p.Signature = sig
+	return p, nil
+}
+
+// mustSign are headers that must be covered by the signature when the
+// request carries them.
+var mustSign = []string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
+
+// verifyRequest checks Signature, TPP-Signature-Certificate and Digest. It
+// returns the TPP's keyId, or an error code (SIGNATURE_MISSING,
+// SIGNATURE_INVALID, CERTIFICATE_MISSING, CERTIFICATE_INVALID) and a text.
+func verifyRequest(r *http.Request, body []byte) (keyID, code, text string) {
+	raw := r.Header.Get("Signature")
+	if raw == "" {
+		return "", "SIGNATURE_MISSING", "every request must carry a Signature header"
+	}
+	p, err := parseSignatureHeader(raw)
+	if err != nil {
+		return "", "SIGNATURE_INVALID", err.Error()
+	}
+	certHeader := r.Header.Get("TPP-Signature-Certificate")
+	if certHeader == "" {
+		return "", "CERTIFICATE_MISSING", "TPP-Signature-Certificate is required to verify the signature"
+	}
+	cert, err := parseCertificateHeader(certHeader)
+	if err != nil {
+		return "", "CERTIFICATE_INVALID", "TPP-Signature-Certificate is not a base64 DER or PEM certificate"
+	}
+	if err := checkKeyID(p.KeyID, cert); err != nil {
+		return "", "SIGNATURE_INVALID", err.Error()
+	}
+	dg := r.Header.Values("Digest")
+	if len(body) > 0 && len(dg) == 0 {
+		return "", "SIGNATURE_INVALID", "a request with a body must carry a Digest header"
+	}
+	if len(dg) > 0 {
+		if err := verifyDigest(strings.Join(dg, ","), body); err != nil {
+			return "", "SIGNATURE_INVALID", err.Error()
+		}
+	}
+	signed := map[string]bool{}
+	for _, h := range p.Headers {
+		signed[h] = true
+	}
+	for _, h := range mustSign {
+		if len(r.Header.Values(h)) > 0 && !signed[h] {
+			return "", "SIGNATURE_INVALID", "header " + h + " is present but not signed"
+		}
+	}
+	ss, err := signingString(r, p.Headers)
+	if err != nil {
+		return "", "SIGNATURE_INVALID", err.Error()
+	}
+	if err := verifySignature(cert.PublicKey, p.Algorithm, []byte(ss), p.Signature); err != nil {
+		return "", "SIGNATURE_INVALID", err.Error()
+	}
+	return p.KeyID, "", ""
+}
+
+// signingString builds the lines "<name>: <value>" joined by "\n".
+func signingString(r *http.Request, headers []string) (string, error) {
+	lines := make([]string, 0, len(headers))
+	for _, h := range headers {
+		var v string
+		switch h {
+		case "(request-target)":
+			v = strings.ToLower(r.Method) + " " + r.URL.RequestURI()
+		case "host":
+			v = r.Host
+		default:
+			vals := r.Header.Values(h)
+			if len(vals) == 0 {
+				return "", errors.New("signed header " + h + " is missing from the request")
+			}
+			for i := range vals {
+				vals[i] = strings.TrimSpace(vals[i])
+			}
+			v = strings.Join(vals, ", ")
+		}
+		lines = append(lines, h+": "+v)
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// verifySignature checks rsa-sha256 (PKCS#1 v1.5) and ecdsa-sha256 (ASN.1 DER, P-256).
+func verifySignature(pub crypto.PublicKey, algorithm string, msg, sig []byte) error {
+	sum := sha256.Sum256(msg)
+	switch strings.ToLower(algorithm) {
+	case "rsa-sha256":
+		k, ok := pub.(*rsa.PublicKey)
+		if !ok {
+			return errors.New("algorithm rsa-sha256 does not match the certificate's key")
+		}
+		if rsa.VerifyPKCS1v15(k, crypto.SHA256, sum[:], sig) != nil {
+			return errors.New("signature does not verify")
+		}
+	case "ecdsa-sha256":
+		k, ok := pub.(*ecdsa.PublicKey)
+		if !ok || k.Curve != elliptic.P256() {
+			return errors.New("algorithm ecdsa-sha256 needs a P-256 certificate key")
+		}
+		if !ecdsa.VerifyASN1(k, sum[:], sig) {
+			return errors.New("signature does not verify")
+		}
+	default:
+		return errors.New("unsupported signature algorithm")
+	}
+	return nil
+}
+
+// parseCertificateHeader reads base64 DER, PEM, or base64 of PEM.
+func parseCertificateHeader(v string) (*x509.Certificate, error) {
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, "-----BEGIN") {
+		// a PEM block folded into one header line: spaces stand for newlines
+		blk, _ := pem.Decode([]byte(foldPEM(v)))
+		if blk == nil {
+			return nil, errors.New("bad PEM")
+		}
+		return x509.ParseCertificate(blk.Bytes)
+	}
+	clean := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\t' || r == '\r' || r == '\n' {
+			return -1
+		}
+		return r
+	}, v)
+	der, err := base64.StdEncoding.DecodeString(clean)
+	if err != nil {
+		if der, err = base64.RawStdEncoding.DecodeString(clean); err != nil {
+			return nil, err
+		}
+	}
+	if blk, _ := pem.Decode(der); blk != nil {
+		der = blk.Bytes
+	}
+	return x509.ParseCertificate(der)
+}
+
+func foldPEM(v string) string {
+	i := strings.Index(v[5:], "-----")
+	endAt := strings.LastIndex(v, "-----END")
+	if i < 0 || endAt < i+10 {
+		return v
+	}
+	head := v[:i+10]
+	body := strings.ReplaceAll(strings.TrimSpace(v[i+10:endAt]), " ", "\n")
+	return head + "\n" + body + "\n" + v[endAt:]
+}
+
+// issuerString is the certificate issuer in RFC 2253 form.
+func issuerString(cert *x509.Certificate) string {
+	var rdn pkix.RDNSequence
+	if _, err := asn1.Unmarshal(cert.RawIssuer, &rdn); err != nil {
+		return cert.Issuer.String()
+	}
+	return rdn.String()
+}
+
+// checkKeyID compares keyId "SN=<hex>,CA=<issuer>" with the certificate.
+func checkKeyID(keyID string, cert *x509.Certificate) error {
+	if !strings.HasPrefix(keyID, "SN=") {
+		return errors.New("keyId must start with SN=")
+	}
+	i := strings.Index(keyID, ",CA=")
+	if i < 0 {
+		return errors.New("keyId must be SN=<serial>,CA=<issuer>")
+	}
+	sn, ca := keyID[3:i], keyID[i+4:]
+	serial, ok := new(big.Int).SetString(sn, 16)
+	if !ok || serial.Cmp(cert.SerialNumber) != 0 {
+		return errors.New("keyId serial number does not match the certificate")
+	}
+	ca = strings.ReplaceAll(ca, "%20", " ")
+	if ca != issuerString(cert) && ca != cert.Issuer.String() {
+		return errors.New("keyId CA does not match the certificate issuer")
+	}
+	return nil
+}
+
+// verifyDigest checks "SHA-256=<b64>" / "SHA-512=<b64>" (several may be
+// listed, comma separated; each known one must match, one must be known).
+func verifyDigest(header string, body []byte) error {
+	known := 0
+	for _, part := range strings.Split(header, ",") {
+		part = strings.TrimSpace(part)
+		alg, val, ok := strings.Cut(part, "=")
+		if !ok {
+			return errors.New("malformed Digest header")
+		}
+		var h hash.Hash
+		switch strings.ToUpper(alg) {
+		case "SHA-256":
+			h = sha256.New()
+		case "SHA-512":
+			h = sha512.New()
+		default:
+			continue
+		}
+		known++
+		h.Write(body)
+		want, err := base64.StdEncoding.DecodeString(val)
+		if err != nil || subtle.ConstantTimeCompare(want, h.Sum(nil)) != 1 {
+			return errors.New("digest does not match the body")
+		}
+	}
+	if known == 0 {
+		return errors.New("digest must use SHA-256 or SHA-512")
+	}
+	return nil
+}
+
+// signResponse adds Date, Digest and Signature (headers "date digest
+// x-request-id") with the bank's test certificate.
+func (s *Server) signResponse(h http.Header, body []byte, requestID string) {
+	sum := sha256.Sum256(body)
+	h.Set("Date", s.now().UTC().Format(http.TimeFormat))
+	h.Set("Digest", "SHA-256="+base64.StdEncoding.EncodeToString(sum[:]))
+	names := []string{"date", "digest"}
+	if requestID != "" {
+		names = append(names, "x-request-id")
+	}
+	lines := make([]string, len(names))
+	for i, n := range names {
+		lines[i] = n + ": " + h.Get(n)
+	}
+	digest := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	sig, err := rsa.SignPKCS1v15(rand.Reader, s.respKey, crypto.SHA256, digest[:])
+	if err != nil {
+		return
+	}
+	h.Set("Signature", `keyId="`+keyIDOf(s.respCert)+`",algorithm="rsa-sha256",headers="`+strings.Join(names, " ")+
+		`",signature="`+base64.StdEncoding.EncodeToString(sig)+`"`)
+}
+
+// keyIDOf is SN=<serial, upper-case hex>,CA=<issuer, RFC 2253>.
+func keyIDOf(cert *x509.Certificate) string {
+	return "SN=" + strings.ToUpper(cert.SerialNumber.Text(16)) + ",CA=" + issuerString(cert)
+}
+
+// newTestCertificate makes an RSA 2048 key and a self-signed certificate
+// whose subject says it is for tests only.
+func newTestCertificate(cn string) (*rsa.PrivateKey, *x509.Certificate, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 64))
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject: pkix.Name{CommonName: cn, Organization: []string{"xs2atest (TEST ONLY, NOT A REAL TPP)"},
+			Country: []string{"NO"}},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().AddDate(5, 0, 0),
+		KeyUsage:              x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	return key, cert, err
+}
