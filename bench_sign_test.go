@@ -241,12 +241,10 @@ func BenchmarkSignOverhead(b *testing.B) {
 	}
 	roundTrip()
 	b.ReportAllocs()
-	b.ResetTimer()
-	start := time.Now()
 	n := 0
 	for b.Loop() {
 		roundTrip()
 		n++
 	}
-	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(n)/1e3, "µs/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/1e3, "µs/op")
 }
