@@ -15,11 +15,18 @@ import (
 // headers). A nil or empty body gives the digest of the empty byte string,
 // the Berlin Group rule for requests without a body.
 func Digest(body []byte) string {
+	var b [digestLen]byte
+	return string(appendDigest(b[:0], body))
+}
+
+// digestLen is the length of a Digest value.
+const digestLen = len("SHA-256=") + 44
+
+// appendDigest appends the Digest value for body to dst.
+func appendDigest(dst, body []byte) []byte {
 	sum := sha256.Sum256(body)
-	var b [len("SHA-256=") + 44]byte
-	n := copy(b[:], "SHA-256=")
-	base64.StdEncoding.Encode(b[n:], sum[:])
-	return string(b[:])
+	dst = append(dst, "SHA-256="...)
+	return base64.StdEncoding.AppendEncode(dst, sum[:])
 }
 
 // VerifyDigest checks a Digest header against body. The header may list

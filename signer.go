@@ -8,7 +8,6 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/asn1"
 	"encoding/base64"
 	"encoding/hex"
@@ -17,6 +16,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/textproto"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -40,9 +41,10 @@ type Signer struct {
 	cert       *x509.Certificate
 	algorithm  string
 	keyID      string
-	certHeader string   // base64 of the DER certificate
-	headers    []string // lower-case names signed when present, in order
-	digestGET  bool     // digest the empty body of requests without one
+	certHeader string            // base64 of the DER certificate
+	headers    []string          // lower-case names signed when present, in order
+	keys       map[string]string // headers' canonical MIME forms, made once
+	digestGET  bool              // digest the empty body of requests without one
 	// keyId variants (SignerOptions)
 	lowerSerial, escapeSpaces bool
 	paramsHead                string // `keyId="...",algorithm="...",headers="`
@@ -141,6 +143,10 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts ...SignerOption) 
 			return nil, err
 		}
 		s.keyID = id
+	}
+	s.keys = make(map[string]string, len(s.headers))
+	for _, n := range s.headers {
+		s.keys[n] = textproto.CanonicalMIMEHeaderKey(n)
 	}
 	s.certHeader = base64.StdEncoding.EncodeToString(cert.Raw)
 	s.paramsHead = `keyId="` + s.keyID + `",algorithm="` + s.algorithm + `",headers="`
@@ -276,76 +282,152 @@ func parseKeyPEM(data []byte) (crypto.Signer, error) {
 }
 
 // headerSource gives the values to sign: the request's headers plus the
-// pseudo-header (request-target).
+// pseudo-headers (request-target) and host.
 type headerSource struct {
 	h      http.Header
 	method string
-	target string // path and query
+	target string   // path and query; "" : url.RequestURI(), computed only when signed
+	url    *url.URL // may be nil
 	host   string
 }
 
-func (hs headerSource) value(name string) (string, bool) {
+// appendValue appends the value of the header name (key: its canonical
+// form, "" to compute it) to dst, and reports whether the request has it.
+// Several values are joined by ", ", each trimmed of spaces.
+func (hs headerSource) appendValue(dst []byte, name, key string) ([]byte, bool) {
 	switch name {
 	case "(request-target)":
-		return strings.ToLower(hs.method) + " " + hs.target, hs.method != ""
+		if hs.method == "" {
+			return dst, false
+		}
+		target := hs.target
+		if target == "" && hs.url != nil {
+			target = hs.url.RequestURI()
+		}
+		dst = append(dst, strings.ToLower(hs.method)...)
+		dst = append(dst, ' ')
+		return append(dst, target...), true
 	case "host":
 		if hs.host != "" {
-			return hs.host, true
+			return append(dst, hs.host...), true
 		}
 	}
-	vs := hs.h.Values(name)
-	switch len(vs) {
-	case 0:
-		return "", false
-	case 1:
-		return strings.TrimSpace(vs[0]), true
+	if key == "" {
+		key = textproto.CanonicalMIMEHeaderKey(name)
 	}
-	for i := range vs {
-		vs[i] = strings.TrimSpace(vs[i])
+	vs := hs.h[key]
+	if len(vs) == 0 {
+		return dst, false
 	}
-	return strings.Join(vs, ", "), true
+	for i, v := range vs {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = append(dst, strings.TrimSpace(v)...)
+	}
+	return dst, true
 }
 
-// signingString builds the signing string (service.md, Authentication, item
-// 6): one "<name>: <value>" line for each of names present in src, joined by
-// "\n", and the space-separated list of the names used.
-func signingString(names []string, src headerSource) (str, used string) {
-	var b, u strings.Builder
+func (hs headerSource) value(name string) (string, bool) {
+	b, ok := hs.appendValue(nil, name, "")
+	return string(b), ok
+}
+
+// appendSigningString appends the signing string (service.md,
+// Authentication, item 6) to dst: one "<name>: <value>" line for each of
+// names present in src, joined by "\n". keys maps names to their canonical
+// form (nil or a missing name: computed). It also returns the length of the
+// space-separated list of the names used.
+func appendSigningString(dst []byte, names []string, keys map[string]string, src headerSource) ([]byte, int) {
+	usedLen := 0
+	start := len(dst)
 	for _, n := range names {
-		v, ok := src.value(n)
-		if !ok {
+		mark := len(dst)
+		if mark > start {
+			dst = append(dst, '\n')
+		}
+		dst = append(dst, n...)
+		dst = append(dst, ": "...)
+		var ok bool
+		if dst, ok = src.appendValue(dst, n, keys[n]); !ok {
+			dst = dst[:mark]
 			continue
 		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-			u.WriteByte(' ')
+		if usedLen > 0 {
+			usedLen++
+		}
+		usedLen += len(n)
+	}
+	return dst, usedLen
+}
+
+// writeUsed writes the space-separated names of names present in src: the
+// headers part of the Signature.
+func writeUsed(b *strings.Builder, names []string, keys map[string]string, src headerSource) {
+	first := true
+	for _, n := range names {
+		if !src.present(n, keys[n]) {
+			continue
+		}
+		if !first {
+			b.WriteByte(' ')
 		}
 		b.WriteString(n)
-		b.WriteString(": ")
-		b.WriteString(v)
-		u.WriteString(n)
+		first = false
 	}
-	return b.String(), u.String()
+}
+
+func (hs headerSource) present(name, key string) bool {
+	switch name {
+	case "(request-target)":
+		return hs.method != ""
+	case "host":
+		if hs.host != "" {
+			return true
+		}
+	}
+	if key == "" {
+		key = textproto.CanonicalMIMEHeaderKey(name)
+	}
+	return len(hs.h[key]) > 0
+}
+
+// signingString returns the signing string for names over src and the
+// space-separated list of the names used.
+func signingString(names []string, src headerSource) (str, used string) {
+	b, _ := appendSigningString(nil, names, nil, src)
+	var u strings.Builder
+	writeUsed(&u, names, nil, src)
+	return string(b), u.String()
 }
 
 // sign computes the Signature header value for the request described by src.
+// It runs on every request: the signing string is built on the stack and the
+// value in one allocation (the private-key operation aside).
 func (s *Signer) sign(src headerSource) (string, error) {
-	str, used := signingString(s.headers, src)
-	sum := sha256.Sum256([]byte(str))
+	var buf [1024]byte
+	str, usedLen := appendSigningString(buf[:0], s.headers, s.keys, src)
+	sum := sha256.Sum256(str)
 	sig, err := s.key.Sign(s.rand, sum[:], crypto.SHA256)
 	if err != nil {
 		return "", fmt.Errorf("xs2a: signing: %w", err)
 	}
-	b := make([]byte, 0, len(s.paramsHead)+len(used)+len(`",signature="`)+base64.StdEncoding.EncodedLen(len(sig))+1)
-	b = append(b, s.paramsHead...)
-	b = append(b, used...)
-	b = append(b, `",signature="`...)
-	b = base64.StdEncoding.AppendEncode(b, sig)
-	b = append(b, '"')
-	if s.encode2047 {
-		return encodeRFC2047(b), nil
+	var b strings.Builder
+	b.Grow(len(s.paramsHead) + usedLen + len(`",signature="`) + base64.StdEncoding.EncodedLen(len(sig)) + 1)
+	b.WriteString(s.paramsHead)
+	writeUsed(&b, s.headers, s.keys, src)
+	b.WriteString(`",signature="`)
+	if n := base64.StdEncoding.EncodedLen(len(sig)); n <= len(buf) {
+		base64.StdEncoding.Encode(buf[:n], sig)
+		b.Write(buf[:n])
+	} else {
+		b.WriteString(base64.StdEncoding.EncodeToString(sig))
 	}
-	return string(b), nil
+	b.WriteByte('"')
+	if s.encode2047 {
+		return encodeRFC2047([]byte(b.String())), nil
+	}
+	return b.String(), nil
 }
 
 // encodeRFC2047 wraps a value in the RFC 2047 encoded-word form
@@ -357,8 +439,8 @@ func encodeRFC2047(v []byte) string {
 // decodeRFC2047 undoes encodeRFC2047 for the charsets utf-8 and iso-8859-1
 // and the encodings B and Q; other input is returned unchanged.
 func decodeRFC2047(v string) (string, error) {
-	if !strings.HasPrefix(v, "=?") || !strings.HasSuffix(v, "?=") {
-		return v, nil
+	if len(v) < len("=??=") || !strings.HasPrefix(v, "=?") || !strings.HasSuffix(v, "?=") {
+		return v, nil // not an encoded word ("=?=" has both markers, overlapping)
 	}
 	parts := strings.SplitN(v[2:len(v)-2], "?", 3)
 	if len(parts) != 3 {
@@ -435,11 +517,24 @@ var rfc2253Keywords = map[string]string{
 	"0.9.2342.19200300.100.1.1":  "UID",
 }
 
+// rawATV is pkix.AttributeTypeAndValue with the value's DER kept as it is
+// in the certificate, for the #hex form. rawRDNSET is a multi-valued RDN
+// (encoding/asn1 reads a slice type whose name ends in SET as a SET OF).
+type rawATV struct {
+	Type  asn1.ObjectIdentifier
+	Value asn1.RawValue
+}
+
+type rawRDNSET []rawATV
+
 // rfc2253 writes a DER-encoded distinguished name in the string form of
 // RFC 2253: RDNs in reverse order, separated by commas, multi-valued RDNs
-// joined by "+", special characters escaped.
+// joined by "+", special characters escaped. An attribute without a
+// keyword, or whose value is not a string, is written as its dotted OID and
+// "#" with the hex of the value's BER exactly as the certificate holds it
+// (section 2.4), as Java's X500Principal does.
 func rfc2253(rawDN []byte) (string, error) {
-	var seq pkix.RDNSequence
+	var seq []rawRDNSET
 	rest, err := asn1.Unmarshal(rawDN, &seq)
 	if err != nil {
 		return "", err
@@ -458,15 +553,17 @@ func rfc2253(rawDN []byte) (string, error) {
 			}
 			oid := tv.Type.String()
 			kw, known := rfc2253Keywords[oid]
-			str, isString := tv.Value.(string)
-			if !known || !isString {
-				der, err := asn1.Marshal(tv.Value)
-				if err != nil {
-					return "", err
+			var value any
+			if known {
+				if _, err := asn1.Unmarshal(tv.Value.FullBytes, &value); err != nil {
+					value = nil
 				}
+			}
+			str, isString := value.(string)
+			if !known || !isString {
 				b.WriteString(oid)
 				b.WriteString("=#")
-				b.WriteString(hex.EncodeToString(der))
+				b.WriteString(hex.EncodeToString(tv.Value.FullBytes))
 				continue
 			}
 			b.WriteString(kw)

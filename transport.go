@@ -2,9 +2,11 @@ package xs2a
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,6 +37,7 @@ var (
 	errNoSigner       = errors.New("xs2a: Transport has no Signer")
 	errBodyNotReplay  = errors.New("xs2a: request body cannot be replayed: create the request with a bytes.Reader, bytes.Buffer or strings.Reader, or set GetBody")
 	errBodyLengthDiff = errors.New("xs2a: request body length differs from ContentLength")
+	errNoURL          = errors.New("xs2a: request has no URL")
 )
 
 // RoundTrip implements http.RoundTripper.
@@ -43,42 +46,64 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, errNoSigner
 	}
+	if req.URL == nil {
+		closeBody(req)
+		return nil, errNoURL
+	}
 	body, err := readBody(req)
 	if err != nil {
 		return nil, err
 	}
-	r2 := req.Clone(req.Context())
+	r2, vals := cloneRequest(req, newHeaders)
+	h := r2.Header
 	now := time.Now
 	if t.Now != nil {
 		now = t.Now
 	}
-	h := r2.Header
-	h.Set("Date", now().UTC().Format(http.TimeFormat))
-	if h.Get("X-Request-ID") == "" {
-		h.Set("X-Request-ID", uuid.NewString())
+	set := func(key, v string) { // key in canonical form
+		vals[0] = v
+		h[key] = vals[:1:1]
+		vals = vals[1:]
 	}
-	if t.RedirectURI != "" && h.Get("TPP-Redirect-URI") == "" {
-		h.Set("TPP-Redirect-URI", t.RedirectURI)
+	// Date, X-Request-ID and Digest share one string: one allocation.
+	var sb strings.Builder
+	sb.Grow(len(http.TimeFormat) + 36 + digestLen)
+	var scratch [64]byte
+	sb.Write(now().UTC().AppendFormat(scratch[:0], http.TimeFormat))
+	date := sb.String()
+	set("Date", date)
+	if len(h["X-Request-Id"]) == 0 || h["X-Request-Id"][0] == "" {
+		sb.Write(appendUUID(scratch[:0], uuid.New()))
+		set("X-Request-Id", sb.String()[len(date):])
 	}
-	h.Set("TPP-Signature-Certificate", t.Signer.certHeader)
+	if t.RedirectURI != "" && (len(h["Tpp-Redirect-Uri"]) == 0 || h["Tpp-Redirect-Uri"][0] == "") {
+		set("Tpp-Redirect-Uri", t.RedirectURI)
+	}
+	set("Tpp-Signature-Certificate", t.Signer.certHeader)
 	if len(body) > 0 || t.Signer.digestGET || hasBodySemantics(r2.Method) {
-		h.Set("Digest", Digest(body))
+		n := sb.Len()
+		sb.Write(appendDigest(scratch[:0], body))
+		set("Digest", sb.String()[n:])
 	} else {
-		h.Del("Digest")
+		delete(h, "Digest")
 	}
-	sig, err := t.Signer.sign(headerSource{h: h, method: r2.Method, target: r2.URL.RequestURI(), host: r2.Host})
+	host := r2.Host
+	if host == "" {
+		host = r2.URL.Host // what net/http sends
+	}
+	sig, err := t.Signer.sign(headerSource{h: h, method: r2.Method, url: r2.URL, host: host})
 	if err != nil {
 		return nil, err
 	}
-	h.Set("Signature", sig)
+	set("Signature", sig)
 	switch {
 	case body == nil:
 	case len(body) == 0:
 		r2.Body, r2.GetBody, r2.ContentLength = http.NoBody, nil, 0
 	default:
-		r2.Body = io.NopCloser(bytes.NewReader(body))
-		r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		r2.ContentLength = int64(len(body))
+		rb := &replayBody{data: body}
+		rb.Reset(body)
+		r2.Body, r2.GetBody, r2.ContentLength = rb, rb.replay, int64(len(body))
 	}
 	base := t.Base
 	if base == nil {
@@ -107,7 +132,7 @@ func readBody(req *http.Request) ([]byte, error) {
 			if m, _ := req.Body.Read(one[:]); m > 0 {
 				err = errBodyLengthDiff
 			}
-		} else if errors.Is(err, io.ErrUnexpectedEOF) {
+		} else if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
 			err = errBodyLengthDiff
 		}
 	} else {
@@ -123,6 +148,68 @@ func readBody(req *http.Request) ([]byte, error) {
 // one (an authorisation POST): such requests always carry a Digest.
 func hasBodySemantics(method string) bool {
 	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
+}
+
+// newHeaders is how many headers RoundTrip may add.
+const newHeaders = 6
+
+// cloneRequest copies req for signing in a few allocations (this runs on
+// every request): a shallow copy (req.WithContext) with its own URL and its
+// own header map, sized for extra more headers, whose values share one
+// backing array. It returns the unused tail of that array for the headers
+// to add. The caller's request, header map and URL are never written; the
+// fields left shared (Body, Trailer, Form...) are not written either.
+func cloneRequest(req *http.Request, extra int) (*http.Request, []string) {
+	r2 := req.WithContext(req.Context())
+	u := *req.URL
+	r2.URL = &u
+	n := 0
+	for _, vs := range req.Header {
+		n += len(vs)
+	}
+	vals := make([]string, n+extra)
+	h := make(http.Header, len(req.Header)+extra)
+	for k, vs := range req.Header {
+		if vs == nil {
+			h[k] = nil
+			continue
+		}
+		m := copy(vals, vs)
+		h[k] = vals[:m:m]
+		vals = vals[m:]
+	}
+	r2.Header = h
+	return r2, vals
+}
+
+// appendUUID appends u in its canonical 8-4-4-4-12 form.
+func appendUUID(dst []byte, u uuid.UUID) []byte {
+	var b [36]byte
+	hex.Encode(b[0:8], u[0:4])
+	b[8] = '-'
+	hex.Encode(b[9:13], u[4:6])
+	b[13] = '-'
+	hex.Encode(b[14:18], u[6:8])
+	b[18] = '-'
+	hex.Encode(b[19:23], u[8:10])
+	b[23] = '-'
+	hex.Encode(b[24:], u[10:])
+	return append(dst, b[:]...)
+}
+
+// replayBody is the body sent: the bytes digested, readable again through
+// GetBody.
+type replayBody struct {
+	bytes.Reader
+	data []byte
+}
+
+func (*replayBody) Close() error { return nil }
+
+func (b *replayBody) replay() (io.ReadCloser, error) {
+	rb := &replayBody{data: b.data}
+	rb.Reset(b.data)
+	return rb, nil
 }
 
 func closeBody(req *http.Request) {
