@@ -231,7 +231,7 @@ func waitForCallback(ctx context.Context, redirectURI, scaRedirect string, p *pr
 func accountFlow(ctx context.Context, b *bank, cfg config, p *printer) (xs2a.PSU, []xs2a.Account, error) {
 	p.heading("Flow 1: account information")
 	psu := xs2a.PSU{IPAddress: cfg.psuIP, SessionID: xs2a.NewSessionID()}
-	accounts, _, err := b.client.Accounts.List(ctx, psu)
+	_, _, err := b.client.Accounts.List(ctx, psu)
 	var sca *xs2a.SCARequiredError
 	if !errors.As(err, &sca) {
 		if err == nil {
@@ -251,7 +251,7 @@ func accountFlow(ctx context.Context, b *bank, cfg config, p *printer) (xs2a.PSU
 	p.result("callback to the TPP-Redirect-URI: psu-id=%s… context=%s (persist the psu-id)", cb.PSUID[:8], cb.Context)
 	psu = cb.PSU(cfg.psuIP)
 
-	accounts, _, err = b.client.Accounts.List(ctx, psu)
+	accounts, _, err := b.client.Accounts.List(ctx, psu)
 	if err != nil {
 		return psu, nil, err
 	}
