@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -405,6 +406,7 @@ func TestDefaultTransportUsesTLS12AtLeast(t *testing.T) {
 	// A server that speaks only TLS 1.1 is refused.
 	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
 	srv.TLS = &tls.Config{MaxVersion: tls.VersionTLS11}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake is expected
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	c, err = NewClient(srv.URL, testSigner(t), WithRedirectURI("https://tpp.example/cb"))

@@ -19,6 +19,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -110,7 +111,7 @@ func WithDigestOnEmptyBody() SignerOption {
 // keys sign ecdsa-sha256 (ASN.1 DER signature). The key's public half must
 // match the certificate.
 func NewSigner(key crypto.Signer, cert *x509.Certificate, opts ...SignerOption) (*Signer, error) {
-	if key == nil {
+	if key == nil || isNilPointer(key) {
 		return nil, invalid("key", "is nil")
 	}
 	if cert == nil {
@@ -249,6 +250,8 @@ func parseCertPEM(data []byte) (*x509.Certificate, error) {
 	}
 }
 
+var errEncryptedKey = errors.New("xs2a: encrypted PEM keys are not supported: decrypt the key or use PKCS#12")
+
 func parseKeyPEM(data []byte) (crypto.Signer, error) {
 	for {
 		var block *pem.Block
@@ -258,6 +261,9 @@ func parseKeyPEM(data []byte) (crypto.Signer, error) {
 		}
 		var key any
 		var err error
+		if strings.Contains(block.Headers["Proc-Type"], "ENCRYPTED") {
+			return nil, errEncryptedKey
+		}
 		switch block.Type {
 		case "RSA PRIVATE KEY":
 			key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
@@ -266,7 +272,7 @@ func parseKeyPEM(data []byte) (crypto.Signer, error) {
 		case "EC PRIVATE KEY":
 			key, err = x509.ParseECPrivateKey(block.Bytes)
 		case "ENCRYPTED PRIVATE KEY":
-			return nil, errors.New("xs2a: encrypted PEM keys are not supported: decrypt the key or use PKCS#12")
+			return nil, errEncryptedKey
 		default:
 			continue
 		}
@@ -574,10 +580,17 @@ func rfc2253(rawDN []byte) (string, error) {
 	return b.String(), nil
 }
 
+// escapeRFC2253 writes an attribute value with the escapes of RFC 2253
+// section 2.4. A double quote is written as the hex pair \22 (RFC 2253 section 2.4 allows
+// either form) so that the keyId can stand inside the quoted keyId="..."
+// part of the Signature header.
 func escapeRFC2253(b *strings.Builder, v string) {
 	for i, c := range v {
 		switch {
-		case c == ',' || c == '+' || c == '"' || c == '\\' || c == '<' || c == '>' || c == ';':
+		case c == '"':
+			b.WriteString(`\22`)
+			continue
+		case c == ',' || c == '+' || c == '\\' || c == '<' || c == '>' || c == ';':
 			b.WriteByte('\\')
 		case c == ' ' && (i == 0 || i == len(v)-1):
 			b.WriteByte('\\')
@@ -595,4 +608,10 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// isNilPointer reports a typed nil such as (*rsa.PrivateKey)(nil) in an interface.
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }

@@ -308,7 +308,7 @@ func TestRFC2253(t *testing.T) {
 			single(oidStreet, "Gate 1"), single(oidO, "B"), single(oidOU, "U"), single(oidUID, "u1"), single(oidCN, "c")},
 			"CN=c,UID=u1,OU=U,O=B,STREET=Gate 1,L=Oslo,ST=Oslo,C=NO,DC=no"},
 		{"special characters", [][]pkix.AttributeTypeAndValue{single(oidO, `a,b+c"d\e<f>g;h`)},
-			`O=a\,b\+c\"d\\e\<f\>g\;h`},
+			`O=a\,b\+c\22d\\e\<f\>g\;h`},
 		{"leading hash", [][]pkix.AttributeTypeAndValue{single(oidCN, "#1 CA#2")}, `CN=\#1 CA#2`},
 		{"leading and trailing space", [][]pkix.AttributeTypeAndValue{single(oidCN, " a b ")}, `CN=\ a b\ `},
 		{"a single space", [][]pkix.AttributeTypeAndValue{single(oidCN, " ")}, `CN=\ `},
@@ -361,6 +361,7 @@ func TestNewSignerErrors(t *testing.T) {
 		field string
 	}{
 		{"nil key", nil, rsaS.cert, "key"},
+		{"typed nil key", (*rsa.PrivateKey)(nil), rsaS.cert, "key"},
 		{"nil cert", rsaS.key, nil, "cert"},
 		{"RSA key, ECDSA certificate", rsaS.key, ecS.cert, "key"},
 		{"ECDSA key, RSA certificate", ecS.key, rsaS.cert, "key"},
@@ -460,7 +461,7 @@ func TestParseSignerErrors(t *testing.T) {
 		{"no key block", certPEM, certPEM, "no private key block"},
 		{"empty key", certPEM, nil, "no private key block"},
 		{"encrypted PKCS#8 key", certPEM, encPKCS8, "encrypted"},
-		{"legacy encrypted PKCS#1 key", certPEM, pem.EncodeToMemory(legacy), "RSA PRIVATE KEY"},
+		{"legacy encrypted PKCS#1 key", certPEM, pem.EncodeToMemory(legacy), "encrypted"},
 		{"bad key", certPEM, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: []byte{1, 2, 3}}), "parsing PRIVATE KEY"},
 	}
 	for _, tt := range tests {
