@@ -29,7 +29,10 @@ type EInvoice struct {
 // failure that the PSU or TPP can correct (for example a rejected SCA or a
 // fixed amount): only then is allowLogicalDuplicate=true sent, as Flow 4
 // requires. The first attempt must pass retry false, so that the bank
-// refuses a real duplicate payment of the invoice.
+// refuses a real duplicate payment of the invoice. Before retrying, make sure
+// the earlier attempt cannot still be executed: a payment the bank holds as
+// ACCP for lack of funds may be booked at a later batch run, so cancel it
+// (Cancel) first, or the invoice may be paid twice.
 //
 // When the PSU authorises the payment, the bank marks the invoice as
 // processed at the invoice scheme. The TPP must not change that status

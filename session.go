@@ -146,6 +146,20 @@ func (m *SessionManager) Current(ctx context.Context, user string) (sessionID st
 	return s.Active, true, nil
 }
 
+// Pending returns the session id that Begin handed out and whose SCA has
+// neither completed nor been aborted. A failed SCA's redirect carries no
+// tpp-session-id, so a TPP that learns of the failure there aborts this id.
+func (m *SessionManager) Pending(ctx context.Context, user string) (sessionID string, ok bool, err error) {
+	if user == "" {
+		return "", false, invalid("user", "empty")
+	}
+	s, err := m.store.Load(ctx, user)
+	if err != nil {
+		return "", false, storeError(err)
+	}
+	return s.Pending, s.Pending != "", nil
+}
+
 // Valid reports whether sessionID can be used for the user now without a new
 // SCA: it is the Active ID and its SCA has not expired.
 func (m *SessionManager) Valid(ctx context.Context, user, sessionID string) (bool, error) {

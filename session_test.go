@@ -403,3 +403,25 @@ func TestSessionManagerConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionManagerPending(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := NewSessionManager(nil, newFakeClock().Now)
+	_, ok, err := m.Pending(ctx, "alice")
+	require.NoError(t, err)
+	require.False(t, ok)
+	id, err := m.Begin(ctx, "alice")
+	require.NoError(t, err)
+	got, ok, err := m.Pending(ctx, "alice")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, id, got)
+	require.NoError(t, m.Abort(ctx, "alice", got))
+	_, ok, err = m.Pending(ctx, "alice")
+	require.NoError(t, err)
+	require.False(t, ok)
+	_, _, err = m.Pending(ctx, "")
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+}

@@ -43,6 +43,11 @@ func MockSCARequired() ResponderOption { return func(c *mockConfig) { c.scaRequi
 // /v1/payments/{product} (201, RCVD), POST .../authorisations (201 with
 // scaRedirect) and GET .../status. Nothing is checked: no signature, no
 // consent, no limits; use NewServer for that.
+//
+// The responders match by regular expression and httpmock tries regular
+// expressions in the order they were registered, so to override one answer
+// register an exact-URL responder (it wins over regular expressions), with
+// the path as the SDK sends it (ids escaped: "enc%21%21...").
 func Responders(mt *httpmock.MockTransport, baseURL string, opts ...ResponderOption) {
 	cfg := mockConfig{customer: PrivateCustomer1, status: "ACSC", seed: defaultConfig().seed}
 	for _, o := range opts {

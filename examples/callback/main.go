@@ -165,7 +165,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 type backend struct {
 	client   *xs2a.Client
 	sessions *xs2a.SessionManager
-	states   xs2a.SessionStore // the SessionManager's store, read to find a pending session
 	psuIDs   *psuStore
 	p        *printer
 
@@ -174,8 +173,7 @@ type backend struct {
 }
 
 func newBackend(client *xs2a.Client, p *printer) *backend {
-	states := xs2a.NewMemorySessionStore()
-	return &backend{client: client, sessions: xs2a.NewSessionManager(states, nil), states: states, psuIDs: newPSUStore(), p: p}
+	return &backend{client: client, sessions: xs2a.NewSessionManager(nil, nil), psuIDs: newPSUStore(), p: p}
 }
 
 // Handler routes the backend's pages.
@@ -220,8 +218,8 @@ func (b *backend) onSCAFailure(w http.ResponseWriter, r *http.Request, err error
 		b.p.backend("invalid callback for %s: %v", user, err) // a *xs2a.CallbackError: never act on it
 	}
 	if user != "" {
-		if st, err := b.states.Load(r.Context(), user); err == nil && st.Pending != "" {
-			if err := b.sessions.Abort(r.Context(), user, st.Pending); err == nil {
+		if pending, ok, err := b.sessions.Pending(r.Context(), user); err == nil && ok {
+			if err := b.sessions.Abort(r.Context(), user, pending); err == nil {
 				b.p.backend("pending session aborted; the earlier session stays valid")
 			}
 		}

@@ -126,11 +126,11 @@ func TestBackendCallback(t *testing.T) {
 			if active := ok && current == pending; active != tt.wantActive {
 				t.Errorf("pending session active: %v, want %v", active, tt.wantActive)
 			}
-			st, err := b.states.Load(ctx, "alice")
+			_, stillPending, err := b.sessions.Pending(ctx, "alice")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tt.wantLoc == "/sca-failed" && st.Pending != "" {
+			if tt.wantLoc == "/sca-failed" && stillPending {
 				t.Error("a failed SCA must abort the pending session")
 			}
 		})
@@ -151,12 +151,16 @@ func TestBackendSendsThePSUToTheBank(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), bank.URL()+"/sca/") {
 		t.Fatalf("answer %d → %q, want a redirect to the bank's SCA page", res.StatusCode, res.Header.Get("Location"))
 	}
-	st, err := b.states.Load(context.Background(), "bob")
+	_, pending, err := b.sessions.Pending(context.Background(), "bob")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Pending == "" || st.Active != "" {
-		t.Errorf("session state %+v, want one pending session and none active", st)
+	_, active, err := b.sessions.Current(context.Background(), "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pending || active {
+		t.Errorf("pending %v, active %v: want one pending session and none active", pending, active)
 	}
 	if b.psuIDs.get("bob") != (storedPSU{}) {
 		t.Error("nothing may be stored before the callback")
