@@ -135,14 +135,16 @@ func (b *accessBudget) take(ctx context.Context, psuID, accountID string, ep Bud
 // checkHistory refuses a dateFrom more than HistoryLimit (90 days) before
 // now, which the bank refuses for transactions asked for without the PSU
 // present (service.md, Limits). DateFrom is sent as YYYY-MM-DD in its own
-// location, so the check compares calendar dates there: today minus 90 days
-// passes, one day earlier fails. A zero dateFrom (not sent) passes.
+// location, and the bank counts the 90 days from today in its own calendar
+// (historyZone), so the check compares that date with today at the bank:
+// today minus 90 days passes, one day earlier fails. A zero dateFrom (not
+// sent) passes.
 func (b *accessBudget) checkHistory(dateFrom time.Time) error {
 	if dateFrom.IsZero() {
 		return nil
 	}
 	loc := dateFrom.Location()
-	y, m, d := b.clock().In(loc).Date()
+	y, m, d := b.clock().In(historyZone).Date()
 	oldest := time.Date(y, m, d, 0, 0, 0, 0, loc).AddDate(0, 0, -int(HistoryLimit/(24*time.Hour)))
 	fy, fm, fd := dateFrom.Date()
 	if time.Date(fy, fm, fd, 0, 0, 0, 0, loc).Before(oldest) {
@@ -151,6 +153,17 @@ func (b *accessBudget) checkHistory(dateFrom time.Time) error {
 	}
 	return nil
 }
+
+// historyZone is the bank's calendar (Europe/Oslo), which decides what
+// "today" is for the 90 days. Without a zone database the earlier of the two
+// Norwegian offsets (CET, UTC+1) is used, so no dateFrom the bank accepts is
+// refused locally.
+var historyZone = func() *time.Location {
+	if loc, err := time.LoadLocation("Europe/Oslo"); err == nil {
+		return loc
+	}
+	return time.FixedZone("CET", 60*60)
+}()
 
 // budgetKey derives the Store key of one PSU, account and endpoint: the
 // prefix and a hex SHA-256 of the three parts, each preceded by its length

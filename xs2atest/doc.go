@@ -93,6 +93,7 @@
 //	bookingStatus both/pending: all pending, first page    pending entries come whole on the page with offset 0, unfiltered
 //	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next
 //	Closed account                                         left out of the list (an empty list, never 404)
+//	Consented user with no account                         an empty list (not 404, not a new SCA)
 //	cash-account-type-iso / longer-names accept-fixes      CACC/SVGS instead of BRUK/SPAR; names 70 instead of 35 characters
 //	cardaccount-switch-originalamount-and-transactionamount without it transactionAmount and originalAmount come swapped
 //	Payment initiation needs PSU-IP-Address                400 FORMAT_ERROR; no PSU-ID: 401 scaRedirect (registration)

@@ -141,7 +141,7 @@ func (s *Server) aisAccessLocked(w http.ResponseWriter, r *http.Request, account
 		writeError(w, http.StatusForbidden, "CONSENT_INVALID", "", "the PSU has revoked the consent at the bank")
 		return nil, nil, false
 	}
-	if c == nil || (accountID == "" && len(c.accounts) == 0) {
+	if c == nil { // a consent without accounts is still a consent: its list is empty (service.md, Errors)
 		writeSCARequired(w, "CONSENT_INVALID", "no consent: the PSU must give consent",
 			s.newSCALocked(r, scaConsent, p.agreement))
 		return nil, nil, false

@@ -218,8 +218,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
+				s.logRequest(r, 0, true) // before the client can see the drop and read the log
 				_ = conn.Close()
-				s.logRequest(r, 0, true)
 				return
 			}
 		}

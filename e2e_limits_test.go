@@ -1,0 +1,279 @@
+package xs2a_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/xs2a"
+	"github.com/tppkit/xs2a/xs2atest"
+)
+
+// Limits: without PSU-IP-Address, balances, transactions (and transaction
+// details) take at most 4 calls per 24 hours per account. The SDK's budget
+// refuses the 5th locally; with the guard off the bank answers 429.
+func TestLimitsPSUNotPresent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	endpoints := []struct {
+		ep   xs2a.BudgetEndpoint
+		path string
+		call func(c *xs2a.Client, psu xs2a.PSU, account, txID string) error
+	}{
+		{xs2a.BudgetBalances, "/balances", func(c *xs2a.Client, psu xs2a.PSU, account, _ string) error {
+			_, _, err := c.Accounts.Balances(ctx, psu, account)
+			return err
+		}},
+		{xs2a.BudgetTransactions, "/transactions", func(c *xs2a.Client, psu xs2a.PSU, account, _ string) error {
+			_, _, err := c.Accounts.TransactionsPage(ctx, psu, account, nil)
+			return err
+		}},
+		{xs2a.BudgetTransaction, "/transactions/", func(c *xs2a.Client, psu xs2a.PSU, account, txID string) error {
+			_, _, err := c.Accounts.Transaction(ctx, psu, account, txID)
+			return err
+		}},
+	}
+	for _, e := range endpoints {
+		for _, local := range []bool{true, false} {
+			name := string(e.ep) + "/refused locally"
+			if !local {
+				name = string(e.ep) + "/refused by the bank"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				b := newBank(t)
+				c := b.c
+				if !local {
+					c = b.client(t, xs2a.WithAccessBudget(nil))
+				}
+				psu := b.signIn(t, xs2atest.PrivateCustomer2)
+				account := b.account(t, xs2atest.PrivateCustomer2, 0).ResourceID
+				other := b.account(t, xs2atest.PrivateCustomer2, 1).ResourceID
+				page, _, err := c.Accounts.TransactionsPage(ctx, psu, account, &xs2a.TransactionQuery{Limit: 1})
+				require.NoError(t, err)
+				txID := page.Transactions.Booked[0].TransactionID
+
+				for range 6 { // the PSU present: not counted
+					require.NoError(t, e.call(c, psu, account, txID))
+				}
+				away := xs2a.PSU{ID: psu.ID}
+				t0 := b.clock.Now()
+				for range xs2a.AccessLimit {
+					require.NoError(t, e.call(c, away, account, txID))
+					b.clock.Advance(time.Minute)
+				}
+				mark := b.rec.len()
+				err = e.call(c, away, account, txID)
+				require.ErrorIs(t, err, xs2a.ErrAccessExceeded)
+				if local {
+					var ae *xs2a.AccessExceededError
+					require.ErrorAs(t, err, &ae)
+					assert.Equal(t, e.ep, ae.Endpoint)
+					assert.True(t, ae.Next.Equal(t0.Add(xs2a.AccessWindow)), "next call allowed at %v", ae.Next)
+					assert.Empty(t, b.rec.since(mark, http.MethodGet, ""), "refused before sending")
+				} else {
+					requireBankError(t, err, http.StatusTooManyRequests, xs2a.CodeAccessExceeded)
+					assert.Len(t, b.rec.since(mark, http.MethodGet, e.path), 1, "a 429 ACCESS_EXCEEDED is not retried")
+				}
+				require.NoError(t, e.call(c, away, other, firstTx(t, c, psu, other)), "each account has its own count")
+
+				b.clock.Set(t0.Add(xs2a.AccessWindow)) // the first call leaves the rolling window
+				require.NoError(t, e.call(c, away, account, txID))
+				require.ErrorIs(t, e.call(c, away, account, txID), xs2a.ErrAccessExceeded)
+			})
+		}
+	}
+}
+
+func firstTx(t *testing.T, c *xs2a.Client, psu xs2a.PSU, account string) string {
+	t.Helper()
+	page, _, err := c.Accounts.TransactionsPage(context.Background(), psu, account, &xs2a.TransactionQuery{Limit: 1})
+	require.NoError(t, err)
+	return page.Transactions.Booked[0].TransactionID
+}
+
+// Limits: without the PSU present, transactions are at most 90 days old
+// (the SDK refuses an older dateFrom locally; the bank answers 400
+// PERIOD_INVALID), and only for accounts the PSU accessed with SCA within the
+// last 90 days.
+func TestLimits90Days(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.signIn(t, xs2atest.PrivateCustomer1)
+	away := xs2a.PSU{ID: psu.ID}
+	account := b.account(t, xs2atest.PrivateCustomer1, 1).ResourceID
+	today := b.clock.Now().In(oslo)
+	day90, day91 := today.AddDate(0, 0, -90), today.AddDate(0, 0, -91)
+
+	// the local guard
+	mark := b.rec.len()
+	_, _, err := b.c.Accounts.TransactionsPage(ctx, away, account, &xs2a.TransactionQuery{DateFrom: day91})
+	requireInvalid(t, err, "TransactionQuery.DateFrom")
+	for _, err := range b.c.Accounts.Transactions(ctx, away, account, &xs2a.TransactionQuery{DateFrom: day91}) {
+		requireInvalid(t, err, "TransactionQuery.DateFrom")
+	}
+	assert.Empty(t, b.rec.since(mark, http.MethodGet, ""), "nothing sent")
+	noGuard := b.client(t, xs2a.WithAccessBudget(nil))
+	_, _, err = noGuard.Accounts.TransactionsPage(ctx, away, account, &xs2a.TransactionQuery{DateFrom: day91})
+	requireInvalid(t, err, "TransactionQuery.DateFrom") // the budget's off switch leaves the 90 days
+
+	// the bank, asked directly
+	q := url.Values{"dateFrom": {day91.Format(time.DateOnly)}}
+	a := b.raw(t, "GET", "/v1/accounts/"+account+"/transactions?"+q.Encode(), nil, "PSU-ID", psu.ID)
+	assert.Equal(t, http.StatusBadRequest, a.Status)
+	assert.Equal(t, xs2a.CodePeriodInvalid, a.code())
+
+	// 90 days is allowed; the PSU present may go further back
+	page, _, err := b.c.Accounts.TransactionsPage(ctx, away, account, &xs2a.TransactionQuery{DateFrom: day90})
+	require.NoError(t, err)
+	for _, tx := range page.Transactions.Booked {
+		assert.False(t, tx.BookingDate.Before(xs2a.DateOf(day90)))
+	}
+	page, _, err = b.c.Accounts.TransactionsPage(ctx, psu, account, &xs2a.TransactionQuery{DateFrom: today.AddDate(0, 0, -120)})
+	require.NoError(t, err)
+	assert.Len(t, page.Transactions.Booked, 40, "all 120 days")
+
+	// 91 days after the SCA the account needs SCA again; balances do not
+	b.clock.Advance(91 * 24 * time.Hour)
+	_, _, err = b.c.Accounts.TransactionsPage(ctx, away, account, nil)
+	sca := requireSCA(t, err)
+	require.NotEmpty(t, sca.Messages)
+	assert.Equal(t, xs2a.CodeConsentExpired, sca.Messages[0].Code)
+	_, _, err = b.c.Accounts.Balances(ctx, away, account)
+	require.NoError(t, err)
+}
+
+// Limits, the bank's calendar: the 90 days are counted in Oslo. Shortly
+// after midnight in Oslo, when it is still the day before in UTC, a dateFrom
+// 90 UTC days back is 91 days back at the bank.
+func TestLimits90DaysBankCalendar(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.signIn(t, xs2atest.PrivateCustomer1)
+	account := b.account(t, xs2atest.PrivateCustomer1, 1).ResourceID
+	b.clock.Set(time.Date(2025, 3, 12, 23, 30, 0, 0, time.UTC)) // 00:30 on 13 March in Oslo
+	dateFrom := time.Date(2024, 12, 12, 0, 0, 0, 0, time.UTC)   // 90 days before 12 March
+
+	a := b.raw(t, "GET", "/v1/accounts/"+account+"/transactions?dateFrom=2024-12-12", nil, "PSU-ID", psu.ID)
+	require.Equal(t, xs2a.CodePeriodInvalid, a.code(), "the bank counts from 13 March")
+	_, _, err := b.c.Accounts.TransactionsPage(ctx, xs2a.PSU{ID: psu.ID}, account, &xs2a.TransactionQuery{DateFrom: dateFrom})
+	requireInvalid(t, err, "TransactionQuery.DateFrom")
+}
+
+// Limits: an SCA under one TPP-Session-ID holds for 1 hour; a new
+// TPP-Session-ID before then needs a new SCA, whose completion invalidates
+// the old ID and whose abort keeps it. The SDK's SessionManager keeps the
+// same rules on the TPP's side; each step checks that both agree.
+func TestLimitsSCASession(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const user = "tpp-user-7"
+
+	// start signs the PSU in under a session the manager began and completed.
+	start := func(t *testing.T) (*bank, *xs2a.SessionManager, xs2a.PSU) {
+		b := newBank(t)
+		sm := xs2a.NewSessionManager(nil, b.clock.Now)
+		s1, err := sm.Begin(ctx, user)
+		require.NoError(t, err)
+		psu := xs2a.PSU{SessionID: s1, IPAddress: psuIP}
+		_, _, err = b.c.Accounts.List(ctx, psu)
+		cb := b.sca(t, requireSCA(t, err).Redirect.Href, xs2atest.PrivateCustomer1)
+		require.NoError(t, sm.Complete(ctx, user, cb.TPPSessionID))
+		return b, sm, cb.PSU(psuIP)
+	}
+	// agree checks that the bank and the SessionManager agree on session id.
+	agree := func(t *testing.T, b *bank, sm *xs2a.SessionManager, psu xs2a.PSU, id string, want bool) {
+		t.Helper()
+		psu.SessionID = id
+		_, _, err := b.c.Accounts.List(ctx, psu)
+		if want {
+			require.NoError(t, err)
+		} else {
+			requireSCA(t, err)
+		}
+		valid, err := sm.Valid(ctx, user, id)
+		require.NoError(t, err)
+		require.Equal(t, want, valid, "SessionManager.Valid")
+	}
+	// redo runs the SCA of the 401 that a request under id gets.
+	redo := func(t *testing.T, b *bank, psu xs2a.PSU, id string, opts ...xs2atest.SCAOption) (string, error) {
+		t.Helper()
+		psu.SessionID = id
+		_, _, err := b.c.Accounts.List(ctx, psu)
+		u, err := b.CompleteSCA(ctx, requireSCA(t, err).Redirect.Href, xs2atest.PrivateCustomer1, opts...)
+		require.NoError(t, err)
+		cb, err := xs2a.ParseCallback(u.Query())
+		if err != nil {
+			return id, err
+		}
+		return cb.TPPSessionID, nil
+	}
+
+	t.Run("valid for one hour", func(t *testing.T) {
+		t.Parallel()
+		b, sm, psu := start(t)
+		s1 := psu.SessionID
+		b.clock.Advance(59 * time.Minute)
+		agree(t, b, sm, psu, s1, true)
+		b.clock.Advance(time.Minute)
+		agree(t, b, sm, psu, s1, false)
+		_, ok, err := sm.Current(ctx, user)
+		require.NoError(t, err)
+		assert.False(t, ok, "SCA must be redone")
+
+		s2, err := sm.Begin(ctx, user)
+		require.NoError(t, err)
+		got, err := redo(t, b, psu, s2)
+		require.NoError(t, err)
+		require.NoError(t, sm.Complete(ctx, user, got))
+		agree(t, b, sm, psu, s2, true)
+	})
+
+	t.Run("a new session id needs SCA; completing it invalidates the old", func(t *testing.T) {
+		t.Parallel()
+		b, sm, psu := start(t)
+		s1 := psu.SessionID
+		b.clock.Advance(10 * time.Minute)
+		s2, err := sm.Begin(ctx, user)
+		require.NoError(t, err)
+		psu.SessionID = s2
+		_, _, err = b.c.Accounts.List(ctx, psu)
+		requireSCA(t, err)
+		agree(t, b, sm, psu, s1, true) // until the new SCA completes
+		got, err := redo(t, b, psu, s2)
+		require.NoError(t, err)
+		require.NoError(t, sm.Complete(ctx, user, got))
+		agree(t, b, sm, psu, s2, true)
+		agree(t, b, sm, psu, s1, false)
+	})
+
+	t.Run("an aborted SCA keeps the old session", func(t *testing.T) {
+		t.Parallel()
+		b, sm, psu := start(t)
+		s1 := psu.SessionID
+		s2, err := sm.Begin(ctx, user)
+		require.NoError(t, err)
+		_, err = redo(t, b, psu, s2, xs2atest.Cancel())
+		require.ErrorIs(t, err, xs2a.ErrSCAFailed)
+		require.NoError(t, sm.Abort(ctx, user, s2))
+		agree(t, b, sm, psu, s1, true)
+		agree(t, b, sm, psu, s2, false)
+	})
+
+	t.Run("the bank ends the session early", func(t *testing.T) {
+		t.Parallel()
+		b, _, psu := start(t)
+		b.ExpireSessions(xs2atest.PrivateCustomer1)
+		_, _, err := b.c.Accounts.List(ctx, psu)
+		requireSCA(t, err)
+		_, _, err = b.c.Accounts.List(ctx, xs2a.PSU{ID: psu.ID}) // not present: no session needed
+		require.NoError(t, err)
+	})
+}
