@@ -119,5 +119,71 @@
 // Package xs2atest runs the interface in-process: sandbox customers, the SCA
 // page, consent, sessions, limits, payment lifecycles on a controllable clock,
 // fault injection, and response signing. See its documentation and
-// examples/mocking.
+// examples/mocking.//
+// # Conformance
+//
+// The end-to-end suite (e2e_*_test.go) runs every flow of the interface
+// description and every row of its Errors and Limits tables through the
+// public API against xs2atest, each test asserting the exact typed error or
+// state. The rules and the tests that cover them:
+//
+//	service.md rule                                          test
+//	Flow 1: 401 scaRedirect, SCA, callback psu-id, PSU-ID,   TestFlow1AccountAccess
+//	  accounts, balances, 1100 booked in 3 pages of 499,
+//	  pending once and unfiltered, transaction details,
+//	  stable ids, reads after the PSU's session ended
+//	Flow 1: card accounts; card amounts right with and       TestFlow1CardAccounts
+//	  without cardaccount-switch-...-transactionamount
+//	Flow 2: psu-corporate-id from the consent callback and   TestFlow2CorporateContext
+//	  from GET /v1/users and /v1/user; Users.Agreements;
+//	  PSU-CORPORATE-ID without consent starts a consent flow
+//	  with the agreement preselected
+//	Flow 3: PISP-only registration (Users.Register, or 401   TestFlow3SinglePayment
+//	  on a payment without PSU-ID), initiate, authorise,
+//	  PollStatus to ACSC (RunBatch); AISP+PISP registers
+//	  through the account flow; instant product and fee;
+//	  domestic-norway-...: no status before approval
+//	Flow 4: e-invoice (SCOR + CINV, debtor chosen at SCA);   TestFlow4ElectronicInvoice
+//	  duplicate refused; allowLogicalDuplicate on the retry
+//	  only
+//	Flow 5: single SCA for PISP-only journeys (what the      TestFlow5SingleSCAPISPOnly
+//	  fake does: one registration SCA, one SCA per payment,
+//	  one SCA per signing basket)
+//	Payment status PATC (two signers, same link)             TestPaymentStatusPATC
+//	Payment cancellation by DELETE (sandbox)                 TestPaymentCancellation
+//	Sandbox mock data: initialize, customers, create         TestSandboxService
+//	  customer, account, transaction (not with another
+//	  account as debtor), balance; AIS and PIS on them
+//	TPP contact e-mail                                       TestTPPService
+//	cash-account-type-iso                                    TestFlow1AccountAccess/cash-account-type-iso
+//	The service may sign responses (and TLS)                 TestResponseSigning
+//	Errors: signature missing or invalid: 400                TestErrorsSignatureMissingOrInvalid
+//	Errors: TPP-Redirect-URI on every request                TestErrorsRedirectURIRequired
+//	Errors: text the backend cannot process: 400             TestErrorsUnprocessableText
+//	Errors: account resource without PSU-ID and consent:     TestErrorsSCARequired401
+//	  401 with scaRedirect (also per account consented)
+//	Errors: corporate user without PSU-CORPORATE-ID: 400     TestFlow2CorporateContext/without_PSU-CORPORATE-ID
+//	Errors: KID error: 400                                   TestErrorsKID
+//	Errors: bulk or periodic in a signing basket:            TestErrorsBasketReferenceMix
+//	  400 REFERENCE_MIX_INVALID
+//	Errors: MonthlyVariable with duplicate months            TestErrorsMonthlyVariableDuplicateMonths
+//	Errors: insufficient funds: no 500; ACCP, fundsAvailable TestErrorsInsufficientFunds
+//	Errors: failed SCA: redirect with status, code, message  TestErrorsFailedSCA
+//	Errors: closed account; consented user with no account:  TestErrorsClosedAccountEmptyList,
+//	  empty list, not 404                                    TestErrorsConsentedUserWithoutAccounts
+//	Errors: sandbox invalid CustomerType; PSU-ID format      TestErrorsSandboxValidation
+//	Consent revoked at the bank: 403, new consent SCA        TestErrorsConsentRevoked
+//	Payment POST whose answer is lost: ErrOutcomeUnknown,    TestErrorsPaymentOutcomeUnknown
+//	  one payment at the bank; a 503 to a POST not resent
+//	503 with Retry-After on a GET: retried to success        TestErrorsRetry503
+//	Limits: PSU not present, 4 calls per 24 h (balances,     TestLimitsPSUNotPresent
+//	  transactions, details): SDK budget and bank's 429
+//	Limits: transactions at most 90 days old, accounts SCA'd TestLimits90Days,
+//	  within 90 days; the 90 days in the bank's calendar     TestLimits90DaysBankCalendar
+//	Limits: SCA session 1 hour; new TPP-Session-ID needs     TestLimitsSCASession
+//	  SCA; completing invalidates the old; aborting keeps it
+//	Limits: name 70 characters with longer-names, 35 without TestLimitsNameLength
+//	Limits: batch processing 5 runs a day                    TestLimitsBatchRuns
+//	Sandbox: batches leave periodic payments out             TestLimitsBatchExcludesPeriodic
+//	Limits: payment initiation needs PSU-IP-Address          TestFlow3SinglePayment/PSU-IP-Address_required
 package xs2a
