@@ -412,7 +412,7 @@ func (b *browser) get(ctx context.Context, target string) (location, body string
 	switch {
 	case resp.StatusCode == http.StatusSeeOther:
 		location = resp.Header.Get("Location")
-		shown := location
+		var shown string
 		if strings.HasPrefix(location, "/") || strings.HasPrefix(location, b.site.String()) {
 			shown = strings.TrimPrefix(location, b.site.String())
 		} else {
