@@ -351,8 +351,9 @@ func TestLimitsBatchExcludesPeriodic(t *testing.T) {
 }
 
 // Errors: insufficient funds is not a 500; the status is ACCP with
-// fundsAvailable false, and the next batch run books the payment once the
-// money is there.
+// fundsAvailable false, which is not final: PollStatus says so with a
+// *FundsError, and the next batch run books the payment once the money is
+// there.
 func TestErrorsInsufficientFunds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -370,7 +371,10 @@ func TestErrorsInsufficientFunds(t *testing.T) {
 			b.RunBatch()
 		}
 	}))
-	require.NoError(t, err, "PollStatus stops on fundsAvailable false")
+	require.ErrorIs(t, err, xs2a.ErrInsufficientFunds, "PollStatus stops on fundsAvailable false, with an error: ACCP is not final")
+	var fe *xs2a.FundsError
+	require.ErrorAs(t, err, &fe)
+	assert.Same(t, st, fe.Status)
 	assert.Equal(t, xs2a.TransactionStatusACCP, st.TransactionStatus)
 	require.NotNil(t, st.FundsAvailable)
 	assert.False(t, *st.FundsAvailable)
@@ -384,6 +388,47 @@ func TestErrorsInsufficientFunds(t *testing.T) {
 	assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 	assert.False(t, st.InsufficientFunds())
 	assert.Equal(t, "500.00", b.Balance(debtor.ResourceID))
+}
+
+// What FundsError asks for: cancel the waiting payment before a new attempt,
+// so that the money arriving later books only the new one.
+func TestErrorsInsufficientFundsCancelThenRetry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.register(t, xs2atest.PrivateCustomer2)
+	debtor := b.account(t, xs2atest.PrivateCustomer2, 0)
+	_, err := b.c.Sandbox.SetBalance(ctx, debtor.ResourceID, &xs2a.SandboxBalance{BalanceAmount: nok(t, "100.00")})
+	require.NoError(t, err)
+
+	first, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
+	require.NoError(t, err)
+	b.authorise(t, psu, first, xs2atest.PrivateCustomer2)
+	_, err = b.c.Payments.PollStatus(ctx, psu, first.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+		if s.TransactionStatus == xs2a.TransactionStatusACTC {
+			b.RunBatch()
+		}
+	}))
+	var fe *xs2a.FundsError
+	require.ErrorAs(t, err, &fe)
+	_, err = b.c.Payments.Cancel(ctx, psu, first.Links.Self)
+	require.NoError(t, err)
+	assert.Equal(t, xs2a.TransactionStatusCANC, b.status(t, psu, first).TransactionStatus)
+
+	_, err = b.c.Sandbox.SetBalance(ctx, debtor.ResourceID, &xs2a.SandboxBalance{BalanceAmount: nok(t, "1000.00")})
+	require.NoError(t, err)
+	retry, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
+	require.NoError(t, err)
+	b.authorise(t, psu, retry, xs2atest.PrivateCustomer2)
+	st, err := b.c.Payments.PollStatus(ctx, psu, retry.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+		if s.TransactionStatus == xs2a.TransactionStatusACTC {
+			b.RunBatch()
+		}
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
+	assert.Equal(t, xs2a.TransactionStatusCANC, b.status(t, psu, first).TransactionStatus, "the cancelled attempt stays cancelled")
+	assert.Equal(t, "500.00", b.Balance(debtor.ResourceID), "paid once")
 }
 
 // A connection dropped after the payment POST reached the bank: the SDK says

@@ -31,8 +31,9 @@ type EInvoice struct {
 // requires. The first attempt must pass retry false, so that the bank
 // refuses a real duplicate payment of the invoice. Before retrying, make sure
 // the earlier attempt cannot still be executed: a payment the bank holds as
-// ACCP for lack of funds may be booked at a later batch run, so cancel it
-// (Cancel) first, or the invoice may be paid twice.
+// ACCP for lack of funds (PollStatus returns a *FundsError) may be booked at
+// a later batch run when funds arrive, so cancel it (Cancel) first, or the
+// invoice may be paid twice.
 //
 // When the PSU authorises the payment, the bank marks the invoice as
 // processed at the invoice scheme. The TPP must not change that status

@@ -384,7 +384,10 @@ func ExamplePaymentsService_Initiate() {
 }
 
 // A payment the batch cannot book for lack of funds: the bank reports ACCP
-// with fundsAvailable false, and PollStatus stops there.
+// with fundsAvailable false, and PollStatus stops there with a *FundsError.
+// ACCP is not final: the bank would still book the payment at a later batch
+// run once the money is there, so the TPP cancels it before it tells the PSU
+// the payment failed (or initiates it again).
 func ExamplePaymentsService_PollStatus() {
 	srv, client := startExampleBank()
 	defer srv.Close()
@@ -411,12 +414,26 @@ func ExamplePaymentsService_PollStatus() {
 	srv.RunBatch()
 
 	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{MinDelay: 10 * time.Millisecond})
-	if err != nil {
+	var funds *xs2a.FundsError
+	switch {
+	case errors.As(err, &funds):
+		fmt.Println(st.TransactionStatus, "insufficient funds:", st.InsufficientFunds(), "final:", st.TransactionStatus.Final())
+		if _, err := client.Payments.Cancel(ctx, psu, ini.Links.Self); err != nil {
+			log.Fatal(err)
+		}
+		st, _, err = client.Payments.Status(ctx, psu, ini.Links.Status)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("cancelled:", st.TransactionStatus)
+	case err != nil:
 		log.Fatal(err)
+	default:
+		fmt.Println("final:", st.TransactionStatus)
 	}
-	fmt.Println(st.TransactionStatus, "insufficient funds:", st.InsufficientFunds())
 	// Output:
-	// ACCP insufficient funds: true
+	// ACCP insufficient funds: true final: false
+	// cancelled: CANC
 }
 
 // A signing basket lets the PSU authorise several single payments with one

@@ -94,12 +94,13 @@ func Example_singlePayment() {
 		MinDelay: time.Millisecond, // seconds in real use; the default is 2 s
 		OnStatus: func(s *xs2a.PaymentStatus) { fmt.Println("status:", s.TransactionStatus) },
 	})
-	if err != nil {
-		log.Fatal(err)
-	}
 	switch {
-	case st.InsufficientFunds():
-		fmt.Println("refused for lack of funds")
+	case errors.Is(err, xs2a.ErrInsufficientFunds):
+		// Not final (ACCP): cancel it (Payments.Cancel) before telling the
+		// PSU it failed or initiating it again.
+		fmt.Println("waiting for funds:", st.TransactionStatus)
+	case err != nil:
+		log.Fatal(err)
 	case st.TransactionStatus == xs2a.TransactionStatusACSC:
 		fmt.Println("paid")
 	default:

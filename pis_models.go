@@ -247,8 +247,8 @@ const (
 	// TransactionStatusACCP (AcceptedCustomerProfile): the preceding check
 	// of technical validation was successful, and the customer profile
 	// check too. This bank also reports a payment rejected for lack of funds
-	// as ACCP with fundsAvailable false (service.md, Payment status): see
-	// PaymentStatus.InsufficientFunds.
+	// as ACCP with fundsAvailable false (service.md, Payment status), which
+	// is not final: see PaymentStatus.InsufficientFunds and FundsError.
 	TransactionStatusACCP TransactionStatus = "ACCP"
 	// TransactionStatusACSC (AcceptedSettlementCompleted): settlement on the
 	// debtor's account is completed. Final.
@@ -320,16 +320,20 @@ func (s TransactionStatus) Known() bool {
 // caused by lack of funds").
 type PaymentStatus struct {
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
-	// FundsAvailable is false when the payment was refused for lack of funds
-	// (nil when the bank did not say).
+	// FundsAvailable is false when the bank found too little money for the
+	// payment (nil when the bank did not say); see InsufficientFunds.
 	FundsAvailable *bool        `json:"fundsAvailable,omitempty"`
 	Messages       []TPPMessage `json:"tppMessages,omitempty"`
 }
 
-// InsufficientFunds reports whether the bank refused the payment for lack of
-// funds: fundsAvailable is false, whatever the status. The bank reports such
-// a payment as ACCP with fundsAvailable false (service.md, Payment status),
-// a status that is not final in itself; PollStatus stops on it.
+// InsufficientFunds reports whether the bank found too little money for the
+// payment: fundsAvailable is false, whatever the status. With a final status
+// (RJCT) the payment was refused for good. The bank reports it as ACCP with
+// fundsAvailable false (service.md, Payment status), a status that is not
+// final: the payment waits and may still be executed at a later batch run
+// when funds arrive. PollStatus returns such a status with a *FundsError;
+// cancel the payment (PaymentsService.Cancel) before initiating it again or
+// telling the PSU it failed.
 func (s *PaymentStatus) InsufficientFunds() bool {
 	return s != nil && s.FundsAvailable != nil && !*s.FundsAvailable
 }

@@ -16,6 +16,38 @@ var ErrUnknownStatus = errors.New("xs2a: unknown transaction status")
 // and it was still not final.
 var ErrPollAttempts = errors.New("xs2a: payment status still not final after the last poll")
 
+// FundsError is the error PollStatus returns when the bank reports
+// fundsAvailable false on a status that is not final (service.md, Payment
+// status: "A payment rejected for lack of funds is reported with status ACCP
+// and fundsAvailable"). ACCP is not final: the bank keeps the payment and may
+// still execute it at a later batch run, once the money is on the account
+// (the sandbox runs 5 batches a day). A TPP that treats it as failed and
+// initiates the payment again may pay twice. So cancel it first
+// (PaymentsService.Cancel with Initiation.Links.Self), and only then retry
+// or tell the PSU it failed; or poll again later.
+//
+// It answers errors.Is(err, ErrInsufficientFunds). A final status with
+// fundsAvailable false (RJCT) is not a FundsError: PollStatus returns it with
+// a nil error, and PaymentStatus.InsufficientFunds gives the reason.
+type FundsError struct {
+	// Status is the status read: the same *PaymentStatus PollStatus
+	// returns with the error.
+	Status *PaymentStatus
+}
+
+// Error says the payment is not final and what to do.
+func (e *FundsError) Error() string {
+	st := "(none)"
+	if e.Status != nil {
+		st = safeText(string(e.Status.TransactionStatus), 35)
+	}
+	return "xs2a: insufficient funds: payment status " + st + " is not final, and the bank may still execute the payment when funds arrive: " +
+		"cancel it (Payments.Cancel) before retrying or telling the PSU it failed"
+}
+
+// Is makes errors.Is(err, ErrInsufficientFunds) true.
+func (e *FundsError) Is(target error) bool { return target == ErrInsufficientFunds }
+
 // Defaults of PollOptions.
 const (
 	DefaultPollMinDelay  = 2 * time.Second // public clients of the platform poll every 2 s
@@ -26,7 +58,8 @@ const (
 
 // PollOptions tune PaymentsService.PollStatus. The zero value (or nil) polls
 // after 2 s, then 1.5 times longer each time up to 30 s, until the status is
-// final or the context ends.
+// final, the bank reports fundsAvailable false (a *FundsError), or the
+// context ends.
 type PollOptions struct {
 	// MinDelay is the first wait between two reads (default 2 s).
 	MinDelay time.Duration
@@ -101,13 +134,17 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 // PollStatus reads the payment status behind link (the status link of the
 // initiation) until it settles, as service.md asks ("statuses are updated
 // asynchronously, so the TPP polls the status link after PSU approval"). It
-// returns, with a nil error:
+// returns:
 //
-//   - a final status: ACSC, ACCC, RJCT, CANC (and PART with opts.Bulk);
-//   - a status whose fundsAvailable is false: the bank reports a payment
-//     refused for lack of funds as ACCP with fundsAvailable false
-//     (service.md, Payment status), so check
-//     PaymentStatus.InsufficientFunds on the result.
+//   - with a nil error, a final status: ACSC, ACCC, RJCT, CANC (and PART
+//     with opts.Bulk). A RJCT may carry fundsAvailable false
+//     (PaymentStatus.InsufficientFunds): refused for lack of funds, for good.
+//   - with a *FundsError (errors.Is(err, ErrInsufficientFunds)), a status
+//     that is not final and whose fundsAvailable is false: the bank reports
+//     a payment it could not execute for lack of funds as ACCP with
+//     fundsAvailable false (service.md, Payment status), and may still
+//     execute it at a later batch run when funds arrive. Cancel it
+//     (Cancel) before initiating it again or telling the PSU it failed.
 //
 // Between reads it waits opts.MinDelay, growing by opts.Backoff up to
 // opts.MaxDelay, on a timer that ends with ctx. A 429 or 503 answer is waited
@@ -155,8 +192,11 @@ func (s *PaymentsService) PollStatus(ctx context.Context, psu PSU, link Link, op
 				(prev == nil || prev.TransactionStatus != TransactionStatusPATC) {
 				o.OnPATC(st)
 			}
-			if st.TransactionStatus.Final() || (o.Bulk && st.TransactionStatus == TransactionStatusPART) || st.InsufficientFunds() {
+			if st.TransactionStatus.Final() || (o.Bulk && st.TransactionStatus == TransactionStatusPART) {
 				return st, nil
+			}
+			if st.InsufficientFunds() {
+				return st, &FundsError{Status: st}
 			}
 			if o.Strict && !st.TransactionStatus.Known() {
 				return st, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, safeText(string(st.TransactionStatus), 35), resp.RequestID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -117,7 +118,7 @@ func TestPollReportsPATCAgainAfterLeavingIt(t *testing.T) {
 	assert.Equal(t, 2, patc)
 }
 
-func TestPollStopsOnInsufficientFunds(t *testing.T) {
+func TestPollInsufficientFundsIsNotFinal(t *testing.T) {
 	t.Parallel()
 	b, c, _ := newPollBank(t, answers(
 		status("RCVD"),
@@ -126,10 +127,49 @@ func TestPollStopsOnInsufficientFunds(t *testing.T) {
 		status("ACSC"),
 	))
 	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
-	require.NoError(t, err, "a refusal for lack of funds is a result, not an error")
+	require.ErrorIs(t, err, ErrInsufficientFunds, "ACCP without funds is not a result: the bank may still book it")
+	var fe *FundsError
+	require.ErrorAs(t, err, &fe)
+	assert.Same(t, st, fe.Status, "the error holds the status PollStatus returns")
 	assert.Equal(t, TransactionStatusACCP, st.TransactionStatus)
 	assert.True(t, st.InsufficientFunds())
+	for _, want := range []string{"xs2a: ", "ACCP", "not final", "funds arrive", "Payments.Cancel"} {
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.False(t, errors.Is(err, ErrPollAttempts))
 	assert.Equal(t, 3, b.count(), "ACCP with funds available goes on; without funds it stops")
+}
+
+func TestPollFinalStatusWithoutFunds(t *testing.T) {
+	t.Parallel()
+	// A final status is the result, whatever fundsAvailable says.
+	b, c, _ := newPollBank(t, answers(status("ACTC"), reply(http.StatusOK, `{"transactionStatus":"RJCT","fundsAvailable":false}`)))
+	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+	require.NoError(t, err)
+	assert.Equal(t, TransactionStatusRJCT, st.TransactionStatus)
+	assert.True(t, st.InsufficientFunds(), "the reason of the rejection")
+	assert.Equal(t, 2, b.count())
+}
+
+func TestFundsError(t *testing.T) {
+	t.Parallel()
+	no := false
+	for name, e := range map[string]*FundsError{
+		"ACCP":      {Status: &PaymentStatus{TransactionStatus: TransactionStatusACCP, FundsAvailable: &no}},
+		"no status": {},
+		"odd code":  {Status: &PaymentStatus{TransactionStatus: "A\nB\x00" + TransactionStatus(strings.Repeat("x", 100))}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.ErrorIs(t, e, ErrInsufficientFunds)
+			assert.NotErrorIs(t, e, ErrNotFound)
+			msg := e.Error()
+			assert.True(t, strings.HasPrefix(msg, "xs2a: "), msg)
+			assert.Contains(t, msg, "not final")
+			assert.NotContains(t, msg, "\n")
+			assert.NotContains(t, msg, strings.Repeat("x", 40), "the bank's text is cut")
+		})
+	}
 }
 
 func TestPollBulkPART(t *testing.T) {

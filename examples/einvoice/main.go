@@ -243,11 +243,16 @@ func (f *flow) retry(ctx context.Context, psu xs2a.PSU) (xs2a.TransactionStatus,
 			}
 		},
 	})
+	if errors.Is(err, xs2a.ErrInsufficientFunds) {
+		// ACCP without funds is not final: the bank would still book the
+		// payment at a later batch run. Cancel it before a new attempt.
+		if _, cerr := f.client.Payments.Cancel(ctx, psu, ini.Links.Self); cerr != nil {
+			return status.TransactionStatus, fmt.Errorf("%w; cancelling it failed: %w", err, cerr)
+		}
+		return xs2a.TransactionStatusCANC, errors.New("the payment could not be executed for lack of funds and is cancelled")
+	}
 	if err != nil {
 		return "", err
-	}
-	if status.InsufficientFunds() {
-		return status.TransactionStatus, errors.New("the payment was refused for lack of funds")
 	}
 	if status.TransactionStatus != xs2a.TransactionStatusACSC {
 		return status.TransactionStatus, fmt.Errorf("the payment ended as %s", status.TransactionStatus)

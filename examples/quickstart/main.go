@@ -334,11 +334,17 @@ func paymentFlow(ctx context.Context, b *bank, psu xs2a.PSU, accounts []xs2a.Acc
 			}
 		},
 	})
+	if errors.Is(err, xs2a.ErrInsufficientFunds) {
+		// ACCP without funds is not final: the bank would still book the
+		// payment at a later batch run. Cancel it before telling the
+		// customer it failed.
+		if _, cerr := b.client.Payments.Cancel(ctx, psu, init.Links.Self); cerr != nil {
+			return fmt.Errorf("%w; cancelling it failed: %w", err, cerr)
+		}
+		return fmt.Errorf("the payment could not be executed for lack of funds and is cancelled (status %s)", status.TransactionStatus)
+	}
 	if err != nil {
 		return err
-	}
-	if status.InsufficientFunds() {
-		return fmt.Errorf("the payment ended as %s: insufficient funds", status.TransactionStatus)
 	}
 	p.heading("Done: the payment reached the final status %s", status.TransactionStatus)
 	return nil
