@@ -54,12 +54,17 @@ const (
 	DefaultPollMaxDelay  = 30 * time.Second
 	DefaultPollBackoff   = 1.5
 	DefaultPollNotYetFor = 2 * time.Minute
+	// DefaultPollMaxAttempts bounds a poll whose status never settles, as
+	// when the PSU abandons SCA and the payment stays RCVD; public clients
+	// of the platform stop at about 100 reads. With the default delays the
+	// 100 reads span about 47 minutes.
+	DefaultPollMaxAttempts = 100
 )
 
 // PollOptions tune PaymentsService.PollStatus. The zero value (or nil) polls
 // after 2 s, then 1.5 times longer each time up to 30 s, until the status is
-// final, the bank reports fundsAvailable false (a *FundsError), or the
-// context ends.
+// final, the bank reports fundsAvailable false (a *FundsError), 100 reads
+// were made (about 47 minutes; ErrPollAttempts), or the context ends.
 type PollOptions struct {
 	// MinDelay is the first wait between two reads (default 2 s).
 	MinDelay time.Duration
@@ -69,9 +74,12 @@ type PollOptions struct {
 	// Backoff multiplies the wait after each read (default 1.5; 1 keeps it
 	// at MinDelay). Less than 1 is refused.
 	Backoff float64
-	// MaxAttempts is the number of status reads, 0 for no limit (the
-	// context then bounds the poll). When it is used up PollStatus returns
-	// the last status and an error that answers errors.Is(err, ErrPollAttempts).
+	// MaxAttempts is the number of status reads; 0 means
+	// DefaultPollMaxAttempts (100: with the default delays about 47
+	// minutes, the last 92 waits being 30 s). When it is used up
+	// PollStatus returns the last status and an error that answers
+	// errors.Is(err, ErrPollAttempts). A context with a deadline bounds the
+	// poll too, whichever ends first.
 	MaxAttempts int
 	// OnStatus, when set, is called with every status read.
 	OnStatus func(*PaymentStatus)
@@ -128,6 +136,9 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 	if p.NotYetFor == 0 {
 		p.NotYetFor = DefaultPollNotYetFor
 	}
+	if p.MaxAttempts == 0 {
+		p.MaxAttempts = DefaultPollMaxAttempts
+	}
 	return p, nil
 }
 
@@ -147,7 +158,9 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 //     (Cancel) before initiating it again or telling the PSU it failed.
 //
 // Between reads it waits opts.MinDelay, growing by opts.Backoff up to
-// opts.MaxDelay, on a timer that ends with ctx. A 429 or 503 answer is waited
+// opts.MaxDelay, on a timer that ends with ctx. After opts.MaxAttempts reads
+// (default 100) without a final status it returns the last status and an
+// error that answers errors.Is(err, ErrPollAttempts). A 429 or 503 answer is waited
 // out, its Retry-After honoured up to MaxDelay (a 429 ACCESS_EXCEEDED is
 // returned). Early 4xx answers count as "not yet" (opts.NotYetFor). Any other
 // error ends the poll. When ctx ends the poll returns at once with an error
@@ -203,7 +216,7 @@ func (s *PaymentsService) PollStatus(ctx context.Context, psu PSU, link Link, op
 			}
 			wait = max(wait, retryAfter(resp.Header, c.cfg.now()))
 		}
-		if o.MaxAttempts > 0 && attempt >= o.MaxAttempts {
+		if attempt >= o.MaxAttempts {
 			if err != nil {
 				return last, err
 			}

@@ -367,6 +367,23 @@ func TestPollMaxAttempts(t *testing.T) {
 	assert.Len(t, clk.Waits(), 2, "no wait after the last read")
 }
 
+func TestPollDefaultMaxAttempts(t *testing.T) {
+	t.Parallel()
+	// A PSU who abandons SCA leaves the payment RCVD for good.
+	b, c, clk := newPollBank(t, status("RCVD"))
+	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+	require.ErrorIs(t, err, ErrPollAttempts)
+	assert.Contains(t, err.Error(), "100 reads")
+	assert.Equal(t, TransactionStatusRCVD, st.TransactionStatus)
+	assert.Equal(t, DefaultPollMaxAttempts, b.count())
+	var total time.Duration
+	for _, w := range clk.Waits() {
+		total += w
+	}
+	assert.Len(t, clk.Waits(), DefaultPollMaxAttempts-1)
+	assert.Equal(t, 64343750*time.Microsecond+92*DefaultPollMaxDelay, total, "2 s growing by 1.5 to 30 s: about 47 minutes")
+}
+
 func TestPollMaxAttemptsEndingOnAnError(t *testing.T) {
 	t.Parallel()
 	b, c, _ := newPollBank(t, answers(status("RCVD"), reply(http.StatusServiceUnavailable, `{}`)))
@@ -383,7 +400,7 @@ func TestPollOptionsDefaults(t *testing.T) {
 	t.Parallel()
 	o, err := (*PollOptions)(nil).withDefaults()
 	require.NoError(t, err)
-	assert.Equal(t, PollOptions{MinDelay: 2 * time.Second, MaxDelay: 30 * time.Second, Backoff: 1.5, NotYetFor: 2 * time.Minute}, o)
+	assert.Equal(t, PollOptions{MinDelay: 2 * time.Second, MaxDelay: 30 * time.Second, Backoff: 1.5, NotYetFor: 2 * time.Minute, MaxAttempts: 100}, o)
 	o, err = (&PollOptions{MinDelay: time.Minute}).withDefaults()
 	require.NoError(t, err)
 	assert.Equal(t, time.Minute, o.MaxDelay, "MaxDelay defaults to at least MinDelay")
