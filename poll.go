@@ -93,12 +93,14 @@ type PollOptions struct {
 	// (ErrUnknownStatus). Otherwise such a status is reported to OnStatus
 	// and polling goes on.
 	Strict bool
-	// NotYetFor is how long, from the start of the poll, an error answer
-	// 4xx other than 401, 403 and 429 counts as "not yet": some products
+	// NotYetFor is how long, from the start of the poll, an answer that
+	// the status does not exist yet counts as "not yet": a 404, or a 4xx
+	// (not 401 or 429) whose code is RESOURCE_UNKNOWN. Some products
 	// (DomesticNorwayCreditTransfers) have no status before the PSU has
-	// approved the payment (service.md, Endpoints) and answer for example
-	// 404 RESOURCE_UNKNOWN. Default 2 minutes; negative: no such tolerance.
-	// After it the error is returned.
+	// approved the payment (service.md, Endpoints: "details and status are
+	// unavailable before the payment is approved"). Any other 4xx (a 400
+	// FORMAT_ERROR, say) ends the poll at once. Default 2 minutes;
+	// negative: no such tolerance. After it the error is returned.
 	NotYetFor time.Duration
 	// Bulk makes PART (partially accepted) final, as it is for bulk
 	// payments (platform notes, Payments).
@@ -160,11 +162,11 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 // Between reads it waits opts.MinDelay, growing by opts.Backoff up to
 // opts.MaxDelay, on a timer that ends with ctx. After opts.MaxAttempts reads
 // (default 100) without a final status it returns the last status and an
-// error that answers errors.Is(err, ErrPollAttempts). A 429 or 503 answer is waited
-// out, its Retry-After honoured up to MaxDelay (a 429 ACCESS_EXCEEDED is
-// returned). Early 4xx answers count as "not yet" (opts.NotYetFor). Any other
-// error ends the poll. When ctx ends the poll returns at once with an error
-// that wraps ctx.Err().
+// error that answers errors.Is(err, ErrPollAttempts). A 429 or 503 answer is
+// waited out, its Retry-After honoured up to MaxDelay (a 429
+// ACCESS_EXCEEDED is returned). Early 404 and RESOURCE_UNKNOWN answers count
+// as "not yet" (opts.NotYetFor). Any other error ends the poll. When ctx
+// ends the poll returns at once with an error that wraps ctx.Err().
 //
 // On error the returned status is the last one read, nil when none was.
 // opts may be nil.
@@ -245,9 +247,10 @@ func (o *PollOptions) transient(err error, elapsed time.Duration) (time.Duration
 		return e.RetryAfter, true
 	case e.StatusCode == http.StatusTooManyRequests:
 		return e.RetryAfter, !e.HasCode(CodeAccessExceeded)
-	case e.StatusCode == http.StatusUnauthorized, e.StatusCode == http.StatusForbidden:
+	case e.StatusCode == http.StatusUnauthorized:
 		return 0, false
-	case e.StatusCode >= 400 && e.StatusCode < 500:
+	case e.StatusCode == http.StatusNotFound || (e.StatusCode >= 400 && e.StatusCode < 500 && e.HasCode(CodeResourceUnknown)):
+		// The status of a payment not yet approved (service.md, Endpoints).
 		return 0, o.NotYetFor > 0 && elapsed < o.NotYetFor && !e.HasCode(CodeFundsNotAvailable)
 	}
 	return 0, false

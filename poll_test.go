@@ -278,11 +278,15 @@ func TestPollToleratesNotYet(t *testing.T) {
 	notFound := reply(http.StatusNotFound, `{"tppMessages":[{"category":"ERROR","code":"RESOURCE_UNKNOWN"}]}`)
 	t.Run("then found", func(t *testing.T) {
 		t.Parallel()
-		b, c, _ := newPollBank(t, answers(notFound, notFound, reply(http.StatusBadRequest, `{}`), status("ACSC")))
+		b, c, _ := newPollBank(t, answers(notFound,
+			reply(http.StatusNotFound, ``),
+			reply(http.StatusBadRequest, `{"tppMessages":[{"category":"ERROR","code":"RESOURCE_UNKNOWN"}]}`),
+			reply(http.StatusForbidden, `{"tppMessages":[{"category":"ERROR","code":"RESOURCE_UNKNOWN"}]}`),
+			status("ACSC")))
 		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
 		require.NoError(t, err)
 		assert.Equal(t, TransactionStatusACSC, st.TransactionStatus)
-		assert.Equal(t, 4, b.count())
+		assert.Equal(t, 5, b.count())
 	})
 	t.Run("surfaced after NotYetFor", func(t *testing.T) {
 		t.Parallel()
@@ -316,6 +320,10 @@ func TestPollToleratesNotYet(t *testing.T) {
 		"403":                {reply(http.StatusForbidden, `{}`), nil, ErrConsentInvalid},
 		"funds":              {reply(http.StatusBadRequest, `{"tppMessages":[{"code":"FUNDS_NOT_AVAILABLE"}]}`), nil, ErrInsufficientFunds},
 		"500":                {reply(http.StatusInternalServerError, `{}`), nil, nil},
+		"400 FORMAT_ERROR":   {reply(http.StatusBadRequest, `{"tppMessages":[{"category":"ERROR","code":"FORMAT_ERROR"}]}`), nil, nil},
+		"400 without code":   {reply(http.StatusBadRequest, `{}`), nil, nil},
+		"409":                {reply(http.StatusConflict, `{"tppMessages":[{"code":"STATUS_INVALID"}]}`), nil, nil},
+		"404 funds":          {reply(http.StatusNotFound, `{"tppMessages":[{"code":"FUNDS_NOT_AVAILABLE"}]}`), nil, ErrInsufficientFunds},
 		"SCA":                {reply(http.StatusUnauthorized, `{"_links":{"scaRedirect":{"href":"https://bank.example/sca"}}}`), nil, ErrSCARequired},
 		"NotYetFor negative": {notFound, &PollOptions{NotYetFor: -1}, ErrNotFound},
 	} {
