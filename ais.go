@@ -2,6 +2,8 @@ package xs2a
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -41,15 +43,18 @@ type UsersService service
 // fields are not sent.
 type TransactionQuery struct {
 	// BookingStatus is sent as bookingStatus. For BookingBoth and
-	// BookingPending the bank returns all pending transactions whatever
-	// DateFrom, DateTo and Limit say.
+	// BookingPending the bank returns all pending account transactions
+	// whatever DateFrom, DateTo and Limit say; in the sandbox, and for card
+	// accounts, pending entries are filtered and paged like booked ones
+	// (service.md, Endpoints).
 	BookingStatus BookingStatus
 	// DateFrom and DateTo are sent as YYYY-MM-DD, the calendar date in the
 	// time's own location. Without the PSU present DateFrom may be at most
 	// 90 days back (service.md, Limits).
 	DateFrom, DateTo time.Time
-	// Limit and Offset page the booked transactions (and card
-	// transactions); 499 is the page size used in practice.
+	// Limit and Offset page the booked transactions (and, in the sandbox
+	// and for card accounts, the pending ones too); 499 is the page size
+	// used in practice.
 	Limit, Offset int
 }
 
@@ -105,18 +110,25 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 }
 
 // Transactions iterates over an account's transactions
-// (GET /v1/accounts/{accountID}/transactions), page by page: first the
-// pending transactions (once: the bank repeats all of them on every page),
-// then the booked ones of each page. Each has Status set to BookingBooked or
-// BookingPending.
+// (GET /v1/accounts/{accountID}/transactions), page by page: the pending
+// entries of each page, then its booked ones. Each has Status set to
+// BookingBooked or BookingPending.
+//
+// Pending entries come from every page. For bookingStatus both or pending a
+// production bank sends all of them, unfiltered, on a page (service.md,
+// Endpoints), while the sandbox filters and pages them like booked ones. So
+// a pending entry that comes again on a later page is yielded once: the same
+// transactionId, or, for an entry without one, the same JSON encoding. The
+// keys of the pending entries seen are kept while the loop runs.
 //
 // It follows transactions._links.next while the bank sends one; otherwise,
 // when q.Limit is set and a page came back full, it asks for the next
 // offset. It stops at an empty page, at the first error (yielded once, with
 // a zero Transaction), when ctx ends, or when the loop breaks (no further
-// request is sent). Only one page is held in memory. q is copied when
-// Transactions is called. Each page is a call of its own and, without the
-// PSU present, counts against the access budget.
+// request is sent). Only one page (and the keys of the pending entries seen)
+// is held in memory. q is copied when Transactions is called. Each page is a
+// call of its own and, without the PSU present, counts against the access
+// budget.
 //
 //	for tx, err := range client.Accounts.Transactions(ctx, psu, id, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth}) {
 //		if err != nil {
@@ -144,11 +156,9 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 					return pageOf[Transaction]{}, err
 				}
 				t := rep.Transactions
-				return pageOf[Transaction]{
-					booked: t.Booked, pending: t.Pending, next: t.Links.Next.Href,
-					sig: pageSignature(t.Booked, func(x *Transaction) string { return x.TransactionID }),
-				}, nil
+				return pageOf[Transaction]{booked: t.Booked, pending: t.Pending, next: t.Links.Next.Href}, nil
 			},
+			id: func(x *Transaction) string { return x.TransactionID },
 		}
 		w.walk(ctx, yield)
 	}
@@ -200,7 +210,10 @@ func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAcco
 // (GET /v1/card-accounts/{cardAccountID}/transactions), page by page:
 // pending then booked entries of each page, each with Status set. Paging is
 // by offset and limit (following _links.next when the bank sends one), with
-// the stopping rules of Transactions.
+// the stopping rules of Transactions. Card accounts filter and page pending
+// entries too (service.md, Endpoints); one the bank repeats on a later page
+// is yielded once, by cardTransactionId (or, without one, by its JSON
+// encoding), as Transactions does.
 //
 // Amounts: TransactionAmount is always the amount in the card account's
 // currency and OriginalAmount the amount in the purchase's currency. The SDK
@@ -251,11 +264,9 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 				}
 				setCardStatus(t.Booked, BookingBooked)
 				setCardStatus(t.Pending, BookingPending)
-				return pageOf[CardTransaction]{
-					booked: t.Booked, pending: t.Pending, next: t.Links.Next.Href,
-					sig: pageSignature(t.Booked, func(x *CardTransaction) string { return x.CardTransactionID }),
-				}, nil
+				return pageOf[CardTransaction]{booked: t.Booked, pending: t.Pending, next: t.Links.Next.Href}, nil
 			},
+			id: func(x *CardTransaction) string { return x.CardTransactionID },
 		}
 		w.walk(ctx, yield)
 	}
@@ -447,7 +458,6 @@ func setCardStatus(list []CardTransaction, st BookingStatus) {
 type pageOf[T any] struct {
 	booked, pending []T
 	next            string // _links.next href, "" on the last page
-	sig             string // identifies the page, to catch a bank that repeats it
 }
 
 // pageSignature identifies a page by its size and its first and last ids;
@@ -473,6 +483,25 @@ type pageWalk[T any] struct {
 	// accounts) rather than all repeated on every page (accounts).
 	pendingPaged bool
 	fetch        func(ctx context.Context, href string, query url.Values) (pageOf[T], error)
+	// id is an entry's transactionId (cardTransactionId), "" when it has
+	// none.
+	id func(*T) string
+}
+
+// pendingKey identifies a pending entry, to yield it once when the bank
+// repeats it on a later page: "i" and its id, or "j" and the SHA-256 of its
+// JSON encoding when it has no id; "" when it cannot be encoded (it is then
+// yielded every time).
+func (w *pageWalk[T]) pendingKey(x *T) string {
+	if id := w.id(x); id != "" {
+		return "i" + id
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return "j" + string(sum[:])
 }
 
 func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
@@ -480,8 +509,11 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 	href, query, offset := w.href, w.query, w.offset
 	linked := false // the bank pages by _links.next
 	seen := map[string]bool{}
+	// The pending entries yielded so far, by pendingKey: kept while the
+	// loop runs, at most one key per pending entry.
+	seenPending := map[string]struct{}{}
 	prevSig := ""
-	for page := 1; ; page++ {
+	for {
 		if err := ctx.Err(); err != nil {
 			yield(zero, err)
 			return
@@ -491,24 +523,29 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 			yield(zero, err)
 			return
 		}
-		if p.sig != "" && p.sig == prevSig {
+		sig := pageSignature(p.booked, w.id)
+		if sig != "" && sig == prevSig {
 			yield(zero, fmt.Errorf("xs2a: %s: the bank sent the same page twice; stopping", w.op))
 			return
 		}
-		prevSig = p.sig
+		prevSig = sig
 		counted := len(p.booked)
 		if w.pendingPaged {
 			counted += len(p.pending)
 		}
-		if w.pendingPaged || page == 1 {
-			for _, x := range p.pending {
-				if err := ctx.Err(); err != nil {
-					yield(zero, err)
-					return
+		for i := range p.pending {
+			if err := ctx.Err(); err != nil {
+				yield(zero, err)
+				return
+			}
+			if k := w.pendingKey(&p.pending[i]); k != "" {
+				if _, dup := seenPending[k]; dup {
+					continue
 				}
-				if !yield(x, nil) {
-					return
-				}
+				seenPending[k] = struct{}{}
+			}
+			if !yield(p.pending[i], nil) {
+				return
 			}
 		}
 		for _, x := range p.booked {

@@ -20,11 +20,15 @@ type BookingStatus string
 const (
 	// BookingBooked asks for booked (fully processed) transactions only.
 	BookingBooked BookingStatus = "booked"
-	// BookingPending asks for pending transactions only. The bank returns
-	// all of them whatever dateFrom, dateTo and limit say.
+	// BookingPending asks for pending transactions only. For accounts in
+	// production the bank returns all of them whatever dateFrom, dateTo and
+	// limit say; the sandbox and card accounts filter and page them like
+	// booked ones (service.md, Endpoints).
 	BookingPending BookingStatus = "pending"
-	// BookingBoth asks for booked and pending transactions; pending ones are
-	// all returned on every page, unfiltered.
+	// BookingBoth asks for booked and pending transactions. Pending ones
+	// are, for accounts in production, all returned unfiltered; the sandbox
+	// and card accounts filter and page them (service.md, Endpoints). The
+	// iterators yield each pending entry once either way.
 	BookingBoth BookingStatus = "both"
 	// BookingAll asks for every transaction the bank has (release 1.11.7).
 	BookingAll BookingStatus = "all"

@@ -129,6 +129,117 @@ func TestAccountsTransactionsOffsetPaging(t *testing.T) {
 	}
 }
 
+// reportPage builds a page of the report under key ("transactions",
+// "cardTransactions") from entries: "id" or "id:amount" (an entry with that
+// id, of that amount); id "p" is a pending entry without id, "" a booked one.
+// Ids starting with "p" are pending, others booked.
+func reportPage(key, idField, next string, entries ...string) string {
+	var booked, pending []string
+	for _, e := range entries {
+		id, amount, _ := strings.Cut(e, ":")
+		if amount == "" {
+			amount = "1"
+		}
+		j := `{"transactionAmount":{"amount":"-` + amount + `","currency":"NOK"}}`
+		if id != "" && id != "p" {
+			j = `{"` + idField + `":"` + id + `","transactionAmount":{"amount":"-` + amount + `","currency":"NOK"}}`
+		}
+		if strings.HasPrefix(id, "p") {
+			pending = append(pending, j)
+		} else {
+			booked = append(booked, j)
+		}
+	}
+	links := `{}`
+	if next != "" {
+		links = `{"next":{"href":"` + next + `"}}`
+	}
+	return `{"` + key + `":{"booked":[` + strings.Join(booked, ",") + `],"pending":[` + strings.Join(pending, ",") + `],"_links":` + links + `}}`
+}
+
+// yielded names the entries as reportPage takes them: "id:amount" ("p:amount"
+// for a pending entry without id).
+func yielded[T any](list []T, id func(T) (string, BookingStatus, Amount)) []string {
+	var out []string
+	for _, x := range list {
+		i, st, a := id(x)
+		if i == "" && st == BookingPending {
+			i = "p"
+		}
+		out = append(out, i+":"+strings.TrimPrefix(a.Amount, "-"))
+	}
+	return out
+}
+
+func TestAccountsTransactionsPendingOnEveryPage(t *testing.T) {
+	t.Parallel()
+	page := func(entries ...string) string { return reportPage("transactions", "transactionId", "", entries...) }
+	tests := []struct {
+		name    string
+		answers map[string]string // by offset
+		want    []string
+	}{
+		{
+			// The sandbox filters and pages pending entries like booked ones
+			// (service.md, Endpoints: "sandbox and card accounts are
+			// unaffected").
+			name: "paged like booked (sandbox)",
+			answers: map[string]string{
+				"":  page("p1", "p2", "t1", "t2"),
+				"2": page("p3", "t3", "t4"),
+				"4": page("t5"),
+			},
+			want: []string{"p1:1", "p2:1", "t1:1", "t2:1", "p3:1", "t3:1", "t4:1", "t5:1"},
+		},
+		{
+			name: "repeated on every page, by id",
+			answers: map[string]string{
+				"":  page("p1:5", "p2", "t1", "t2"),
+				"2": page("p1:6", "p2", "p3", "t3", "t4"),
+				"4": page("p2", "p3", "t5"),
+			},
+			want: []string{"p1:5", "p2:1", "t1:1", "t2:1", "p3:1", "t3:1", "t4:1", "t5:1"},
+		},
+		{
+			name: "without ids, by content",
+			answers: map[string]string{
+				"":  page("p:7", "p:8", "t1", "t2"),
+				"2": page("p:8", "p:9", "t3"),
+			},
+			want: []string{"p:7", "p:8", "t1:1", "t2:1", "p:9", "t3:1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisAccountPath + "/transactions": byQuery(t, "offset", tt.answers)})
+			txs, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionQuery{BookingStatus: BookingBoth, Limit: 2}))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, yielded(txs, func(x Transaction) (string, BookingStatus, Amount) {
+				return x.TransactionID, x.Status, x.TransactionAmount
+			}))
+		})
+	}
+}
+
+func TestCardTransactionsPendingOnEveryPage(t *testing.T) {
+	t.Parallel()
+	next := func(n string) string { return aisCardPath + "/transactions?page=" + n }
+	page := func(next string, entries ...string) string {
+		return reportPage("cardTransactions", "cardTransactionId", next, entries...)
+	}
+	_, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": byQuery(t, "page", map[string]string{
+		"":  page(next("2"), "p1", "p:4", "c1", "c2"),
+		"2": page(next("3"), "p1", "p:4", "p2", "c3", "c4"),
+		"3": page("", "p2", "p:5", "c5"),
+	})})
+	txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, &TransactionQuery{BookingStatus: BookingBoth}))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"p1:1", "p:4", "c1:1", "c2:1", "p2:1", "c3:1", "c4:1", "p:5", "c5:1"}, yielded(txs, func(x CardTransaction) (string, BookingStatus, Amount) {
+		return x.CardTransactionID, x.Status, x.TransactionAmount
+	}), "a pending entry repeated on a later page is yielded once")
+}
+
 func queryValue(rawQuery, key string) string {
 	for _, kv := range strings.Split(rawQuery, "&") {
 		if k, v, _ := strings.Cut(kv, "="); k == key {
