@@ -706,3 +706,51 @@ func TestForbiddenForTheTPPIsNoConsentError(t *testing.T) {
 		assert.NotErrorIs(t, e, ErrConsentInvalid, code)
 	}
 }
+
+type closeCounter struct {
+	http.RoundTripper
+	closed atomic.Int64
+}
+
+func (c *closeCounter) CloseIdleConnections() { c.closed.Add(1) }
+
+func TestCloseReachesTheBaseTransport(t *testing.T) {
+	t.Parallel()
+	base := &closeCounter{RoundTripper: http.DefaultTransport}
+	c, err := NewClient("https://bank.example/api", testSigner(t), WithRedirectURI("https://tpp.example/cb"), WithHTTPClient(&http.Client{Transport: base}))
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	assert.EqualValues(t, 1, base.closed.Load(), "Client.Close closes the idle connections of the transport underneath")
+}
+
+func TestStandaloneTransportRefusesCrossOriginRedirects(t *testing.T) {
+	t.Parallel()
+	other := &recorder{fn: answer(200, "application/json", `{}`)}
+	otherSrv := httptest.NewServer(other)
+	t.Cleanup(otherSrv.Close)
+	home := &recorder{fn: func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.URL.Path == "/same" {
+			io.WriteString(w, `{}`)
+			return
+		}
+		if r.URL.Path == "/local" {
+			http.Redirect(w, r, "/same", http.StatusFound)
+			return
+		}
+		http.Redirect(w, r, otherSrv.URL+"/x", http.StatusFound)
+	}}
+	homeSrv := httptest.NewServer(home)
+	t.Cleanup(homeSrv.Close)
+	hc := &http.Client{Transport: &Transport{Signer: testSigner(t), RedirectURI: "https://tpp.example/cb"}}
+
+	req, _ := http.NewRequest(http.MethodGet, homeSrv.URL+"/away", nil)
+	req.Header.Set("PSU-ID", testPSUID)
+	_, err := hc.Do(req)
+	require.ErrorIs(t, err, ErrCrossOrigin)
+	assert.Zero(t, other.count(), "the signed request with its PSU-ID never reached the other host")
+
+	resp, err := hc.Get(homeSrv.URL + "/local")
+	require.NoError(t, err, "a redirect on the same origin is followed and signed")
+	resp.Body.Close()
+	assert.NotEmpty(t, home.request(home.count()-1).Header.Get("Signature"))
+}
