@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jarcoal/httpmock"
 )
@@ -136,15 +137,14 @@ func Responders(mt *httpmock.MockTransport, baseURL string, opts ...ResponderOpt
 	})
 
 	payRE := `/v1/(payments|periodic-payments|bulk-payments)/([^/?]+)`
-	count := 0
+	var count atomic.Int64 // httpmock calls responders concurrently
 	mt.RegisterRegexpResponder(http.MethodPost, re(payRE), func(r *http.Request) (*http.Response, error) {
 		svc, product := idOf(r, 0), idOf(r, 1)
 		if !products[product] {
 			return httpmock.NewJsonResponse(http.StatusBadRequest, errorBody{TPPMessages: []tppMessage{
 				{Category: "ERROR", Code: "PRODUCT_UNKNOWN", Text: "unknown payment product"}}})
 		}
-		count++
-		id := "enc!!mock-payment-" + strconv.Itoa(count)
+		id := "enc!!mock-payment-" + strconv.FormatInt(count.Add(1), 10)
 		p := "/v1/" + svc + "/" + product + "/" + id
 		fee := "0.00"
 		if product == ProductInstant {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jarcoal/httpmock"
@@ -73,4 +75,42 @@ func TestResponders(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, 401, resp.StatusCode)
+}
+
+// TestRespondersConcurrentPayments: the payment responder is called from
+// many goroutines at once (httpmock runs responders concurrently); every
+// payment gets its own id and the counter is race-free (run with -race).
+func TestRespondersConcurrentPayments(t *testing.T) {
+	t.Parallel()
+	mt := httpmock.NewMockTransport()
+	base := "https://psd2.bank.example/api"
+	xs2atest.Responders(mt, base)
+	hc := &http.Client{Transport: mt}
+	const n = 16
+	ids := make(chan string, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := hc.Post(base+"/v1/payments/norwegian-domestic-credit-transfers", "application/json", strings.NewReader(`{}`))
+			if !assert.NoError(t, err) {
+				return
+			}
+			defer resp.Body.Close()
+			var m struct {
+				PaymentID string `json:"paymentId"`
+			}
+			assert.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+			ids <- m.PaymentID
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		assert.False(t, seen[id], "payment id %s given twice", id)
+		seen[id] = true
+	}
+	assert.Len(t, seen, n)
 }
