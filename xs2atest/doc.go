@@ -15,14 +15,26 @@
 // Every request under /v1 must be signed. The server verifies the Signature
 // header itself, independently of the SDK's Signer: keyId
 // "SN=<hex serial>,CA=<issuer, RFC 2253>" must match the certificate in
-// TPP-Signature-Certificate (base64 DER, PEM tolerated; the serial compares
-// case-insensitively; "%20" counts as a space), algorithm rsa-sha256 (PKCS#1
-// v1.5) or ecdsa-sha256 (P-256, ASN.1 DER), the parts in the order keyId,
-// algorithm, headers, signature, the whole value optionally RFC 2047 encoded.
-// date, digest, x-request-id, psu-id, psu-corporate-id and tpp-redirect-uri
-// must be signed when present; Digest (SHA-256 or SHA-512) must match the
-// body and is required with a body. The certificate is not checked against a
-// CA: a TPP is identified by its keyId, so psu-ids and payments belong to it.
+// TPP-Signature-Certificate (base64 DER, PEM tolerated), algorithm rsa-sha256
+// (PKCS#1 v1.5) or ecdsa-sha256 (P-256, ASN.1 DER), the parts in the order
+// keyId, algorithm, headers, signature, the whole value optionally RFC 2047
+// encoded. date, digest, x-request-id, psu-id, psu-corporate-id and
+// tpp-redirect-uri must be signed when present; Digest (SHA-256 or SHA-512)
+// must match the body and is required with a body. The certificate is not
+// checked against a CA: a TPP is identified by its keyId, so psu-ids and
+// payments belong to it.
+//
+// The CA is the certificate's issuer in strict RFC 2253 form, as the SDK's
+// Signer and Java's X500Principal (RFC2253) write it: RDNs last to first,
+// the keywords CN, L, ST, O, OU, C, STREET, DC and UID only, every other
+// attribute type (serialNumber, organizationIdentifier, postalCode, ...) as
+// its dotted OID and "#" with the hex of the value's DER as the certificate
+// holds it ("2.5.4.5=#13..."). The server also accepts Go's crypto/x509/pkix
+// form of the issuer (SERIALNUMBER=, POSTALCODE=, other types as #hex of a
+// re-encoded value), which some TPP libraries produce. Variants banks
+// accept are accepted too: the serial in lower- or upper-case hex, "%20" for
+// a space in the CA, and escapes compared by the character they stand for
+// ("\22" or "\"" for a quote, hex in either case).
 //
 // # Sandbox data
 //
