@@ -10,6 +10,16 @@
 //
 // Programs (examples/quickstart) use Start and Close instead of NewServer.
 //
+// Like a real bank, the server sits below a base path: URL is
+// http://127.0.0.1:PORT/api (DefaultBasePath; WithBasePath chooses another,
+// "" the root), the interface's paths are below it (URL()+"/v1/accounts"),
+// and a request outside it gets 404. _links hrefs are relative to the base
+// address ("/v1/accounts/{id}/balances", as the platform writes them): the
+// SDK resolves them under the base path. The SCA pages, the scaRedirect
+// links and every other absolute URL the server builds (a payment's
+// Location) are under URL() too. Fault.Path, Request.Path and RequestCount
+// use the path below the base path ("/v1/payments").
+//
 // # What it checks
 //
 // Every request under /v1 must be signed. The server verifies the Signature
@@ -53,7 +63,7 @@
 //
 // # SCA, consent and sessions
 //
-// The scaRedirect link points to /sca/<token> on the server: an HTML page a
+// The scaRedirect link points to URL()+"/sca/<token>": an HTML page a
 // browser can use (national id, context, accounts or payment, confirm or
 // cancel) that ends in a 303 to the TPP-Redirect-URI of the request that
 // started it. CompleteSCA walks the same pages over HTTP; SCAOption values
@@ -125,5 +135,6 @@
 //	The service may sign responses                         WithResponseSigning: Date, Digest, Signature (date digest x-request-id)
 //
 // Errors are {"tppMessages":[{"category":"ERROR","code","path","text"}]} with
-// Content-Type application/json; an unknown path gives 404 RESOURCE_UNKNOWN.
+// Content-Type application/json; an unknown path, or one outside the base
+// path, gives 404 RESOURCE_UNKNOWN.
 package xs2atest

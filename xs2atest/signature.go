@@ -175,7 +175,12 @@ func signingString(r *http.Request, headers []string) (string, error) {
 		var v string
 		switch h {
 		case "(request-target)":
-			v = strings.ToLower(r.Method) + " " + r.URL.RequestURI()
+			// the path as sent, base path included (r.URL has it cut off)
+			target := r.RequestURI
+			if target == "" {
+				target = r.URL.RequestURI()
+			}
+			v = strings.ToLower(r.Method) + " " + target
 		case "host":
 			v = r.Host
 		default:
