@@ -198,13 +198,14 @@ func balancesOf(a *account) []balanceJSON {
 }
 
 // GET /v1/accounts/{id}/balances (and card accounts). PSU not present: at
-// most 4 calls per 24 hours.
+// most 4 calls per 24 hours to an account's balances; card accounts are not
+// counted (service.md's Limits name only /v1/accounts/{id}/balances).
 func (s *Server) getBalances(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	card := strings.HasPrefix(r.URL.Path, "/v1/card-accounts/")
 	p, a, ok := s.openAccountLocked(w, r, card)
-	if !ok || !s.countUsageLocked(w, p, a.id, "balances") {
+	if !ok || (!card && !s.countUsageLocked(w, p, a.id, "balances")) {
 		return
 	}
 	ref := accountRefJSON{BBAN: a.bban, IBAN: a.iban, MaskedPan: a.maskedPan, Currency: a.currency}

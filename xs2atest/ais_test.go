@@ -455,3 +455,40 @@ func TestUsersAndAgreementsNeedPSU(t *testing.T) {
 	require.Equal(t, 200, r.status)
 	assert.JSONEq(t, `{"agreements":[]}`, string(r.body))
 }
+
+// TestCardAccountsNotLimited: service.md's Limits name only
+// /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions, so card
+// account calls without the PSU present are neither counted (4 per 24 h)
+// nor held to the 90-day rules.
+func TestCardAccountsNotLimited(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock(wednesday10)
+	s := NewServer(t, WithClock(clock.Now))
+	c := newTestClient(t, s)
+	psu := c.privatePSU(PrivateCustomer1)
+	card := customerOf(t, s, PrivateCustomer1).Accounts[2]
+	require.True(t, card.Card)
+	base := "/v1/card-accounts/" + card.ResourceID
+	for i := range 6 {
+		r := c.do("GET", base+"/transactions", nil, "PSU-ID", psu)
+		require.Equal(t, 200, r.status, "transactions call %d: %s", i+1, r.body)
+		r = c.do("GET", base+"/balances", nil, "PSU-ID", psu)
+		require.Equal(t, 200, r.status, "balances call %d: %s", i+1, r.body)
+	}
+	// no 90-day window: dateFrom may be older, and without it every entry comes
+	old := dateOf(clock.Now()).AddDate(0, 0, -119).Format(time.DateOnly)
+	r := c.do("GET", base+"/transactions?dateFrom="+old, nil, "PSU-ID", psu)
+	require.Equal(t, 200, r.status, "body: %s", r.body)
+	r = c.do("GET", base+"/transactions", nil, "PSU-ID", psu)
+	require.Equal(t, 200, r.status)
+	booked := r.json(t)["cardTransactions"].(map[string]any)["booked"].([]any)
+	assert.Len(t, booked, card.Booked, "no default window of 90 days")
+	// no SCA needed again after 90 days
+	clock.Advance(91 * 24 * time.Hour)
+	r = c.do("GET", base+"/transactions", nil, "PSU-ID", psu)
+	assert.Equal(t, 200, r.status, "body: %s", r.body)
+	// the account endpoints still are limited
+	id := customerOf(t, s, PrivateCustomer1).Accounts[0].ResourceID
+	r = c.do("GET", "/v1/accounts/"+id+"/transactions", nil, "PSU-ID", psu)
+	assert.Equal(t, 401, r.status, "an account not SCA'd within 90 days")
+}

@@ -109,9 +109,11 @@
 //	New TPP-Session-ID: new SCA; completed: old invalid;   as stated; an aborted SCA leaves the old session as it was
 //	aborted: old stays valid
 //	PSU not present: 4 calls per 24 h (balances,           the 5th call in a rolling 24 h per TPP, PSU, account and
-//	transactions)                                          endpoint (also transaction details) gives 429 ACCESS_EXCEEDED
+//	transactions)                                          endpoint (also transaction details) gives 429 ACCESS_EXCEEDED;
+//	                                                       /v1/accounts only: card-account calls are not counted
 //	PSU not present: transactions at most 90 days old      dateFrom older than 90 days: 400 PERIOD_INVALID; no dateFrom: the
-//	                                                       last 90 days; account not SCA'd within 90 days: 401 scaRedirect
+//	                                                       last 90 days; account not SCA'd within 90 days: 401 scaRedirect;
+//	                                                       /v1/accounts only: card transactions have no 90-day rule
 //	bookingStatus both/pending: all pending, first page    pending entries come whole on the page with offset 0, unfiltered
 //	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next
 //	Closed account                                         left out of the list (an empty list, never 404)
