@@ -92,6 +92,9 @@
 //	Signature missing / invalid                            400 SIGNATURE_MISSING / SIGNATURE_INVALID
 //	                                                       (no certificate: 400 CERTIFICATE_MISSING; unreadable: CERTIFICATE_INVALID)
 //	TPP-Redirect-URI required on every request             400 FORMAT_ERROR
+//	X-Request-ID: a UUID                                   400 FORMAT_ERROR (path X-Request-ID) when missing or not a UUID
+//	PSU-IP-Address: the IP address of the PSU's device     400 FORMAT_ERROR when present and not an IPv4/IPv6 address
+//	TPP-Redirect-Preferred: True or False                  400 FORMAT_ERROR when present and not True/False (any case)
 //	Text the backend cannot process (e.g. emoji)           400 FORMAT_ERROR for any character outside printable
 //	                                                       Latin-1 in a JSON string or a PSU-*/TPP-* header
 //	PSU-ID in the wrong format (sandbox validation)        400 FORMAT_ERROR (not an RFC 4122 UUID); same for PSU-CORPORATE-ID

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -321,11 +322,40 @@ func (s *Server) handle(w *bufWriter, r *http.Request) {
 			return
 		}
 	}
+	if h, text := checkHeaderFormats(r.Header); h != "" {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", h, text)
+		return
+	}
 	ctx := context.WithValue(r.Context(), ctxKey{}, &reqInfo{tpp: tpp, body: body})
 	s.mux.ServeHTTP(w, r.WithContext(ctx))
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// checkHeaderFormats checks the headers of service.md "Request headers"
+// whose values have a fixed form: X-Request-ID is required and a UUID;
+// PSU-IP-Address, when present, an IPv4 or IPv6 address; and
+// TPP-Redirect-Preferred, when present, True or False (in any case). It
+// returns the offending header and a text, or "".
+func checkHeaderFormats(h http.Header) (string, string) {
+	switch ids := h.Values("X-Request-ID"); {
+	case len(ids) == 0:
+		return "X-Request-ID", "X-Request-ID is required: a UUID identifying the request"
+	case len(ids) > 1 || !uuidRE.MatchString(ids[0]):
+		return "X-Request-ID", "X-Request-ID has the wrong format: want a UUID"
+	}
+	for _, v := range h.Values("PSU-IP-Address") {
+		if net.ParseIP(v) == nil {
+			return "PSU-IP-Address", "PSU-IP-Address has the wrong format: want the IP address of the PSU's device"
+		}
+	}
+	for _, v := range h.Values("TPP-Redirect-Preferred") {
+		if !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
+			return "TPP-Redirect-Preferred", "TPP-Redirect-Preferred must be True or False"
+		}
+	}
+	return "", ""
+}
 
 func checkRedirectURI(v string) (bool, string) {
 	if v == "" {
