@@ -30,8 +30,8 @@ func (s *Server) aisRoutes(m *http.ServeMux) {
 // presetAgreementLocked: PSU-CORPORATE-ID of a known PSU names the agreement,
 // so the consent flow need not ask for it again.
 func (s *Server) presetAgreementLocked(r *http.Request) *agreement {
-	rec := s.psus[r.Header.Get("PSU-ID")]
-	cid := r.Header.Get("PSU-Corporate-ID")
+	rec := s.psus[psuIDOf(r)]
+	cid := corporateIDOf(r)
 	if rec == nil || cid == "" || rec.tpp != info(r).tpp {
 		return nil
 	}
@@ -65,7 +65,7 @@ func (s *Server) getUsers(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getAgreements(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id := r.Header.Get("PSU-ID")
+	id := psuIDOf(r)
 	rec := s.psus[id]
 	if id == "" || rec == nil || rec.tpp != info(r).tpp {
 		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "GET /v1/agreements needs the PSU-ID of a registered PSU",

@@ -492,3 +492,30 @@ func TestCardAccountsNotLimited(t *testing.T) {
 	r = c.do("GET", "/v1/accounts/"+id+"/transactions", nil, "PSU-ID", psu)
 	assert.Equal(t, 401, r.status, "an account not SCA'd within 90 days")
 }
+
+// TestPSUIDAnyCase: a UUID's hex digits compare case-insensitively, so an
+// upper-case PSU-ID (and PSU-Corporate-ID) works on every endpoint alike.
+func TestPSUIDAnyCase(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	cust := customerOf(t, s, CorporateCustomer2)
+	require.Len(t, cust.Agreements, 2)
+	q := c.consent(CorporateCustomer2, nil, Corporate(cust.Agreements[0].ID))
+	psu := strings.ToUpper(q.Get("psu-id"))
+	corp := strings.ToUpper(q.Get("psu-corporate-id"))
+	require.NotEqual(t, q.Get("psu-id"), psu, "the bank gives lower-case ids")
+
+	r := c.do("GET", "/v1/agreements", nil, "PSU-ID", psu)
+	require.Equal(t, 200, r.status, "body: %s", r.body)
+	ags := r.json(t)["agreements"].([]any)
+	require.Len(t, ags, 2)
+	assert.Len(t, c.accounts(psu, "PSU-Corporate-ID", corp), 1)
+
+	// the consent flow preselects the agreement named by PSU-Corporate-ID
+	second := strings.ToUpper(ags[1].(map[string]any)["id"].(string))
+	r = c.do("POST", "/v1/consents", map[string]any{}, "PSU-ID", psu, "PSU-Corporate-ID", second)
+	require.Equal(t, 201, r.status, "body: %s", r.body)
+	q = c.scaFlow(r.link(t, "scaRedirect"), CorporateCustomer2)
+	assert.Equal(t, strings.ToLower(second), q.Get("psu-corporate-id"))
+}
