@@ -126,6 +126,8 @@
 //	Payment initiation needs PSU-IP-Address                400 FORMAT_ERROR; no PSU-ID: 401 scaRedirect (registration)
 //	Unknown payment product                                400 PRODUCT_UNKNOWN
 //	KID error                                              400 FORMAT_ERROR, path remittanceInformationStructuredArray, "invalid KID"
+//	E-invoice: CINV with the scheme's issuer and a SCOR    400 FORMAT_ERROR, path remittanceInformationStructuredArray, for a
+//	KID, both in remittanceInformationStructuredArray      CINV without a SCOR there (...[i].referenceIssuer without issuer)
 //	Logical duplicate (same CINV, SCOR and creditor)       400 PAYMENT_FAILED unless ?allowLogicalDuplicate=true
 //	MonthlyVariable with duplicate months                  400 FORMAT_ERROR (path monthsOfExecution)
 //	startAuthorisation, one per signer                     201 scaRedirect; RCVD -> ACTC, or PATC until enough distinct signers
