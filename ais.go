@@ -121,11 +121,16 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 // transactionId, or, for an entry without one, the same JSON encoding. The
 // keys of the pending entries seen are kept while the loop runs.
 //
-// It follows transactions._links.next while the bank sends one; otherwise,
-// when q.Limit is set and a page came back full, it asks for the next
-// offset. It stops at an empty page, at the first error (yielded once, with
-// a zero Transaction), when ctx ends, or when the loop breaks (no further
-// request is sent). Only one page (and the keys of the pending entries seen)
+// It follows transactions._links.next while the bank sends one. Otherwise,
+// when q.Limit is set and a page held q.Limit booked entries, it asks for
+// the next offset, moved on by the booked entries only (the bank pages the
+// booked list; pending entries do not count). When the booked entries ran
+// out but the page held q.Limit new pending entries (the sandbox pages
+// those too), it moves on by the pending entries; a bank that sends all of
+// its q.Limit or more pending entries on every page then costs one more
+// call, which brings nothing new. It stops at a page with nothing new, at
+// the first error (yielded once, with a zero Transaction), when ctx ends,
+// or when the loop breaks (no further request is sent). Only one page (and the keys of the pending entries seen)
 // is held in memory. q is copied when Transactions is called. Each page is a
 // call of its own and, without the PSU present, counts against the access
 // budget.
@@ -243,7 +248,7 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 		}
 		w := pageWalk[CardTransaction]{
 			op: "accounts.cardTransactions", href: "/v1/card-accounts/" + url.PathEscape(cardAccountID) + "/transactions",
-			query: query, limit: qc.Limit, offset: qc.Offset, pendingPaged: true,
+			query: query, limit: qc.Limit, offset: qc.Offset,
 			fetch: func(ctx context.Context, href string, query url.Values) (pageOf[CardTransaction], error) {
 				var rep cardTransactionReport
 				resp, err := s.client.do(ctx, &request{
@@ -479,10 +484,7 @@ type pageWalk[T any] struct {
 	href          string     // first page: the endpoint's path
 	query         url.Values // first page's query; offset is advanced in it
 	limit, offset int
-	// pendingPaged: pending entries are paged like booked ones (card
-	// accounts) rather than all repeated on every page (accounts).
-	pendingPaged bool
-	fetch        func(ctx context.Context, href string, query url.Values) (pageOf[T], error)
+	fetch         func(ctx context.Context, href string, query url.Values) (pageOf[T], error)
 	// id is an entry's transactionId (cardTransactionId), "" when it has
 	// none.
 	id func(*T) string
@@ -529,10 +531,7 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 			return
 		}
 		prevSig = sig
-		counted := len(p.booked)
-		if w.pendingPaged {
-			counted += len(p.pending)
-		}
+		newPending := 0
 		for i := range p.pending {
 			if err := ctx.Err(); err != nil {
 				yield(zero, err)
@@ -544,6 +543,7 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 				}
 				seenPending[k] = struct{}{}
 			}
+			newPending++
 			if !yield(p.pending[i], nil) {
 				return
 			}
@@ -557,9 +557,21 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 				return
 			}
 		}
+		// Offsets count booked entries: banks page the booked list, and
+		// send pending entries on every page, on the first, or paged by
+		// the same offset and limit (the sandbox, card accounts). Only a
+		// full page of new pending entries, with the booked ones used up,
+		// moves the offset on by the pending entries.
 		next := p.next
+		var advance int
 		switch {
-		case counted == 0:
+		case len(p.booked) >= w.limit:
+			advance = len(p.booked)
+		case newPending >= w.limit:
+			advance = len(p.pending)
+		}
+		switch {
+		case len(p.booked) == 0 && newPending == 0:
 			return
 		case next != "":
 			if seen[next] {
@@ -568,10 +580,10 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 			}
 			seen[next] = true
 			href, query, linked = next, nil, true
-		case linked || w.limit <= 0 || counted < w.limit:
+		case linked || w.limit <= 0 || advance == 0:
 			return
 		default:
-			offset += counted
+			offset += advance
 			q := make(url.Values, len(w.query))
 			for k, v := range w.query {
 				q[k] = v

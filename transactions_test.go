@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -238,6 +240,107 @@ func TestCardTransactionsPendingOnEveryPage(t *testing.T) {
 	assert.Equal(t, []string{"p1:1", "p:4", "c1:1", "c2:1", "p2:1", "c3:1", "c4:1", "p:5", "c5:1"}, yielded(txs, func(x CardTransaction) (string, BookingStatus, Amount) {
 		return x.CardTransactionID, x.Status, x.TransactionAmount
 	}), "a pending entry repeated on a later page is yielded once")
+}
+
+// offsetBank pages booked by offset and limit, and sends pending as mode
+// says: "every" (all on every page), "first" (all on the page at offset 0,
+// as xs2atest does) or "paged" (by offset and limit too, as the sandbox).
+func offsetBank(t *testing.T, key, idField string, booked, pending []string, mode string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		offset, limit := 0, 499
+		if v := r.URL.Query().Get("offset"); v != "" {
+			offset, _ = strconv.Atoi(v)
+		}
+		if v := r.URL.Query().Get("limit"); v != "" {
+			limit, _ = strconv.Atoi(v)
+		}
+		window := func(list []string) []string { return list[min(offset, len(list)):min(offset+limit, len(list))] }
+		entries := slices.Clone(window(booked))
+		switch mode {
+		case "every":
+			entries = append(entries, pending...)
+		case "first":
+			if offset == 0 {
+				entries = append(entries, pending...)
+			}
+		case "paged":
+			entries = append(entries, window(pending)...)
+		default:
+			t.Errorf("mode %q", mode)
+		}
+		serve(t, http.StatusOK, reportPage(key, idField, "", entries...))(w, r)
+	}
+}
+
+func TestTransactionsOffsetAdvancesByBooked(t *testing.T) {
+	t.Parallel()
+	ids := func(prefix string, n int) []string {
+		var out []string
+		for i := 1; i <= n; i++ {
+			out = append(out, prefix+strconv.Itoa(i))
+		}
+		return out
+	}
+	tests := []struct {
+		name            string
+		booked, pending int
+		mode            string
+		status          BookingStatus
+		wantOffsets     []string
+	}{
+		{"pending on every page", 5, 2, "every", BookingBoth, []string{"", "2", "4"}},
+		{"pending on the first page", 5, 2, "first", BookingBoth, []string{"", "2", "4"}},
+		{"pending paged", 5, 3, "paged", BookingBoth, []string{"", "2", "4"}},
+		{"booked full page last", 4, 1, "every", BookingBoth, []string{"", "2", "4"}},
+		// More pending than booked, both paged: the pending pages go on
+		// after the booked ones ran out.
+		{"pending paged, longer", 1, 5, "paged", BookingBoth, []string{"", "2", "4"}},
+		{"pending only, paged", 0, 5, "paged", BookingPending, []string{"", "2", "4"}},
+		// A full page of pending entries that the bank does not page: one
+		// more request, which brings nothing new.
+		{"pending only, unpaged", 0, 3, "every", BookingPending, []string{"", "3"}},
+		{"pending only, first page", 0, 3, "first", BookingPending, []string{"", "3"}},
+		{"pending only, short", 0, 1, "every", BookingPending, []string{""}},
+	}
+	for _, tt := range tests {
+		booked, pending := ids("b", tt.booked), ids("p", tt.pending)
+		want := slices.Concat(pending, booked)
+		q := &TransactionQuery{BookingStatus: tt.status, Limit: 2}
+		t.Run("accounts "+tt.name, func(t *testing.T) {
+			t.Parallel()
+			bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisAccountPath + "/transactions": offsetBank(t, "transactions", "transactionId", booked, pending, tt.mode)})
+			txs, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, q))
+			require.NoError(t, err)
+			var got []string
+			for _, tx := range txs {
+				got = append(got, tx.TransactionID)
+			}
+			assert.ElementsMatch(t, want, got)
+			assert.Len(t, got, len(want), "each once")
+			assert.Equal(t, tt.wantOffsets, offsetsOf(bank.requests()))
+		})
+		t.Run("cards "+tt.name, func(t *testing.T) {
+			t.Parallel()
+			bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": offsetBank(t, "cardTransactions", "cardTransactionId", booked, pending, tt.mode)})
+			txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, q))
+			require.NoError(t, err)
+			var got []string
+			for _, tx := range txs {
+				got = append(got, tx.CardTransactionID)
+			}
+			assert.ElementsMatch(t, want, got)
+			assert.Len(t, got, len(want), "each once")
+			assert.Equal(t, tt.wantOffsets, offsetsOf(bank.requests()))
+		})
+	}
+}
+
+func offsetsOf(reqs []aisRequest) []string {
+	var out []string
+	for _, r := range reqs {
+		out = append(out, queryValue(r.Query, "offset"))
+	}
+	return out
 }
 
 func queryValue(rawQuery, key string) string {
@@ -519,38 +622,6 @@ func TestCardTransactionFields(t *testing.T) {
 	assert.Equal(t, TransactionCode{Value: "KORT", Code: "714"}, tx.ProprietaryBankTransactionCode)
 	require.Len(t, tx.CurrencyExchange, 1)
 	assert.Equal(t, "11.52", tx.CurrencyExchange[0].ExchangeRate)
-}
-
-func TestCardTransactionsOffsetPaging(t *testing.T) {
-	t.Parallel()
-	page := func(ids ...string) string {
-		var booked, pending []string
-		for _, id := range ids {
-			e := `{"cardTransactionId":"` + id + `","transactionAmount":{"amount":"-1","currency":"NOK"}}`
-			if strings.HasPrefix(id, "p") {
-				pending = append(pending, e)
-			} else {
-				booked = append(booked, e)
-			}
-		}
-		return `{"cardTransactions":{"booked":[` + strings.Join(booked, ",") + `],"pending":[` + strings.Join(pending, ",") + `]}}`
-	}
-	bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": byQuery(t, "offset", map[string]string{
-		"": page("p1", "b1"), "2": page("p2", "b2"), "4": page("b3"),
-	})})
-	txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisNotPresent, aisCardID, &TransactionQuery{Limit: 2}))
-	require.NoError(t, err)
-	var ids []string
-	for _, tx := range txs {
-		ids = append(ids, tx.CardTransactionID)
-	}
-	assert.Equal(t, []string{"p1", "b1", "p2", "b2", "b3"}, ids, "card pending entries are paged, not repeated")
-	var offsets []string
-	for _, r := range bank.requests() {
-		offsets = append(offsets, queryValue(r.Query, "offset"))
-		assert.Equal(t, "2", queryValue(r.Query, "limit"))
-	}
-	assert.Equal(t, []string{"", "2", "4"}, offsets)
 }
 
 func TestTransactionJSONRoundTrip(t *testing.T) {
