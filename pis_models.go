@@ -54,7 +54,8 @@ const (
 // RemittanceInformationUnstructured; only printable Latin-1 text in every
 // text field (service.md, General conventions 2: the bank refuses characters
 // such as emoji with 400); a SCOR reference holding a valid KID (a KID error
-// is a 400 at the bank); and either a structured reference (KID, invoice) or
+// is a 400 at the bank) or ISO 11649 RF creditor reference
+// (ValidCreditorReference); and either a structured reference (KID, invoice) or
 // an unstructured message, never both (platform notes).
 type Payment struct {
 	// EndToEndIdentification is the TPP's reference, passed through to the
@@ -83,8 +84,9 @@ type Payment struct {
 	// at most 140 characters. Not together with a structured reference.
 	RemittanceInformationUnstructured string `json:"remittanceInformationUnstructured,omitempty"`
 	// RemittanceInformationStructuredArray holds structured references: a
-	// KID (type SCOR) and, for an electronic invoice, the invoice number
-	// (type CINV). See EInvoiceReferences and InitiateEInvoice.
+	// KID or an RF creditor reference (type SCOR) and, for an electronic
+	// invoice, the invoice number (type CINV). See EInvoiceReferences and
+	// InitiateEInvoice.
 	RemittanceInformationStructuredArray []StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
 	// RemittanceInformationStructured formerly carried a KID.
 	//
@@ -444,8 +446,9 @@ func (p *Payment) validate(field string) error {
 }
 
 // validatePayment checks one structured reference of a payment: a
-// reference and a type of at most 35 characters, and a valid KID in a SCOR
-// reference (service.md, Errors: a KID error is a 400).
+// reference and a type of at most 35 characters, and in a SCOR reference a
+// valid KID (service.md, Errors: a KID error is a 400) or a valid ISO 11649
+// RF creditor reference (SEPA and cross-border payments).
 func (r *StructuredRemittance) validatePayment(field string) error {
 	if r.Reference == "" {
 		return invalid(field+".Reference", "is required")
@@ -462,8 +465,8 @@ func (r *StructuredRemittance) validatePayment(field string) error {
 	if err := checkText(field+".ReferenceIssuer", r.ReferenceIssuer, maxReferenceLen); err != nil {
 		return err
 	}
-	if r.ReferenceType == ReferenceTypeSCOR && !ValidKID(r.Reference) {
-		return invalid(field+".Reference", "is not a valid KID (2 to 25 digits with a MOD10 or MOD11 control digit last)")
+	if r.ReferenceType == ReferenceTypeSCOR && !ValidKID(r.Reference) && !ValidCreditorReference(r.Reference) {
+		return invalid(field+".Reference", "is neither a valid KID (2 to 25 digits with a MOD10 or MOD11 control digit last) nor an ISO 11649 RF creditor reference (RF, 2 check digits, 1 to 21 upper-case letters and digits, MOD 97-10)")
 	}
 	return nil
 }

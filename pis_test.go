@@ -314,6 +314,9 @@ func TestValidationRejectsBeforeSending(t *testing.T) {
 		{"SCOR with bad KID", "Payment.RemittanceInformationStructuredArray[0].Reference", initiate(presentPSU, product, payment(func(p *Payment) {
 			p.RemittanceInformationStructuredArray = []StructuredRemittance{{Reference: "0365328", ReferenceType: ReferenceTypeSCOR}}
 		}))},
+		{"SCOR with bad RF reference", "Payment.RemittanceInformationStructuredArray[0].Reference", initiate(presentPSU, "sepa-credit-transfers", payment(func(p *Payment) {
+			p.RemittanceInformationStructuredArray = []StructuredRemittance{{Reference: "RF19539007547034", ReferenceType: ReferenceTypeSCOR}}
+		}))},
 		{"structured without type", "Payment.RemittanceInformationStructuredArray[0].ReferenceType", initiate(presentPSU, product, payment(func(p *Payment) {
 			p.RemittanceInformationStructuredArray = []StructuredRemittance{{Reference: testKID}}
 		}))},
@@ -475,7 +478,13 @@ func TestValidationPasses(t *testing.T) {
 		p.RemittanceInformationStructured = &StructuredRemittance{Reference: testKID, ReferenceType: ReferenceTypeSCOR}
 	}))(ctx, c), "the deprecated field is still sent while the bank takes it")
 	assert.Contains(t, string(b.last().Body), `"remittanceInformationStructured":{"reference":"0365327","referenceType":"SCOR"}`)
-	assert.Equal(t, 6, b.count())
+	require.NoError(t, initiate(presentPSU, SEPACreditTransfers, payment(func(p *Payment) {
+		p.CreditorAccount = AccountReference{IBAN: "DE89370400440532013000"}
+		p.InstructedAmount = Amount{Currency: "EUR", Amount: "10.00"}
+		p.RemittanceInformationStructuredArray = []StructuredRemittance{{Reference: "RF18539007547034", ReferenceType: ReferenceTypeSCOR}}
+	}))(ctx, c), "an ISO 11649 RF creditor reference is a SCOR reference too")
+	assert.Contains(t, string(b.last().Body), `"remittanceInformationStructuredArray":[{"reference":"RF18539007547034","referenceType":"SCOR"}]`)
+	assert.Equal(t, 7, b.count())
 }
 
 func TestPaymentChecksUseTheVectors(t *testing.T) {

@@ -7,8 +7,10 @@ import "strings"
 // flow 4): an entry of type CINV carries the invoice number, an entry of type
 // SCOR the KID (the creditor's structured reference).
 const (
-	// ReferenceTypeSCOR marks the KID/CID reference (ISO 20022 "structured
-	// creditor reference").
+	// ReferenceTypeSCOR marks the creditor's structured reference (ISO 20022
+	// "structured creditor reference"): a Norwegian KID/CID (ValidKID), or,
+	// in SEPA and cross-border payments, an ISO 11649 RF creditor reference
+	// (ValidCreditorReference). The e-invoice needs a KID.
 	ReferenceTypeSCOR = "SCOR"
 	// ReferenceTypeCINV marks the invoice number (ISO 20022 "commercial
 	// invoice").
@@ -44,9 +46,10 @@ type StructuredRemittance struct {
 // returns the SCOR entry (the KID) first and then the CINV entry (the invoice
 // number, issued by DefaultInvoiceIssuer), the order of the platform's sample.
 //
-// The KID must pass ValidKID (Field "kid"). The invoice number must be 1 to 35
-// characters of text the bank can process (Field "invoiceNumber"). Errors are
-// *ValidationError and never repeat the values.
+// The KID must pass ValidKID (Field "kid"): the Norwegian e-invoice needs a
+// KID, so an RF creditor reference is refused here. The invoice number must
+// be 1 to 35 characters of text the bank can process (Field
+// "invoiceNumber"). Errors are *ValidationError and never repeat the values.
 func EInvoiceReferences(kid, invoiceNumber string) ([]StructuredRemittance, error) {
 	return EInvoiceReferencesWithIssuer(kid, invoiceNumber, DefaultInvoiceIssuer)
 }
@@ -149,6 +152,45 @@ func mod11KIDControl(payload string) byte {
 	}
 }
 
+// ValidCreditorReference reports whether ref is an ISO 11649 creditor
+// reference (RF reference) in electronic form, the structured creditor
+// reference (SCOR) of SEPA and cross-border payments where a Norwegian KID
+// is not used: "RF", two check digits 02..98, and 1 to 21 upper-case letters
+// A-Z and digits, 5 to 25 characters in all, with the ISO 7064 MOD 97-10
+// checksum of IBANs (moved to the end, letters as 10..35, the number mod 97
+// is 1). The printed form's spaces ("RF18 5390 0754 7034") and lower case
+// are not accepted: remove the spaces and upper-case it first.
+func ValidCreditorReference(ref string) bool {
+	if len(ref) < 5 || len(ref) > 25 || ref[:2] != "RF" || !allDigits(ref[2:4]) {
+		return false
+	}
+	if cd := ref[2:4]; cd == "00" || cd == "01" || cd == "99" {
+		return false // MOD 97-10 check digits are always 02..98
+	}
+	rem, ok := mod97Rotated(ref)
+	return ok && rem == 1
+}
+
+// mod97Rotated is the ISO 7064 MOD 97-10 remainder of s with its first four
+// characters moved to the end and letters A..Z counted as 10..35, as IBANs
+// and RF creditor references are checked; ok is false when s holds anything
+// but digits and upper-case letters. The remainder is built up one digit at
+// a time.
+func mod97Rotated(s string) (rem int, ok bool) {
+	for i := range len(s) {
+		c := s[(i+4)%len(s)]
+		switch {
+		case c >= '0' && c <= '9':
+			rem = (rem*10 + int(c-'0')) % 97
+		case c >= 'A' && c <= 'Z':
+			rem = (rem*100 + int(c-'A') + 10) % 97
+		default:
+			return 0, false
+		}
+	}
+	return rem, true
+}
+
 // bbanWeights are the MOD11 weights of the first ten digits of a Norwegian
 // account number.
 var bbanWeights = [10]int{5, 4, 3, 2, 7, 6, 5, 4, 3, 2}
@@ -233,21 +275,8 @@ func ValidIBAN(iban string) bool {
 	if !allDigits(iban[2:4]) || iban[2:4] == "00" || iban[2:4] == "01" || iban[2:4] == "99" {
 		return false // MOD 97-10 check digits are always 02..98
 	}
-	// Rearranged: BBAN, then country code and check digits; letters count
-	// A=10 .. Z=35. The remainder is built up one digit at a time.
-	rem := 0
-	for i := range len(iban) {
-		c := iban[(i+4)%len(iban)]
-		switch {
-		case c >= '0' && c <= '9':
-			rem = (rem*10 + int(c-'0')) % 97
-		case c >= 'A' && c <= 'Z':
-			rem = (rem*100 + int(c-'A') + 10) % 97
-		default:
-			return false
-		}
-	}
-	if rem != 1 {
+	// Rearranged: BBAN, then country code and check digits.
+	if rem, ok := mod97Rotated(iban); !ok || rem != 1 {
 		return false
 	}
 	if iban[:2] == "NO" {

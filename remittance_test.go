@@ -438,6 +438,7 @@ func TestEInvoiceReferencesErrors(t *testing.T) {
 		{name: "issuer too long", kid: "0365327", invoice: "1", issuer: strings.Repeat("I", 36), wantField: "issuer"},
 		{name: "issuer control char", kid: "0365327", invoice: "1", issuer: "A\tB", wantField: "issuer"},
 		{name: "kid checked first", kid: "x", invoice: "", issuer: "", wantField: "kid"},
+		{name: "an RF reference is not a KID", kid: "RF18539007547034", invoice: "1", issuer: "X", wantField: "kid"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -466,6 +467,110 @@ func TestEInvoiceReferencesErrors(t *testing.T) {
 	var ve *ValidationError
 	require.True(t, errors.As(err, &ve))
 	require.Equal(t, "invoiceNumber", ve.Field)
+}
+
+func TestValidCreditorReference(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		ref  string
+		want bool
+	}{
+		{"RF18539007547034", true}, // ISO 11649's example, RF18 5390 0754 7034
+		{"RF18000000000539007547034", true},
+		{"RF712348231", true},
+		{"RF741", true}, // one character: the shortest
+		{"RF25A", true},
+		{"RF95ABCDEFGHIJKLMNOPQRSTU", true},   // 21 letters: the longest
+		{"RF40123456789012345678901", true},   // 21 digits
+		{"RF15INV2026X17", true},              // letters and digits
+		{"RF9772", true},                      // check digits 97
+		{"RF9854", true},                      // and 98
+		{"RF0072", false},                     // 00 has the checksum of 97, but is not a check value
+		{"RF0154", false},                     // 01 likewise for 98
+		{"RF19539007547034", false},           // check digits
+		{"RF18539007547035", false},           // one digit changed
+		{"RF18539007547043", false},           // two digits swapped
+		{"RF18 5390 0754 7034", false},        // the paper form: remove the spaces first
+		{"rf18539007547034", false},           // electronic form is upper case
+		{"RF15inv2026x17", false},             // likewise the reference
+		{"RF401234567890123456789012", false}, // 22 characters after the check digits
+		{"RF74", false},                       // no reference
+		{"RF", false},                         // nothing
+		{"", false},                           // empty
+		{"XX18539007547034", false},           // not RF
+		{"RFAB539007547034", false},           // check digits not digits
+		{"RF18539007547034\n", false},         // control character
+		{"RF18539007547-34", false},           // separator
+		{"RF185390075470\u00e834", false},     // not ASCII
+		{"NO9386011117947", false},            // an IBAN
+		{"0365327", false},                    // a KID
+	}
+	for _, tc := range tests {
+		t.Run(tc.ref, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, ValidCreditorReference(tc.ref))
+			if tc.want {
+				require.True(t, refRFChecksum(tc.ref), "the table agrees with the reference implementation")
+			}
+		})
+	}
+}
+
+// refRFChecksum is ISO 11649's check, written independently of the SDK:
+// move "RFcc" to the end, letters to 10..35, and the number mod 97 is 1.
+func refRFChecksum(ref string) bool {
+	if len(ref) < 5 {
+		return false
+	}
+	var digits strings.Builder
+	for _, r := range ref[4:] + ref[:4] {
+		switch {
+		case r >= '0' && r <= '9':
+			digits.WriteRune(r)
+		case r >= 'A' && r <= 'Z':
+			digits.WriteString(itoa(int(r-'A') + 10))
+		default:
+			return false
+		}
+	}
+	n, ok := new(big.Int).SetString(digits.String(), 10)
+	return ok && new(big.Int).Mod(n, big.NewInt(97)).Int64() == 1
+}
+
+func FuzzValidCreditorReference(f *testing.F) {
+	for _, s := range []string{"RF18539007547034", "RF712348231", "RF741", "RF95ABCDEFGHIJKLMNOPQRSTU", "RF0072", "RF18 5390 0754 7034", "rf18539007547034", "", "RF"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ok := ValidCreditorReference(s)
+		if !ok {
+			return
+		}
+		if len(s) < 5 || len(s) > 25 || s[:2] != "RF" {
+			t.Fatalf("accepted %q: not RF and 1 to 21 characters", s)
+		}
+		if cd := s[2:4]; cd < "02" || cd > "98" || !allDigits(cd) {
+			t.Fatalf("accepted %q with check digits %q", s, cd)
+		}
+		for i := range len(s) {
+			if c := s[i]; !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z') {
+				t.Fatalf("accepted %q with %q", s, c)
+			}
+		}
+		if !refRFChecksum(s) {
+			t.Fatalf("accepted %q, whose MOD 97-10 checksum is wrong", s)
+		}
+		// Exactly one pair of check digits fits a reference.
+		accepted := 0
+		for cd := range 100 {
+			if ValidCreditorReference("RF" + string(rune('0'+cd/10)) + string(rune('0'+cd%10)) + s[4:]) {
+				accepted++
+			}
+		}
+		if accepted != 1 {
+			t.Fatalf("reference %q accepts %d pairs of check digits", s[4:], accepted)
+		}
+	})
 }
 
 func FuzzValidKID(f *testing.F) {
