@@ -25,10 +25,13 @@ import (
 // errors.Is(err, ErrCorporateIDRequired) (Flow 2: pick one of
 // UsersService.Agreements).
 //
-// Calls without PSU.IPAddress (PSU not present) to balances, transactions
-// and transaction details are limited to 4 per 24 hours per account, and
-// transactions to the last 90 days (service.md, Limits); the client guards
-// both locally (see WithAccessBudget).
+// Calls without PSU.IPAddress (PSU not present) to balances and
+// transactions are limited to 4 per 24 hours per account, and transactions
+// to the last 90 days (service.md, Limits); the client guards both locally
+// (see WithAccessBudget). It also counts transaction details
+// (BudgetTransaction), which the Limits do not list, as a conservative
+// choice. Card account calls are not counted: the Limits name only
+// /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
 type AccountsService service
 
 // ConsentsService asks for bank-offered consent (POST /v1/consents).
@@ -174,7 +177,9 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 // {"transactionsDetails": {...}} (also the Berlin Group's
 // "transactionDetails", or a bare transaction) decodes into the Transaction;
 // its Status is empty, as the answer does not say. Without the PSU present
-// the call counts against the access budget (BudgetTransaction).
+// the call counts against the access budget (BudgetTransaction): service.md's
+// Limits do not list transaction details, so this is the SDK's conservative
+// choice, as a bank may count them (see BudgetTransaction).
 func (s *AccountsService) Transaction(ctx context.Context, psu PSU, accountID, transactionID string) (*Transaction, *Response, error) {
 	if err := checkResourceID("accountID", accountID); err != nil {
 		return nil, nil, err
@@ -197,7 +202,9 @@ func (s *AccountsService) Transaction(ctx context.Context, psu PSU, accountID, t
 // CardAccounts returns the PSU's card accounts: GET /v1/card-accounts. A 404
 // means the bank offers no card accounts (platform notes; release 1.19.0
 // excluded them from the PSD2 channel): the result is then an empty list and
-// a nil error.
+// a nil error. The call is not counted by the access budget, with or without
+// the PSU present: service.md's Limits name only
+// /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
 func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAccount, *Response, error) {
 	body := listBody[CardAccount]{key: "cardAccounts"}
 	resp, err := s.client.do(ctx, &request{op: "accounts.cardAccounts", method: http.MethodGet, href: "/v1/card-accounts", psu: &psu}, &body)
@@ -230,7 +237,8 @@ func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAcco
 // without originalAmount is left as it is.
 //
 // Card account calls are not counted by the access budget and have no local
-// 90-day check: service.md's Limits name only the /v1/accounts endpoints.
+// 90-day check, with or without the PSU present: service.md's Limits name
+// only /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
 func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAccountID string, q *TransactionQuery) iter.Seq2[CardTransaction, error] {
 	var qc TransactionQuery
 	if q != nil {

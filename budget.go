@@ -25,7 +25,11 @@ const (
 	// BudgetTransactions counts GET /v1/accounts/{id}/transactions.
 	BudgetTransactions BudgetEndpoint = "transactions"
 	// BudgetTransaction counts GET /v1/accounts/{id}/transactions/{transactionId}
-	// (transaction details), separately from the transaction list.
+	// (transaction details), separately from the transaction list. service.md's
+	// Limits table does not list this endpoint: counting it is the SDK's
+	// conservative choice, not a rule of the interface, since a bank may
+	// count these calls too (the fake bank xs2atest does) and a call the bank
+	// refuses costs more than one left unused.
 	BudgetTransaction BudgetEndpoint = "transaction-details"
 )
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -777,4 +778,33 @@ func FuzzTransactionsPage(f *testing.F) {
 		l := listBody[Account]{key: "accounts"}
 		_ = json.Unmarshal(data, &l)
 	})
+}
+
+// Card account calls are outside the access budget (service.md's Limits name
+// only /v1/accounts/{id}/balances and /transactions); transaction details
+// are counted, as the SDK's conservative choice.
+func TestCardCallsAreNotCounted(t *testing.T) {
+	t.Parallel()
+	bank, c := newAISBank(t, map[string]http.HandlerFunc{
+		"GET /v1/card-accounts":                                              serve(t, 200, "card_accounts.json"),
+		"GET " + aisCardPath + "/transactions":                               serve(t, 200, reportPage("cardTransactions", "cardTransactionId", "", "c1")),
+		"GET " + aisAccountPath + "/transactions/" + url.PathEscape(aisTxID): serve(t, 200, `{"transactionsDetails":{"transactionId":"x"}}`),
+	})
+	ctx := context.Background()
+	old := &TransactionQuery{DateFrom: fixedNow().AddDate(0, 0, -200)}
+	for i := range 2 * AccessLimit {
+		_, _, err := c.Accounts.CardAccounts(ctx, aisNotPresent)
+		require.NoError(t, err, "card accounts, call %d", i+1)
+		_, err = collect(t, c.Accounts.CardTransactions(ctx, aisNotPresent, aisCardID, old))
+		require.NoError(t, err, "card transactions, call %d, 200 days back", i+1)
+	}
+	assert.Equal(t, 4*AccessLimit, bank.count())
+	for i := range AccessLimit {
+		_, _, err := c.Accounts.Transaction(ctx, aisNotPresent, aisAccountID, aisTxID)
+		require.NoError(t, err, "details, call %d", i+1)
+	}
+	_, _, err := c.Accounts.Transaction(ctx, aisNotPresent, aisAccountID, aisTxID)
+	var ae *AccessExceededError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, BudgetTransaction, ae.Endpoint)
 }
