@@ -25,8 +25,10 @@ import (
 const Version = "0.1.0"
 
 // maxBody caps how much of a successful response is read (a 499-entry
-// transaction page is well under 1 MiB).
+// transaction page is well under 1 MiB). A larger body is an error.
 const maxBody = 64 << 20
+
+var errBodyTooLarge = fmt.Errorf("the body is larger than %d MiB", maxBody>>20)
 
 // Client calls the bank's interface for a TPP. Create it with NewClient; it is
 // safe for concurrent use and should be shared. The services group the
@@ -365,9 +367,12 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 // decode reads a 2xx body, verifies it if asked, turns an unexpected
 // scaRedirect into *SCARequiredError and unmarshals into into.
 func (c *Client) decode(r *request, resp *http.Response, requestID string, into any) error {
-	body, err := readCapped(resp.Body, maxBody)
+	body, err := readCapped(resp.Body, maxBody+1)
 	resp.Body.Close()
 	resp.Body = http.NoBody
+	if err == nil && len(body) > maxBody {
+		err = errBodyTooLarge // never cut a body and decode what is left
+	}
 	if err != nil {
 		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true, Err: fmt.Errorf("reading the response: %w", err)}
 	}

@@ -139,7 +139,7 @@ func TestHostileOversizeSuccessBody(t *testing.T) {
 	const capBytes = 64 << 20
 	done := make(chan streamed, 1)
 	srv := newHostileServer(t, func(w http.ResponseWriter, r *http.Request) {
-		stream(w, http.StatusOK, `{"customers":[]}`, ' ', capBytes+1<<20, `{"customers":[{"customerNumber":"01017012345"}]}`, done)
+		stream(w, http.StatusOK, `{"customers":[]}`, ' ', capBytes+16<<20, `{"customers":[{"customerNumber":"01017012345"}]}`, done)
 	})
 	c := hostileClient(t, srv)
 	customers, _, err := c.Sandbox.Customers(context.Background(), nil)
