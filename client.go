@@ -160,7 +160,8 @@ func (c *Client) sameOrigin(u *url.URL) bool {
 // address. A relative href is taken relative to the base address, path
 // included ("/v1/x" under "https://h/api" is "https://h/api/v1/x"); an href
 // that already starts with the base path is not prefixed twice. An absolute
-// href must be on the base origin and under the base path.
+// href must be on the base origin and under the base path; no href may hold a
+// dot segment (ErrCrossOrigin).
 func (c *Client) resolve(href string) (*url.URL, error) {
 	u, err := url.Parse(href)
 	if err != nil {
@@ -185,6 +186,13 @@ func (c *Client) resolve(href string) (*url.URL, error) {
 	path, err := url.PathUnescape(p)
 	if err != nil {
 		return nil, invalid("link", "has a malformed path")
+	}
+	// A dot segment ("..", also as %2e%2e) would take the path out of the
+	// base path at the server, which resolves it.
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return nil, ErrCrossOrigin
+		}
 	}
 	out := &url.URL{Scheme: c.base.Scheme, Host: c.base.Host, Path: path, RawPath: p, RawQuery: u.RawQuery}
 	if out.EscapedPath() != p {
