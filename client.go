@@ -137,7 +137,16 @@ func (c *Client) BaseURL() string { return c.base.String() }
 
 // Close releases idle connections. The Client must not be used afterwards.
 func (c *Client) Close() error {
-	c.hc.CloseIdleConnections()
+	// c.hc's Transport is the signing Transport, which has no
+	// CloseIdleConnections: http.Client.CloseIdleConnections would do
+	// nothing. Close those of the transport under it, as RoundTrip picks it.
+	base := c.transport.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if t, ok := base.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
 	return nil
 }
 
