@@ -67,15 +67,15 @@ func hostilePayment(t *testing.T) *xs2a.Payment {
 	return &xs2a.Payment{InstructedAmount: amount, CreditorAccount: xs2a.AccountReference{BBAN: "86011117947"}, CreditorName: "Kari Nordmann"}
 }
 
-// streamed is what a streaming handler managed to write.
-type streamed struct {
+// streamResult is what a streaming handler managed to write.
+type streamResult struct {
 	written int64
 	err     error
 }
 
-// stream writes head, then fill until size bytes in all (or a write
+// streamBody writes head, then fill until size bytes in all (or a write
 // fails), then tail, and reports on done.
-func stream(w http.ResponseWriter, status int, head string, fill byte, size int64, tail string, done chan<- streamed) {
+func streamBody(w http.ResponseWriter, status int, head string, fill byte, size int64, tail string, done chan<- streamResult) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	n, err := w.Write([]byte(head))
@@ -90,19 +90,19 @@ func stream(w http.ResponseWriter, status int, head string, fill byte, size int6
 		n, err = w.Write([]byte(tail))
 		written += int64(n)
 	}
-	done <- streamed{written, err}
+	done <- streamResult{written, err}
 }
 
-// waitStreamed waits for a streaming handler (a guard against a hang, not a
+// waitStream waits for a streaming handler (a guard against a hang, not a
 // timing assertion).
-func waitStreamed(t *testing.T, done <-chan streamed) streamed {
+func waitStream(t *testing.T, done <-chan streamResult) streamResult {
 	t.Helper()
 	select {
 	case s := <-done:
 		return s
 	case <-time.After(time.Minute):
 		t.Fatal("the handler never finished: the client keeps the connection open")
-		return streamed{}
+		return streamResult{}
 	}
 }
 
@@ -111,9 +111,9 @@ func waitStreamed(t *testing.T, done <-chan streamed) streamed {
 func TestHostileHugeErrorBody(t *testing.T) {
 	t.Parallel()
 	const total = 100 << 20
-	done := make(chan streamed, 1)
+	done := make(chan streamResult, 1)
 	srv := newHostileServer(t, func(w http.ResponseWriter, r *http.Request) {
-		stream(w, http.StatusBadRequest, `{"tppMessages":[{"code":"FORMAT_ERROR","text":"`, 'x', total, `"}]}`, done)
+		streamBody(w, http.StatusBadRequest, `{"tppMessages":[{"code":"FORMAT_ERROR","text":"`, 'x', total, `"}]}`, done)
 	})
 	c := hostileClient(t, srv)
 	_, resp, err := c.Sandbox.Customers(context.Background(), nil)
@@ -123,7 +123,7 @@ func TestHostileHugeErrorBody(t *testing.T) {
 	assert.Len(t, e.Body, 1<<20, "Error.Body holds the first MiB")
 	assert.Empty(t, e.Messages, "a cut JSON body gives no messages")
 	require.NotNil(t, resp)
-	s := waitStreamed(t, done)
+	s := waitStream(t, done)
 	require.Error(t, s.err, "the client closed the connection before the end")
 	assert.Less(t, s.written, int64(total))
 	assert.EqualValues(t, 1, srv.hits.Load(), "a 400 is not retried")
@@ -137,9 +137,9 @@ func TestHostileHugeErrorBody(t *testing.T) {
 func TestHostileOversizeSuccessBody(t *testing.T) {
 	t.Parallel()
 	const capBytes = 64 << 20
-	done := make(chan streamed, 1)
+	done := make(chan streamResult, 1)
 	srv := newHostileServer(t, func(w http.ResponseWriter, r *http.Request) {
-		stream(w, http.StatusOK, `{"customers":[]}`, ' ', capBytes+16<<20, `{"customers":[{"customerNumber":"01017012345"}]}`, done)
+		streamBody(w, http.StatusOK, `{"customers":[]}`, ' ', capBytes+16<<20, `{"customers":[{"customerNumber":"01017012345"}]}`, done)
 	})
 	c := hostileClient(t, srv)
 	customers, _, err := c.Sandbox.Customers(context.Background(), nil)
@@ -147,7 +147,7 @@ func TestHostileOversizeSuccessBody(t *testing.T) {
 	assert.Nil(t, customers)
 	assert.Contains(t, err.Error(), "larger than 64 MiB")
 	assert.True(t, strings.HasPrefix(err.Error(), "xs2a: "), err.Error())
-	s := waitStreamed(t, done)
+	s := waitStream(t, done)
 	assert.Error(t, s.err, "the client stopped reading")
 	t.Logf("oversize 2xx body: %v; the server wrote %d bytes", err, s.written)
 }

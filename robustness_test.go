@@ -54,18 +54,18 @@ func (c *countingTransport) status(code int) int {
 	return c.statuses[code]
 }
 
-// ecSigner is the TPP identity of the bulk fault tests: the TEST-ONLY
+// ecTPPSigner is the TPP identity of the bulk fault tests: the TEST-ONLY
 // P-256 certificate in testdata, since an ECDSA signature costs a fraction
 // of an RSA one and these tests sign thousands of requests.
-var ecSigner = sync.OnceValues(func() (*xs2a.Signer, error) {
+var ecTPPSigner = sync.OnceValues(func() (*xs2a.Signer, error) {
 	return xs2a.LoadSigner(filepath.Join("testdata", "certs", "tpp-ec.cert.pem"), filepath.Join("testdata", "certs", "tpp-ec.key.pem"))
 })
 
-// faultClient is a client of b, signing with ecSigner, whose requests go
+// faultClient is a client of b, signing with ecTPPSigner, whose requests go
 // through a counting transport with room for concurrent connections.
 func faultClient(t *testing.T, b *bank, opts ...xs2a.Option) (*xs2a.Client, *countingTransport) {
 	t.Helper()
-	s, err := ecSigner()
+	s, err := ecTPPSigner()
 	require.NoError(t, err)
 	base := b.HTTPClient().Transport.(*http.Transport).Clone()
 	base.MaxIdleConnsPerHost = 128
@@ -95,8 +95,8 @@ func faultPSU(t *testing.T, b *bank, c *xs2a.Client, customer string, register b
 	return b.sca(t, href, customer).PSU(psuIP)
 }
 
-// run calls f(i) for i in [0, n) on workers goroutines.
-func run(n, workers int, f func(i int)) {
+// runConcurrently calls f(i) for i in [0, n) on workers goroutines.
+func runConcurrently(n, workers int, f func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -130,7 +130,7 @@ func TestFaultPaymentDropsNoDuplicates(t *testing.T) {
 	var succeeded, unknown int
 	var otherErrs []error
 	lost := map[string]bool{} // X-Request-IDs of the lost answers
-	run(n, 16, func(int) {
+	runConcurrently(n, 16, func(int) {
 		ini, resp, err := c.Payments.Initiate(context.Background(), psu, xs2a.NorwegianDomesticCreditTransfers, p, nil)
 		mu.Lock()
 		defer mu.Unlock()
@@ -185,7 +185,7 @@ func TestFaultBalances503RetryAfter(t *testing.T) {
 	var mu sync.Mutex
 	var errs []error
 	attempts := map[int]int{} // attempts per call -> calls
-	run(n, workers, func(i int) {
+	runConcurrently(n, workers, func(i int) {
 		bal, resp, err := c.Accounts.Balances(context.Background(), psu, accounts[i%2])
 		mu.Lock()
 		defer mu.Unlock()
