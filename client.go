@@ -26,8 +26,10 @@ import (
 const Version = "0.1.0"
 
 // maxBody caps how much of a successful response is read (a 499-entry
-// transaction page is well under 1 MiB).
+// transaction page is well under 1 MiB). A larger body is an error.
 const maxBody = 64 << 20
+
+var errBodyTooLarge = fmt.Errorf("the body is larger than %d MiB", maxBody>>20)
 
 // Client calls the bank's interface for a TPP. Create it with NewClient; it is
 // safe for concurrent use and should be shared. The services group the
@@ -139,7 +141,7 @@ func (c *Client) BaseURL() string { return c.base.String() }
 
 // Close releases idle connections. The Client must not be used afterwards.
 func (c *Client) Close() error {
-	c.hc.CloseIdleConnections()
+	c.transport.CloseIdleConnections()
 	return nil
 }
 
@@ -162,7 +164,8 @@ func (c *Client) sameOrigin(u *url.URL) bool {
 // address. A relative href is taken relative to the base address, path
 // included ("/v1/x" under "https://h/api" is "https://h/api/v1/x"); an href
 // that already starts with the base path is not prefixed twice. An absolute
-// href must be on the base origin and under the base path.
+// href must be on the base origin and under the base path; no href may hold a
+// dot segment (ErrCrossOrigin).
 func (c *Client) resolve(href string) (*url.URL, error) {
 	u, err := url.Parse(href)
 	if err != nil {
@@ -187,6 +190,13 @@ func (c *Client) resolve(href string) (*url.URL, error) {
 	path, err := url.PathUnescape(p)
 	if err != nil {
 		return nil, invalid("link", "has a malformed path")
+	}
+	// A dot segment ("..", also as %2e%2e) would take the path out of the
+	// base path at the server, which resolves it.
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return nil, ErrCrossOrigin
+		}
 	}
 	out := &url.URL{Scheme: c.base.Scheme, Host: c.base.Host, Path: path, RawPath: p, RawQuery: u.RawQuery}
 	if out.EscapedPath() != p {
@@ -374,9 +384,12 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 // decode reads a 2xx body, verifies it if asked, turns an unexpected
 // scaRedirect into *SCARequiredError and unmarshals into into.
 func (c *Client) decode(r *request, resp *http.Response, requestID string, into any) error {
-	body, err := readCapped(resp.Body, maxBody)
+	body, err := readCapped(resp.Body, maxBody+1)
 	resp.Body.Close()
 	resp.Body = http.NoBody
+	if err == nil && len(body) > maxBody {
+		err = errBodyTooLarge // never cut a body and decode what is left
+	}
 	if err != nil {
 		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true, Err: fmt.Errorf("reading the response: %w", err)}
 	}

@@ -140,7 +140,7 @@ func (e *Error) Error() string {
 	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Code != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Code)
+		b.WriteString(safeText(e.Code, 100))
 	}
 	if len(e.Messages) > 0 && e.Messages[0].Text != "" {
 		b.WriteString(": ")

@@ -50,8 +50,9 @@ func (p PSU) validate() error {
 		}
 	}
 	if p.IPAddress != "" {
-		addr, err := netip.ParseAddr(p.IPAddress)
-		if err != nil || addr.Zone() != "" {
+		// netip accepts an IPv6 zone ("fe80::1%eth0") of any bytes, CR and
+		// LF included; a zone means nothing off the PSU's own host.
+		if a, err := netip.ParseAddr(p.IPAddress); err != nil || a.Zone() != "" {
 			return invalid("PSU.IPAddress", "must be an IPv4 or IPv6 address of the PSU's device, without a zone")
 		}
 	}

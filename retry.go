@@ -2,6 +2,8 @@ package xs2a
 
 import (
 	"context"
+	"errors"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -93,15 +95,19 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // retryAfter reads Retry-After as delay-seconds or an HTTP date; 0 when absent
-// or unparsable.
+// or unparsable. Delay-seconds beyond what a Duration holds give the longest
+// Duration, never a wrapped (negative) one.
 func retryAfter(h http.Header, now time.Time) time.Duration {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(v); err == nil {
-		if s < 0 {
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		switch {
+		case s < 0:
 			return 0
+		case s > int64(math.MaxInt64/time.Second):
+			return math.MaxInt64 // longer than a Duration holds: the longest wait there is
 		}
 		return time.Duration(s) * time.Second
 	}

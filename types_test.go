@@ -519,7 +519,9 @@ func FuzzDate(f *testing.F) {
 				t.Fatalf("ParseDate(%q).String() = %q", s, d.String())
 			}
 			tm := d.In(time.UTC)
-			if tm.Format(time.DateOnly) != s || DateOf(tm) != d {
+			// 0001-01-01 UTC is the zero time, which DateOf maps to the
+			// zero Date by its documented rule.
+			if tm.Format(time.DateOnly) != s || (DateOf(tm) != d && !tm.IsZero()) {
 				t.Fatalf("%q does not agree with package time: %v", s, tm)
 			}
 			if d.AddDays(1).AddDays(-1) != d || !d.AddDays(1).After(d) {

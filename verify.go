@@ -78,7 +78,8 @@ func parseSignature(v string) (signatureParams, error) {
 	if !seen["headers"] {
 		p.Headers = []string{"date"} // draft-cavage default
 	}
-	if p.Signature, err = base64.StdEncoding.DecodeString(sig); err != nil {
+	// The decoder skips CR and LF: a value of only those decodes to nothing.
+	if p.Signature, err = base64.StdEncoding.DecodeString(sig); err != nil || len(p.Signature) == 0 {
 		return p, errors.New("malformed Signature: signature is not base64")
 	}
 	return p, nil

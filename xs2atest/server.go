@@ -215,6 +215,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.catchUpBatches()
 	f, faulty := s.matchFault(r)
 	if faulty && f.Delay > 0 {
+		// Read the body first: net/http notices a client that hangs up
+		// (and ends r.Context()) only once the body has been read.
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		if err == nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
 		t := time.NewTimer(f.Delay)
 		select {
 		case <-t.C:
