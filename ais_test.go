@@ -3,12 +3,10 @@ package xs2a
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,50 +29,19 @@ var (
 	aisPresent    = PSU{ID: aisPSUID, IPAddress: "192.0.2.10"}
 )
 
-// aisRequest is what the fake bank saw of one request.
-type aisRequest struct {
-	Method, Path string // Path escaped, below the base path
-	Query        string
-	Header       http.Header
-	Body         []byte
-}
-
-// aisBank is a fake bank for the AIS tests: routes by "METHOD /escaped/path"
-// and records every request.
-type aisBank struct {
-	t      testing.TB
-	mu     sync.Mutex
-	reqs   []aisRequest
-	routes map[string]http.HandlerFunc
-}
-
-func (b *aisBank) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	key := r.Method + " " + r.URL.EscapedPath()
-	b.mu.Lock()
-	b.reqs = append(b.reqs, aisRequest{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
-	h := b.routes[key]
-	b.mu.Unlock()
-	if h == nil {
-		b.t.Errorf("fake bank: unexpected request %s", key)
-		http.Error(w, "no route", 599)
-		return
-	}
-	h(w, r)
-}
-
-func (b *aisBank) requests() []aisRequest {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]aisRequest(nil), b.reqs...)
-}
-
-func (b *aisBank) count() int { return len(b.requests()) }
-
 // newAISBank starts a fake bank under /api with routes and a client for it.
-func newAISBank(t testing.TB, routes map[string]http.HandlerFunc, opts ...Option) (*aisBank, *Client) {
+func newAISBank(t testing.TB, routes map[string]http.HandlerFunc, opts ...Option) (*testBank, *Client) {
 	t.Helper()
-	b := &aisBank{t: t, routes: routes}
+	b := &testBank{fn: func(w http.ResponseWriter, r *http.Request, _ int) {
+		key := r.Method + " " + r.URL.EscapedPath()
+		h := routes[key]
+		if h == nil {
+			t.Errorf("fake bank: unexpected request %s", key)
+			http.Error(w, "no route", 599)
+			return
+		}
+		h(w, r)
+	}}
 	_, c := newTestServer(t, b, append([]Option{WithClock(fixedNow)}, opts...)...)
 	return b, c
 }

@@ -23,35 +23,6 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// recorder is a handler that answers with fn and keeps every request it saw.
-type recorder struct {
-	mu   sync.Mutex
-	reqs []*http.Request
-	fn   func(w http.ResponseWriter, r *http.Request, n int)
-}
-
-func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	rec.mu.Lock()
-	rec.reqs = append(rec.reqs, r)
-	n := len(rec.reqs)
-	rec.mu.Unlock()
-	rec.fn(w, r, n)
-}
-
-func (rec *recorder) count() int {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return len(rec.reqs)
-}
-
-func (rec *recorder) request(i int) *http.Request {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return rec.reqs[i]
-}
-
 func answer(status int, contentType, body string, headers ...string) func(http.ResponseWriter, *http.Request, int) {
 	return func(w http.ResponseWriter, _ *http.Request, _ int) {
 		for i := 0; i+1 < len(headers); i += 2 {
@@ -149,7 +120,7 @@ func TestResolve(t *testing.T) {
 
 func TestRequestCarriesTheInterfaceHeaders(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{fn: answer(200, "application/json", `{"ok":true}`)}
+	rec := &testBank{fn: answer(200, "application/json", `{"ok":true}`)}
 	_, c := newTestServer(t, rec,
 		WithAcceptFixes(LongerNames, CashAccountTypeISO),
 		WithASPSPID("NO-BANK-1"),
@@ -164,7 +135,7 @@ func TestRequestCarriesTheInterfaceHeaders(t *testing.T) {
 	require.True(t, out.OK)
 	got := rec.request(0)
 	h := got.Header
-	assert.Equal(t, "/v1/consents", got.URL.Path)
+	assert.Equal(t, "/v1/consents", got.Path)
 	assert.Equal(t, "application/json", h.Get("Accept"))
 	assert.Equal(t, "application/json", h.Get("Content-Type"))
 	assert.True(t, isUUID(h.Get("X-Request-ID")))
@@ -180,7 +151,7 @@ func TestRequestCarriesTheInterfaceHeaders(t *testing.T) {
 	assert.Equal(t, []AcceptFix{LongerNames, CardAccountSwitchAmounts, AmountAsString}, resp.AcceptFixes)
 	assert.Equal(t, "Bearer gateway-token", h.Get("Authorization"))
 	assert.NotEmpty(t, h.Get("TPP-Signature-Certificate"))
-	body, _ := io.ReadAll(got.Body)
+	body := got.Body
 	assert.Equal(t, `{"a":"<&>"}`, string(body), "compact JSON without HTML escaping")
 	assert.Equal(t, Digest(body), h.Get("Digest"))
 	sig := h.Get("Signature")
@@ -190,7 +161,7 @@ func TestRequestCarriesTheInterfaceHeaders(t *testing.T) {
 
 func TestPSUIsValidatedBeforeSending(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{fn: answer(200, "application/json", `{}`)}
+	rec := &testBank{fn: answer(200, "application/json", `{}`)}
 	_, c := newTestServer(t, rec)
 	tests := []struct {
 		psu   PSU
@@ -231,7 +202,7 @@ func fakeSleep(c *Client) *[]time.Duration {
 
 func TestGETIsRetriedOn503WithRetryAfter(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{fn: func(w http.ResponseWriter, r *http.Request, n int) {
+	rec := &testBank{fn: func(w http.ResponseWriter, r *http.Request, n int) {
 		if n < 3 {
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -285,7 +256,7 @@ func TestRetryDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rec := &recorder{fn: answer(tt.status, "application/json", tt.body, tt.headers...)}
+			rec := &testBank{fn: answer(tt.status, "application/json", tt.body, tt.headers...)}
 			_, c := newTestServer(t, rec)
 			fakeSleep(c)
 			_, err := c.do(context.Background(), &request{op: "test", method: tt.method, href: "/v1/x", rawBody: []byte{}}, nil)
@@ -307,7 +278,7 @@ func TestRetryWaitEndsWithTheContext(t *testing.T) {
 	t.Parallel()
 	first := make(chan struct{})
 	var once sync.Once
-	rec := &recorder{fn: func(w http.ResponseWriter, r *http.Request, n int) {
+	rec := &testBank{fn: func(w http.ResponseWriter, r *http.Request, n int) {
 		w.Header().Set("Retry-After", "25")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		once.Do(func() { close(first) })
@@ -332,7 +303,7 @@ func TestRetryWaitEndsWithTheContext(t *testing.T) {
 
 func TestPOSTWithDroppedConnectionReportsOutcomeUnknown(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{fn: func(w http.ResponseWriter, r *http.Request, n int) {
+	rec := &testBank{fn: func(w http.ResponseWriter, r *http.Request, n int) {
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
 			conn.Close()
@@ -373,10 +344,10 @@ func TestPOSTThatNeverLeftIsNotOutcomeUnknown(t *testing.T) {
 
 func TestSignedRequestsStayOnTheBaseOrigin(t *testing.T) {
 	t.Parallel()
-	other := &recorder{fn: answer(200, "application/json", `{}`)}
+	other := &testBank{fn: answer(200, "application/json", `{}`)}
 	otherSrv := httptest.NewServer(other)
 	t.Cleanup(otherSrv.Close)
-	rec := &recorder{fn: func(w http.ResponseWriter, r *http.Request, n int) {
+	rec := &testBank{fn: func(w http.ResponseWriter, r *http.Request, n int) {
 		if r.URL.Path == "/v1/same" {
 			http.Redirect(w, r, "/api/v1/target", http.StatusFound)
 			return
@@ -425,7 +396,7 @@ func TestDefaultTransportUsesTLS12AtLeast(t *testing.T) {
 
 func TestWithHTTPClientCopiesTheClient(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{fn: answer(200, "application/json", `{}`)}
+	rec := &testBank{fn: answer(200, "application/json", `{}`)}
 	srv := httptest.NewServer(rec)
 	t.Cleanup(srv.Close)
 	base := &countingTransport{base: http.DefaultTransport}
@@ -515,7 +486,7 @@ func TestErrorsTable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.row, func(t *testing.T) {
 			t.Parallel()
-			rec := &recorder{fn: answer(tt.status, tt.ct, tt.body)}
+			rec := &testBank{fn: answer(tt.status, tt.ct, tt.body)}
 			_, c := newTestServer(t, rec)
 			fakeSleep(c)
 			_, err := c.do(context.Background(), &request{op: "test", method: http.MethodGet, href: "/v1/x", psu: &PSU{ID: testPSUID}}, nil)
@@ -541,7 +512,7 @@ func TestErrorsTable(t *testing.T) {
 
 func TestSuccessfulAnswerWithSCARedirectIsSCARequired(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{fn: answer(200, "application/json", `{"_links":{"scaRedirect":{"href":"https://bank.example/sca/2","verbs":["GET"]}}}`)}
+	rec := &testBank{fn: answer(200, "application/json", `{"_links":{"scaRedirect":{"href":"https://bank.example/sca/2","verbs":["GET"]}}}`)}
 	_, c := newTestServer(t, rec)
 	_, err := c.do(context.Background(), &request{op: "accounts.list", method: http.MethodGet, href: "/v1/accounts"}, &struct{}{})
 	var sca *SCARequiredError
@@ -558,7 +529,7 @@ func TestSuccessfulAnswerWithSCARedirectIsSCARequired(t *testing.T) {
 func TestErrorBodyIsCappedAndNeverInTheMessage(t *testing.T) {
 	t.Parallel()
 	big := `{"tppMessages":[{"code":"FORMAT_ERROR","text":"` + strings.Repeat("x", 3<<20) + `"}]}`
-	rec := &recorder{fn: answer(400, "application/json", big)}
+	rec := &testBank{fn: answer(400, "application/json", big)}
 	_, c := newTestServer(t, rec)
 	_, err := c.do(context.Background(), &request{op: "test", method: http.MethodGet, href: "/v1/x"}, nil)
 	var e *Error
@@ -583,7 +554,7 @@ func TestLoggerRecordsNoPersonalData(t *testing.T) {
 		defer mu.Unlock()
 		return buf.Write(p)
 	}), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	rec := &recorder{fn: answer(400, "application/json", `{"tppMessages":[{"code":"FORMAT_ERROR","text":"account of Kari Nordmann"}]}`)}
+	rec := &testBank{fn: answer(400, "application/json", `{"tppMessages":[{"code":"FORMAT_ERROR","text":"account of Kari Nordmann"}]}`)}
 	_, c := newTestServer(t, rec, WithLogger(logger))
 	_, err := c.do(context.Background(), &request{op: "accounts.balances", method: http.MethodPost, href: "/v1/accounts/secret-account/balances", body: map[string]string{"creditorName": "Ola Nordmann"}, psu: &PSU{ID: testPSUID, IPAddress: "192.0.2.7"}}, nil)
 	require.Error(t, err)
@@ -689,7 +660,7 @@ func TestBackoffStaysWithinBounds(t *testing.T) {
 }
 
 func TestClientCanBeClosedWithoutLeaks(t *testing.T) {
-	rec := &recorder{fn: answer(200, "application/json", `{}`)}
+	rec := &testBank{fn: answer(200, "application/json", `{}`)}
 	_, c := newTestServer(t, rec)
 	var wg sync.WaitGroup
 	for range 20 {
@@ -734,10 +705,10 @@ func TestCloseReachesTheBaseTransport(t *testing.T) {
 
 func TestStandaloneTransportRefusesCrossOriginRedirects(t *testing.T) {
 	t.Parallel()
-	other := &recorder{fn: answer(200, "application/json", `{}`)}
+	other := &testBank{fn: answer(200, "application/json", `{}`)}
 	otherSrv := httptest.NewServer(other)
 	t.Cleanup(otherSrv.Close)
-	home := &recorder{fn: func(w http.ResponseWriter, r *http.Request, n int) {
+	home := &testBank{fn: func(w http.ResponseWriter, r *http.Request, n int) {
 		if r.URL.Path == "/same" {
 			io.WriteString(w, `{}`)
 			return
@@ -783,7 +754,7 @@ func TestAnswersThatLeaveAPaymentsOutcomeUnknown(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rec := &recorder{fn: answer(tt.status, "application/json", tt.body)}
+			rec := &testBank{fn: answer(tt.status, "application/json", tt.body)}
 			_, c := newTestServer(t, rec, WithRetry(RetryPolicy{MaxAttempts: 1}))
 			var out struct{ PaymentID string }
 			_, err := c.do(context.Background(), &request{op: "payments.initiate", method: tt.method, href: "/v1/payments/x", rawBody: []byte{}}, &out)
@@ -812,7 +783,7 @@ func TestWithHTTPClientRaisesTheTLSFloor(t *testing.T) {
 
 func TestAcceptFixFromTheContextIsChecked(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{fn: answer(200, "application/json", `{}`)}
+	rec := &testBank{fn: answer(200, "application/json", `{}`)}
 	_, c := newTestServer(t, rec)
 	for _, bad := range []AcceptFix{"a,b", "a\r\nX-Evil: 1", ""} {
 		ctx := ContextWithAcceptFixes(context.Background(), bad)

@@ -6,48 +6,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// seen is one request as the test bank received it.
-type seen struct {
-	Method, Path, Query string
-	Header              http.Header
-	Body                []byte
-}
-
-// bank records every request and answers with fn (n counts from 1).
-type bank struct {
-	mu   sync.Mutex
-	reqs []seen
-	fn   func(w http.ResponseWriter, r *http.Request, n int)
-}
-
-func (b *bank) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	b.mu.Lock()
-	b.reqs = append(b.reqs, seen{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
-	n := len(b.reqs)
-	b.mu.Unlock()
-	b.fn(w, r, n)
-}
-
-func (b *bank) count() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.reqs)
-}
-
-func (b *bank) last() seen {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.reqs[len(b.reqs)-1]
-}
 
 // reply answers status with a JSON body and optional header pairs.
 func reply(status int, body string, headers ...string) func(http.ResponseWriter, *http.Request, int) {
@@ -62,9 +26,9 @@ func reply(status int, body string, headers ...string) func(http.ResponseWriter,
 }
 
 // newBank starts a test bank under the base path and a client for it.
-func newBank(t *testing.T, fn func(http.ResponseWriter, *http.Request, int), opts ...Option) (*bank, *Client) {
+func newBank(t *testing.T, fn func(http.ResponseWriter, *http.Request, int), opts ...Option) (*testBank, *Client) {
 	t.Helper()
-	b := &bank{fn: fn}
+	b := &testBank{fn: fn}
 	_, c := newTestServer(t, b, opts...)
 	return b, c
 }
@@ -633,7 +597,7 @@ func TestAllowLogicalDuplicateOnlyOnRetry(t *testing.T) {
 func TestStartAuthorisationSendsAnEmptyBody(t *testing.T) {
 	t.Parallel()
 	const answer = `{"scaStatus":"started","authorisationId":"a1","_links":{"scaRedirect":{"href":"https://bank.example/sca/a1"}}}`
-	b := &bank{fn: reply(http.StatusCreated, answer)}
+	b := &testBank{fn: reply(http.StatusCreated, answer)}
 	srv, c := newTestServer(t, b)
 	// A client whose signer digests empty bodies too (the Berlin Group rule).
 	withDigest, err := NewClient(srv.URL+testBasePath, testSigner(t, WithDigestOnEmptyBody()), WithRedirectURI("https://tpp.example/cb"))

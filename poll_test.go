@@ -54,7 +54,7 @@ func status(s string) func(http.ResponseWriter, *http.Request, int) {
 
 // newPollBank is a test bank whose client waits on a pollClock. The
 // client's own retries are off so that every answer reaches PollStatus.
-func newPollBank(t *testing.T, fn func(http.ResponseWriter, *http.Request, int)) (*bank, *Client, *pollClock) {
+func newPollBank(t *testing.T, fn func(http.ResponseWriter, *http.Request, int)) (*testBank, *Client, *pollClock) {
 	t.Helper()
 	clk := &pollClock{now: fixedNow()}
 	b, c := newBank(t, fn, WithClock(clk.Now), WithRetry(RetryPolicy{MaxAttempts: 1}))

@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,58 +25,17 @@ func sandboxFixture(t testing.TB, name string) []byte {
 	return b
 }
 
-// seenRequest is what a stub bank received.
-type seenRequest struct {
-	method, path, escapedPath, query string
-	body                             []byte
-	header                           http.Header
-	contentLength                    int64
-}
-
-// stubBank answers every request with one status and body and records what
-// it received.
-type stubBank struct {
-	mu     sync.Mutex
-	seen   []seenRequest
-	status int
-	body   []byte
-}
-
-func (b *stubBank) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	b.mu.Lock()
-	b.seen = append(b.seen, seenRequest{
-		method: r.Method, path: r.URL.Path, escapedPath: r.URL.EscapedPath(), query: r.URL.RawQuery,
-		body: body, header: r.Header.Clone(), contentLength: r.ContentLength,
-	})
-	status, out := b.status, b.body
-	b.mu.Unlock()
-	if len(out) > 0 {
-		w.Header().Set("Content-Type", "application/json")
-	}
-	w.WriteHeader(status)
-	_, _ = w.Write(out)
-}
-
-func (b *stubBank) requests() []seenRequest {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]seenRequest(nil), b.seen...)
-}
-
-// only returns the single request the bank saw.
-func (b *stubBank) only(t *testing.T) seenRequest {
-	t.Helper()
-	seen := b.requests()
-	require.Len(t, seen, 1)
-	return seen[0]
-}
-
 // newStubBank serves status and body under the test base path, and returns a
 // client whose clock is fixedNow.
-func newStubBank(t *testing.T, status int, body []byte) (*stubBank, *Client) {
+func newStubBank(t *testing.T, status int, body []byte) (*testBank, *Client) {
 	t.Helper()
-	b := &stubBank{status: status, body: body}
+	b := &testBank{fn: func(w http.ResponseWriter, _ *http.Request, _ int) {
+		if len(body) > 0 {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(status)
+		w.Write(body)
+	}}
 	_, c := newTestServer(t, b, WithClock(fixedNow))
 	return b, c
 }
@@ -87,16 +44,16 @@ func newStubBank(t *testing.T, status int, body []byte) (*stubBank, *Client) {
 // carried no PSU headers (these calls act for no PSU).
 func requireSignedWithoutPSU(t *testing.T, r seenRequest) {
 	t.Helper()
-	require.NotEmpty(t, r.header.Get("Signature"))
-	require.NotEmpty(t, r.header.Get("X-Request-ID"))
-	require.NotEmpty(t, r.header.Get("TPP-Signature-Certificate"))
-	require.Equal(t, "https://tpp.example/cb", r.header.Get("TPP-Redirect-URI"))
+	require.NotEmpty(t, r.Header.Get("Signature"))
+	require.NotEmpty(t, r.Header.Get("X-Request-ID"))
+	require.NotEmpty(t, r.Header.Get("TPP-Signature-Certificate"))
+	require.Equal(t, "https://tpp.example/cb", r.Header.Get("TPP-Redirect-URI"))
 	for _, h := range []string{"PSU-ID", "PSU-CORPORATE-ID", "PSU-IP-Address", "TPP-Session-ID"} {
-		require.Empty(t, r.header.Get(h), h)
+		require.Empty(t, r.Header.Get(h), h)
 	}
-	if len(r.body) > 0 {
-		require.Equal(t, Digest(r.body), r.header.Get("Digest"))
-		require.Equal(t, "application/json", r.header.Get("Content-Type"))
+	if len(r.Body) > 0 {
+		require.Equal(t, Digest(r.Body), r.Header.Get("Digest"))
+		require.Equal(t, "application/json", r.Header.Get("Content-Type"))
 	}
 }
 
@@ -120,13 +77,13 @@ func TestSandboxInitialize(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusNoContent, resp.StatusCode)
 	r := bank.only(t)
-	require.Equal(t, http.MethodPost, r.method)
-	require.Equal(t, "/v1/sandbox/initialize", r.path)
-	require.Empty(t, r.body)
-	require.Zero(t, r.contentLength)
-	require.Empty(t, r.query)
+	require.Equal(t, http.MethodPost, r.Method)
+	require.Equal(t, "/v1/sandbox/initialize", r.Path)
+	require.Empty(t, r.Body)
+	require.Zero(t, r.ContentLength)
+	require.Empty(t, r.Query)
 	requireSignedWithoutPSU(t, r)
-	require.Equal(t, resp.RequestID, r.header.Get("X-Request-ID"))
+	require.Equal(t, resp.RequestID, r.Header.Get("X-Request-ID"))
 }
 
 func TestSandboxInitializeError(t *testing.T) {
@@ -215,10 +172,10 @@ func TestSandboxCustomers(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, http.StatusOK, resp.StatusCode)
 			r := bank.only(t)
-			require.Equal(t, http.MethodGet, r.method)
-			require.Equal(t, "/v1/sandbox/customers", r.path)
-			require.Equal(t, tc.wantQuery, r.query)
-			require.Empty(t, r.body)
+			require.Equal(t, http.MethodGet, r.Method)
+			require.Equal(t, "/v1/sandbox/customers", r.Path)
+			require.Equal(t, tc.wantQuery, r.Query)
+			require.Empty(t, r.Body)
 			requireSignedWithoutPSU(t, r)
 			tc.check(t, cs)
 		})
@@ -275,10 +232,10 @@ func TestSandboxCreateCustomer(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusCreated, resp.StatusCode)
 	r := bank.only(t)
-	require.Equal(t, http.MethodPost, r.method)
-	require.Equal(t, "/v1/sandbox/customers", r.path)
-	require.JSONEq(t, `{"customerNumber":"01017012345","customerType":"CORPORATE","name":"Havbris AS"}`, string(r.body))
-	require.Equal(t, `{"customerNumber":"01017012345","customerType":"CORPORATE","name":"Havbris AS"}`, string(r.body), "compact JSON")
+	require.Equal(t, http.MethodPost, r.Method)
+	require.Equal(t, "/v1/sandbox/customers", r.Path)
+	require.JSONEq(t, `{"customerNumber":"01017012345","customerType":"CORPORATE","name":"Havbris AS"}`, string(r.Body))
+	require.Equal(t, `{"customerNumber":"01017012345","customerType":"CORPORATE","name":"Havbris AS"}`, string(r.Body), "compact JSON")
 	requireSignedWithoutPSU(t, r)
 	require.Equal(t, before, *in, "the caller's customer is not modified")
 	require.Equal(t, &SandboxCustomer{
@@ -354,9 +311,9 @@ func TestSandboxCreateAccount(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, http.StatusCreated, resp.StatusCode)
 			r := bank.only(t)
-			require.Equal(t, http.MethodPost, r.method)
-			require.Equal(t, "/v1/sandbox/accounts", r.path)
-			require.Equal(t, tc.wantBody, string(r.body))
+			require.Equal(t, http.MethodPost, r.Method)
+			require.Equal(t, "/v1/sandbox/accounts", r.Path)
+			require.Equal(t, tc.wantBody, string(r.Body))
 			requireSignedWithoutPSU(t, r)
 			require.Equal(t, tc.in, in, "the caller's account is not modified")
 			require.Equal(t, &tc.want, got)
@@ -392,9 +349,9 @@ func TestSandboxCreateAgreement(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, http.StatusCreated, resp.StatusCode)
 			r := bank.only(t)
-			require.Equal(t, http.MethodPost, r.method)
-			require.Equal(t, "/v1/sandbox/agreements", r.path)
-			require.Equal(t, tc.wantBody, string(r.body))
+			require.Equal(t, http.MethodPost, r.Method)
+			require.Equal(t, "/v1/sandbox/agreements", r.Path)
+			require.Equal(t, tc.wantBody, string(r.Body))
 			requireSignedWithoutPSU(t, r)
 			require.Equal(t, tc.in, in)
 			require.Equal(t, &SandboxAgreement{
@@ -434,9 +391,9 @@ func TestSandboxCreateTransaction(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusCreated, resp.StatusCode)
 	r := bank.only(t)
-	require.Equal(t, http.MethodPost, r.method)
-	require.Equal(t, "/v1/sandbox/accounts/enc!!NwYh0yBbprB8w4xb4zDu5qQ0/transactions", r.path)
-	require.Equal(t, `{"transactionAmount":{"currency":"NOK","amount":"-250.00"},"bookingDate":"2026-02-27","valueDate":"2026-02-28","creditorName":"Kiwi","debtorAccount":{"bban":"97108883131"},"remittanceInformationUnstructured":"Varekjøp","proprietaryBankTransactionCode":"VARER"}`, string(r.body))
+	require.Equal(t, http.MethodPost, r.Method)
+	require.Equal(t, "/v1/sandbox/accounts/enc%21%21NwYh0yBbprB8w4xb4zDu5qQ0/transactions", r.Path)
+	require.Equal(t, `{"transactionAmount":{"currency":"NOK","amount":"-250.00"},"bookingDate":"2026-02-27","valueDate":"2026-02-28","creditorName":"Kiwi","debtorAccount":{"bban":"97108883131"},"remittanceInformationUnstructured":"Varekjøp","proprietaryBankTransactionCode":"VARER"}`, string(r.Body))
 	requireSignedWithoutPSU(t, r)
 	require.Equal(t, before, *in, "the caller's transaction is not modified")
 	want := before
@@ -458,7 +415,7 @@ func TestSandboxCreateTransactionPendingAndCard(t *testing.T) {
 	got, _, err := c.Sandbox.CreateTransaction(context.Background(), "enc!!card", in)
 	require.NoError(t, err)
 	r := bank.only(t)
-	require.Equal(t, `{"transactionAmount":{"currency":"NOK","amount":"-99"},"transactionDate":"2026-03-01","originalAmount":{"currency":"EUR","amount":"-8.61"},"transactionDetails":"Zalando SE Berlin","pending":true}`, string(r.body))
+	require.Equal(t, `{"transactionAmount":{"currency":"NOK","amount":"-99"},"transactionDate":"2026-03-01","originalAmount":{"currency":"EUR","amount":"-8.61"},"transactionDetails":"Zalando SE Berlin","pending":true}`, string(r.Body))
 	require.True(t, got.Pending, "copied from the request")
 	require.Equal(t, "enc!!p1", got.TransactionID)
 	require.Equal(t, Date{2026, time.March, 2}, got.BookingDate)
@@ -472,9 +429,8 @@ func TestSandboxAccountIDIsEscaped(t *testing.T) {
 	_, err := c.Sandbox.SetBalance(context.Background(), "a/b?c#d e", &SandboxBalance{BalanceAmount: Amount{Currency: "NOK", Amount: "1"}})
 	require.NoError(t, err)
 	r := bank.only(t)
-	require.Equal(t, "/v1/sandbox/accounts/a/b?c#d e/balances", r.path)
-	require.Equal(t, "/v1/sandbox/accounts/a%2Fb%3Fc%23d%20e/balances", r.escapedPath)
-	require.Empty(t, r.query)
+	require.Equal(t, "/v1/sandbox/accounts/a%2Fb%3Fc%23d%20e/balances", r.Path)
+	require.Empty(t, r.Query)
 }
 
 // service.md, Sandbox: creating a transaction for an account with another
@@ -503,9 +459,9 @@ func TestSandboxSetBalance(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	r := bank.only(t)
-	require.Equal(t, http.MethodPut, r.method)
-	require.Equal(t, "/v1/sandbox/accounts/enc!!NwYh0yBbprB8w4xb4zDu5qQ0/balances", r.path)
-	require.Equal(t, `{"balanceAmount":{"currency":"NOK","amount":"12345.67"}}`, string(r.body))
+	require.Equal(t, http.MethodPut, r.Method)
+	require.Equal(t, "/v1/sandbox/accounts/enc%21%21NwYh0yBbprB8w4xb4zDu5qQ0/balances", r.Path)
+	require.Equal(t, `{"balanceAmount":{"currency":"NOK","amount":"12345.67"}}`, string(r.Body))
 	requireSignedWithoutPSU(t, r)
 }
 
@@ -768,7 +724,7 @@ func TestSandboxTransactionDates(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b := &stubBank{status: http.StatusCreated, body: []byte(`{"transactionId":"enc!!t"}`)}
+			b := &testBank{fn: answer(http.StatusCreated, "application/json", `{"transactionId":"enc!!t"}`)}
 			_, c := newTestServer(t, b, WithClock(func() time.Time { return tc.now }))
 			_, _, err := c.Sandbox.CreateTransaction(context.Background(), "enc!!a", &SandboxTransaction{
 				TransactionAmount: Amount{Currency: "NOK", Amount: "1"}, BookingDate: tc.booking, ValueDate: tc.value,

@@ -1,7 +1,9 @@
 package xs2a
 
 import (
+	"bytes"
 	"flag"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -68,6 +70,59 @@ func (c *testClock) Advance(d time.Duration) {
 
 // fixedNow is the clock of golden tests.
 func fixedNow() time.Time { return time.Date(2026, 3, 2, 10, 4, 5, 0, time.UTC) }
+
+// seenRequest is what a test bank received of one request.
+type seenRequest struct {
+	Method        string
+	Path          string // as sent (escaped), below the base path
+	Query         string // raw query
+	Header        http.Header
+	Body          []byte
+	ContentLength int64
+}
+
+// testBank is an http.Handler that records every request and answers with
+// fn (n counts the requests from 1). Tests mount it with newTestServer.
+type testBank struct {
+	mu   sync.Mutex
+	reqs []seenRequest
+	fn   func(w http.ResponseWriter, r *http.Request, n int)
+}
+
+func (b *testBank) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	b.mu.Lock()
+	b.reqs = append(b.reqs, seenRequest{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery,
+		Header: r.Header.Clone(), Body: body, ContentLength: r.ContentLength})
+	n := len(b.reqs)
+	b.mu.Unlock()
+	b.fn(w, r, n)
+}
+
+// requests returns a copy of what the bank saw.
+func (b *testBank) requests() []seenRequest {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]seenRequest(nil), b.reqs...)
+}
+
+func (b *testBank) count() int { return len(b.requests()) }
+
+func (b *testBank) request(i int) seenRequest { return b.requests()[i] }
+
+func (b *testBank) last() seenRequest {
+	reqs := b.requests()
+	return reqs[len(reqs)-1]
+}
+
+// only returns the single request the bank saw.
+func (b *testBank) only(t *testing.T) seenRequest {
+	t.Helper()
+	reqs := b.requests()
+	require.Len(t, reqs, 1)
+	return reqs[0]
+}
 
 // testBasePath is where newTestServer mounts the handler, so that a client
 // that drops the base path is caught.

@@ -18,10 +18,10 @@ func TestTPPSetContactEmail(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	r := bank.only(t)
-	require.Equal(t, http.MethodPut, r.method)
-	require.Equal(t, "/v1/tpps/NO-FSA-987654321/contact-information", r.path)
-	require.Equal(t, `{"email":"ops@tpp.example"}`, string(r.body))
-	require.Empty(t, r.query)
+	require.Equal(t, http.MethodPut, r.Method)
+	require.Equal(t, "/v1/tpps/NO-FSA-987654321/contact-information", r.Path)
+	require.Equal(t, `{"email":"ops@tpp.example"}`, string(r.Body))
+	require.Empty(t, r.Query)
 	requireSignedWithoutPSU(t, r)
 }
 
@@ -44,9 +44,9 @@ func TestTPPContactEmail(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Equal(t, "ops@tpp.example", email)
 	r := bank.only(t)
-	require.Equal(t, http.MethodGet, r.method)
-	require.Equal(t, "/v1/tpps/NO-FSA-987654321/contact-information", r.path)
-	require.Empty(t, r.body)
+	require.Equal(t, http.MethodGet, r.Method)
+	require.Equal(t, "/v1/tpps/NO-FSA-987654321/contact-information", r.Path)
+	require.Empty(t, r.Body)
 	requireSignedWithoutPSU(t, r)
 }
 
@@ -71,7 +71,7 @@ func TestTPPContactEmailEscapesID(t *testing.T) {
 	_, _, err := c.TPP.ContactEmail(context.Background(), "urn:NO-FSA:987.654_321~x")
 	require.NoError(t, err)
 	r := bank.only(t)
-	require.Equal(t, "/v1/tpps/urn:NO-FSA:987.654_321~x/contact-information", r.path)
+	require.Equal(t, "/v1/tpps/urn:NO-FSA:987.654_321~x/contact-information", r.Path)
 }
 
 func TestTPPValidation(t *testing.T) {

@@ -336,7 +336,7 @@ func TestTransactionsOffsetAdvancesByBooked(t *testing.T) {
 	}
 }
 
-func offsetsOf(reqs []aisRequest) []string {
+func offsetsOf(reqs []seenRequest) []string {
 	var out []string
 	for _, r := range reqs {
 		out = append(out, queryValue(r.Query, "offset"))
