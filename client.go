@@ -303,17 +303,19 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 // newHTTPRequest builds one attempt's request (each attempt is signed afresh
 // by the Transport, with the same X-Request-ID).
 func (c *Client) newHTTPRequest(ctx context.Context, r *request, u *url.URL, body []byte, requestID string, fixes []AcceptFix) (*http.Request, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), rd)
+	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("xs2a: %s: %w", r.op, err)
 	}
-	if body != nil && len(body) == 0 {
-		req.Body, req.GetBody = http.NoBody, nil
-		req.ContentLength = 0
+	switch {
+	case body == nil:
+	case len(body) == 0:
+		req.Body, req.ContentLength = http.NoBody, 0
+	default:
+		// A replayBody, which Transport digests and sends where it lies
+		// instead of copying it (the bytes are never written).
+		rb := newReplayBody(body)
+		req.Body, req.GetBody, req.ContentLength = rb, rb.replay, int64(len(body))
 	}
 	h := req.Header
 	h.Set("Accept", "application/json")

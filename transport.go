@@ -104,7 +104,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case len(body) == 0:
 		r2.Body, r2.GetBody, r2.ContentLength = http.NoBody, nil, 0
 	default:
-		o.body.data = body
+		o.body = replayBody{data: body}
 		o.body.Reset(body)
 		r2.Body, r2.GetBody, r2.ContentLength = &o.body, o.body.replay, int64(len(body))
 	}
@@ -170,6 +170,11 @@ func readBody(req *http.Request) ([]byte, error) {
 	defer req.Body.Close()
 	if req.GetBody == nil {
 		return nil, errBodyNotReplay
+	}
+	// A body made by Client is used where it lies, unread: copying it
+	// doubled what sending a large bulk payment allocates.
+	if rb, ok := req.Body.(*replayBody); ok && rb.Len() == len(rb.data) && req.ContentLength == int64(len(rb.data)) {
+		return rb.data, nil
 	}
 	var b []byte
 	var err error
@@ -248,9 +253,13 @@ type replayBody struct {
 func (*replayBody) Close() error { return nil }
 
 func (b *replayBody) replay() (io.ReadCloser, error) {
-	rb := &replayBody{data: b.data}
-	rb.Reset(b.data)
-	return rb, nil
+	return newReplayBody(b.data), nil
+}
+
+func newReplayBody(data []byte) *replayBody {
+	rb := &replayBody{data: data}
+	rb.Reset(data)
+	return rb
 }
 
 func closeBody(req *http.Request) {
