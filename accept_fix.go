@@ -56,8 +56,10 @@ func ContextWithAcceptFixes(ctx context.Context, fixes ...AcceptFix) context.Con
 }
 
 // ContextWithoutAcceptFixes returns a context under which calls do not send
-// the given fixes, even when the client or the SDK would (for example to
-// receive card amounts in the bank's legacy mapping).
+// the given fixes, even when the client or the SDK would. For
+// CardAccountSwitchAmounts the SDK then maps the legacy (swapped) amounts
+// back itself, so CardTransaction.TransactionAmount keeps its meaning; do
+// not remove that fix once the bank has made it its default.
 func ContextWithoutAcceptFixes(ctx context.Context, fixes ...AcceptFix) context.Context {
 	cur, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
 	return context.WithValue(ctx, acceptFixKey{}, acceptFixCtx{add: without(cur.add, fixes), remove: merge(cur.remove, fixes)})

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -70,6 +71,9 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	if base.RawQuery != "" || base.Fragment != "" || base.User != nil {
 		return nil, invalid("baseURL", "must have no query, fragment or user info")
 	}
+	if base.Scheme == "http" && !isLoopback(base.Hostname()) {
+		return nil, invalid("baseURL", "must use https (service.md: TLS 1.2 or higher); plain http is for loopback test servers only")
+	}
 	cfg := config{retry: DefaultRetryPolicy, now: time.Now}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
@@ -89,7 +93,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 		c.transport.Base = defaultTransport()
 	}
 	if hc.Transport != nil {
-		c.transport.Base = hc.Transport
+		c.transport.Base = withTLS12(hc.Transport)
 	}
 	hc.Transport = c.transport
 	hc.CheckRedirect = c.checkRedirect
@@ -242,6 +246,11 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 		}
 	}
 	fixes := acceptFixes(ctx, c.cfg.fixes, r.fixes)
+	for _, f := range fixes {
+		if !f.valid() {
+			return nil, invalid("AcceptFix", "a value from the context cannot be sent in x-accept-fix")
+		}
+	}
 	requestID := uuid.NewString()
 	if r.budgetEndpoint != "" && r.psu != nil && !r.psu.Present() && r.psu.ID != "" {
 		if err := c.budget.take(ctx, r.psu.ID, r.accountID, r.budgetEndpoint); err != nil {
@@ -373,9 +382,17 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	if err != nil {
 		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true, Err: fmt.Errorf("reading the response: %w", err)}
 	}
+	// A request that created something (a payment) was accepted: if its
+	// answer cannot be trusted or read, its outcome is unknown to the caller.
+	unknown := func(err error) error {
+		if idempotent(r.method) {
+			return err
+		}
+		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true, Err: err}
+	}
 	if c.verifier != nil {
 		if err := c.verifier.verify(resp, body, requestID, true); err != nil {
-			return err
+			return unknown(err)
 		}
 	}
 	if !r.scaResult && bytes.Contains(body, []byte(`"scaRedirect"`)) {
@@ -387,6 +404,9 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		return nil
 	}
 	if err := json.Unmarshal(body, into); err != nil {
+		if !idempotent(r.method) {
+			return unknown(fmt.Errorf("decoding the answer: %w", err))
+		}
 		return fmt.Errorf("xs2a: %s: decoding the response (X-Request-ID %s): %w", r.op, requestID, err)
 	}
 	return nil
@@ -438,7 +458,39 @@ func (c *Client) log(ctx context.Context, level slog.Level, r *request, requestI
 		attrs = append(attrs, slog.Int("status", status))
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error", err.Error()))
+		attrs = append(attrs, errorAttr(err))
 	}
 	c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
+}
+
+// errorAttr describes err for a log without the bank's free text: the code of
+// an answer, or the message of a transport failure (which names no path).
+func errorAttr(err error) slog.Attr {
+	var e *Error
+	if errors.As(err, &e) {
+		return slog.String("error_code", e.Code)
+	}
+	return slog.String("error", err.Error())
+}
+
+// isLoopback reports a host name or address on this machine.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && addr.IsLoopback()
+}
+
+// withTLS12 returns rt, or for an *http.Transport whose TLS configuration
+// allows versions below 1.2, a clone that does not (service.md, General
+// conventions 7). The caller's transport is never modified.
+func withTLS12(rt http.RoundTripper) http.RoundTripper {
+	t, ok := rt.(*http.Transport)
+	if !ok || t.TLSClientConfig == nil || t.TLSClientConfig.MinVersion == 0 || t.TLSClientConfig.MinVersion >= tls.VersionTLS12 {
+		return rt // MinVersion 0 is Go's client default: TLS 1.2
+	}
+	t = t.Clone()
+	t.TLSClientConfig.MinVersion = tls.VersionTLS12
+	return t
 }

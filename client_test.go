@@ -91,6 +91,9 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 		{"nil clock", "https://bank.example/api", signer, []Option{redirect, WithClock(nil)}, "Clock", true},
 		{"bad ASPSP-ID", "https://bank.example/api", signer, []Option{redirect, WithASPSPID("a\nb")}, "ASPSPID", true},
 		{"nil bank cert", "https://bank.example/api", signer, []Option{redirect, WithResponseVerification(nil, true)}, "bankCert", true},
+		{"plain http to a bank", "http://bank.example/api", signer, []Option{redirect}, "baseURL", true},
+		{"plain http on loopback", "http://127.0.0.1:8080/api", signer, []Option{redirect}, "", false},
+		{"plain http on localhost", "http://localhost:8080", signer, []Option{redirect}, "", false},
 		{"good", "https://bank.example/api/", signer, []Option{redirect}, "", false},
 	}
 	for _, tt := range tests {
@@ -171,7 +174,7 @@ func TestRequestCarriesTheInterfaceHeaders(t *testing.T) {
 	assert.Equal(t, "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", h.Get("PSU-CORPORATE-ID"))
 	assert.Equal(t, "192.0.2.10", h.Get("PSU-IP-Address"))
 	assert.Equal(t, "sess-1", h.Get("TPP-Session-ID"))
-	assert.Equal(t, "false", h.Get("TPP-Redirect-Preferred"))
+	assert.Equal(t, "False", h.Get("TPP-Redirect-Preferred"), "written as service.md writes it")
 	assert.Equal(t, "NO-BANK-1", h.Get("ASPSP-ID"))
 	assert.Equal(t, "longer-names,cardaccount-switch-originalamount-and-transactionamount,amount-as-string", h.Get("x-accept-fix"))
 	assert.Equal(t, []AcceptFix{LongerNames, CardAccountSwitchAmounts, AmountAsString}, resp.AcceptFixes)
@@ -199,6 +202,8 @@ func TestPSUIsValidatedBeforeSending(t *testing.T) {
 		{PSU{CorporateID: testPSUID}, "PSU.CorporateID"},
 		{PSU{ID: testPSUID, IPAddress: "300.1.1.1"}, "PSU.IPAddress"},
 		{PSU{ID: testPSUID, IPAddress: "10.0.0.1\r\n"}, "PSU.IPAddress"},
+		{PSU{ID: testPSUID, IPAddress: "fe80::1%eth0,1.2.3.4"}, "PSU.IPAddress"},
+		{PSU{ID: testPSUID, IPAddress: "fe80::1%eth0"}, "PSU.IPAddress"},
 		{PSU{ID: testPSUID, SessionID: "a\nb"}, "PSU.SessionID"},
 	}
 	for _, tt := range tests {
@@ -343,6 +348,7 @@ func TestPOSTWithDroppedConnectionReportsOutcomeUnknown(t *testing.T) {
 	assert.Equal(t, rec.request(0).Header.Get("X-Request-ID"), te.RequestID)
 	assert.Contains(t, err.Error(), te.RequestID)
 	assert.NotContains(t, err.Error(), testPSUID)
+	assert.NotContains(t, err.Error(), "/v1/", "the message names no path with resource ids")
 	assert.Equal(t, 1, rec.count(), "a payment is never sent twice by the SDK")
 
 	// A GET whose connection drops is retried and is no outcome-unknown case.
@@ -502,6 +508,8 @@ func TestErrorsTable(t *testing.T) {
 				require.ErrorAs(t, err, &e)
 				assert.Equal(t, "amount is malformed", e.Messages[0].Text)
 			}},
+		{row: "Corporate user, told by path only", status: 400, ct: "application/json", body: `{"tppMessages":[{"category":"ERROR","path":"PSU-CORPORATE-ID","text":"missing"}]}`, is: ErrCorporateIDRequired},
+		{row: "Signature refused, told by path only", status: 400, ct: "application/json", body: `{"tppMessages":[{"category":"ERROR","path":"Signature"}]}`, is: ErrSignatureInvalid},
 		{row: "Unknown code kept as it is", status: 400, ct: "application/json", body: msg("SOMETHING_NEW", ""), code: "SOMETHING_NEW"},
 	}
 	for _, tt := range tests {
@@ -575,7 +583,7 @@ func TestLoggerRecordsNoPersonalData(t *testing.T) {
 		defer mu.Unlock()
 		return buf.Write(p)
 	}), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	rec := &recorder{fn: answer(400, "application/json", `{"tppMessages":[{"code":"FORMAT_ERROR","text":"x"}]}`)}
+	rec := &recorder{fn: answer(400, "application/json", `{"tppMessages":[{"code":"FORMAT_ERROR","text":"account of Kari Nordmann"}]}`)}
 	_, c := newTestServer(t, rec, WithLogger(logger))
 	_, err := c.do(context.Background(), &request{op: "accounts.balances", method: http.MethodPost, href: "/v1/accounts/secret-account/balances", body: map[string]string{"creditorName": "Ola Nordmann"}, psu: &PSU{ID: testPSUID, IPAddress: "192.0.2.7"}}, nil)
 	require.Error(t, err)
@@ -585,7 +593,8 @@ func TestLoggerRecordsNoPersonalData(t *testing.T) {
 	assert.Contains(t, out, "op=accounts.balances")
 	assert.Contains(t, out, "status=400")
 	assert.Contains(t, out, rec.request(0).Header.Get("X-Request-ID"))
-	for _, secret := range []string{testPSUID, "192.0.2.7", "Ola Nordmann", "secret-account", "BEGIN", "Signature"} {
+	assert.Contains(t, out, "error_code=FORMAT_ERROR")
+	for _, secret := range []string{testPSUID, "192.0.2.7", "Ola Nordmann", "Kari Nordmann", "secret-account", "BEGIN", "Signature"} {
 		assert.NotContains(t, out, secret)
 	}
 }
@@ -705,4 +714,112 @@ func TestForbiddenForTheTPPIsNoConsentError(t *testing.T) {
 		e := &Error{StatusCode: 403, Code: code, Messages: []TPPMessage{{Code: code}}}
 		assert.NotErrorIs(t, e, ErrConsentInvalid, code)
 	}
+}
+
+type closeCounter struct {
+	http.RoundTripper
+	closed atomic.Int64
+}
+
+func (c *closeCounter) CloseIdleConnections() { c.closed.Add(1) }
+
+func TestCloseReachesTheBaseTransport(t *testing.T) {
+	t.Parallel()
+	base := &closeCounter{RoundTripper: http.DefaultTransport}
+	c, err := NewClient("https://bank.example/api", testSigner(t), WithRedirectURI("https://tpp.example/cb"), WithHTTPClient(&http.Client{Transport: base}))
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	assert.EqualValues(t, 1, base.closed.Load(), "Client.Close closes the idle connections of the transport underneath")
+}
+
+func TestStandaloneTransportRefusesCrossOriginRedirects(t *testing.T) {
+	t.Parallel()
+	other := &recorder{fn: answer(200, "application/json", `{}`)}
+	otherSrv := httptest.NewServer(other)
+	t.Cleanup(otherSrv.Close)
+	home := &recorder{fn: func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.URL.Path == "/same" {
+			io.WriteString(w, `{}`)
+			return
+		}
+		if r.URL.Path == "/local" {
+			http.Redirect(w, r, "/same", http.StatusFound)
+			return
+		}
+		http.Redirect(w, r, otherSrv.URL+"/x", http.StatusFound)
+	}}
+	homeSrv := httptest.NewServer(home)
+	t.Cleanup(homeSrv.Close)
+	hc := &http.Client{Transport: &Transport{Signer: testSigner(t), RedirectURI: "https://tpp.example/cb"}}
+
+	req, _ := http.NewRequest(http.MethodGet, homeSrv.URL+"/away", nil)
+	req.Header.Set("PSU-ID", testPSUID)
+	_, err := hc.Do(req)
+	require.ErrorIs(t, err, ErrCrossOrigin)
+	assert.Zero(t, other.count(), "the signed request with its PSU-ID never reached the other host")
+
+	resp, err := hc.Get(homeSrv.URL + "/local")
+	require.NoError(t, err, "a redirect on the same origin is followed and signed")
+	resp.Body.Close()
+	assert.NotEmpty(t, home.request(home.count()-1).Header.Get("Signature"))
+}
+
+func TestAnswersThatLeaveAPaymentsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		method  string
+		status  int
+		body    string
+		unknown bool
+	}{
+		{"POST answered 500", http.MethodPost, 500, `{}`, true},
+		{"POST answered 502", http.MethodPost, 502, `<html>`, true},
+		{"POST answered 201 with a body that does not decode", http.MethodPost, 201, `{"paymentId":`, true},
+		{"POST answered 400", http.MethodPost, 400, `{"tppMessages":[{"code":"FORMAT_ERROR"}]}`, false},
+		{"GET answered 500", http.MethodGet, 500, `{}`, false},
+		{"GET answered 200 with a body that does not decode", http.MethodGet, 200, `{"x":`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &recorder{fn: answer(tt.status, "application/json", tt.body)}
+			_, c := newTestServer(t, rec, WithRetry(RetryPolicy{MaxAttempts: 1}))
+			var out struct{ PaymentID string }
+			_, err := c.do(context.Background(), &request{op: "payments.initiate", method: tt.method, href: "/v1/payments/x", rawBody: []byte{}}, &out)
+			require.Error(t, err)
+			assert.Equal(t, tt.unknown, errors.Is(err, ErrOutcomeUnknown), err.Error())
+			if tt.unknown {
+				assert.Contains(t, err.Error(), "outcome unknown")
+				assert.Contains(t, err.Error(), rec.request(0).Header.Get("X-Request-ID"))
+			}
+			assert.Equal(t, 1, rec.count())
+		})
+	}
+}
+
+func TestWithHTTPClientRaisesTheTLSFloor(t *testing.T) {
+	t.Parallel()
+	weak := &http.Transport{TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS10}}
+	c, err := NewClient("https://bank.example/api", testSigner(t), WithRedirectURI("https://tpp.example/cb"), WithHTTPClient(&http.Client{Transport: weak}))
+	require.NoError(t, err)
+	used, ok := c.transport.Base.(*http.Transport)
+	require.True(t, ok)
+	assert.NotSame(t, weak, used, "a clone is used")
+	assert.Equal(t, uint16(tls.VersionTLS12), used.TLSClientConfig.MinVersion)
+	assert.Equal(t, uint16(tls.VersionTLS10), weak.TLSClientConfig.MinVersion, "the caller's transport is not modified")
+}
+
+func TestAcceptFixFromTheContextIsChecked(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{fn: answer(200, "application/json", `{}`)}
+	_, c := newTestServer(t, rec)
+	for _, bad := range []AcceptFix{"a,b", "a\r\nX-Evil: 1", ""} {
+		ctx := ContextWithAcceptFixes(context.Background(), bad)
+		_, err := c.do(ctx, &request{op: "test", method: http.MethodGet, href: "/v1/x"}, nil)
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve, "%q", bad)
+		assert.Equal(t, "AcceptFix", ve.Field)
+	}
+	assert.Zero(t, rec.count())
 }

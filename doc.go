@@ -119,7 +119,8 @@
 // Package xs2atest runs the interface in-process: sandbox customers, the SCA
 // page, consent, sessions, limits, payment lifecycles on a controllable clock,
 // fault injection, and response signing. See its documentation and
-// examples/mocking.//
+// examples/mocking.
+//
 // # Conformance
 //
 // The end-to-end suite (e2e_*_test.go) runs every flow of the interface

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -127,6 +128,8 @@ type Error struct {
 	Method, Op string
 }
 
+// Error names the operation, status, code and the bank's text (control
+// characters dropped, at most 200 characters), never the body.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("xs2a: ")
@@ -142,6 +145,9 @@ func (e *Error) Error() string {
 	if len(e.Messages) > 0 && e.Messages[0].Text != "" {
 		b.WriteString(": ")
 		b.WriteString(safeText(e.Messages[0].Text, 200))
+	}
+	if e.Is(ErrOutcomeUnknown) {
+		b.WriteString("; outcome unknown: the bank may have acted on the request, look it up before sending it again")
 	}
 	if e.RequestID != "" {
 		b.WriteString(" (X-Request-ID ")
@@ -162,10 +168,19 @@ func (e *Error) HasCode(code string) bool {
 }
 
 // Is maps the bank's answer onto the package's sentinel errors.
+//
+// The interface names no error codes for some rows of its Errors table, so
+// two matches also look at tppMessages[].path of messages without a code:
+// ErrSignatureInvalid matches SIGNATURE_INVALID, SIGNATURE_MISSING or a 400
+// whose path is "Signature"; ErrCorporateIDRequired matches
+// CORPORATE_ID_INVALID or a 400 whose path is "PSU-CORPORATE-ID". ErrOutcomeUnknown matches a 5xx answer to a request
+// that is not idempotent (a payment initiation): the bank may have acted on it.
 func (e *Error) Is(target error) bool {
 	switch target {
+	case ErrOutcomeUnknown:
+		return e.StatusCode >= 500 && e.Method != "" && !idempotent(e.Method)
 	case ErrSignatureInvalid:
-		return e.HasCode(CodeSignatureInvalid) || e.HasCode(CodeSignatureMissing)
+		return e.HasCode(CodeSignatureInvalid) || e.HasCode(CodeSignatureMissing) || e.badRequestAt("Signature")
 	case ErrAccessExceeded:
 		return e.StatusCode == http.StatusTooManyRequests || e.HasCode(CodeAccessExceeded)
 	case ErrConsentInvalid:
@@ -176,13 +191,27 @@ func (e *Error) Is(target error) bool {
 		// the code, unless the code blames the TPP's certificate or role.
 		return e.StatusCode == http.StatusForbidden && !e.blamesTPP()
 	case ErrCorporateIDRequired:
-		return e.HasCode(CodeCorporateIDInvalid)
+		return e.HasCode(CodeCorporateIDInvalid) || e.badRequestAt("PSU-CORPORATE-ID")
 	case ErrInsufficientFunds:
 		return e.HasCode(CodeFundsNotAvailable)
 	case ErrReferenceMixInvalid:
 		return e.HasCode(CodeReferenceMixInvalid)
 	case ErrNotFound:
 		return e.StatusCode == http.StatusNotFound
+	}
+	return false
+}
+
+// badRequestAt reports a 400 with a tppMessage that has no code and whose
+// path names field (a message with a code is judged by its code).
+func (e *Error) badRequestAt(field string) bool {
+	if e.StatusCode != http.StatusBadRequest {
+		return false
+	}
+	for _, m := range e.Messages {
+		if m.Code == "" && strings.EqualFold(m.Path, field) {
+			return true
+		}
 	}
 	return false
 }
@@ -292,6 +321,7 @@ type ValidationError struct {
 	Reason string
 }
 
+// Error names the field and the reason, never the value.
 func (e *ValidationError) Error() string {
 	return "xs2a: invalid " + e.Field + ": " + e.Reason
 }
@@ -312,6 +342,7 @@ type SCARequiredError struct {
 	Messages []TPPMessage
 }
 
+// Error says SCA is needed and gives the X-Request-ID.
 func (e *SCARequiredError) Error() string {
 	s := "xs2a: SCA required: send the PSU to the scaRedirect link"
 	if e.RequestID != "" {
@@ -337,21 +368,29 @@ type TransportError struct {
 	Err       error
 }
 
+// Error says what failed without the request's URL (it holds resource ids).
 func (e *TransportError) Error() string {
 	s := "xs2a: " + e.Op + ": "
-	if e.Sent && e.Method != http.MethodGet {
+	if e.Is(ErrOutcomeUnknown) {
 		s += "outcome unknown, the bank may have acted on the request: "
 	}
-	s += e.Err.Error()
+	var ue *url.Error
+	if errors.As(e.Err, &ue) {
+		s += ue.Err.Error()
+	} else {
+		s += e.Err.Error()
+	}
 	if e.RequestID != "" {
 		s += " (X-Request-ID " + e.RequestID + ")"
 	}
 	return s
 }
 
+// Unwrap returns the underlying error (often a *url.Error).
 func (e *TransportError) Unwrap() error { return e.Err }
 
-// Is reports ErrOutcomeUnknown for a non-GET request that was sent.
+// Is reports ErrOutcomeUnknown for a request that was sent and is not a read
+// (GET, HEAD).
 func (e *TransportError) Is(target error) bool {
 	return target == ErrOutcomeUnknown && e.Sent && e.Method != http.MethodGet && e.Method != http.MethodHead
 }
@@ -363,6 +402,7 @@ type SignatureError struct {
 	RequestID string
 }
 
+// Error gives the reason the verification failed.
 func (e *SignatureError) Error() string {
 	s := "xs2a: response signature invalid: " + e.Reason
 	if e.RequestID != "" {

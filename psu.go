@@ -3,7 +3,6 @@ package xs2a
 import (
 	"net/http"
 	"net/netip"
-	"strconv"
 )
 
 // PSU is the payment service user a call acts for. It is passed by value to
@@ -19,8 +18,9 @@ import (
 //     transactions to the last 90 days (see WithAccessBudget). Payment
 //     initiation always needs it.
 //   - SessionID goes into TPP-Session-ID (see SessionManager, NewSessionID).
-//   - RedirectPreferred, when set, goes into TPP-Redirect-Preferred; false
-//     asks for biometric authentication in the bank's app where available.
+//   - RedirectPreferred, when set, goes into TPP-Redirect-Preferred as True or
+//     False; false asks for biometric authentication in the bank's app where
+//     available.
 //
 // Values are checked before anything is sent: ids must be RFC 4122 UUIDs,
 // IPAddress an IPv4 or IPv6 address, and no value may hold control
@@ -50,8 +50,9 @@ func (p PSU) validate() error {
 		}
 	}
 	if p.IPAddress != "" {
-		if _, err := netip.ParseAddr(p.IPAddress); err != nil {
-			return invalid("PSU.IPAddress", "must be an IPv4 or IPv6 address of the PSU's device")
+		addr, err := netip.ParseAddr(p.IPAddress)
+		if err != nil || addr.Zone() != "" {
+			return invalid("PSU.IPAddress", "must be an IPv4 or IPv6 address of the PSU's device, without a zone")
 		}
 	}
 	if p.SessionID != "" && !headerSafe(p.SessionID, 200) {
@@ -75,7 +76,12 @@ func (p PSU) setHeaders(h http.Header) {
 		h.Set("TPP-Session-ID", p.SessionID)
 	}
 	if p.RedirectPreferred != nil {
-		h.Set("TPP-Redirect-Preferred", strconv.FormatBool(*p.RedirectPreferred))
+		// service.md writes the value as False (and so True).
+		v := "False"
+		if *p.RedirectPreferred {
+			v = "True"
+		}
+		h.Set("TPP-Redirect-Preferred", v)
 	}
 }
 

@@ -366,6 +366,12 @@ func NewSessionID() string { return uuid.NewString() }
 //
 // A typical onSuccess calls SessionManager.Complete with cb.TPPSessionID,
 // stores cb.PSUID, and redirects the browser to a page without the query.
+// Do not store a psu-id before checking that the callback belongs to the
+// user whose browser brought it: anyone can send a browser to the redirect
+// URI with their own psu-id (login CSRF). SessionManager.Complete does that
+// check, since it refuses a session id the TPP did not Begin for that user;
+// a TPP that sends no TPP-Session-ID must tie the callback to the user some
+// other way (for example a state cookie set before the redirect).
 func CallbackHandler(onSuccess func(w http.ResponseWriter, r *http.Request, cb *Callback),
 	onFailure func(w http.ResponseWriter, r *http.Request, err error)) http.Handler {
 	if onSuccess == nil {

@@ -28,8 +28,12 @@ import (
 //
 // A request body must be replayable (its GetBody set, as http.NewRequest
 // does for bytes.Reader, bytes.Buffer and strings.Reader): the Digest is
-// computed from the exact bytes that are sent. Transport does not check where
-// a request goes; Client does (it refuses other origins).
+// computed from the exact bytes that are sent.
+//
+// Transport refuses to sign a redirect that leaves the origin (scheme, host
+// and port) of the request that was redirected, since net/http would carry
+// PSU-ID and the signature along; Client also refuses links to other origins
+// before anything is sent.
 type Transport struct {
 	Base        http.RoundTripper // nil: http.DefaultTransport
 	Signer      *Signer
@@ -53,6 +57,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL == nil {
 		closeBody(req)
 		return nil, errNoURL
+	}
+	if crossOriginRedirect(req) {
+		closeBody(req)
+		return nil, ErrCrossOrigin
 	}
 	body, err := readBody(req)
 	if err != nil {
@@ -265,5 +273,29 @@ func newReplayBody(data []byte) *replayBody {
 func closeBody(req *http.Request) {
 	if req.Body != nil {
 		req.Body.Close()
+	}
+}
+
+// crossOriginRedirect reports a request that net/http created to follow a
+// redirect (req.Response is then the redirect answer) to another scheme, host
+// or port than the request it follows.
+func crossOriginRedirect(req *http.Request) bool {
+	if req.Response == nil || req.Response.Request == nil || req.Response.Request.URL == nil {
+		return false
+	}
+	from := req.Response.Request.URL
+	return !strings.EqualFold(from.Scheme, req.URL.Scheme) || !strings.EqualFold(from.Host, req.URL.Host)
+}
+
+// CloseIdleConnections closes the idle connections of Base (or of
+// http.DefaultTransport), so that http.Client.CloseIdleConnections and
+// Client.Close reach them.
+func (t *Transport) CloseIdleConnections() {
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if c, ok := base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
 	}
 }

@@ -30,8 +30,8 @@ func (s *Server) aisRoutes(m *http.ServeMux) {
 // presetAgreementLocked: PSU-CORPORATE-ID of a known PSU names the agreement,
 // so the consent flow need not ask for it again.
 func (s *Server) presetAgreementLocked(r *http.Request) *agreement {
-	rec := s.psus[r.Header.Get("PSU-ID")]
-	cid := r.Header.Get("PSU-Corporate-ID")
+	rec := s.psus[psuIDOf(r)]
+	cid := corporateIDOf(r)
 	if rec == nil || cid == "" || rec.tpp != info(r).tpp {
 		return nil
 	}
@@ -65,7 +65,7 @@ func (s *Server) getUsers(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getAgreements(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id := r.Header.Get("PSU-ID")
+	id := psuIDOf(r)
 	rec := s.psus[id]
 	if id == "" || rec == nil || rec.tpp != info(r).tpp {
 		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "GET /v1/agreements needs the PSU-ID of a registered PSU",
@@ -198,13 +198,14 @@ func balancesOf(a *account) []balanceJSON {
 }
 
 // GET /v1/accounts/{id}/balances (and card accounts). PSU not present: at
-// most 4 calls per 24 hours.
+// most 4 calls per 24 hours to an account's balances; card accounts are not
+// counted (service.md's Limits name only /v1/accounts/{id}/balances).
 func (s *Server) getBalances(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	card := strings.HasPrefix(r.URL.Path, "/v1/card-accounts/")
 	p, a, ok := s.openAccountLocked(w, r, card)
-	if !ok || !s.countUsageLocked(w, p, a.id, "balances") {
+	if !ok || (!card && !s.countUsageLocked(w, p, a.id, "balances")) {
 		return
 	}
 	ref := accountRefJSON{BBAN: a.bban, IBAN: a.iban, MaskedPan: a.maskedPan, Currency: a.currency}

@@ -455,3 +455,67 @@ func TestUsersAndAgreementsNeedPSU(t *testing.T) {
 	require.Equal(t, 200, r.status)
 	assert.JSONEq(t, `{"agreements":[]}`, string(r.body))
 }
+
+// TestCardAccountsNotLimited: service.md's Limits name only
+// /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions, so card
+// account calls without the PSU present are neither counted (4 per 24 h)
+// nor held to the 90-day rules.
+func TestCardAccountsNotLimited(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock(wednesday10)
+	s := NewServer(t, WithClock(clock.Now))
+	c := newTestClient(t, s)
+	psu := c.privatePSU(PrivateCustomer1)
+	card := customerOf(t, s, PrivateCustomer1).Accounts[2]
+	require.True(t, card.Card)
+	base := "/v1/card-accounts/" + card.ResourceID
+	for i := range 6 {
+		r := c.do("GET", base+"/transactions", nil, "PSU-ID", psu)
+		require.Equal(t, 200, r.status, "transactions call %d: %s", i+1, r.body)
+		r = c.do("GET", base+"/balances", nil, "PSU-ID", psu)
+		require.Equal(t, 200, r.status, "balances call %d: %s", i+1, r.body)
+	}
+	// no 90-day window: dateFrom may be older, and without it every entry comes
+	old := dateOf(clock.Now()).AddDate(0, 0, -119).Format(time.DateOnly)
+	r := c.do("GET", base+"/transactions?dateFrom="+old, nil, "PSU-ID", psu)
+	require.Equal(t, 200, r.status, "body: %s", r.body)
+	r = c.do("GET", base+"/transactions", nil, "PSU-ID", psu)
+	require.Equal(t, 200, r.status)
+	booked := r.json(t)["cardTransactions"].(map[string]any)["booked"].([]any)
+	assert.Len(t, booked, card.Booked, "no default window of 90 days")
+	// no SCA needed again after 90 days
+	clock.Advance(91 * 24 * time.Hour)
+	r = c.do("GET", base+"/transactions", nil, "PSU-ID", psu)
+	assert.Equal(t, 200, r.status, "body: %s", r.body)
+	// the account endpoints still are limited
+	id := customerOf(t, s, PrivateCustomer1).Accounts[0].ResourceID
+	r = c.do("GET", "/v1/accounts/"+id+"/transactions", nil, "PSU-ID", psu)
+	assert.Equal(t, 401, r.status, "an account not SCA'd within 90 days")
+}
+
+// TestPSUIDAnyCase: a UUID's hex digits compare case-insensitively, so an
+// upper-case PSU-ID (and PSU-Corporate-ID) works on every endpoint alike.
+func TestPSUIDAnyCase(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	cust := customerOf(t, s, CorporateCustomer2)
+	require.Len(t, cust.Agreements, 2)
+	q := c.consent(CorporateCustomer2, nil, Corporate(cust.Agreements[0].ID))
+	psu := strings.ToUpper(q.Get("psu-id"))
+	corp := strings.ToUpper(q.Get("psu-corporate-id"))
+	require.NotEqual(t, q.Get("psu-id"), psu, "the bank gives lower-case ids")
+
+	r := c.do("GET", "/v1/agreements", nil, "PSU-ID", psu)
+	require.Equal(t, 200, r.status, "body: %s", r.body)
+	ags := r.json(t)["agreements"].([]any)
+	require.Len(t, ags, 2)
+	assert.Len(t, c.accounts(psu, "PSU-Corporate-ID", corp), 1)
+
+	// the consent flow preselects the agreement named by PSU-Corporate-ID
+	second := strings.ToUpper(ags[1].(map[string]any)["id"].(string))
+	r = c.do("POST", "/v1/consents", map[string]any{}, "PSU-ID", psu, "PSU-Corporate-ID", second)
+	require.Equal(t, 201, r.status, "body: %s", r.body)
+	q = c.scaFlow(r.link(t, "scaRedirect"), CorporateCustomer2)
+	assert.Equal(t, strings.ToLower(second), q.Get("psu-corporate-id"))
+}

@@ -10,19 +10,41 @@
 //
 // Programs (examples/quickstart) use Start and Close instead of NewServer.
 //
+// Like a real bank, the server sits below a base path: URL is
+// http://127.0.0.1:PORT/api (DefaultBasePath; WithBasePath chooses another,
+// "" the root), the interface's paths are below it (URL()+"/v1/accounts"),
+// and a request outside it gets 404. _links hrefs are relative to the base
+// address ("/v1/accounts/{id}/balances", as the platform writes them): the
+// SDK resolves them under the base path. The SCA pages, the scaRedirect
+// links and every other absolute URL the server builds (a payment's
+// Location) are under URL() too. Fault.Path, Request.Path and RequestCount
+// use the path below the base path ("/v1/payments").
+//
 // # What it checks
 //
 // Every request under /v1 must be signed. The server verifies the Signature
 // header itself, independently of the SDK's Signer: keyId
 // "SN=<hex serial>,CA=<issuer, RFC 2253>" must match the certificate in
-// TPP-Signature-Certificate (base64 DER, PEM tolerated; the serial compares
-// case-insensitively; "%20" counts as a space), algorithm rsa-sha256 (PKCS#1
-// v1.5) or ecdsa-sha256 (P-256, ASN.1 DER), the parts in the order keyId,
-// algorithm, headers, signature, the whole value optionally RFC 2047 encoded.
-// date, digest, x-request-id, psu-id, psu-corporate-id and tpp-redirect-uri
-// must be signed when present; Digest (SHA-256 or SHA-512) must match the
-// body and is required with a body. The certificate is not checked against a
-// CA: a TPP is identified by its keyId, so psu-ids and payments belong to it.
+// TPP-Signature-Certificate (base64 DER, PEM tolerated), algorithm rsa-sha256
+// (PKCS#1 v1.5) or ecdsa-sha256 (P-256, ASN.1 DER), the parts in the order
+// keyId, algorithm, headers, signature, the whole value optionally RFC 2047
+// encoded. date, digest, x-request-id, psu-id, psu-corporate-id and
+// tpp-redirect-uri must be signed when present; Digest (SHA-256 or SHA-512)
+// must match the body and is required with a body. The certificate is not
+// checked against a CA: a TPP is identified by its keyId, so psu-ids and
+// payments belong to it.
+//
+// The CA is the certificate's issuer in strict RFC 2253 form, as the SDK's
+// Signer and Java's X500Principal (RFC2253) write it: RDNs last to first,
+// the keywords CN, L, ST, O, OU, C, STREET, DC and UID only, every other
+// attribute type (serialNumber, organizationIdentifier, postalCode, ...) as
+// its dotted OID and "#" with the hex of the value's DER as the certificate
+// holds it ("2.5.4.5=#13..."). The server also accepts Go's crypto/x509/pkix
+// form of the issuer (SERIALNUMBER=, POSTALCODE=, other types as #hex of a
+// re-encoded value), which some TPP libraries produce. Variants banks
+// accept are accepted too: the serial in lower- or upper-case hex, "%20" for
+// a space in the CA, and escapes compared by the character they stand for
+// ("\22" or "\"" for a quote, hex in either case).
 //
 // # Sandbox data
 //
@@ -41,7 +63,7 @@
 //
 // # SCA, consent and sessions
 //
-// The scaRedirect link points to /sca/<token> on the server: an HTML page a
+// The scaRedirect link points to URL()+"/sca/<token>": an HTML page a
 // browser can use (national id, context, accounts or payment, confirm or
 // cancel) that ends in a 303 to the TPP-Redirect-URI of the request that
 // started it. CompleteSCA walks the same pages over HTTP; SCAOption values
@@ -70,6 +92,9 @@
 //	Signature missing / invalid                            400 SIGNATURE_MISSING / SIGNATURE_INVALID
 //	                                                       (no certificate: 400 CERTIFICATE_MISSING; unreadable: CERTIFICATE_INVALID)
 //	TPP-Redirect-URI required on every request             400 FORMAT_ERROR
+//	X-Request-ID: a UUID                                   400 FORMAT_ERROR (path X-Request-ID) when missing or not a UUID
+//	PSU-IP-Address: the IP address of the PSU's device     400 FORMAT_ERROR when present and not an IPv4/IPv6 address
+//	TPP-Redirect-Preferred: True or False                  400 FORMAT_ERROR when present and not True/False (any case)
 //	Text the backend cannot process (e.g. emoji)           400 FORMAT_ERROR for any character outside printable
 //	                                                       Latin-1 in a JSON string or a PSU-*/TPP-* header
 //	PSU-ID in the wrong format (sandbox validation)        400 FORMAT_ERROR (not an RFC 4122 UUID); same for PSU-CORPORATE-ID
@@ -87,9 +112,11 @@
 //	New TPP-Session-ID: new SCA; completed: old invalid;   as stated; an aborted SCA leaves the old session as it was
 //	aborted: old stays valid
 //	PSU not present: 4 calls per 24 h (balances,           the 5th call in a rolling 24 h per TPP, PSU, account and
-//	transactions)                                          endpoint (also transaction details) gives 429 ACCESS_EXCEEDED
+//	transactions)                                          endpoint (also transaction details) gives 429 ACCESS_EXCEEDED;
+//	                                                       /v1/accounts only: card-account calls are not counted
 //	PSU not present: transactions at most 90 days old      dateFrom older than 90 days: 400 PERIOD_INVALID; no dateFrom: the
-//	                                                       last 90 days; account not SCA'd within 90 days: 401 scaRedirect
+//	                                                       last 90 days; account not SCA'd within 90 days: 401 scaRedirect;
+//	                                                       /v1/accounts only: card transactions have no 90-day rule
 //	bookingStatus both/pending: all pending, first page    pending entries come whole on the page with offset 0, unfiltered
 //	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next
 //	Closed account                                         left out of the list (an empty list, never 404)
@@ -99,6 +126,8 @@
 //	Payment initiation needs PSU-IP-Address                400 FORMAT_ERROR; no PSU-ID: 401 scaRedirect (registration)
 //	Unknown payment product                                400 PRODUCT_UNKNOWN
 //	KID error                                              400 FORMAT_ERROR, path remittanceInformationStructuredArray, "invalid KID"
+//	E-invoice: CINV with the scheme's issuer and a SCOR    400 FORMAT_ERROR, path remittanceInformationStructuredArray, for a
+//	KID, both in remittanceInformationStructuredArray      CINV without a SCOR there (...[i].referenceIssuer without issuer)
 //	Logical duplicate (same CINV, SCOR and creditor)       400 PAYMENT_FAILED unless ?allowLogicalDuplicate=true
 //	MonthlyVariable with duplicate months                  400 FORMAT_ERROR (path monthsOfExecution)
 //	startAuthorisation, one per signer                     201 scaRedirect; RCVD -> ACTC, or PATC until enough distinct signers
@@ -113,5 +142,6 @@
 //	The service may sign responses                         WithResponseSigning: Date, Digest, Signature (date digest x-request-id)
 //
 // Errors are {"tppMessages":[{"category":"ERROR","code","path","text"}]} with
-// Content-Type application/json; an unknown path gives 404 RESOURCE_UNKNOWN.
+// Content-Type application/json; an unknown path, or one outside the base
+// path, gives 404 RESOURCE_UNKNOWN.
 package xs2atest

@@ -12,7 +12,7 @@ import (
 // fault (in WithFaults order) that matches a request applies to it.
 type Fault struct {
 	Method string // HTTP method to match; "" matches any
-	Path   string // path prefix to match, e.g. "/v1/payments"; "" matches any
+	Path   string // prefix of the path below the base path, e.g. "/v1/payments"; "" matches any
 
 	// Status answers this status (e.g. 503) without processing the request.
 	// The body is a tppMessages error, or Body when set.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jarcoal/httpmock"
 )
@@ -16,6 +17,7 @@ type mockConfig struct {
 	customer    string
 	status      string
 	scaRequired bool
+	noFunds     bool
 	seed        uint64
 }
 
@@ -26,10 +28,19 @@ func MockCustomer(customerNumber string) ResponderOption {
 }
 
 // MockPaymentStatus is the transactionStatus the payment status responder
-// reports (default ACSC, with fundsAvailable true).
+// reports (default ACSC). fundsAvailable is left out unless
+// MockInsufficientFunds is given: a rejection (RJCT) need not be for lack of
+// funds.
 func MockPaymentStatus(status string) ResponderOption {
 	return func(c *mockConfig) { c.status = status }
 }
+
+// MockInsufficientFunds makes the payment status responder report
+// fundsAvailable false, as the bank does for a payment it could not pay for
+// lack of funds (service.md: "A payment rejected for lack of funds is
+// reported with status ACCP and fundsAvailable"). Combine it with
+// MockPaymentStatus("ACCP").
+func MockInsufficientFunds() ResponderOption { return func(c *mockConfig) { c.noFunds = true } }
 
 // MockSCARequired makes GET /v1/accounts answer 401 with a scaRedirect link,
 // as before the PSU's first SCA.
@@ -136,15 +147,14 @@ func Responders(mt *httpmock.MockTransport, baseURL string, opts ...ResponderOpt
 	})
 
 	payRE := `/v1/(payments|periodic-payments|bulk-payments)/([^/?]+)`
-	count := 0
+	var count atomic.Int64 // httpmock calls responders concurrently
 	mt.RegisterRegexpResponder(http.MethodPost, re(payRE), func(r *http.Request) (*http.Response, error) {
 		svc, product := idOf(r, 0), idOf(r, 1)
 		if !products[product] {
 			return httpmock.NewJsonResponse(http.StatusBadRequest, errorBody{TPPMessages: []tppMessage{
 				{Category: "ERROR", Code: "PRODUCT_UNKNOWN", Text: "unknown payment product"}}})
 		}
-		count++
-		id := "enc!!mock-payment-" + strconv.Itoa(count)
+		id := "enc!!mock-payment-" + strconv.FormatInt(count.Add(1), 10)
 		p := "/v1/" + svc + "/" + product + "/" + id
 		fee := "0.00"
 		if product == ProductInstant {
@@ -164,9 +174,11 @@ func Responders(mt *httpmock.MockTransport, baseURL string, opts ...ResponderOpt
 		"scaStatus": "started", "authorisationId": "enc!!mock-authorisation",
 		"_links": map[string]link{"scaRedirect": {Href: base + "/sca/mock", Verbs: []string{"GET"}}},
 	}))
-	mt.RegisterRegexpResponder(http.MethodGet, re(payRE+`/([^/?]+)/status`), json(http.StatusOK, map[string]any{
-		"transactionStatus": cfg.status, "fundsAvailable": cfg.status != "ACCP" && cfg.status != "RJCT",
-	}))
+	status := map[string]any{"transactionStatus": cfg.status}
+	if cfg.noFunds {
+		status["fundsAvailable"] = false
+	}
+	mt.RegisterRegexpResponder(http.MethodGet, re(payRE+`/([^/?]+)/status`), json(http.StatusOK, status))
 }
 
 // idOf is the i-th path segment after the /v1/ segment that follows it

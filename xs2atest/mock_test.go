@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jarcoal/httpmock"
@@ -17,7 +19,7 @@ func TestResponders(t *testing.T) {
 	t.Parallel()
 	mt := httpmock.NewMockTransport()
 	base := "https://psd2.bank.example/api"
-	xs2atest.Responders(mt, base, xs2atest.MockPaymentStatus("ACCP"))
+	xs2atest.Responders(mt, base, xs2atest.MockPaymentStatus("ACCP"), xs2atest.MockInsufficientFunds())
 	hc := &http.Client{Transport: mt}
 	call := func(method, path string, body []byte) (int, map[string]any) {
 		req, err := http.NewRequest(method, base+path, bytes.NewReader(body))
@@ -73,4 +75,76 @@ func TestResponders(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, 401, resp.StatusCode)
+}
+
+// TestRespondersConcurrentPayments: the payment responder is called from
+// many goroutines at once (httpmock runs responders concurrently); every
+// payment gets its own id and the counter is race-free (run with -race).
+func TestRespondersConcurrentPayments(t *testing.T) {
+	t.Parallel()
+	mt := httpmock.NewMockTransport()
+	base := "https://psd2.bank.example/api"
+	xs2atest.Responders(mt, base)
+	hc := &http.Client{Transport: mt}
+	const n = 16
+	ids := make(chan string, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := hc.Post(base+"/v1/payments/norwegian-domestic-credit-transfers", "application/json", strings.NewReader(`{}`))
+			if !assert.NoError(t, err) {
+				return
+			}
+			defer resp.Body.Close()
+			var m struct {
+				PaymentID string `json:"paymentId"`
+			}
+			assert.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+			ids <- m.PaymentID
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		assert.False(t, seen[id], "payment id %s given twice", id)
+		seen[id] = true
+	}
+	assert.Len(t, seen, n)
+}
+
+// TestRespondersFundsAvailable: fundsAvailable is false only when asked for
+// (MockInsufficientFunds, as the bank reports a payment refused for lack of
+// funds); a rejection for another reason, and any other status, leave it out.
+func TestRespondersFundsAvailable(t *testing.T) {
+	t.Parallel()
+	base := "https://psd2.bank.example/api"
+	tests := []struct {
+		name string
+		opts []xs2atest.ResponderOption
+		want map[string]any
+	}{
+		{"default ACSC", nil, map[string]any{"transactionStatus": "ACSC"}},
+		{"RJCT for another reason", []xs2atest.ResponderOption{xs2atest.MockPaymentStatus("RJCT")},
+			map[string]any{"transactionStatus": "RJCT"}},
+		{"ACCP, waiting for the next batch", []xs2atest.ResponderOption{xs2atest.MockPaymentStatus("ACCP")},
+			map[string]any{"transactionStatus": "ACCP"}},
+		{"ACCP for lack of funds", []xs2atest.ResponderOption{xs2atest.MockPaymentStatus("ACCP"), xs2atest.MockInsufficientFunds()},
+			map[string]any{"transactionStatus": "ACCP", "fundsAvailable": false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mt := httpmock.NewMockTransport()
+			xs2atest.Responders(mt, base, tt.opts...)
+			resp, err := (&http.Client{Transport: mt}).Get(base + "/v1/payments/norwegian-domestic-credit-transfers/enc!!p1/status")
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			var m map[string]any
+			require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+			assert.Equal(t, tt.want, m)
+		})
+	}
 }

@@ -2,6 +2,7 @@ package xs2atest
 
 import (
 	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -15,13 +16,35 @@ type config struct {
 	signResponses bool
 	faults        []Fault
 	seed          uint64
+	basePath      string // "" or "/api": no trailing slash
 }
 
 func defaultConfig() config {
 	return config{
-		now:    time.Now,
-		logger: slog.New(slog.DiscardHandler),
-		seed:   20240601,
+		now:      time.Now,
+		logger:   slog.New(slog.DiscardHandler),
+		seed:     20240601,
+		basePath: DefaultBasePath,
+	}
+}
+
+// DefaultBasePath is the path the fake bank serves its interface under
+// unless WithBasePath says otherwise: real banks sit below a base path
+// (platform notes: /v1/accounts/x/balances under https://psd2.bank.no/api).
+const DefaultBasePath = "/api"
+
+// WithBasePath serves the interface under path p instead of
+// DefaultBasePath: Server.URL is the server's origin followed by p, the SCA
+// pages are under p too, and a request outside p gets 404. "" (or "/")
+// serves at the root. _links hrefs are relative to the base address
+// ("/v1/..."), as the bank writes them, whatever the base path.
+func WithBasePath(p string) Option {
+	return func(c *config) {
+		p = strings.Trim(p, "/")
+		if p != "" {
+			p = "/" + p
+		}
+		c.basePath = p
 	}
 }
 
@@ -40,7 +63,8 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// WithLogger logs one line per request: method, path, status and X-Request-ID.
+// WithLogger logs one line per request: method, path (as received, base path
+// included, ids replaced by {id}), status and X-Request-ID.
 // PSU ids, keys and bodies are never logged. Default: no logging.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) {

@@ -207,7 +207,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		s.dupes[k] = p.id
 	}
 	base := paymentPath(p)
-	w.Header().Set("Location", base)
+	w.Header().Set("Location", s.URL()+base) // absolute: a Location path would resolve outside the base path
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"paymentId":               p.id,
 		"transactionStatus":       p.status,

@@ -252,6 +252,17 @@ func TestPaymentValidation(t *testing.T) {
 		{"CINV without issuer", "/v1/payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
 			p["remittanceInformationStructuredArray"] = []any{map[string]any{"reference": "INV", "referenceType": "CINV"}}
 		}), hdr, 400, "FORMAT_ERROR", "remittanceInformationStructuredArray[0].referenceIssuer"},
+		{"CINV without SCOR", "/v1/payments/" + ProductDomestic, singlePayment("1.00", withDebtor(debtor), func(p map[string]any) {
+			p["remittanceInformationStructuredArray"] = []any{map[string]any{"reference": "INV-3", "referenceType": "CINV", "referenceIssuer": "BITS-EFAKTURA"}}
+		}), hdr, 400, "FORMAT_ERROR", "remittanceInformationStructuredArray"},
+		{"CINV with the KID only in the deprecated field", "/v1/payments/" + ProductDomestic, singlePayment("1.00", withDebtor(debtor), func(p map[string]any) {
+			p["remittanceInformationStructuredArray"] = []any{map[string]any{"reference": "INV-4", "referenceType": "CINV", "referenceIssuer": "BITS-EFAKTURA"}}
+			p["remittanceInformationStructured"] = map[string]any{"reference": "2440997-", "referenceType": "SCOR"}
+		}), hdr, 400, "FORMAT_ERROR", "remittanceInformationStructuredArray"},
+		{"KID payment without invoice", "/v1/payments/" + ProductDomestic, singlePayment("1.00", withDebtor(debtor), func(p map[string]any) {
+			delete(p, "remittanceInformationUnstructured")
+			p["remittanceInformationStructuredArray"] = []any{map[string]any{"reference": "2440997-", "referenceType": "SCOR"}}
+		}), hdr, 201, "", ""},
 		{"debtor of another customer", "/v1/payments/" + ProductDomestic, singlePayment("1.00", withDebtor(foreign)), hdr, 400, "FORMAT_ERROR", "debtorAccount"},
 		{"emoji in remittance", "/v1/payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
 			p["remittanceInformationUnstructured"] = "Takk 🎉"

@@ -190,8 +190,9 @@ func validatePayment(p *paymentReq, prefix string, today time.Time) (*paymentFac
 		}
 		f.execDate = d
 	}
+	arrayPath := prefix + "remittanceInformationStructuredArray"
 	for i, ref := range p.RemittanceInformationStructuredArray {
-		path := prefix + "remittanceInformationStructuredArray"
+		path := arrayPath
 		switch ref.ReferenceType {
 		case "SCOR":
 			if !validKID(ref.Reference) {
@@ -209,6 +210,11 @@ func validatePayment(p *paymentReq, prefix string, today time.Time) (*paymentFac
 		default:
 			return nil, formatErr(path+"["+strconv.Itoa(i)+"].referenceType", "referenceType must be SCOR or CINV")
 		}
+	}
+	// service.md: an electronic invoice payment carries both a CINV (with
+	// the scheme's issuer) and a SCOR KID in remittanceInformationStructuredArray
+	if f.invoice != "" && f.kid == "" {
+		return nil, formatErr(arrayPath, "an electronic invoice payment (CINV) needs a KID reference of type SCOR as well")
 	}
 	if ref := p.RemittanceInformationStructured; ref != nil {
 		if ref.ReferenceType != "" && ref.ReferenceType != "SCOR" {

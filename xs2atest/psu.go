@@ -22,6 +22,14 @@ func corporateIDFor(tpp, agreementID string) string {
 	return uuid.NewSHA1(idNamespace, []byte("corporate\x00"+tpp+"\x00"+agreementID)).String()
 }
 
+// psuIDOf is the request's PSU-ID and corporateIDOf its PSU-Corporate-ID,
+// lower-cased: the bank gives them as lower-case UUIDs and a UUID's hex
+// digits compare case-insensitively. Every endpoint reads them through
+// these, so an upper-case id works everywhere alike.
+func psuIDOf(r *http.Request) string { return strings.ToLower(r.Header.Get("PSU-ID")) }
+
+func corporateIDOf(r *http.Request) string { return strings.ToLower(r.Header.Get("PSU-Corporate-ID")) }
+
 // psuRecord is a PSU that completed SCA for a TPP.
 type psuRecord struct {
 	tpp, customer string
@@ -69,7 +77,7 @@ func (p *psuCtx) key() consentKey {
 // PSU-CORPORATE-ID.
 func (s *Server) resolvePSULocked(w http.ResponseWriter, r *http.Request, kind scaKind) (*psuCtx, bool) {
 	tpp := info(r).tpp
-	id := strings.ToLower(r.Header.Get("PSU-ID"))
+	id := psuIDOf(r)
 	if id == "" {
 		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "PSU-ID is missing: the PSU must authenticate first",
 			s.newSCALocked(r, kind, nil))
@@ -82,7 +90,7 @@ func (s *Server) resolvePSULocked(w http.ResponseWriter, r *http.Request, kind s
 		return nil, false
 	}
 	p := &psuCtx{id: id, rec: rec, present: r.Header.Get("PSU-IP-Address") != ""}
-	if cid := strings.ToLower(r.Header.Get("PSU-Corporate-ID")); cid != "" {
+	if cid := corporateIDOf(r); cid != "" {
 		p.agreement = s.agreementForCorporateIDLocked(tpp, rec.customer, cid)
 		if p.agreement == nil {
 			writeError(w, http.StatusBadRequest, "CORPORATE_ID_INVALID", "PSU-CORPORATE-ID",

@@ -169,7 +169,7 @@ func (s *Server) postStage(w *bufWriter, r *http.Request, rec *scaRecord) {
 		s.completeLocked(w, rec, nil)
 		return
 	}
-	w.Header().Set("Location", "/sca/"+rec.token)
+	w.Header().Set("Location", s.cfg.basePath+"/sca/"+rec.token)
 	w.WriteHeader(http.StatusSeeOther)
 }
 
@@ -407,7 +407,7 @@ type pageData struct {
 }
 
 func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg string) {
-	d := &pageData{Error: errMsg, Action: "/sca/" + rec.token, Step: rec.stage}
+	d := &pageData{Error: errMsg, Action: s.cfg.basePath + "/sca/" + rec.token, Step: rec.stage}
 	switch rec.kind {
 	case scaConsent:
 		d.Purpose = "A third-party provider asks for access to your account information."

@@ -26,14 +26,11 @@ func (s *Server) CompleteSCA(ctx context.Context, scaRedirect, customerNumber st
 	for _, o := range opts {
 		o(&ch)
 	}
-	base, err := url.Parse(s.URL())
-	if err != nil {
-		return nil, err
-	}
-	u, err := base.Parse(scaRedirect)
+	u, err := s.resolveHref(scaRedirect)
 	if err != nil {
 		return nil, fmt.Errorf("xs2atest: scaRedirect: %w", err)
 	}
+	scaPath := s.cfg.basePath + "/sca/"
 	method, target := http.MethodGet, u
 	var form url.Values
 	for range 8 {
@@ -46,7 +43,7 @@ func (s *Server) CompleteSCA(ctx context.Context, scaRedirect, customerNumber st
 			if err != nil {
 				return nil, fmt.Errorf("xs2atest: bad redirect: %w", err)
 			}
-			if loc.Host != u.Host || !strings.HasPrefix(loc.Path, "/sca/") {
+			if loc.Host != u.Host || !strings.HasPrefix(loc.Path, scaPath) {
 				return loc, nil // the callback: not followed
 			}
 			method, target, form = http.MethodGet, loc, nil
@@ -171,13 +168,37 @@ func (s *Server) corporateIDOfAgreement(page, agreementID string) string {
 	if m == nil {
 		return ""
 	}
-	token := strings.TrimPrefix(html.UnescapeString(m[1]), "/sca/")
+	token := strings.TrimPrefix(html.UnescapeString(m[1]), s.cfg.basePath+"/sca/")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rec := s.scas[token]; rec != nil {
 		return corporateIDFor(rec.tpp, agreementID)
 	}
 	return ""
+}
+
+// resolveHref makes an href absolute: an absolute URL stays as it is, a path
+// is relative to the base address, as _links hrefs are ("/sca/x" under
+// "/api" is "/api/sca/x"; a path that already starts with the base path
+// keeps it).
+func (s *Server) resolveHref(href string) (*url.URL, error) {
+	u, err := url.Parse(href)
+	if err != nil || u.IsAbs() || u.Host != "" {
+		return u, err
+	}
+	base := s.cfg.basePath
+	if base != "" && u.Path != base && !strings.HasPrefix(u.Path, base+"/") {
+		if !strings.HasPrefix(u.Path, "/") {
+			u.Path = "/" + u.Path
+		}
+		u.Path = base + u.Path
+		u.RawPath = ""
+	}
+	origin, err := url.Parse(s.srv.URL)
+	if err != nil {
+		return nil, err
+	}
+	return origin.ResolveReference(u), nil
 }
 
 func (s *Server) browse(ctx context.Context, method string, u *url.URL, form url.Values) (*http.Response, string, error) {

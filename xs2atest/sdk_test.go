@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -54,6 +55,17 @@ func TestSDKTransportIsAccepted(t *testing.T) {
 	ascii := pkix.Name{CommonName: "xs2a Test CA - TEST ONLY", Organization: []string{"tppkit"}, Country: []string{"NO"}}
 	nordic := pkix.Name{CommonName: "Testbanken Sertifikat Ø - TEST ONLY", Organization: []string{"Bankø Test AS"}, Country: []string{"NO"}}
 	subject := pkix.Name{CommonName: "xs2a test TPP - TEST ONLY", Country: []string{"NO"}}
+	// an eIDAS-style issuer: serialNumber (2.5.4.5), organizationIdentifier
+	// (2.5.4.97, UTF8String), DC (IA5String), postalCode and a quote in O.
+	// Strict RFC 2253 writes 2.5.4.5=#13..., 2.5.4.97=#0c... and DC=...
+	// where Go's pkix form writes SERIALNUMBER=, a PrintableString #13...
+	// and 0.9.2342.19200300.100.1.25=#13...
+	eidas := pkix.Name{CommonName: "xs2a eIDAS Test CA - TEST ONLY", Organization: []string{`Test "QTSP" AS`},
+		Country: []string{"NO"}, SerialNumber: "NTRNO-983163327", PostalCode: []string{"0150"},
+		ExtraNames: []pkix.AttributeTypeAndValue{
+			{Type: asn1.ObjectIdentifier{2, 5, 4, 97}, Value: asn1.RawValue{Tag: asn1.TagUTF8String, Bytes: []byte("NTRNO-983163327")}},
+			{Type: asn1.ObjectIdentifier{0, 9, 2342, 19200300, 100, 1, 25}, Value: asn1.RawValue{Tag: asn1.TagIA5String, Bytes: []byte("test")}},
+		}}
 	tests := []struct {
 		name string
 		o    testcert.Options
@@ -64,6 +76,8 @@ func TestSDKTransportIsAccepted(t *testing.T) {
 		{"non-ASCII issuer (RFC 2047)", testcert.Options{Subject: subject, Issuer: nordic, EC: true}, nil},
 		{"lower-case serial", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithLowerCaseSerial()}},
 		{"%20 in CA", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}},
+		{"issuer with serialNumber, organizationIdentifier, DC", testcert.Options{Subject: subject, Issuer: eidas}, nil},
+		{"eIDAS issuer, EC, %20 in CA", testcert.Options{Subject: subject, Issuer: eidas, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}},
 		{"digest on empty body", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithDigestOnEmptyBody()}},
 	}
 	for _, tls := range []bool{false, true} {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -78,8 +79,12 @@ type bankState struct {
 // Request is one entry of the request log: what arrived, never bodies or
 // PSU headers.
 type Request struct {
-	Method    string
-	Path      string // URL path, no query
+	Method string
+	// Path is the URL path below the base path, no query: "/v1/accounts",
+	// as service.md and _links write it; "" for a request outside the base
+	// path (answered 404).
+	Path      string
+	FullPath  string // the URL path as received, base path included
 	Status    int    // 0 when the connection was dropped
 	RequestID string // X-Request-ID of the request
 	Dropped   bool   // a Fault with Drop closed the connection after processing
@@ -132,9 +137,11 @@ func Start(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// URL is the base address, e.g. http://127.0.0.1:PORT, without a trailing
-// slash; the interface's paths (/v1/...) are below it.
-func (s *Server) URL() string { return s.srv.URL }
+// URL is the base address, e.g. http://127.0.0.1:PORT/api (the base path
+// is DefaultBasePath unless WithBasePath says otherwise), without a trailing
+// slash; the interface's paths (/v1/...) and the SCA pages (/sca/...) are
+// below it.
+func (s *Server) URL() string { return s.srv.URL + s.cfg.basePath }
 
 // HTTPClient returns a plain *http.Client that trusts the server (its TLS
 // certificate under WithTLS). It does not sign requests.
@@ -168,7 +175,9 @@ func (s *Server) Requests() []Request {
 }
 
 // RequestCount counts logged requests with this method ("" = any) whose path
-// starts with pathPrefix ("" = any), so tests can assert that nothing was sent.
+// below the base path (Request.Path, e.g. "/v1/payments") starts with
+// pathPrefix ("" = any, also requests outside the base path), so tests can
+// assert that nothing was sent.
 func (s *Server) RequestCount(method, pathPrefix string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -194,6 +203,15 @@ func info(r *http.Request) *reqInfo { return r.Context().Value(ctxKey{}).(*reqIn
 // ServeHTTP runs the pipeline: batch catch-up, faults, signature and
 // header checks, the endpoint, response signing.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	lp := logPath{full: r.URL.Path}
+	r, inside := s.belowBase(r)
+	if !inside {
+		bw := newBufWriter()
+		writeError(bw, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "no such endpoint: the interface is under "+s.cfg.basePath)
+		s.finish(w, r, lp, bw)
+		return
+	}
+	lp.path = r.URL.Path
 	s.catchUpBatches()
 	f, faulty := s.matchFault(r)
 	if faulty && f.Delay > 0 {
@@ -202,14 +220,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-t.C:
 		case <-r.Context().Done():
 			t.Stop()
-			s.logRequest(r, 0, false)
+			s.logRequest(r, lp, 0, false)
 			return
 		}
 	}
 	if faulty && f.Status != 0 {
 		bw := newBufWriter()
 		s.writeFault(bw, f)
-		s.finish(w, r, bw)
+		s.finish(w, r, lp, bw)
 		return
 	}
 	bw := newBufWriter()
@@ -218,13 +236,57 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
-				s.logRequest(r, 0, true) // before the client can see the drop and read the log
+				s.logRequest(r, lp, 0, true) // before the client can see the drop and read the log
 				_ = conn.Close()
 				return
 			}
 		}
 	}
-	s.finish(w, r, bw)
+	s.finish(w, r, lp, bw)
+}
+
+// logPath is a request's path for the log: below the base path ("" when
+// outside it) and as received.
+type logPath struct{ path, full string }
+
+// belowBase returns r with the base path cut off its URL (as
+// http.StripPrefix does), so routes, faults and the SCA pages see
+// "/v1/..." and "/sca/..."; false for a request outside the base path.
+// r.RequestURI keeps the path as sent, for the (request-target) of a
+// signature.
+func (s *Server) belowBase(r *http.Request) (*http.Request, bool) {
+	base := s.cfg.basePath
+	if base == "" {
+		return r, true
+	}
+	p, ok := cutBasePath(r.URL.Path, base)
+	if !ok {
+		return r, false
+	}
+	rp := ""
+	if r.URL.RawPath != "" {
+		if rp, ok = cutBasePath(r.URL.RawPath, base); !ok {
+			return r, false
+		}
+	}
+	r2 := r.WithContext(r.Context()) // a shallow copy
+	u := *r.URL
+	u.Path, u.RawPath = p, rp
+	r2.URL = &u
+	return r2, true
+}
+
+// cutBasePath cuts base off p at a segment boundary: "/api/v1/x" -> "/v1/x",
+// "/api" -> "/"; "/apix" is outside.
+func cutBasePath(p, base string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, base)
+	if !ok || (rest != "" && rest[0] != '/') {
+		return "", false
+	}
+	if rest == "" {
+		rest = "/"
+	}
+	return rest, true
 }
 
 func (s *Server) handle(w *bufWriter, r *http.Request) {
@@ -260,11 +322,40 @@ func (s *Server) handle(w *bufWriter, r *http.Request) {
 			return
 		}
 	}
+	if h, text := checkHeaderFormats(r.Header); h != "" {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", h, text)
+		return
+	}
 	ctx := context.WithValue(r.Context(), ctxKey{}, &reqInfo{tpp: tpp, body: body})
 	s.mux.ServeHTTP(w, r.WithContext(ctx))
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// checkHeaderFormats checks the headers of service.md "Request headers"
+// whose values have a fixed form: X-Request-ID is required and a UUID;
+// PSU-IP-Address, when present, an IPv4 or IPv6 address; and
+// TPP-Redirect-Preferred, when present, True or False (in any case). It
+// returns the offending header and a text, or "".
+func checkHeaderFormats(h http.Header) (string, string) {
+	switch ids := h.Values("X-Request-ID"); {
+	case len(ids) == 0:
+		return "X-Request-ID", "X-Request-ID is required: a UUID identifying the request"
+	case len(ids) > 1 || !uuidRE.MatchString(ids[0]):
+		return "X-Request-ID", "X-Request-ID has the wrong format: want a UUID"
+	}
+	for _, v := range h.Values("PSU-IP-Address") {
+		if net.ParseIP(v) == nil {
+			return "PSU-IP-Address", "PSU-IP-Address has the wrong format: want the IP address of the PSU's device"
+		}
+	}
+	for _, v := range h.Values("TPP-Redirect-Preferred") {
+		if !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
+			return "TPP-Redirect-Preferred", "TPP-Redirect-Preferred must be True or False"
+		}
+	}
+	return "", ""
+}
 
 func checkRedirectURI(v string) (bool, string) {
 	if v == "" {
@@ -338,7 +429,7 @@ func printableLatin1(s string) bool {
 
 // finish writes the buffered answer, echoing X-Request-ID and signing it
 // when WithResponseSigning is on.
-func (s *Server) finish(w http.ResponseWriter, r *http.Request, bw *bufWriter) {
+func (s *Server) finish(w http.ResponseWriter, r *http.Request, lp logPath, bw *bufWriter) {
 	h := w.Header()
 	for k, v := range bw.header {
 		h[k] = v
@@ -347,20 +438,21 @@ func (s *Server) finish(w http.ResponseWriter, r *http.Request, bw *bufWriter) {
 	if rid != "" {
 		h.Set("X-Request-ID", rid)
 	}
-	if s.respKey != nil && !strings.HasPrefix(r.URL.Path, "/sca/") {
+	if s.respKey != nil && !strings.HasPrefix(lp.path, "/sca/") {
 		s.signResponse(h, bw.body.Bytes(), rid)
 	}
 	w.WriteHeader(bw.status)
 	_, _ = w.Write(bw.body.Bytes())
-	s.logRequest(r, bw.status, false)
+	s.logRequest(r, lp, bw.status, false)
 }
 
-func (s *Server) logRequest(r *http.Request, status int, dropped bool) {
-	rec := Request{Method: r.Method, Path: r.URL.Path, Status: status, RequestID: r.Header.Get("X-Request-ID"), Dropped: dropped}
+func (s *Server) logRequest(r *http.Request, lp logPath, status int, dropped bool) {
+	rec := Request{Method: r.Method, Path: lp.path, FullPath: lp.full, Status: status,
+		RequestID: r.Header.Get("X-Request-ID"), Dropped: dropped}
 	s.mu.Lock()
 	s.reqLog = append(s.reqLog, rec)
 	s.mu.Unlock()
-	s.cfg.logger.Info("xs2atest request", "method", rec.Method, "path", pathTemplate(rec.Path),
+	s.cfg.logger.Info("xs2atest request", "method", rec.Method, "path", pathTemplate(rec.FullPath),
 		"status", status, "dropped", dropped, "x-request-id", rec.RequestID)
 }
 

@@ -175,7 +175,12 @@ func signingString(r *http.Request, headers []string) (string, error) {
 		var v string
 		switch h {
 		case "(request-target)":
-			v = strings.ToLower(r.Method) + " " + r.URL.RequestURI()
+			// the path as sent, base path included (r.URL has it cut off)
+			target := r.RequestURI
+			if target == "" {
+				target = r.URL.RequestURI()
+			}
+			v = strings.ToLower(r.Method) + " " + target
 		case "host":
 			v = r.Host
 		default:
@@ -259,16 +264,33 @@ func foldPEM(v string) string {
 	return head + "\n" + body + "\n" + v[endAt:]
 }
 
-// issuerString is the certificate issuer in RFC 2253 form.
+// issuerString is the certificate issuer in strict RFC 2253 form
+// (strictRFC2253), or Go's form when the issuer cannot be parsed.
 func issuerString(cert *x509.Certificate) string {
-	var rdn pkix.RDNSequence
-	if _, err := asn1.Unmarshal(cert.RawIssuer, &rdn); err != nil {
-		return cert.Issuer.String()
+	if s, err := strictRFC2253(cert.RawIssuer); err == nil {
+		return s
 	}
-	return rdn.String()
+	return cert.Issuer.String()
+}
+
+// goIssuerStrings are the issuer as Go's crypto/x509/pkix writes it
+// (RDNSequence.String of the raw issuer, and pkix.Name.String): not strict
+// RFC 2253 (SERIALNUMBER=, POSTALCODE= keywords, other types as #hex of a
+// re-encoded value), but what some TPP libraries put in the keyId.
+func goIssuerStrings(cert *x509.Certificate) []string {
+	out := []string{cert.Issuer.String()}
+	var rdn pkix.RDNSequence
+	if rest, err := asn1.Unmarshal(cert.RawIssuer, &rdn); err == nil && len(rest) == 0 {
+		out = append(out, rdn.String())
+	}
+	return out
 }
 
 // checkKeyID compares keyId "SN=<hex>,CA=<issuer>" with the certificate.
+// The serial compares as a number (any hex case); "%20" in the CA counts as
+// a space; the CA must be the issuer in strict RFC 2253 form or in Go's
+// pkix form, with escapes compared by the character they stand for
+// (normalizeDN: "\22" and "\"" are the same).
 func checkKeyID(keyID string, cert *x509.Certificate) error {
 	if !strings.HasPrefix(keyID, "SN=") {
 		return errors.New("keyId must start with SN=")
@@ -283,10 +305,16 @@ func checkKeyID(keyID string, cert *x509.Certificate) error {
 		return errors.New("keyId serial number does not match the certificate")
 	}
 	ca = strings.ReplaceAll(ca, "%20", " ")
-	if ca != issuerString(cert) && ca != cert.Issuer.String() {
-		return errors.New("keyId CA does not match the certificate issuer")
+	got, gotOK := normalizeDN(ca)
+	for _, w := range append([]string{issuerString(cert)}, goIssuerStrings(cert)...) {
+		if ca == w {
+			return nil
+		}
+		if nw, ok := normalizeDN(w); ok && gotOK && nw == got {
+			return nil
+		}
 	}
-	return nil
+	return errors.New("keyId CA does not match the certificate issuer")
 }
 
 // verifyDigest checks "SHA-256=<b64>" / "SHA-512=<b64>" (several may be
