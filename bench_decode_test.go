@@ -158,6 +158,7 @@ func BenchmarkDecodeTransactions(b *testing.B) {
 	b.ReportMetric(p.signedNs, "ns/op")
 	b.ReportMetric(p.floorNs, "floor-ns/op")
 	b.ReportMetric(p.signedNs/p.floorNs, "ratio")
+	p.reportCPU(b, "floor", "client")
 	b.ReportMetric(p.signedAllocs, "client-allocs/op")
 	b.ReportMetric(p.floorAllocs, "floor-allocs/op")
 	b.ReportMetric(float64(len(page)), "page-bytes")

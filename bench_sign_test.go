@@ -104,13 +104,18 @@ func loadBenchKey(b testing.TB, certFile, keyFile string) (*xs2a.Signer, crypto.
 
 // pair holds the per-operation cost of a floor and of the signed path.
 type pair struct {
-	floorNs, signedNs         float64
+	floorNs, signedNs         float64 // wall time
+	floorCPUNs, signedCPUNs   float64 // the goroutine's CPU time; 0 when unknown
 	floorAllocs, signedAllocs float64
 }
 
-// measurePair runs floor and signed alternately, once each per iteration,
-// timing each with the monotonic clock so that drift and noise from other
-// processes fall on both alike; allocations come from testing.AllocsPerRun.
+// measurePair runs floor and signed alternately, once each per iteration
+// (in turn first), timing each with the monotonic clock so that drift and
+// noise from other processes fall on both alike, and reading the thread's
+// CPU time around each (threadCPU, the goroutine locked to its thread):
+// the wall-time means include everything, the CPU-time means also hold
+// when other processes take the CPU on a busy machine. Allocations come
+// from testing.AllocsPerRun.
 func measurePair(b *testing.B, floor, signed func()) pair {
 	b.Helper()
 	floor() // warm up: pools, lazily built state
@@ -118,21 +123,52 @@ func measurePair(b *testing.B, floor, signed func()) pair {
 	var p pair
 	p.floorAllocs = testing.AllocsPerRun(20, floor)
 	p.signedAllocs = testing.AllocsPerRun(20, signed)
-	var tf, ts time.Duration
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	_, cpuOK := threadCPU()
+	cpu := func() time.Duration {
+		d, _ := threadCPU()
+		return d
+	}
+	var tf, ts, cf, cs time.Duration
 	n := 0
 	b.ResetTimer()
 	for b.Loop() {
+		first, second, tFirst, tSecond, cFirst, cSecond := floor, signed, &tf, &ts, &cf, &cs
+		if n%2 == 1 {
+			first, second, tFirst, tSecond, cFirst, cSecond = signed, floor, &ts, &tf, &cs, &cf
+		}
+		c0 := cpu()
 		t0 := time.Now()
-		floor()
+		first()
 		t1 := time.Now()
-		signed()
-		ts += time.Since(t1)
-		tf += t1.Sub(t0)
+		c1 := cpu()
+		second()
+		t2 := time.Now()
+		c2 := cpu()
+		*tFirst += t1.Sub(t0)
+		*tSecond += t2.Sub(t1)
+		*cFirst += c1 - c0
+		*cSecond += c2 - c1
 		n++
 	}
-	p.floorNs = float64(tf.Nanoseconds()) / float64(n)
-	p.signedNs = float64(ts.Nanoseconds()) / float64(n)
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) }
+	p.floorNs, p.signedNs = per(tf), per(ts)
+	if cpuOK {
+		p.floorCPUNs, p.signedCPUNs = per(cf), per(cs)
+	}
 	return p
+}
+
+// reportCPU reports the CPU-time figures of p, when known, with names
+// prefixed by floor and signed.
+func (p pair) reportCPU(b *testing.B, floor, signed string) {
+	if p.floorCPUNs == 0 {
+		return
+	}
+	b.ReportMetric(p.floorCPUNs, floor+"-cpu-ns/op")
+	b.ReportMetric(p.signedCPUNs, signed+"-cpu-ns/op")
+	b.ReportMetric(p.signedCPUNs/p.floorCPUNs, "ratio-cpu")
 }
 
 func (p pair) report(b *testing.B) {
@@ -140,6 +176,7 @@ func (p pair) report(b *testing.B) {
 	b.ReportMetric(p.floorNs, "floor-ns/op")
 	b.ReportMetric(p.signedNs, "signed-ns/op")
 	b.ReportMetric(p.signedNs/p.floorNs, "ratio")
+	p.reportCPU(b, "floor", "signed")
 	b.ReportMetric(p.floorAllocs, "floor-allocs/op")
 	b.ReportMetric(p.signedAllocs, "signed-allocs/op")
 	b.ReportMetric(p.signedAllocs-p.floorAllocs, "allocs-over-floor")
@@ -362,6 +399,7 @@ func BenchmarkPeerHTTPSig(b *testing.B) {
 	b.ReportMetric(p.signedNs, "ns/op")
 	b.ReportMetric(p.floorNs, "peer-ns/op")
 	b.ReportMetric(p.signedNs/p.floorNs, "ratio")
+	p.reportCPU(b, "peer", "ours")
 	b.ReportMetric(p.signedAllocs, "ours-allocs/op")
 	b.ReportMetric(p.floorAllocs, "peer-allocs/op")
 }
