@@ -83,11 +83,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var sb strings.Builder
 	sb.Grow(36 + digestLen + t.Signer.valueLen)
 	var scratch [64]byte
-	if len(h["X-Request-Id"]) == 0 || h["X-Request-Id"][0] == "" {
+	if id := h["X-Request-Id"]; len(id) == 0 || id[0] == "" {
 		sb.Write(appendUUID(scratch[:0], newUUID()))
 		set("X-Request-Id", sb.String())
 	}
-	if t.RedirectURI != "" && (len(h["Tpp-Redirect-Uri"]) == 0 || h["Tpp-Redirect-Uri"][0] == "") {
+	if uri := h["Tpp-Redirect-Uri"]; t.RedirectURI != "" && (len(uri) == 0 || uri[0] == "") {
 		set("Tpp-Redirect-Uri", t.RedirectURI)
 	}
 	set("Tpp-Signature-Certificate", t.Signer.certHeader)
