@@ -78,7 +78,7 @@ func (s *bodySizeRT) RoundTrip(r *http.Request) (*http.Response, error) {
 // a canned RoundTripper (readySigner: no RSA operation): checking every
 // entry, encoding the body, digesting and sending it, and decoding the
 // answer. alloc-bytes-per-body-byte is all bytes allocated per call over
-// the size of the JSON body sent (about 2.1 MB).
+// the size of the JSON body sent (about 2.3 MB).
 //
 //	go test -run='^$' -bench=BulkPayment10k -benchtime=2s -count=5 .
 //
