@@ -8,13 +8,20 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-fed/httpsig"
+	"github.com/google/uuid"
 
 	"github.com/tppkit/xs2a"
 )
@@ -23,9 +30,12 @@ import (
 // payment POST over its floor, the bare private-key operation plus the same
 // request sent unsigned, both through a canned RoundTripper (no network).
 //
-//	go test -run='^$' -bench=Sign -benchtime=2s .
+//	go test -run='^$' -bench=Sign -benchtime=2s -count=5 .
 //
-// Targets: ratio (signed ns / floor ns) < 1.05, allocs-over-floor <= 15.
+// Targets: ratio (signed / floor time) < 1.05 for RSA and for ECDSA P-256,
+// allocs-over-floor <= 15. ratio comes from wall-clock means, ratio-cpu
+// from the CPU time of the benchmark's goroutine, which holds while other
+// processes load the machine (measurePair). BENCHMARKS.md has the figures.
 
 // benchPaymentBody is a typical single payment initiation, compact JSON of
 // about 400 bytes.
@@ -70,7 +80,7 @@ func sendPayment(b *testing.B, hc *http.Client) {
 	resp.Body.Close()
 }
 
-func loadBenchKey(b *testing.B, certFile, keyFile string) (*xs2a.Signer, crypto.Signer) {
+func loadBenchKey(b testing.TB, certFile, keyFile string) (*xs2a.Signer, crypto.Signer) {
 	b.Helper()
 	dir := filepath.Join("testdata", "certs")
 	s, err := xs2a.LoadSigner(filepath.Join(dir, certFile), filepath.Join(dir, keyFile))
@@ -97,13 +107,18 @@ func loadBenchKey(b *testing.B, certFile, keyFile string) (*xs2a.Signer, crypto.
 
 // pair holds the per-operation cost of a floor and of the signed path.
 type pair struct {
-	floorNs, signedNs         float64
+	floorNs, signedNs         float64 // wall time
+	floorCPUNs, signedCPUNs   float64 // the goroutine's CPU time; 0 when unknown
 	floorAllocs, signedAllocs float64
 }
 
-// measurePair runs floor and signed alternately, once each per iteration,
-// timing each with the monotonic clock so that drift and noise from other
-// processes fall on both alike; allocations come from testing.AllocsPerRun.
+// measurePair runs floor and signed alternately, once each per iteration
+// (in turn first), timing each with the monotonic clock so that drift and
+// noise from other processes fall on both alike, and reading the thread's
+// CPU time around each (threadCPU, the goroutine locked to its thread):
+// the wall-time means include everything, the CPU-time means also hold
+// when other processes take the CPU on a busy machine. Allocations come
+// from testing.AllocsPerRun.
 func measurePair(b *testing.B, floor, signed func()) pair {
 	b.Helper()
 	floor() // warm up: pools, lazily built state
@@ -111,21 +126,52 @@ func measurePair(b *testing.B, floor, signed func()) pair {
 	var p pair
 	p.floorAllocs = testing.AllocsPerRun(20, floor)
 	p.signedAllocs = testing.AllocsPerRun(20, signed)
-	var tf, ts time.Duration
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	_, cpuOK := threadCPU()
+	cpu := func() time.Duration {
+		d, _ := threadCPU()
+		return d
+	}
+	var tf, ts, cf, cs time.Duration
 	n := 0
 	b.ResetTimer()
 	for b.Loop() {
+		first, second, tFirst, tSecond, cFirst, cSecond := floor, signed, &tf, &ts, &cf, &cs
+		if n%2 == 1 {
+			first, second, tFirst, tSecond, cFirst, cSecond = signed, floor, &ts, &tf, &cs, &cf
+		}
+		c0 := cpu()
 		t0 := time.Now()
-		floor()
+		first()
 		t1 := time.Now()
-		signed()
-		ts += time.Since(t1)
-		tf += t1.Sub(t0)
+		c1 := cpu()
+		second()
+		t2 := time.Now()
+		c2 := cpu()
+		*tFirst += t1.Sub(t0)
+		*tSecond += t2.Sub(t1)
+		*cFirst += c1 - c0
+		*cSecond += c2 - c1
 		n++
 	}
-	p.floorNs = float64(tf.Nanoseconds()) / float64(n)
-	p.signedNs = float64(ts.Nanoseconds()) / float64(n)
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) }
+	p.floorNs, p.signedNs = per(tf), per(ts)
+	if cpuOK {
+		p.floorCPUNs, p.signedCPUNs = per(cf), per(cs)
+	}
 	return p
+}
+
+// reportCPU reports the CPU-time figures of p, when known, with names
+// prefixed by floor and signed.
+func (p pair) reportCPU(b *testing.B, floor, signed string) {
+	if p.floorCPUNs == 0 {
+		return
+	}
+	b.ReportMetric(p.floorCPUNs, floor+"-cpu-ns/op")
+	b.ReportMetric(p.signedCPUNs, signed+"-cpu-ns/op")
+	b.ReportMetric(p.signedCPUNs/p.floorCPUNs, "ratio-cpu")
 }
 
 func (p pair) report(b *testing.B) {
@@ -133,6 +179,7 @@ func (p pair) report(b *testing.B) {
 	b.ReportMetric(p.floorNs, "floor-ns/op")
 	b.ReportMetric(p.signedNs, "signed-ns/op")
 	b.ReportMetric(p.signedNs/p.floorNs, "ratio")
+	p.reportCPU(b, "floor", "signed")
 	b.ReportMetric(p.floorAllocs, "floor-allocs/op")
 	b.ReportMetric(p.signedAllocs, "signed-allocs/op")
 	b.ReportMetric(p.signedAllocs-p.floorAllocs, "allocs-over-floor")
@@ -241,10 +288,159 @@ func BenchmarkSignOverhead(b *testing.B) {
 	}
 	roundTrip()
 	b.ReportAllocs()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, cpuOK := threadCPU()
 	n := 0
 	for b.Loop() {
 		roundTrip()
 		n++
 	}
+	c1, _ := threadCPU()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/1e3, "µs/op")
+	if cpuOK {
+		b.ReportMetric(float64((c1-c0).Nanoseconds())/float64(n), "cpu-ns/op")
+	}
+}
+
+// peerTransport signs with github.com/go-fed/httpsig what xs2a.Transport
+// signs, written as one would wrap that library in an http.RoundTripper:
+// it clones the request (a RoundTripper must not modify its argument, so
+// the SDK pays for a copy too), reads the body once and sends a replayable
+// copy of it, stamps Date (RFC 7231), X-Request-ID (a random UUID, when
+// absent), TPP-Redirect-URI and TPP-Signature-Certificate, and lets httpsig
+// add Digest (its own SHA-256 of the body, as the SDK computes its own) and
+// Signature over "date digest x-request-id psu-id tpp-redirect-uri" with
+// RSA-SHA256. An httpsig.Signer is not safe for concurrent use, so it is
+// held under a mutex (uncontended here: a few ns).
+type peerTransport struct {
+	base        http.RoundTripper
+	mu          sync.Mutex
+	signer      httpsig.Signer
+	key         *rsa.PrivateKey
+	keyID       string
+	certHeader  string
+	redirectURI string
+}
+
+func (t *peerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		var err error
+		body, err = io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	r2 := req.Clone(req.Context())
+	if body != nil {
+		r2.Body = io.NopCloser(bytes.NewReader(body))
+		r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	h := r2.Header
+	h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	if h.Get("X-Request-ID") == "" {
+		h.Set("X-Request-ID", uuid.NewString())
+	}
+	h.Set("TPP-Redirect-URI", t.redirectURI)
+	h.Set("TPP-Signature-Certificate", t.certHeader)
+	t.mu.Lock()
+	err := t.signer.SignRequest(t.key, t.keyID, r2, body)
+	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return t.base.RoundTrip(r2)
+}
+
+// lastRequestRT is a canned RoundTripper that also keeps the headers of the
+// last request, to check once that both sides sign the same thing.
+type lastRequestRT struct {
+	cannedRT
+	last http.Header
+}
+
+func (l *lastRequestRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.last = r.Header
+	return l.cannedRT.RoundTrip(r)
+}
+
+// BenchmarkPeerHTTPSig: the payment POST of BenchmarkSignRSA signed by the
+// SDK's Transport and by go-fed/httpsig in peerTransport, both through an
+// http.Client over the same canned RoundTripper, alternately (measurePair).
+// Both sign date, digest, x-request-id, psu-id and tpp-redirect-uri with
+// the same 2048-bit RSA key, and both compute the Digest themselves; the
+// RSA operation (about 1 ms) dominates both, so "ratio" (ours / peer time)
+// sits near 1 and the allocation counts are what tells the two apart.
+//
+//	go test -run='^$' -bench=PeerHTTPSig -benchtime=2s -count=5 .
+//
+// Targets: ratio <= 1.02 and ours-allocs/op below peer-allocs/op.
+func BenchmarkPeerHTTPSig(b *testing.B) {
+	signer, key := loadBenchKey(b, "tpp-rsa.cert.pem", "tpp-rsa.key.pem")
+	headers := []string{"date", "digest", "x-request-id", "psu-id", "tpp-redirect-uri"}
+	hs, _, err := httpsig.NewSigner([]httpsig.Algorithm{httpsig.RSA_SHA256}, httpsig.DigestSha256, headers, httpsig.Signature, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	peerRT := &lastRequestRT{cannedRT: canned}
+	oursRT := &lastRequestRT{cannedRT: canned}
+	peer := &http.Client{Transport: &peerTransport{
+		base: peerRT, signer: hs, key: key.(*rsa.PrivateKey), keyID: signer.KeyID(),
+		certHeader:  base64.StdEncoding.EncodeToString(signer.Certificate().Raw),
+		redirectURI: "https://tpp.example/cb",
+	}}
+	ours := &http.Client{Transport: &xs2a.Transport{Base: oursRT, Signer: signer, RedirectURI: "https://tpp.example/cb"}}
+
+	// Both must send the same Digest and sign the same header list.
+	sendPayment(b, peer)
+	sendPayment(b, ours)
+	if d := peerRT.last.Get("Digest"); d == "" || d != oursRT.last.Get("Digest") {
+		b.Fatalf("Digest: peer %q, ours %q", d, oursRT.last.Get("Digest"))
+	}
+	for _, h := range []http.Header{peerRT.last, oursRT.last} {
+		if sig := h.Get("Signature"); !strings.Contains(sig, `headers="date digest x-request-id psu-id tpp-redirect-uri"`) {
+			b.Fatalf("Signature %q does not sign the five headers", sig)
+		}
+	}
+
+	p := measurePair(b, func() { sendPayment(b, peer) }, func() { sendPayment(b, ours) })
+	b.ReportMetric(p.signedNs, "ns/op")
+	b.ReportMetric(p.floorNs, "peer-ns/op")
+	b.ReportMetric(p.signedNs/p.floorNs, "ratio")
+	p.reportCPU(b, "peer", "ours")
+	b.ReportMetric(p.signedAllocs, "ours-allocs/op")
+	b.ReportMetric(p.floorAllocs, "peer-allocs/op")
+}
+
+// allocsPerRun is testing.AllocsPerRun that also returns the bytes
+// allocated per run (runs f n times after a warm-up run).
+func allocsPerRun(n int, f func()) (allocs, bytes float64) {
+	f()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for range n {
+		f()
+	}
+	runtime.ReadMemStats(&m1)
+	return float64(m1.Mallocs-m0.Mallocs) / float64(n), float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n)
+}
+
+// readySignerFor returns a Signer for the RSA test certificate whose key
+// hands back a signature made in advance, taking the RSA operation (about
+// 1 ms) out of a measurement; everything else of signing runs as usual.
+func readySignerFor(b testing.TB) *xs2a.Signer {
+	b.Helper()
+	rsaSigner, key := loadBenchKey(b, "tpp-rsa.cert.pem", "tpp-rsa.key.pem")
+	digest := sha256.Sum256(nil)
+	sig, err := rsa.SignPKCS1v15(nil, key.(*rsa.PrivateKey), crypto.SHA256, digest[:])
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := xs2a.NewSigner(readySigner{pub: key.Public(), sig: sig}, rsaSigner.Certificate())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
 }

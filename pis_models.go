@@ -582,16 +582,23 @@ func (b *BulkPayment) validate() error {
 	if len(b.Payments) == 0 {
 		return invalid(field+".Payments", "must hold at least one payment")
 	}
+	entry := func(i int) string { return field + ".Payments[" + strconv.Itoa(i) + "]" }
 	for i := range b.Payments {
-		f := field + ".Payments[" + strconv.Itoa(i) + "]"
 		p := &b.Payments[i]
 		if p.DebtorAccount != nil {
-			return invalid(f+".DebtorAccount", "must be nil: a bulk payment has one BulkPayment.DebtorAccount")
+			return invalid(entry(i)+".DebtorAccount", "must be nil: a bulk payment has one BulkPayment.DebtorAccount")
 		}
 		if !p.RequestedExecutionDate.IsZero() {
-			return invalid(f+".RequestedExecutionDate", "must be zero: use BulkPayment.RequestedExecutionDate")
+			return invalid(entry(i)+".RequestedExecutionDate", "must be zero: use BulkPayment.RequestedExecutionDate")
 		}
-		if err := p.validate(f); err != nil {
+		// The entry is checked under the empty name, and the entry's name
+		// is put before the field of an error afterwards: building
+		// "BulkPayment.Payments[i].X" for every field of every entry cost
+		// more memory than the body sent (BenchmarkBulkPayment10k).
+		if err := p.validate(""); err != nil {
+			if ve, ok := err.(*ValidationError); ok {
+				ve.Field = entry(i) + ve.Field
+			}
 			return err
 		}
 	}

@@ -49,6 +49,7 @@ type Signer struct {
 	// keyId variants (SignerOptions)
 	lowerSerial, escapeSpaces bool
 	paramsHead                string // `keyId="...",algorithm="...",headers="`
+	valueLen                  int    // room for a Signature value (unless RFC 2047 encoded)
 	encode2047                bool   // the value holds non-ASCII text: RFC 2047 encode it
 	rand                      io.Reader
 }
@@ -151,6 +152,11 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts ...SignerOption) 
 	}
 	s.certHeader = base64.StdEncoding.EncodeToString(cert.Raw)
 	s.paramsHead = `keyId="` + s.keyID + `",algorithm="` + s.algorithm + `",headers="`
+	maxSig := 72 // an ASN.1 DER ECDSA P-256 signature
+	if pub, ok := key.Public().(*rsa.PublicKey); ok {
+		maxSig = pub.Size()
+	}
+	s.valueLen = len(s.paramsHead) + len(strings.Join(s.headers, " ")) + len(`",signature="`) + base64.StdEncoding.EncodedLen(maxSig) + len(`"`)
 	s.encode2047 = !isASCII(s.keyID)
 	return s, nil
 }
@@ -340,100 +346,84 @@ func (hs headerSource) value(name string) (string, bool) {
 }
 
 // appendSigningString appends the signing string (service.md,
-// Authentication, item 6) to dst: one "<name>: <value>" line for each of
-// names present in src, joined by "\n". keys maps names to their canonical
-// form (nil or a missing name: computed). It also returns the length of the
-// space-separated list of the names used.
-func appendSigningString(dst []byte, names []string, keys map[string]string, src headerSource) ([]byte, int) {
-	usedLen := 0
-	start := len(dst)
-	for _, n := range names {
-		mark := len(dst)
-		if mark > start {
-			dst = append(dst, '\n')
-		}
-		dst = append(dst, n...)
-		dst = append(dst, ": "...)
-		var ok bool
-		if dst, ok = src.appendValue(dst, n, keys[n]); !ok {
-			dst = dst[:mark]
-			continue
-		}
-		if usedLen > 0 {
-			usedLen++
-		}
-		usedLen += len(n)
-	}
-	return dst, usedLen
-}
-
-// writeUsed writes the space-separated names of names present in src: the
-// headers part of the Signature.
-func writeUsed(b *strings.Builder, names []string, keys map[string]string, src headerSource) {
+// Authentication, item 6) to str: one "<name>: <value>" line for each of
+// names present in src, joined by "\n". It appends the space-separated list
+// of the names used to used. keys maps names to their canonical form (nil
+// or a missing name: computed).
+func appendSigningString(str, used []byte, names []string, keys map[string]string, src headerSource) ([]byte, []byte) {
 	first := true
 	for _, n := range names {
-		if !src.present(n, keys[n]) {
+		key := keys[n]
+		mark := len(str)
+		if !first {
+			str = append(str, '\n')
+		}
+		str = append(str, n...)
+		str = append(str, ": "...)
+		var ok bool
+		if str, ok = src.appendValue(str, n, key); !ok {
+			str = str[:mark]
 			continue
 		}
 		if !first {
-			b.WriteByte(' ')
+			used = append(used, ' ')
 		}
-		b.WriteString(n)
+		used = append(used, n...)
 		first = false
 	}
-}
-
-func (hs headerSource) present(name, key string) bool {
-	switch name {
-	case "(request-target)":
-		return hs.method != ""
-	case "host":
-		if hs.host != "" {
-			return true
-		}
-	}
-	if key == "" {
-		key = textproto.CanonicalMIMEHeaderKey(name)
-	}
-	return len(hs.h[key]) > 0
+	return str, used
 }
 
 // signingString returns the signing string for names over src and the
 // space-separated list of the names used.
 func signingString(names []string, src headerSource) (str, used string) {
-	b, _ := appendSigningString(nil, names, nil, src)
-	var u strings.Builder
-	writeUsed(&u, names, nil, src)
-	return string(b), u.String()
+	b, u := appendSigningString(nil, nil, names, nil, src)
+	return string(b), string(u)
 }
 
-// sign computes the Signature header value for the request described by src.
-// It runs on every request: the signing string is built on the stack and the
-// value in one allocation (the private-key operation aside).
+// sign returns the Signature header value for the request described by src.
 func (s *Signer) sign(src headerSource) (string, error) {
-	var buf [1024]byte
-	str, usedLen := appendSigningString(buf[:0], s.headers, s.keys, src)
-	sum := sha256.Sum256(str)
-	sig, err := s.key.Sign(s.rand, sum[:], crypto.SHA256)
-	if err != nil {
-		return "", fmt.Errorf("xs2a: signing: %w", err)
-	}
 	var b strings.Builder
-	b.Grow(len(s.paramsHead) + usedLen + len(`",signature="`) + base64.StdEncoding.EncodedLen(len(sig)) + 1)
-	b.WriteString(s.paramsHead)
-	writeUsed(&b, s.headers, s.keys, src)
-	b.WriteString(`",signature="`)
-	if n := base64.StdEncoding.EncodedLen(len(sig)); n <= len(buf) {
-		base64.StdEncoding.Encode(buf[:n], sig)
-		b.Write(buf[:n])
-	} else {
-		b.WriteString(base64.StdEncoding.EncodeToString(sig))
-	}
-	b.WriteByte('"')
-	if s.encode2047 {
-		return encodeRFC2047([]byte(b.String())), nil
+	if err := s.writeSignature(&b, src, new([sha256.Size]byte)); err != nil {
+		return "", err
 	}
 	return b.String(), nil
+}
+
+// writeSignature writes the Signature header value for the request
+// described by src to b. It runs on every request and allocates nothing
+// itself (the private-key operation aside): the signing string and the
+// list of names are built on the stack, the hash the key signs goes into
+// sum, which the caller provides because its address escapes into the
+// crypto.Signer, and the caller sizes b (valueLen).
+func (s *Signer) writeSignature(b *strings.Builder, src headerSource, sum *[sha256.Size]byte) error {
+	var buf [1024]byte
+	var names [256]byte
+	str, used := appendSigningString(buf[:0], names[:0], s.headers, s.keys, src)
+	*sum = sha256.Sum256(str)
+	sig, err := s.key.Sign(s.rand, sum[:], crypto.SHA256)
+	if err != nil {
+		return fmt.Errorf("xs2a: signing: %w", err)
+	}
+	// buf is free again (the signing string is hashed): room for the base64.
+	if s.encode2047 {
+		var plain strings.Builder
+		s.writeValue(&plain, used, sig, buf[:0])
+		b.WriteString(encodeRFC2047([]byte(plain.String())))
+		return nil
+	}
+	s.writeValue(b, used, sig, buf[:0])
+	return nil
+}
+
+// writeValue writes keyId, algorithm, headers (the names used) and
+// signature; scratch is room for the base64 of sig.
+func (s *Signer) writeValue(b *strings.Builder, used, sig, scratch []byte) {
+	b.WriteString(s.paramsHead)
+	b.Write(used)
+	b.WriteString(`",signature="`)
+	b.Write(base64.StdEncoding.AppendEncode(scratch, sig))
+	b.WriteByte('"')
 }
 
 // encodeRFC2047 wraps a value in the RFC 2047 encoded-word form
