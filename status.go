@@ -1,0 +1,83 @@
+package xs2a
+
+// TransactionStatus is a payment's status code (transactionStatus), one of
+// the ISO 20022 codes the Berlin Group guidelines use (service.md, "Payment
+// status"). Codes the SDK does not know decode as they are; Known reports
+// them.
+type TransactionStatus string
+
+// The Berlin Group transaction status codes.
+const (
+	// TransactionStatusACCC (AcceptedSettlementCompleted): settlement on the
+	// creditor's account is completed. Final.
+	TransactionStatusACCC TransactionStatus = "ACCC"
+	// TransactionStatusACCP (AcceptedCustomerProfile): the preceding check
+	// of technical validation was successful, and the customer profile
+	// check too. This bank also reports a payment rejected for lack of funds
+	// as ACCP with fundsAvailable false (service.md, Payment status), which
+	// is not final: see PaymentStatus.InsufficientFunds and FundsError.
+	TransactionStatusACCP TransactionStatus = "ACCP"
+	// TransactionStatusACSC (AcceptedSettlementCompleted): settlement on the
+	// debtor's account is completed. Final.
+	TransactionStatusACSC TransactionStatus = "ACSC"
+	// TransactionStatusACSP (AcceptedSettlementInProcess): all preceding
+	// checks passed and the payment has been accepted for execution.
+	TransactionStatusACSP TransactionStatus = "ACSP"
+	// TransactionStatusACTC (AcceptedTechnicalValidation): authentication
+	// and syntactical and semantic validation are successful.
+	TransactionStatusACTC TransactionStatus = "ACTC"
+	// TransactionStatusACWC (AcceptedWithChange): accepted, but a change
+	// will be made, such as the date.
+	TransactionStatusACWC TransactionStatus = "ACWC"
+	// TransactionStatusACWP (AcceptedWithoutPosting): accepted, but not
+	// posted to the creditor's account.
+	TransactionStatusACWP TransactionStatus = "ACWP"
+	// TransactionStatusRCVD (Received): the bank has received the payment
+	// initiation. The first status of a new payment.
+	TransactionStatusRCVD TransactionStatus = "RCVD"
+	// TransactionStatusPDNG (Pending): further checks and status updates
+	// will follow.
+	TransactionStatusPDNG TransactionStatus = "PDNG"
+	// TransactionStatusRJCT (Rejected): the payment was rejected. Final.
+	TransactionStatusRJCT TransactionStatus = "RJCT"
+	// TransactionStatusCANC (Cancelled): the payment was cancelled before
+	// execution. Final.
+	TransactionStatusCANC TransactionStatus = "CANC"
+	// TransactionStatusACFC (AcceptedFundsChecked): technical validation,
+	// customer profile and funds check were successful.
+	TransactionStatusACFC TransactionStatus = "ACFC"
+	// TransactionStatusPATC (PartiallyAcceptedTechnicalCorrect): the payment
+	// needs several signatures and at least one but not all signers have
+	// authorised it. Each further signer goes through the same
+	// startAuthorisation link (service.md, Payment status; see
+	// PollOptions.OnPATC).
+	TransactionStatusPATC TransactionStatus = "PATC"
+	// TransactionStatusPART (PartiallyAccepted): some payments of a bulk
+	// payment were accepted, others rejected. Final for a bulk payment
+	// (platform notes), which Final does not know: poll a bulk payment with
+	// PollOptions.Bulk.
+	TransactionStatusPART TransactionStatus = "PART"
+)
+
+// Final reports whether the status no longer changes: ACSC, ACCC, RJCT or
+// CANC. PART, final for bulk payments only, is not included (see
+// PollOptions.Bulk).
+func (s TransactionStatus) Final() bool {
+	switch s {
+	case TransactionStatusACSC, TransactionStatusACCC, TransactionStatusRJCT, TransactionStatusCANC:
+		return true
+	}
+	return false
+}
+
+// Known reports whether s is one of the Berlin Group codes above.
+func (s TransactionStatus) Known() bool {
+	switch s {
+	case TransactionStatusACCC, TransactionStatusACCP, TransactionStatusACSC, TransactionStatusACSP,
+		TransactionStatusACTC, TransactionStatusACWC, TransactionStatusACWP, TransactionStatusRCVD,
+		TransactionStatusPDNG, TransactionStatusRJCT, TransactionStatusCANC, TransactionStatusACFC,
+		TransactionStatusPATC, TransactionStatusPART:
+		return true
+	}
+	return false
+}
