@@ -72,8 +72,10 @@
 // errors.Is on the sentinels: ErrSCARequired, ErrSignatureInvalid,
 // ErrAccessExceeded, ErrConsentInvalid, ErrCorporateIDRequired,
 // ErrInsufficientFunds, ErrReferenceMixInvalid, ErrNotFound, ErrCrossOrigin,
-// ErrOutcomeUnknown, ErrSCAFailed. Input the SDK refuses before sending is a
-// *ValidationError naming the field. Error messages start with "xs2a: " and
+// ErrOutcomeUnknown, ErrSCAFailed. PollStatus reports a payment held for
+// lack of funds (ACCP, not final) as a *FundsError: cancel it before
+// retrying. Input the SDK refuses before sending is a *ValidationError naming
+// the field. Error messages start with "xs2a: " and
 // never hold PSU ids, keys or bodies.
 //
 // # Retries and payments sent once
@@ -82,8 +84,10 @@
 // with jitter, Retry-After honoured, waits end with the context), each attempt
 // signed afresh under the same X-Request-ID. A POST is never re-sent once it may
 // have reached the bank: when a payment initiation's answer is lost the error is
-// a *TransportError that answers errors.Is(err, ErrOutcomeUnknown) and carries
-// the X-Request-ID, so the TPP can look the payment up instead of paying twice.
+// an error that answers errors.Is(err, ErrOutcomeUnknown) and carries the
+// X-Request-ID, so the TPP can look the payment up instead of paying twice.
+// So is a 5xx answer to a payment, and a 2xx answer that cannot be read or
+// verified.
 //
 // # Limits and the access budget
 //
