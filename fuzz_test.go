@@ -40,7 +40,7 @@ func FuzzVerifyResponse(f *testing.F) {
 	bank := testECSigner(f) // the bank's key and certificate in this test
 	v := &responseVerifier{cert: bank.Certificate(), require: true}
 	noDigest := *bank
-	noDigest.headers = []string{"date", "x-request-id"}
+	noDigest.setHeaders([]string{"date", "x-request-id"})
 	sign := func(s *Signer, h http.Header) string {
 		sig, err := s.sign(headerSource{h: h})
 		if err != nil {

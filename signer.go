@@ -41,10 +41,10 @@ type Signer struct {
 	cert       *x509.Certificate
 	algorithm  string
 	keyID      string
-	certHeader string            // base64 of the DER certificate
-	headers    []string          // lower-case names signed when present, in order
-	keys       map[string]string // headers' canonical MIME forms, made once
-	digestGET  bool              // digest the empty body of requests without one
+	certHeader string   // base64 of the DER certificate
+	headers    []string // lower-case names signed when present, in order
+	keys       []string // headers' canonical MIME forms, made once, in the order of headers
+	digestGET  bool     // digest the empty body of requests without one
 	// keyId variants (SignerOptions)
 	lowerSerial, escapeSpaces bool
 	paramsHead                string // `keyId="...",algorithm="...",headers="`
@@ -145,10 +145,7 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts ...SignerOption) 
 		}
 		s.keyID = id
 	}
-	s.keys = make(map[string]string, len(s.headers))
-	for _, n := range s.headers {
-		s.keys[n] = textproto.CanonicalMIMEHeaderKey(n)
-	}
+	s.setHeaders(s.headers)
 	s.certHeader = base64.StdEncoding.EncodeToString(cert.Raw)
 	s.paramsHead = `keyId="` + s.keyID + `",algorithm="` + s.algorithm + `",headers="`
 	maxSig := 72 // an ASN.1 DER ECDSA P-256 signature
@@ -174,6 +171,16 @@ func certKeyID(cert *x509.Certificate, lowerSerial, escapeSpaces bool) (string, 
 		serial = strings.ToUpper(serial)
 	}
 	return "SN=" + serial + ",CA=" + issuer, nil
+}
+
+// setHeaders sets the lower-case names of the headers to sign, and their
+// canonical forms, looked up on every request.
+func (s *Signer) setHeaders(names []string) {
+	s.headers = names
+	s.keys = make([]string, len(names))
+	for i, n := range names {
+		s.keys[i] = textproto.CanonicalMIMEHeaderKey(n)
+	}
 }
 
 // KeyID returns the keyId: SN=<serial, upper-case hex>,CA=<issuer DN, RFC 2253>.
@@ -347,12 +354,15 @@ func (hs headerSource) value(name string) (string, bool) {
 // appendSigningString appends the signing string (service.md,
 // Authentication, item 6) to str: one "<name>: <value>" line for each of
 // names present in src, joined by "\n". It appends the space-separated list
-// of the names used to used. keys maps names to their canonical form (nil
-// or a missing name: computed).
-func appendSigningString(str, used []byte, names []string, keys map[string]string, src headerSource) ([]byte, []byte) {
+// of the names used to used. keys holds the names' canonical forms, in the
+// same order (nil: computed).
+func appendSigningString(str, used []byte, names, keys []string, src headerSource) ([]byte, []byte) {
 	first := true
-	for _, n := range names {
-		key := keys[n]
+	for i, n := range names {
+		var key string
+		if keys != nil {
+			key = keys[i]
+		}
 		mark := len(str)
 		if !first {
 			str = append(str, '\n')

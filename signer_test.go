@@ -168,7 +168,7 @@ func TestCavageVectors(t *testing.T) {
 			}
 
 			s := *signer
-			s.headers = names
+			s.setHeaders(names)
 			got, err := s.sign(headerSource{h: h, method: v.Request.Method, target: v.Request.Target, host: "example.com"})
 			require.NoError(t, err)
 			assert.Equal(t, `keyId="Test",algorithm="rsa-sha256",headers="`+c.Headers+`",signature="`+c.Signature+`"`, got)

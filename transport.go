@@ -8,8 +8,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -124,14 +124,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // outgoing holds, in one allocation, what RoundTrip needs for every request
-// besides the header map and the strings: the copy of the request and of its
-// URL, the body reader, the values of the headers it adds and the hash
+// besides the header map and the strings: the copy of the request, the body
+// reader, the values of the headers it adds and the hash
 // handed to the crypto.Signer (whose address escapes). Allocations are
 // most of what signing costs besides the private-key operation
 // (BenchmarkSignOverhead).
 type outgoing struct {
 	req  http.Request
-	url  url.URL
 	body replayBody
 	vals [newHeaders]string
 	sum  [sha256.Size]byte
@@ -160,14 +159,35 @@ func httpDate(t time.Time) string {
 }
 
 // newUUID returns a random (version 4) UUID, as uuid.New does but without
-// its allocation: crypto/rand.Read keeps its argument on the stack.
+// its allocation, and without a getrandom system call each time: the random
+// bytes come from crypto/rand in blocks of uuidBlock UUIDs, each byte used
+// once and cleared (request IDs are not secret, but need not linger).
 func newUUID() uuid.UUID {
 	var u uuid.UUID
-	rand.Read(u[:])         // never fails (Go 1.24)
+	b := uuidBlocks.Get().(*randomBlock)
+	if b.used == len(b.buf) {
+		rand.Read(b.buf[:]) // never fails (Go 1.24)
+		b.used = 0
+	}
+	next := b.buf[b.used : b.used+len(u)]
+	copy(u[:], next)
+	clear(next)
+	b.used += len(u)
+	uuidBlocks.Put(b)
 	u[6] = u[6]&0x0f | 0x40 // version 4
 	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
 	return u
 }
+
+// uuidBlock is how many UUIDs one read of crypto/rand serves.
+const uuidBlock = 32
+
+type randomBlock struct {
+	buf  [uuidBlock * 16]byte
+	used int
+}
+
+var uuidBlocks = sync.Pool{New: func() any { return &randomBlock{used: uuidBlock * 16} }}
 
 // readBody reads and closes the request body. It returns nil for a request
 // without one, and refuses a body that could not be sent again.
@@ -218,16 +238,14 @@ func hasBodySemantics(method string) bool {
 const newHeaders = 6
 
 // clone copies req into o for signing: a shallow copy of the request (as
-// req.WithContext makes) with its own URL and its own header map, sized for
-// the newHeaders that RoundTrip adds. The map's values are the caller's
-// slices: RoundTrip and net/http replace or read values, never write into
-// them, so the caller's request, header map and URL are never written; the
-// other fields left shared (Body, Trailer, Form...) are not written either.
+// req.WithContext makes) with its own header map, sized for the newHeaders
+// that RoundTrip adds. The map's values are the caller's slices: RoundTrip
+// and net/http replace or read values, never write into them, so the
+// caller's request and header map are never written. The fields left shared
+// (URL, Body, Trailer, Form...) are only read, by RoundTrip and by net/http.
 func (o *outgoing) clone(req *http.Request) *http.Request {
 	o.req = *req
 	r2 := &o.req
-	o.url = *req.URL
-	r2.URL = &o.url
 	h := make(http.Header, len(req.Header)+newHeaders)
 	for k, vs := range req.Header {
 		h[k] = vs

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/go-fed/httpsig"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -425,7 +426,8 @@ func TestTransportLeavesRequestAlone(t *testing.T) {
 		assert.Equal(t, ctx, req.Context())
 		sent := capt.last(t)
 		assert.NotSame(t, req, sent)
-		assert.NotSame(t, req.URL, sent.URL)
+		// The URL is shared, as req.WithContext shares it: neither
+		// RoundTrip nor net/http writes it (checked above).
 		sent.Header.Set("X-Mutated", "1")
 		assert.Empty(t, req.Header.Get("X-Mutated"), "the sent request shares no header map with the caller's")
 		if withBody {
@@ -685,7 +687,7 @@ func TestCavageThroughTransport(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			s := *base
-			s.headers = strings.Fields(c.Headers)
+			s.setHeaders(strings.Fields(c.Headers))
 			capt := &captureRT{}
 			tr := &Transport{Base: capt, Signer: &s, Now: func() time.Time { return date }}
 			req := newPost(t, "http://example.com"+v.Request.Target, v.Request.Body)
@@ -698,5 +700,35 @@ func TestCavageThroughTransport(t *testing.T) {
 			assert.Equal(t, c.Headers, p["headers"])
 			assert.Equal(t, c.Signature, p["signature"])
 		})
+	}
+}
+
+// TestNewUUID: the request IDs drawn from the shared blocks of random bytes
+// are version 4 UUIDs in RFC 4122 form, unique across many blocks and
+// across goroutines, as uuid.New's are.
+func TestNewUUID(t *testing.T) {
+	t.Parallel()
+	const perGoroutine, goroutines = 10 * uuidBlock, 8
+	results := make([][]uuid.UUID, goroutines)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range perGoroutine {
+				results[g] = append(results[g], newUUID())
+			}
+		}()
+	}
+	wg.Wait()
+	seen := make(map[uuid.UUID]bool, perGoroutine*goroutines)
+	for _, us := range results {
+		for _, u := range us {
+			require.Equal(t, uuid.Version(4), u.Version(), u.String())
+			require.Equal(t, uuid.RFC4122, u.Variant(), u.String())
+			require.Equal(t, u.String(), string(appendUUID(nil, u)))
+			require.False(t, seen[u], "UUID %s drawn twice", u)
+			seen[u] = true
+		}
 	}
 }

@@ -156,7 +156,7 @@ func (b bankResponse) handler(t *testing.T) http.Handler {
 			h.Set("Digest", Digest([]byte(b.body)))
 			s := *b.signer
 			if b.headers != nil {
-				s.headers = b.headers
+				s.setHeaders(b.headers)
 			}
 			sig, err := s.sign(headerSource{h: h})
 			if err != nil {
