@@ -35,7 +35,9 @@ import (
 // Targets: ratio (signed / floor time) < 1.05 for RSA and for ECDSA P-256,
 // allocs-over-floor <= 15. ratio comes from wall-clock means, ratio-cpu
 // from the CPU time of the benchmark's goroutine, which holds while other
-// processes load the machine (measurePair). BENCHMARKS.md has the figures.
+// processes load the machine (measureAll). bound-ratio shows how close to
+// the floor any conforming signer can get (boundRT). BENCHMARKS.md has the
+// figures.
 
 // benchPaymentBody is a typical single payment initiation, compact JSON of
 // about 400 bytes.
