@@ -44,6 +44,22 @@ type account struct {
 	pending                                              []*transaction
 }
 
+// is reports whether ref names this account: it names at least one of its
+// identifiers (bban, iban, maskedPan) and none that differs.
+func (a *account) is(ref *accountRefJSON) bool {
+	named := false
+	for _, id := range [][2]string{{ref.BBAN, a.bban}, {ref.IBAN, a.iban}, {ref.MaskedPan, a.maskedPan}} {
+		if id[0] == "" {
+			continue
+		}
+		if !strings.EqualFold(strings.ReplaceAll(id[0], " ", ""), strings.ReplaceAll(id[1], " ", "")) {
+			return false
+		}
+		named = true
+	}
+	return named
+}
+
 type transaction struct {
 	id                                      string
 	bookingDate, valueDate, transactionDate time.Time

@@ -249,9 +249,10 @@ func (s *Server) paymentLocked(w http.ResponseWriter, r *http.Request) *payment 
 }
 
 // hiddenBeforeApproval: for domestic-norway-credit-transfers, status and
-// details are unavailable before the payment is approved.
+// details are unavailable before the payment is approved: while it waits
+// for its SCA (RCVD) and while only some of its signers have signed (PATC).
 func hiddenBeforeApproval(w http.ResponseWriter, p *payment) bool {
-	if p.product == ProductDomesticNorway && p.status == "RCVD" {
+	if p.product == ProductDomesticNorway && (p.status == "RCVD" || p.status == "PATC") {
 		writeError(w, http.StatusBadRequest, "RESOURCE_UNKNOWN", "paymentId",
 			"status and details of this product are unavailable before the payment is approved")
 		return true

@@ -292,11 +292,11 @@ func (s *Server) sandboxAddTransaction(w http.ResponseWriter, r *http.Request) {
 		bad("transactionAmount.currency", "currency must be the account currency")
 		return
 	}
-	if req.DebtorAccount != nil && req.DebtorAccount.BBAN != "" && req.DebtorAccount.BBAN != a.bban {
+	if req.DebtorAccount != nil && !a.is(req.DebtorAccount) {
 		bad("debtorAccount", "the debtor account must be the account the transaction is created for")
 		return
 	}
-	if req.DebtorAccount != nil && req.DebtorAccount.BBAN == a.bban && amt > 0 {
+	if req.DebtorAccount != nil && amt > 0 {
 		amt = -amt
 	}
 	today := dateOf(s.now())

@@ -339,7 +339,8 @@ func (s *Server) handle(w *bufWriter, r *http.Request) {
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // checkHeaderFormats checks the headers of service.md "Request headers"
-// whose values have a fixed form: X-Request-ID is required and a UUID;
+// whose values have a fixed form: X-Request-ID is required and a UUID; Date,
+// when present, the RFC 7231 IMF-fixdate (service.md, conventions 4);
 // PSU-IP-Address, when present, an IPv4 or IPv6 address; and
 // TPP-Redirect-Preferred, when present, True or False (in any case). It
 // returns the offending header and a text, or "".
@@ -349,6 +350,11 @@ func checkHeaderFormats(h http.Header) (string, string) {
 		return "X-Request-ID", "X-Request-ID is required: a UUID identifying the request"
 	case len(ids) > 1 || !uuidRE.MatchString(ids[0]):
 		return "X-Request-ID", "X-Request-ID has the wrong format: want a UUID"
+	}
+	for _, v := range h.Values("Date") {
+		if _, err := time.Parse(http.TimeFormat, v); err != nil {
+			return "Date", "Date has the wrong format: want the RFC 7231 form, as in Mon, 02 Jan 2006 15:04:05 GMT"
+		}
 	}
 	for _, v := range h.Values("PSU-IP-Address") {
 		if net.ParseIP(v) == nil {

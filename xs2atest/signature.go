@@ -48,6 +48,8 @@ func parseSignatureHeader(v string) (*signatureParams, error) {
 			return nil, errors.New("malformed RFC 2047 encoded Signature header")
 		}
 		v = strings.TrimSpace(d)
+	} else if !isASCII(v) {
+		return nil, errors.New("signature header: text other than ASCII must be MIME-encoded per RFC 2047 (=?utf-8?B?...?=)")
 	}
 	want := []string{"keyId", "algorithm", "headers", "signature"}
 	vals := make([]string, 0, 4)
@@ -403,4 +405,14 @@ func newTestCertificate(cn string) (*rsa.PrivateKey, *x509.Certificate, error) {
 	}
 	cert, err := x509.ParseCertificate(der)
 	return key, cert, err
+}
+
+// isASCII reports whether s holds only 7-bit characters.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
