@@ -119,8 +119,13 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 // production bank sends all of them, unfiltered, on a page (service.md,
 // Endpoints), while the sandbox filters and pages them like booked ones. So
 // a pending entry that comes again on a later page is yielded once: the same
-// transactionId, or, for an entry without one, the same JSON encoding. The
-// keys of the pending entries seen are kept while the loop runs.
+// transactionId, or, for an entry without one, the same JSON encoding.
+// Equal entries on one page are different transactions (two purchases of
+// the same amount on the same day) and are each yielded; a later page
+// yields only as many of them as it holds beyond the most that one earlier
+// page held. The keys of the pending entries seen are kept while the loop
+// runs. A page the bank sends twice (the same first and last entries) stops
+// the walk with an error.
 //
 // It follows transactions._links.next while the bank sends one. Otherwise,
 // when q.Limit is set and a page held q.Limit booked entries, it asks for
@@ -164,7 +169,8 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 				t := rep.Transactions
 				return pageOf[Transaction]{booked: t.Booked, pending: t.Pending, next: t.Links.Next.Href}, nil
 			},
-			id: func(x *Transaction) string { return x.TransactionID },
+			id:             func(x *Transaction) string { return x.TransactionID },
+			repeatsPending: true,
 		}
 		w.walk(ctx, yield)
 	}
@@ -221,9 +227,10 @@ func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAcco
 // pending then booked entries of each page, each with Status set. Paging is
 // by offset and limit (following _links.next when the bank sends one), with
 // the stopping rules of Transactions. Card accounts filter and page pending
-// entries too (service.md, Endpoints); one the bank repeats on a later page
-// is yielded once, by cardTransactionId (or, without one, by its JSON
-// encoding), as Transactions does.
+// entries too (service.md, Endpoints: they are "unaffected" by the
+// repetition), so entries are told apart by cardTransactionId alone: one
+// with the same id on a later page is yielded once, and equal entries
+// without ids are each yielded, on one page or on several.
 //
 // Amounts: TransactionAmount is always the amount in the card account's
 // currency and OriginalAmount the amount in the purchase's currency. The SDK
@@ -385,7 +392,7 @@ func (s *AccountsService) transactionsQuery(psu PSU, accountID string, q *Transa
 		return nil, err
 	}
 	if q != nil && !psu.Present() {
-		if err := s.client.budget.checkHistory(q.DateFrom); err != nil {
+		if err := s.client.budget.checkHistory(q.DateFrom, q.DateTo); err != nil {
 			return nil, err
 		}
 	}

@@ -136,24 +136,30 @@ func (b *accessBudget) take(ctx context.Context, psuID, accountID string, ep Bud
 	return nil
 }
 
-// checkHistory refuses a dateFrom more than HistoryLimit (90 days) before
-// now, which the bank refuses for transactions asked for without the PSU
-// present (service.md, Limits). DateFrom is sent as YYYY-MM-DD in its own
-// location, and the bank counts the 90 days from today in its own calendar
-// (historyZone), so the check compares that date with today at the bank:
-// today minus 90 days passes, one day earlier fails. A zero dateFrom (not
-// sent) passes.
-func (b *accessBudget) checkHistory(dateFrom time.Time) error {
-	if dateFrom.IsZero() {
-		return nil
-	}
-	loc := dateFrom.Location()
-	y, m, d := b.clock().In(historyZone).Date()
-	oldest := time.Date(y, m, d, 0, 0, 0, 0, loc).AddDate(0, 0, -int(HistoryLimit/(24*time.Hour)))
-	fy, fm, fd := dateFrom.Date()
-	if time.Date(fy, fm, fd, 0, 0, 0, 0, loc).Before(oldest) {
-		return invalid("TransactionQuery.DateFrom",
-			"without the PSU present transactions may be at most 90 days old (from %s)", oldest.Format(time.DateOnly))
+// checkHistory refuses a dateFrom, or a dateTo, more than HistoryLimit (90
+// days) before now: the bank refuses transactions that old asked for
+// without the PSU present (service.md, Limits), and a dateTo that old asks
+// for nothing else, yet would spend one of the day's calls. The dates are
+// sent as YYYY-MM-DD in their own location, and the bank counts the 90 days
+// from today in its own calendar (historyZone), so the check compares that
+// date with today at the bank: today minus 90 days passes, one day earlier
+// fails. A zero date (not sent) passes.
+func (b *accessBudget) checkHistory(dateFrom, dateTo time.Time) error {
+	for _, d := range []struct {
+		field string
+		date  time.Time
+	}{{"TransactionQuery.DateFrom", dateFrom}, {"TransactionQuery.DateTo", dateTo}} {
+		if d.date.IsZero() {
+			continue
+		}
+		loc := d.date.Location()
+		y, m, day := b.clock().In(historyZone).Date()
+		oldest := time.Date(y, m, day, 0, 0, 0, 0, loc).AddDate(0, 0, -int(HistoryLimit/(24*time.Hour)))
+		fy, fm, fd := d.date.Date()
+		if time.Date(fy, fm, fd, 0, 0, 0, 0, loc).Before(oldest) {
+			return invalid(d.field,
+				"without the PSU present transactions may be at most 90 days old (from %s)", oldest.Format(time.DateOnly))
+		}
 	}
 	return nil
 }

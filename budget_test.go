@@ -252,16 +252,26 @@ func TestAccessBudgetHistory(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := b.checkHistory(tt.dateFrom)
-			if !tt.wantErr {
-				require.NoError(t, err)
-				return
+			// The same rule for dateFrom and for dateTo: a dateTo that old
+			// asks only for transactions the bank does not give.
+			for _, c := range []struct {
+				field            string
+				dateFrom, dateTo time.Time
+			}{
+				{"TransactionQuery.DateFrom", tt.dateFrom, time.Time{}},
+				{"TransactionQuery.DateTo", time.Time{}, tt.dateFrom},
+			} {
+				err := b.checkHistory(c.dateFrom, c.dateTo)
+				if !tt.wantErr {
+					require.NoError(t, err)
+					continue
+				}
+				var ve *ValidationError
+				require.True(t, errors.As(err, &ve), "err = %v, want *ValidationError", err)
+				require.Equal(t, c.field, ve.Field)
+				require.True(t, strings.HasPrefix(err.Error(), "xs2a: "), err.Error())
+				require.Contains(t, ve.Reason, "90 days")
 			}
-			var ve *ValidationError
-			require.True(t, errors.As(err, &ve), "err = %v, want *ValidationError", err)
-			require.Equal(t, "TransactionQuery.DateFrom", ve.Field)
-			require.True(t, strings.HasPrefix(err.Error(), "xs2a: "), err.Error())
-			require.Contains(t, ve.Reason, "90 days")
 		})
 	}
 }
@@ -294,8 +304,8 @@ func TestAccessBudgetOff(t *testing.T) {
 				require.NoError(t, tt.b.take(context.Background(), "psu", "acct", BudgetBalances))
 			}
 			// The history check does not depend on the store.
-			require.NoError(t, tt.b.checkHistory(time.Now().AddDate(0, 0, -10)))
-			require.Error(t, tt.b.checkHistory(time.Now().AddDate(0, 0, -100)))
+			require.NoError(t, tt.b.checkHistory(time.Now().AddDate(0, 0, -10), time.Time{}))
+			require.Error(t, tt.b.checkHistory(time.Now().AddDate(0, 0, -100), time.Time{}))
 		})
 	}
 }

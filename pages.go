@@ -15,17 +15,13 @@ type pageOf[T any] struct {
 	next            string // _links.next href, "" on the last page
 }
 
-// pageSignature identifies a page by its size and its first and last ids;
-// "" when the entries have no ids.
-func pageSignature[T any](list []T, id func(*T) string) string {
+// pageSignature identifies a list of entries by its size and the keys of
+// its first and last entries; "" for an empty list.
+func pageSignature[T any](list []T, key func(*T) string) string {
 	if len(list) == 0 {
 		return ""
 	}
-	first, last := id(&list[0]), id(&list[len(list)-1])
-	if first == "" && last == "" {
-		return ""
-	}
-	return strconv.Itoa(len(list)) + "\x00" + first + "\x00" + last
+	return strconv.Itoa(len(list)) + "\x00" + key(&list[0]) + "\x00" + key(&list[len(list)-1])
 }
 
 // pageWalk runs the paging of the transaction iterators (STYLE.md 8).
@@ -38,13 +34,17 @@ type pageWalk[T any] struct {
 	// id is an entry's transactionId (cardTransactionId), "" when it has
 	// none.
 	id func(*T) string
+	// repeatsPending: the bank may send the pending entries again on later
+	// pages (accounts, service.md Endpoints), so pending entries without an
+	// id are recognised by their content. Card accounts page their pending
+	// entries ("card accounts are unaffected"): only ids are compared, and
+	// equal entries on different pages are different transactions.
+	repeatsPending bool
 }
 
-// pendingKey identifies a pending entry, to yield it once when the bank
-// repeats it on a later page: "i" and its id, or "j" and the SHA-256 of its
-// JSON encoding when it has no id; "" when it cannot be encoded (it is then
-// yielded every time).
-func (w *pageWalk[T]) pendingKey(x *T) string {
+// key identifies an entry: "i" and its id, or "j" and the SHA-256 of its
+// JSON encoding when it has no id; "" when it cannot be encoded.
+func (w *pageWalk[T]) key(x *T) string {
 	if id := w.id(x); id != "" {
 		return "i" + id
 	}
@@ -56,15 +56,28 @@ func (w *pageWalk[T]) pendingKey(x *T) string {
 	return "j" + string(sum[:])
 }
 
+// pendingKey identifies a pending entry, to recognise it when the bank
+// repeats it on a later page; "" when it cannot be recognised (it is then
+// yielded every time).
+func (w *pageWalk[T]) pendingKey(x *T) string {
+	if !w.repeatsPending && w.id(x) == "" {
+		return ""
+	}
+	return w.key(x)
+}
+
 func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 	var zero T
 	href, query, offset := w.href, w.query, w.offset
 	linked := false // the bank pages by _links.next
 	seen := map[string]bool{}
-	// The pending entries yielded so far, by pendingKey: kept while the
-	// loop runs, at most one key per pending entry.
-	seenPending := map[string]struct{}{}
-	prevSig := ""
+	// For each pendingKey, the most entries with that key that one page
+	// has held so far: on a later page only entries beyond that count are
+	// new. Two equal entries on one page are two transactions (two coffees
+	// of the same price on the same day); the same entry on every page is
+	// one. Kept while the loop runs, at most one key per pending entry.
+	seenPending := map[string]int{}
+	prevSig, prevPendingSig := "", ""
 	for {
 		if err := ctx.Err(); err != nil {
 			yield(zero, err)
@@ -75,26 +88,47 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 			yield(zero, err)
 			return
 		}
-		sig := pageSignature(p.booked, w.id)
+		sig := pageSignature(p.booked, w.key)
 		if sig != "" && sig == prevSig {
 			yield(zero, fmt.Errorf("xs2a: %s: the bank sent the same page twice; stopping", w.op))
 			return
 		}
 		prevSig = sig
-		newPending := 0
+		onPage := map[string]int{}
+		fresh := p.pending[:0:0]
 		for i := range p.pending {
+			if k := w.pendingKey(&p.pending[i]); k != "" {
+				onPage[k]++
+				if onPage[k] <= seenPending[k] {
+					continue
+				}
+			}
+			fresh = append(fresh, p.pending[i])
+		}
+		for k, n := range onPage {
+			seenPending[k] = max(seenPending[k], n)
+		}
+		if len(p.booked) == 0 {
+			if len(fresh) == 0 {
+				return
+			}
+			// Pending entries only, none recognised as seen (card entries
+			// without ids): a bank that ignores offset would send them
+			// for ever.
+			psig := pageSignature(fresh, w.key)
+			if psig == prevPendingSig {
+				yield(zero, fmt.Errorf("xs2a: %s: the bank sent the same page twice; stopping", w.op))
+				return
+			}
+			prevPendingSig = psig
+		}
+		newPending := len(fresh)
+		for _, x := range fresh {
 			if err := ctx.Err(); err != nil {
 				yield(zero, err)
 				return
 			}
-			if k := w.pendingKey(&p.pending[i]); k != "" {
-				if _, dup := seenPending[k]; dup {
-					continue
-				}
-				seenPending[k] = struct{}{}
-			}
-			newPending++
-			if !yield(p.pending[i], nil) {
+			if !yield(x, nil) {
 				return
 			}
 		}
@@ -121,8 +155,6 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 			advance = len(p.pending)
 		}
 		switch {
-		case len(p.booked) == 0 && newPending == 0:
-			return
 		case next != "":
 			if seen[next] {
 				yield(zero, fmt.Errorf("xs2a: %s: the bank's next link leads back to a page already read; stopping", w.op))

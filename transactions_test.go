@@ -211,6 +211,17 @@ func TestAccountsTransactionsPendingOnEveryPage(t *testing.T) {
 			},
 			want: []string{"p:7", "p:8", "t1:1", "t2:1", "p:9", "t3:1"},
 		},
+		{
+			// Two coffees of the same price on the same day: two
+			// transactions, on every page; a third one later is new.
+			name: "equal entries without ids on one page",
+			answers: map[string]string{
+				"":  page("p:7", "p:7", "t1", "t2"),
+				"2": page("p:7", "p:7", "p:9", "t3", "t4"),
+				"4": page("p:7", "p:7", "p:7", "p:9", "t5"),
+			},
+			want: []string{"p:7", "p:7", "t1:1", "t2:1", "p:9", "t3:1", "t4:1", "p:7", "t5:1"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -225,22 +236,52 @@ func TestAccountsTransactionsPendingOnEveryPage(t *testing.T) {
 	}
 }
 
-func TestCardTransactionsPendingOnEveryPage(t *testing.T) {
+// TestCardTransactionsPending: card accounts page their pending entries
+// (service.md, Endpoints: "card accounts are unaffected" by the repetition),
+// so only an entry with the same cardTransactionId is the same transaction;
+// equal entries without ids, on one page or on several, are each yielded.
+func TestCardTransactionsPending(t *testing.T) {
 	t.Parallel()
 	next := func(n string) string { return aisCardPath + "/transactions?page=" + n }
 	page := func(next string, entries ...string) string {
 		return reportPage("cardTransactions", "cardTransactionId", next, entries...)
 	}
 	_, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": byQuery(t, "page", map[string]string{
-		"":  page(next("2"), "p1", "p:4", "c1", "c2"),
+		"":  page(next("2"), "p1", "p:4", "p:4", "c1", "c2"),
 		"2": page(next("3"), "p1", "p:4", "p2", "c3", "c4"),
 		"3": page("", "p2", "p:5", "c5"),
 	})})
 	txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, &TransactionQuery{BookingStatus: BookingBoth}))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"p1:1", "p:4", "c1:1", "c2:1", "p2:1", "c3:1", "c4:1", "p:5", "c5:1"}, yielded(txs, func(x CardTransaction) (string, BookingStatus, Amount) {
+	assert.Equal(t, []string{"p1:1", "p:4", "p:4", "c1:1", "c2:1", "p:4", "p2:1", "c3:1", "c4:1", "p:5", "c5:1"}, yielded(txs, func(x CardTransaction) (string, BookingStatus, Amount) {
 		return x.CardTransactionID, x.Status, x.TransactionAmount
-	}), "a pending entry repeated on a later page is yielded once")
+	}))
+}
+
+// TestCardTransactionsStopsOnARepeatedPage: card entries have no ids in
+// the platform's shapes; a bank that ignores offset and sends the same full
+// page again is still caught, by the entries' content, for booked and for
+// pending-only pages.
+func TestCardTransactionsStopsOnARepeatedPage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		page   string
+		status BookingStatus
+	}{
+		{"booked", reportPage("cardTransactions", "cardTransactionId", "", ":1", ":2"), BookingBooked},
+		{"pending only", reportPage("cardTransactions", "cardTransactionId", "", "p:1", "p:2"), BookingPending},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": serve(t, 200, tt.page)})
+			txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, &TransactionQuery{BookingStatus: tt.status, Limit: 2}))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "same page")
+			assert.Len(t, txs, 2)
+			assert.Equal(t, 2, bank.count())
+		})
+	}
 }
 
 // offsetBank pages booked by offset and limit, and sends pending as mode
