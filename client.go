@@ -146,19 +146,48 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// checkRedirect follows redirects only within the base address.
+// errRedirectNotIdempotent: a redirect answering a POST or PATCH is not
+// followed. net/http would send the request again (307, 308), or turn it
+// into a GET (301, 302, 303) whose answer says nothing of the POST's outcome.
+var errRedirectNotIdempotent = errors.New("xs2a: the bank answered with a redirect, which is not followed for a request that may have created something")
+
+// checkRedirect follows redirects only within the base address (its origin
+// and its path, as resolve keeps links), and only for idempotent requests:
+// a POST is never sent twice (DESIGN.md), and the outcome of one answered
+// by a redirect is unknown (ErrOutcomeUnknown).
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 {
 		return errors.New("xs2a: stopped after 5 redirects")
 	}
-	if !c.sameOrigin(req.URL) {
+	if !c.sameOrigin(req.URL) || !c.underBasePath(req.URL.EscapedPath()) {
 		return ErrCrossOrigin
+	}
+	if !idempotent(via[0].Method) {
+		return errRedirectNotIdempotent
 	}
 	return nil
 }
 
 func (c *Client) sameOrigin(u *url.URL) bool {
 	return strings.EqualFold(u.Scheme, c.base.Scheme) && strings.EqualFold(u.Host, c.base.Host)
+}
+
+// underBasePath reports whether an escaped path lies under the base path,
+// with no dot segment that would take it out at the server.
+func (c *Client) underBasePath(p string) bool {
+	if c.basePath != "" && p != c.basePath && !strings.HasPrefix(p, c.basePath+"/") {
+		return false
+	}
+	path, err := url.PathUnescape(p)
+	if err != nil {
+		return false
+	}
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // resolve turns a path or a _links href into an absolute URL under the base
@@ -288,7 +317,9 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 		resp, err := c.hc.Do(req)
 		if err != nil {
 			terr := &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: sent.Load(), Err: err}
-			c.log(ctx, slog.LevelDebug, r, requestID, attempt, 0, start, err)
+			// The log gets terr, whose text leaves out the URL (it holds
+			// resource ids), as the error returned does.
+			c.log(ctx, slog.LevelDebug, r, requestID, attempt, 0, start, terr)
 			// A request that may have reached the bank is retried only when
 			// idempotent; a context that ended is never retried.
 			if retryable && attempt < attempts && ctx.Err() == nil && !errors.Is(err, ErrCrossOrigin) && (idem || !sent.Load()) {
@@ -297,7 +328,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 				}
 				continue
 			}
-			c.log(ctx, slog.LevelWarn, r, requestID, attempt, 0, start, err)
+			c.log(ctx, slog.LevelWarn, r, requestID, attempt, 0, start, terr)
 			return nil, terr
 		}
 		out := &Response{Response: resp, RequestID: requestID, Attempts: attempt, AcceptFixes: fixes}
@@ -313,6 +344,16 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 				continue
 			}
 			err := c.answerError(r, resp, errBody, requestID)
+			c.log(ctx, slog.LevelWarn, r, requestID, attempt, resp.StatusCode, start, err)
+			return out, err
+		}
+		if resp.StatusCode >= 300 {
+			// A redirect that was not followed (no Location): no answer
+			// to decode, and for a POST no telling what the bank did.
+			resp.Body.Close()
+			resp.Body = http.NoBody
+			err := &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true,
+				Err: fmt.Errorf("unexpected answer %s, a redirect that is not followed", resp.Status)}
 			c.log(ctx, slog.LevelWarn, r, requestID, attempt, resp.StatusCode, start, err)
 			return out, err
 		}
@@ -416,8 +457,15 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 			return &SCARequiredError{Redirect: link, StatusCode: resp.StatusCode, RequestID: requestID, Messages: msgs}
 		}
 	}
-	if into == nil || len(bytes.TrimSpace(body)) == 0 {
+	if into == nil {
 		return nil
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		if idempotent(r.method) {
+			return nil // an empty list or nothing to say
+		}
+		// A POST whose answer should say what was created, but is empty.
+		return unknown(errors.New("the answer has no body"))
 	}
 	if err := json.Unmarshal(body, into); err != nil {
 		if !idempotent(r.method) {

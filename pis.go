@@ -2,6 +2,7 @@ package xs2a
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -115,6 +116,12 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, op, prefix, pro
 	resp, err := s.client.do(ctx, r, &out)
 	if err != nil {
 		return nil, resp, err
+	}
+	if out.PaymentID == "" {
+		// Accepted, but the payment cannot be followed: look it up
+		// before initiating it again.
+		return nil, resp, &TransportError{Method: r.method, Op: op, RequestID: resp.RequestID, Sent: true,
+			Err: errors.New("the answer holds no paymentId")}
 	}
 	out.kind = kind
 	return &out, resp, nil

@@ -28,7 +28,11 @@ import (
 //
 // A request body must be replayable (its GetBody set, as http.NewRequest
 // does for bytes.Reader, bytes.Buffer and strings.Reader): the Digest is
-// computed from the exact bytes that are sent.
+// computed from the exact bytes that are sent. The request handed to Base
+// can be replayed (GetBody) only for idempotent methods, so that net/http
+// never sends a POST's body twice by itself; its HTTP/2 transport can still
+// replay a POST without a body (an authorisation) after the peer reset the
+// stream, which creates no payment.
 //
 // Transport refuses to sign a redirect that leaves the origin (scheme, host
 // and port) of the request that was redirected, since net/http would carry
@@ -115,6 +119,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		o.body = replayBody{data: body}
 		o.body.Reset(body)
 		r2.Body, r2.GetBody, r2.ContentLength = &o.body, o.body.replay, int64(len(body))
+		if !idempotent(r2.Method) {
+			// Without GetBody net/http cannot send a POST's body again
+			// by itself: its HTTP/2 transport would, after a stream reset
+			// by the peer, even when the bank had read and acted on it
+			// (golang/go#47635). A payment is never sent twice.
+			r2.GetBody = nil
+		}
 	}
 	base := t.Base
 	if base == nil {

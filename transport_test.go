@@ -437,11 +437,42 @@ func TestTransportLeavesRequestAlone(t *testing.T) {
 			assert.Equal(t, testPaymentBody, string(b), "GetBody still gives the body")
 			assert.Equal(t, testPaymentBody, string(capt.lastBody(t)))
 			assert.EqualValues(t, len(testPaymentBody), sent.ContentLength)
-			rc, err = sent.GetBody()
-			require.NoError(t, err)
-			b, _ = io.ReadAll(rc)
-			assert.Equal(t, testPaymentBody, string(b), "the sent request is replayable")
+			assert.Nil(t, sent.GetBody, "net/http gets no way to send a POST's body again")
 		}
+	}
+}
+
+// TestTransportReplayableOnlyWhenIdempotent: the request handed to Base can
+// be replayed by net/http (GetBody) for idempotent methods only: its HTTP/2
+// transport replays a request after a stream reset by the peer even when
+// the bank had acted on it, and a POST is never sent twice.
+func TestTransportReplayableOnlyWhenIdempotent(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		method     string
+		replayable bool
+	}{
+		{http.MethodPost, false}, {http.MethodPatch, false}, {http.MethodPut, true},
+	} {
+		t.Run(tt.method, func(t *testing.T) {
+			t.Parallel()
+			capt := &captureRT{}
+			tr := &Transport{Base: capt, Signer: testSigner(t), RedirectURI: testRedirectURI, Now: fixedNow}
+			req, err := http.NewRequest(tt.method, testBankURL+"/v1/x", strings.NewReader(testPaymentBody))
+			require.NoError(t, err)
+			_, err = tr.RoundTrip(req)
+			require.NoError(t, err)
+			sent := capt.last(t)
+			if !tt.replayable {
+				assert.Nil(t, sent.GetBody)
+				return
+			}
+			require.NotNil(t, sent.GetBody)
+			rc, err := sent.GetBody()
+			require.NoError(t, err)
+			b, _ := io.ReadAll(rc)
+			assert.Equal(t, testPaymentBody, string(b))
+		})
 	}
 }
 
