@@ -33,9 +33,11 @@ const (
 // header (service.md, Versioning: "Made default").
 func (f AcceptFix) Default() bool { return f == AmountAsString }
 
-// valid reports whether f can be sent in the header.
+// valid reports whether f can be sent in the header: printable ASCII
+// (service.md, General conventions 2: the backend refuses what it cannot
+// process), without the list's comma, spaces or quotes.
 func (f AcceptFix) valid() bool {
-	return f != "" && !strings.ContainsAny(string(f), ", \t\r\n\"")
+	return headerSafe(string(f), 200) && !strings.ContainsAny(string(f), ", \"")
 }
 
 type acceptFixKey struct{}

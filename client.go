@@ -411,7 +411,11 @@ func (c *Client) newHTTPRequest(ctx context.Context, r *request, u *url.URL, bod
 // answerError turns a >= 400 answer into *SCARequiredError or *Error.
 func (c *Client) answerError(r *request, resp *http.Response, body []byte, requestID string) error {
 	if c.verifier != nil {
-		if err := c.verifier.verify(resp, body, requestID, false); err != nil {
+		// An answer whose scaRedirect the PSU's browser will be sent to
+		// must be signed when signatures are required, as a success must:
+		// it decides where the PSU logs in.
+		sca := resp.StatusCode == http.StatusUnauthorized && bytes.Contains(body, []byte(`"scaRedirect"`))
+		if err := c.verifier.verify(resp, body, requestID, sca); err != nil {
 			return err
 		}
 	}

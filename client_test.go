@@ -57,6 +57,8 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 		{"relative redirect URI", "https://bank.example/api", signer, []Option{WithRedirectURI("/cb")}, "RedirectURI", true},
 		{"redirect URI with CRLF", "https://bank.example/api", signer, []Option{WithRedirectURI("https://tpp.example/cb\r\nX: y")}, "RedirectURI", true},
 		{"accept fix with comma", "https://bank.example/api", signer, []Option{redirect, WithAcceptFixes("a,b")}, "AcceptFix", true},
+		{"accept fix with a control character", "https://bank.example/api", signer, []Option{redirect, WithAcceptFixes("longer-names\x00")}, "AcceptFix", true},
+		{"accept fix beyond ASCII", "https://bank.example/api", signer, []Option{redirect, WithAcceptFixes("längere-namen")}, "AcceptFix", true},
 		{"negative retry", "https://bank.example/api", signer, []Option{redirect, WithRetry(RetryPolicy{MaxAttempts: -1})}, "RetryPolicy", true},
 		{"nil http client", "https://bank.example/api", signer, []Option{redirect, WithHTTPClient(nil)}, "HTTPClient", true},
 		{"nil clock", "https://bank.example/api", signer, []Option{redirect, WithClock(nil)}, "Clock", true},

@@ -134,7 +134,11 @@ func WithASPSPID(id string) Option {
 // WithResponseVerification verifies the Signature and Digest of the bank's
 // responses with bankCert (service.md, Authentication, item 3). A response
 // without a Signature passes unless require is true; then a successful (2xx)
-// response without one fails. A failure is a *SignatureError.
+// response without one fails, and so does a 401 whose scaRedirect the PSU
+// would be sent to. A signature that covers x-request-id must name the
+// request's own X-Request-ID, so a signed answer cannot be replayed as the
+// answer to another call; a bank that signs neither x-request-id nor the
+// body gives no such protection. A failure is a *SignatureError.
 func WithResponseVerification(bankCert *x509.Certificate, require bool) Option {
 	return func(c *config) error {
 		if bankCert == nil {

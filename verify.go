@@ -132,7 +132,10 @@ type responseVerifier struct {
 }
 
 // verify checks resp's Signature and Digest against body. A response without
-// a Signature passes unless require is set and the answer is a success.
+// a Signature passes unless require is set and the answer is a success (or
+// carries an scaRedirect; the caller says so in success). A signature over
+// x-request-id must name this request's: a signed answer to another request,
+// replayed, is refused.
 func (v *responseVerifier) verify(resp *http.Response, body []byte, requestID string, success bool) error {
 	fail := func(reason string) error { return &SignatureError{Reason: reason, RequestID: requestID} }
 	sigHeader := resp.Header.Get("Signature")
@@ -151,6 +154,9 @@ func (v *responseVerifier) verify(resp *http.Response, body []byte, requestID st
 	}
 	if err := verifySignature(p, headerSource{h: resp.Header}, v.cert); err != nil {
 		return fail(err.Error())
+	}
+	if slices.Contains(p.Headers, "x-request-id") && !strings.EqualFold(strings.TrimSpace(resp.Header.Get("X-Request-ID")), requestID) {
+		return fail("the signed answer is for another request (X-Request-ID)")
 	}
 	if d := resp.Header.Get("Digest"); d != "" {
 		if err := VerifyDigest(d, body); err != nil {

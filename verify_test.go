@@ -254,3 +254,42 @@ func TestResponseVerification(t *testing.T) {
 		})
 	}
 }
+
+// TestResponseVerificationTiesTheAnswerToItsRequest: with verification
+// required, a validly signed answer that names another request's
+// X-Request-ID (an old answer replayed) is refused, and so is an unsigned 401
+// whose scaRedirect the PSU's browser would be sent to.
+func TestResponseVerificationTiesTheAnswerToItsRequest(t *testing.T) {
+	t.Parallel()
+	bank := testSigner(t)
+	t.Run("signed answer to another request", func(t *testing.T) {
+		t.Parallel()
+		const body = `{"transactionStatus":"ACSC"}`
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hd := w.Header()
+			hd.Set("Content-Type", "application/json")
+			hd.Set("Date", "Mon, 02 Mar 2020 10:04:05 GMT")
+			hd.Set("X-Request-ID", "00000000-0000-4000-8000-000000000001")
+			hd.Set("Digest", Digest([]byte(body)))
+			sig, err := bank.sign(headerSource{h: hd})
+			if err != nil {
+				t.Error(err)
+			}
+			hd.Set("Signature", sig)
+			w.Write([]byte(body))
+		})
+		_, c := newTestServer(t, h, WithResponseVerification(bank.Certificate(), true))
+		_, _, err := c.Payments.Status(context.Background(), PSU{ID: testPSUID, IPAddress: "192.0.2.1"}, Link{Href: "/v1/payments/x/p1/status"})
+		assert.ErrorIs(t, err, ErrSignatureInvalid)
+		assert.Contains(t, err.Error(), "another request")
+	})
+	t.Run("unsigned scaRedirect", func(t *testing.T) {
+		t.Parallel()
+		rec := &testBank{fn: answer(401, "application/json", `{"_links":{"scaRedirect":{"href":"https://phish.example/sca"}}}`)}
+		_, c := newTestServer(t, rec, WithResponseVerification(bank.Certificate(), true))
+		_, _, err := c.Accounts.List(context.Background(), PSU{ID: testPSUID, IPAddress: "192.0.2.1"})
+		assert.ErrorIs(t, err, ErrSignatureInvalid)
+		var sca *SCARequiredError
+		assert.False(t, errors.As(err, &sca), "no redirect to follow")
+	})
+}
