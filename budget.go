@@ -15,7 +15,10 @@ import (
 // BudgetEndpoint names an endpoint whose PSU-not-present calls are counted
 // by the access budget (service.md, Limits: at most 4 calls per 24 hours
 // without PSU-IP-Address). Each endpoint has its own count per PSU and
-// account.
+// account. Every request that may reach the bank counts, an automatic retry
+// too (service.md does not say whether the bank counts the requests it
+// answered with an error, so the SDK assumes it does); a retry the budget no
+// longer allows is not made, and the call returns the bank's last answer.
 type BudgetEndpoint string
 
 // The counted endpoints.

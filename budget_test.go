@@ -3,12 +3,15 @@ package xs2a
 import (
 	"context"
 	"errors"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -475,4 +478,48 @@ func TestAccessExceededErrorMessage(t *testing.T) {
 			require.NotErrorIs(t, err, ErrConsentInvalid)
 		})
 	}
+}
+
+// TestAccessBudgetCountsRetries: every attempt reaches the bank, so every
+// attempt spends one of the day's calls; the retry that the budget no longer
+// allows is not made, and the call returns the bank's answer.
+func TestAccessBudgetCountsRetries(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	b, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisAccountPath + "/balances": func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%2 == 1 { // every first attempt fails after the bank counted it
+			answer(http.StatusInternalServerError, "application/json", `{"tppMessages":[{"category":"ERROR","code":"INTERNAL_SERVER_ERROR"}]}`)(w, r, 0)
+			return
+		}
+		answer(http.StatusOK, "application/json", `{"balances":[]}`)(w, r, 0)
+	}})
+	fakeSleep(c)
+	for range 2 {
+		_, _, err := c.Accounts.Balances(context.Background(), aisNotPresent, aisAccountID)
+		require.NoError(t, err)
+	}
+	// Four attempts spent: the next call is refused before it is sent.
+	_, _, err := c.Accounts.Balances(context.Background(), aisNotPresent, aisAccountID)
+	require.ErrorIs(t, err, ErrAccessExceeded)
+	assert.Equal(t, AccessLimit, b.count(), "the bank saw no more than the budget")
+
+	// A retry the budget no longer allows is not made: the bank's answer.
+	n.Store(0)
+	b, c = newAISBank(t, map[string]http.HandlerFunc{"GET " + aisAccountPath + "/balances": func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) <= AccessLimit-1 {
+			answer(http.StatusOK, "application/json", `{"balances":[]}`)(w, r, 0)
+			return
+		}
+		answer(http.StatusServiceUnavailable, "application/json", `{"tppMessages":[{"category":"ERROR","code":"SERVICE_UNAVAILABLE"}]}`)(w, r, 0)
+	}})
+	fakeSleep(c)
+	for range AccessLimit - 1 {
+		_, _, err := c.Accounts.Balances(context.Background(), aisNotPresent, aisAccountID)
+		require.NoError(t, err)
+	}
+	_, _, err = c.Accounts.Balances(context.Background(), aisNotPresent, aisAccountID)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, http.StatusServiceUnavailable, e.StatusCode)
+	assert.Equal(t, AccessLimit, b.count())
 }

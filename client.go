@@ -292,10 +292,18 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 		}
 	}
 	requestID := uuid.NewString()
-	if r.budgetEndpoint != "" && r.psu != nil && !r.psu.Present() && r.psu.ID != "" {
-		if err := c.budget.take(ctx, r.psu.ID, r.accountID, r.budgetEndpoint); err != nil {
-			return nil, err
+	// A call without the PSU present to a limited endpoint spends one of
+	// the day's calls on every attempt (each reaches the bank); a retry the
+	// budget no longer allows is not made.
+	budgeted := r.budgetEndpoint != "" && r.psu != nil && !r.psu.Present() && r.psu.ID != ""
+	spend := func() error {
+		if !budgeted {
+			return nil
 		}
+		return c.budget.take(ctx, r.psu.ID, r.accountID, r.budgetEndpoint)
+	}
+	if err := spend(); err != nil {
+		return nil, err
 	}
 
 	policy := c.cfg.retry
@@ -326,7 +334,9 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 				if werr := c.sleep(ctx, backoff(policy, attempt)); werr != nil {
 					return nil, terr
 				}
-				continue
+				if spend() == nil {
+					continue
+				}
 			}
 			c.log(ctx, slog.LevelWarn, r, requestID, attempt, 0, start, terr)
 			return nil, terr
@@ -341,7 +351,9 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 				if werr := c.sleep(ctx, delay); werr != nil {
 					return out, &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Err: werr}
 				}
-				continue
+				if spend() == nil {
+					continue
+				}
 			}
 			err := c.answerError(r, resp, errBody, requestID)
 			c.log(ctx, slog.LevelWarn, r, requestID, attempt, resp.StatusCode, start, err)

@@ -469,7 +469,7 @@ func TestSandboxService(t *testing.T) {
 	assert.True(t, xs2a.ValidBBAN(account.BBAN), "the sandbox picks a valid account number")
 	tx, _, err := b.c.Sandbox.CreateTransaction(ctx, account.ResourceID, &xs2a.SandboxTransaction{
 		TransactionAmount: nok(t, "-250.00"), BookingDate: today.AddDays(-2), CreditorName: "Kiwi Majorstuen",
-		RemittanceInformationUnstructured: "Varekjøp", ProprietaryBankTransactionCode: "VARER"})
+		RemittanceInformationUnstructured: "Varekjøp", ProprietaryBankTransactionCode: xs2a.TransactionCode{Value: "VARER"}})
 	require.NoError(t, err)
 	assert.NotEmpty(t, tx.TransactionID)
 	_, _, err = b.c.Sandbox.CreateTransaction(ctx, account.ResourceID, &xs2a.SandboxTransaction{

@@ -160,7 +160,7 @@ type PeriodicPayment struct {
 	ExecutionRule     ExecutionRule `json:"executionRule,omitempty"`
 	Frequency         Frequency     `json:"frequency"`
 	DayOfExecution    string        `json:"dayOfExecution,omitempty"`    // "1".."31"
-	MonthsOfExecution []string      `json:"monthsOfExecution,omitempty"` // "1".."12", MonthlyVariable only
+	MonthsOfExecution []string      `json:"monthsOfExecution,omitempty"` // "1".."12", at most 11, MonthlyVariable only
 }
 
 // BulkPayment is the body of POST /v1/bulk-payments/{product} (platform
@@ -463,6 +463,9 @@ func (p *PeriodicPayment) validate() error {
 	if len(p.MonthsOfExecution) == 0 {
 		return invalid(field+".MonthsOfExecution", "is required with Frequency MonthlyVariable")
 	}
+	if len(p.MonthsOfExecution) > maxMonthsOfExecution {
+		return invalid(field+".MonthsOfExecution", "has more than 11 months: every month is Frequency Monthly (Berlin Group monthsOfExecution, maxItems 11)")
+	}
 	for i, m := range p.MonthsOfExecution {
 		f := field + ".MonthsOfExecution[" + strconv.Itoa(i) + "]"
 		if !numberIn(m, 1, 12) {
@@ -474,6 +477,10 @@ func (p *PeriodicPayment) validate() error {
 	}
 	return nil
 }
+
+// maxMonthsOfExecution is the Berlin Group limit of monthsOfExecution (the
+// 1.3.12 schema: "restricted to 11 entries").
+const maxMonthsOfExecution = 11
 
 // numberIn reports whether s is a decimal number in [lo, hi] written without
 // sign or leading zero.

@@ -313,6 +313,9 @@ func TestValidationRejectsBeforeSending(t *testing.T) {
 		{"MonthlyVariable duplicate month", "PeriodicPayment.MonthsOfExecution[2]", periodicCall(func(p *PeriodicPayment) { p.MonthsOfExecution = []string{"3", "9", "3"} })},
 		{"MonthlyVariable month 13", "PeriodicPayment.MonthsOfExecution[1]", periodicCall(func(p *PeriodicPayment) { p.MonthsOfExecution = []string{"3", "13"} })},
 		{"MonthlyVariable month 0", "PeriodicPayment.MonthsOfExecution[0]", periodicCall(func(p *PeriodicPayment) { p.MonthsOfExecution = []string{"0"} })},
+		{"MonthlyVariable twelve months", "PeriodicPayment.MonthsOfExecution", periodicCall(func(p *PeriodicPayment) {
+			p.MonthsOfExecution = []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"}
+		})},
 		{"months with Monthly", "PeriodicPayment.MonthsOfExecution", periodicCall(func(p *PeriodicPayment) { p.Frequency = Monthly })},
 		{"bulk nil", "BulkPayment", func(ctx context.Context, c *Client) error {
 			_, _, err := c.Payments.InitiateBulk(ctx, presentPSU, product, nil, nil)

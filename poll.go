@@ -220,7 +220,10 @@ func (s *PaymentsService) PollStatus(ctx context.Context, psu PSU, link Link, op
 		}
 		if attempt >= o.MaxAttempts {
 			if err != nil {
-				return last, err
+				// The last read was a "not yet" or a 429/503 to wait out:
+				// the reads are used up all the same, and the bank's
+				// answer is kept in the chain.
+				return last, fmt.Errorf("%w (%d reads; the last one failed): %w", ErrPollAttempts, attempt, err)
 			}
 			return last, fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt, safeText(string(last.TransactionStatus), 35))
 		}

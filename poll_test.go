@@ -392,6 +392,9 @@ func TestPollDefaultMaxAttempts(t *testing.T) {
 	assert.Equal(t, 64343750*time.Microsecond+92*DefaultPollMaxDelay, total, "2 s growing by 1.5 to 30 s: about 47 minutes")
 }
 
+// TestPollMaxAttemptsEndingOnAnError: when the last read is an answer that
+// would be waited out (503), the reads are used up all the same: the error
+// answers ErrPollAttempts, as documented, and keeps the bank's *Error.
 func TestPollMaxAttemptsEndingOnAnError(t *testing.T) {
 	t.Parallel()
 	b, c, _ := newPollBank(t, answers(status("RCVD"), reply(http.StatusServiceUnavailable, `{}`)))
@@ -399,7 +402,7 @@ func TestPollMaxAttemptsEndingOnAnError(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusServiceUnavailable, e.StatusCode)
-	assert.False(t, errors.Is(err, ErrPollAttempts))
+	assert.ErrorIs(t, err, ErrPollAttempts)
 	assert.Equal(t, TransactionStatusRCVD, st.TransactionStatus)
 	assert.Equal(t, 2, b.count())
 }

@@ -392,7 +392,8 @@ func validateSandboxTransaction(tx *SandboxTransaction, today Date) error {
 		{".CreditorName", tx.CreditorName, sandboxMaxName},
 		{".DebtorName", tx.DebtorName, sandboxMaxName},
 		{".RemittanceInformationUnstructured", tx.RemittanceInformationUnstructured, sandboxMaxRemittance},
-		{".ProprietaryBankTransactionCode", tx.ProprietaryBankTransactionCode, sandboxMaxCode},
+		{".ProprietaryBankTransactionCode.Value", tx.ProprietaryBankTransactionCode.Value, sandboxMaxCode},
+		{".ProprietaryBankTransactionCode.Code", tx.ProprietaryBankTransactionCode.Code, sandboxMaxCode},
 		{".AdditionalInformation", tx.AdditionalInformation, sandboxMaxInfo},
 		{".TransactionDetails", tx.TransactionDetails, sandboxMaxCardDetails},
 	} {

@@ -141,11 +141,12 @@ type SandboxTransaction struct {
 	// created for (service.md, Sandbox).
 	DebtorAccount                     *AccountReference `json:"debtorAccount,omitempty"`
 	RemittanceInformationUnstructured string            `json:"remittanceInformationUnstructured,omitempty"`
-	// ProprietaryBankTransactionCode is the transaction code (service.md:
-	// "Transaction code can be given with both value and code in the
-	// sandbox").
-	ProprietaryBankTransactionCode string `json:"proprietaryBankTransactionCode,omitempty"`
-	AdditionalInformation          string `json:"additionalInformation,omitempty"`
+	// ProprietaryBankTransactionCode is the transaction code: a Value
+	// alone is sent as a string, a Value with a Code as the object
+	// {"value", "code"} (service.md: "Transaction code can be given with
+	// both value and code in the sandbox").
+	ProprietaryBankTransactionCode TransactionCode `json:"proprietaryBankTransactionCode,omitzero"`
+	AdditionalInformation          string          `json:"additionalInformation,omitempty"`
 	// OriginalAmount and TransactionDetails are for card accounts.
 	OriginalAmount     *Amount `json:"originalAmount,omitempty"`
 	TransactionDetails string  `json:"transactionDetails,omitempty"`

@@ -384,7 +384,7 @@ func TestSandboxCreateTransaction(t *testing.T) {
 		CreditorName:                      "Kiwi",
 		DebtorAccount:                     &AccountReference{BBAN: "97108883131"},
 		RemittanceInformationUnstructured: "Varekjøp",
-		ProprietaryBankTransactionCode:    "VARER",
+		ProprietaryBankTransactionCode:    TransactionCode{Value: "VARER"},
 	}
 	before := *in
 	got, resp, err := c.Sandbox.CreateTransaction(context.Background(), "enc!!NwYh0yBbprB8w4xb4zDu5qQ0", in)
@@ -656,8 +656,10 @@ func TestSandboxValidation(t *testing.T) {
 			return tx(c, okTx(func(x *SandboxTransaction) { x.RemittanceInformationUnstructured = "a\xffb" }))
 		}, "SandboxTransaction.RemittanceInformationUnstructured"},
 		{"transaction code too long", func(c *Client) error {
-			return tx(c, okTx(func(x *SandboxTransaction) { x.ProprietaryBankTransactionCode = strings.Repeat("A", 36) }))
-		}, "SandboxTransaction.ProprietaryBankTransactionCode"},
+			return tx(c, okTx(func(x *SandboxTransaction) {
+				x.ProprietaryBankTransactionCode = TransactionCode{Value: strings.Repeat("A", 36)}
+			}))
+		}, "SandboxTransaction.ProprietaryBankTransactionCode.Value"},
 		{"additional information control char", func(c *Client) error {
 			return tx(c, okTx(func(x *SandboxTransaction) { x.AdditionalInformation = "a\tb" }))
 		}, "SandboxTransaction.AdditionalInformation"},
@@ -804,4 +806,27 @@ func FuzzDecodeSandboxCustomers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSandboxTransactionCodeForms: a code with only a value is sent as a
+// string, one with a code too as the object service.md allows in the
+// sandbox ("both value and code").
+func TestSandboxTransactionCodeForms(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		code TransactionCode
+		want string
+	}{
+		{TransactionCode{Value: "VARER"}, `"proprietaryBankTransactionCode":"VARER"`},
+		{TransactionCode{Value: "Varekjøp", Code: "VARER"}, `"proprietaryBankTransactionCode":{"value":"Varekjøp","code":"VARER"}`},
+		{TransactionCode{}, ``},
+	} {
+		b, err := json.Marshal(SandboxTransaction{ProprietaryBankTransactionCode: tt.code})
+		require.NoError(t, err)
+		if tt.want == "" {
+			require.NotContains(t, string(b), "proprietaryBankTransactionCode")
+			continue
+		}
+		require.Contains(t, string(b), tt.want)
+	}
 }

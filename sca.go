@@ -160,7 +160,10 @@ const maxCallbackText = 200
 // must be RFC 4122 UUIDs in 8-4-4-4-12 form (any case; returned in lower case),
 // tpp-session-id printable ASCII of at most 200 characters (empty or absent
 // when the request that triggered SCA carried no TPP-Session-ID, which is
-// optional), context
+// optional: service.md's table marks the parameter required, but it only
+// echoes that header, so a callback without it is accepted; tie it to the
+// user another way, see CallbackHandler, and note that
+// SessionManager.Complete refuses an empty id), context
 // PRIVATE or CORPORATE (any case; returned canonical). psu-corporate-id is
 // required with context CORPORATE and refused with PRIVATE. An empty
 // psu-corporate-id counts as absent.
