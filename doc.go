@@ -128,9 +128,10 @@
 // # Conformance
 //
 // The end-to-end suite (e2e_*_test.go) runs every flow of the interface
-// description and every row of its Errors and Limits tables through the
-// public API against xs2atest, each test asserting the exact typed error or
-// state. The rules and the tests that cover them:
+// description and every row of its Errors and Limits tables that the fake
+// bank produces through the public API against xs2atest, each test asserting
+// the exact typed error or state; what the fake does not produce is listed
+// after the table. The rules and the tests that cover them:
 //
 //	service.md rule                                          test
 //	Flow 1: 401 scaRedirect, SCA, callback psu-id, PSU-ID,   TestFlow1AccountAccess

@@ -20,8 +20,10 @@
 //	    -p12 qseal.p12 -p12-password-env P12_PASSWORD \
 //	    -redirect-uri http://localhost:8642/callback -psu-ip 203.0.113.7
 //
-// Every flag may also be set in the environment: XS2A_BASE_URL, XS2A_CERT,
-// XS2A_KEY, XS2A_P12, XS2A_REDIRECT_URI, XS2A_PSU_IP, XS2A_CUSTOMER.
+// These flags may also be set in the environment: XS2A_BASE_URL, XS2A_CERT,
+// XS2A_KEY, XS2A_P12, XS2A_REDIRECT_URI, XS2A_PSU_IP, XS2A_CUSTOMER; the
+// PKCS#12 password is read from the variable -p12-password-env names
+// (XS2A_P12_PASSWORD), and -timeout is a flag only.
 // The program exits non-zero when a step fails.
 package main
 
