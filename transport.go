@@ -118,13 +118,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	default:
 		o.body = replayBody{data: body}
 		o.body.Reset(body)
-		r2.Body, r2.GetBody, r2.ContentLength = &o.body, o.body.replay, int64(len(body))
-		if !idempotent(r2.Method) {
-			// Without GetBody net/http cannot send a POST's body again
-			// by itself: its HTTP/2 transport would, after a stream reset
-			// by the peer, even when the bank had read and acted on it
-			// (golang/go#47635). A payment is never sent twice.
-			r2.GetBody = nil
+		r2.Body, r2.GetBody, r2.ContentLength = &o.body, nil, int64(len(body))
+		// Without GetBody net/http cannot send a POST's body again by
+		// itself: its HTTP/2 transport would, after a stream reset by the
+		// peer, even when the bank had read and acted on it
+		// (golang/go#47635). A payment is never sent twice.
+		if idempotent(r2.Method) {
+			r2.GetBody = o.body.replay
 		}
 	}
 	base := t.Base
