@@ -27,10 +27,12 @@
 // "SN=<hex serial>,CA=<issuer, RFC 2253>" must match the certificate in
 // TPP-Signature-Certificate (base64 DER, PEM tolerated), algorithm rsa-sha256
 // (PKCS#1 v1.5) or ecdsa-sha256 (P-256, ASN.1 DER), the parts in the order
-// keyId, algorithm, headers, signature, the whole value optionally RFC 2047
-// encoded. date, digest, x-request-id, psu-id, psu-corporate-id and
-// tpp-redirect-uri must be signed when present; Digest (SHA-256 or SHA-512)
-// must match the body and is required with a body. The certificate is not
+// keyId, algorithm, headers, signature. A value with text other than ASCII
+// (a non-ASCII issuer) must be RFC 2047 encoded (=?utf-8?B?...?=, service.md
+// Authentication 7); raw non-ASCII text is refused. date, digest,
+// x-request-id, psu-id, psu-corporate-id and tpp-redirect-uri must be signed
+// when present; Digest (SHA-256 or SHA-512) must match the body and is
+// required with a body. The certificate is not
 // checked against a CA: a TPP is identified by its keyId, so psu-ids and
 // payments belong to it.
 //
@@ -93,6 +95,9 @@
 //	                                                       (no certificate: 400 CERTIFICATE_MISSING; unreadable: CERTIFICATE_INVALID)
 //	TPP-Redirect-URI required on every request             400 FORMAT_ERROR
 //	X-Request-ID: a UUID                                   400 FORMAT_ERROR (path X-Request-ID) when missing or not a UUID
+//	Date: RFC 7231 date                                    400 FORMAT_ERROR (path Date) when present and not the IMF-fixdate
+//	                                                       form "Wed, 12 Mar 2025 10:00:00 GMT"
+//	Non-ASCII text in Signature: RFC 2047                  400 SIGNATURE_INVALID for raw non-ASCII text in the header
 //	PSU-IP-Address: the IP address of the PSU's device     400 FORMAT_ERROR when present and not an IPv4/IPv6 address
 //	TPP-Redirect-Preferred: True or False                  400 FORMAT_ERROR when present and not True/False (any case)
 //	Text the backend cannot process (e.g. emoji)           400 FORMAT_ERROR for any character outside printable
@@ -131,13 +136,14 @@
 //	Logical duplicate (same CINV, SCOR and creditor)       400 PAYMENT_FAILED unless ?allowLogicalDuplicate=true
 //	MonthlyVariable with duplicate months                  400 FORMAT_ERROR (path monthsOfExecution)
 //	startAuthorisation, one per signer                     201 scaRedirect; RCVD -> ACTC, or PATC until enough distinct signers
-//	domestic-norway-credit-transfers before approval       status and details: 400 RESOURCE_UNKNOWN
+//	domestic-norway-credit-transfers before approval       status and details: 400 RESOURCE_UNKNOWN while RCVD or PATC
 //	Batch processing 5 times a day, not periodic           ACTC/ACCP due -> ACSC when funded, else ACCP fundsAvailable=false;
 //	                                                       instant product: ACSC right after authorisation when funded
 //	Cancellation by DELETE                                 204 and CANC unless final (400 CANCELLATION_INVALID)
 //	Bulk or periodic payment in a signing basket           400 REFERENCE_MIX_INVALID
 //	Sandbox: invalid CustomerType                          400 FORMAT_ERROR "invalid CustomerType"
-//	Sandbox transaction with another account as debtor     400 FORMAT_ERROR; dates in the past, bookingDate <= valueDate
+//	Sandbox transaction with another account as debtor     400 FORMAT_ERROR (path debtorAccount) when a bban, iban or maskedPan
+//	                                                       names another account; dates in the past, bookingDate <= valueDate
 //	TPP contact e-mail                                     PUT/GET /v1/tpps/{tppId}/contact-information; bad address 400
 //	The service may sign responses                         WithResponseSigning: Date, Digest, Signature (date digest x-request-id)
 //

@@ -229,3 +229,52 @@ func TestAmounts(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxTransactionDebtorMustBeThisAccount: service.md, Sandbox: a mock
+// transaction "for an account with another account as debtor returns an
+// error", whichever identifier names the other account (bban, iban or
+// maskedPan); the account itself may be named by any of them.
+func TestSandboxTransactionDebtorMustBeThisAccount(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	kari, ola := customerOf(t, s, PrivateCustomer1), customerOf(t, s, PrivateCustomer2)
+	acc, other := kari.Accounts[0], ola.Accounts[0]
+	card, otherCard := kari.Accounts[2], ola.Accounts[2]
+	require.False(t, acc.Card)
+	require.True(t, card.Card && otherCard.Card)
+	spaced := acc.IBAN[:4] + " " + acc.IBAN[4:8] + " " + acc.IBAN[8:]
+	tests := []struct {
+		name    string
+		account Account
+		debtor  map[string]any
+		status  int
+	}{
+		{"this account by bban", acc, map[string]any{"bban": acc.BBAN}, 201},
+		{"this account by iban", acc, map[string]any{"iban": acc.IBAN}, 201},
+		{"this account by iban, printed form", acc, map[string]any{"iban": spaced}, 201},
+		{"this account by bban and iban", acc, map[string]any{"bban": acc.BBAN, "iban": acc.IBAN}, 201},
+		{"this card by maskedPan", card, map[string]any{"maskedPan": card.MaskedPan}, 201},
+		{"another account by bban", acc, map[string]any{"bban": other.BBAN}, 400},
+		{"another account by iban", acc, map[string]any{"iban": other.IBAN}, 400},
+		{"this bban with another iban", acc, map[string]any{"bban": acc.BBAN, "iban": other.IBAN}, 400},
+		{"another card by maskedPan", card, map[string]any{"maskedPan": otherCard.MaskedPan}, 400},
+		{"an account as debtor of a card", card, map[string]any{"bban": acc.BBAN}, 400},
+		{"no identifier", acc, map[string]any{"currency": "NOK"}, 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := map[string]any{
+				"transactionAmount": map[string]any{"amount": "-10.00", "currency": "NOK"},
+				"debtorAccount":     tt.debtor,
+				"creditorName":      "Kiwi",
+			}
+			r := c.do("POST", "/v1/sandbox/accounts/"+tt.account.ResourceID+"/transactions", body)
+			require.Equal(t, tt.status, r.status, "%s", r.body)
+			if tt.status == 400 {
+				assert.Equal(t, "FORMAT_ERROR", r.code())
+				assert.Contains(t, string(r.body), `"path":"debtorAccount"`)
+			}
+		})
+	}
+}

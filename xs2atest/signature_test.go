@@ -49,6 +49,10 @@ func TestParseSignatureHeader(t *testing.T) {
 		{name: "empty headers", in: strings.Replace(valid, "date digest x-request-id", "", 1), wantErr: true},
 		{name: "empty", in: "", wantErr: true},
 		{name: "broken rfc2047", in: "=?utf-8?B?!!!?=", wantErr: true},
+		{name: "raw utf-8, not rfc2047", in: strings.Replace(valid, "Test CA", "Tést CA", 1), wantErr: true},
+		{name: "raw latin-1 byte, not rfc2047", in: strings.Replace(valid, "Test CA", "T\xe9st CA", 1), wantErr: true},
+		{name: "rfc2047 iso-8859-1 Q", in: mime.QEncoding.Encode("iso-8859-1", strings.Replace(valid, "Test CA", "T\xe9st CA", 1)),
+			keyID: "SN=1A2B,CA=CN=Tést CA,O=Bank", headers: []string{"date", "digest", "x-request-id"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,6 +140,10 @@ func TestVerifyRequest(t *testing.T) {
 		{name: "RFC 2047 encoded, non-ASCII issuer", tpp: nonASCII, edit: func(r *http.Request) {
 			r.Header.Set("Signature", mime.BEncoding.Encode("utf-8", nonASCII.signatureValue(t, r.Header, keyIDOf(nonASCII.cert))))
 		}},
+		// service.md, Authentication 7: non-ASCII text in the Signature is MIME-encoded per RFC 2047
+		{name: "raw non-ASCII issuer, not RFC 2047 encoded", tpp: nonASCII, edit: func(r *http.Request) {
+			r.Header.Set("Signature", nonASCII.signatureValue(t, r.Header, keyIDOf(nonASCII.cert)))
+		}, code: "SIGNATURE_INVALID"},
 		{name: "PEM certificate", tpp: tpp, edit: func(r *http.Request) {
 			p := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tpp.cert.Raw})
 			r.Header.Set("TPP-Signature-Certificate", strings.ReplaceAll(strings.TrimSpace(string(p)), "\n", " "))
