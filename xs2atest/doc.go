@@ -24,7 +24,7 @@
 //
 // Every request under /v1 must be signed. The server verifies the Signature
 // header itself, independently of the SDK's Signer: keyId
-// "SN=<hex serial>,CA=<issuer, RFC 2253>" must match the certificate in
+// "SN=<hex serial, upper case>,CA=<issuer, RFC 2253>" must match the certificate in
 // TPP-Signature-Certificate (base64 DER, PEM tolerated), algorithm rsa-sha256
 // (PKCS#1 v1.5) or ecdsa-sha256 (P-256, ASN.1 DER), the parts in the order
 // keyId, algorithm, headers, signature. A value with text other than ASCII
@@ -43,10 +43,14 @@
 // its dotted OID and "#" with the hex of the value's DER as the certificate
 // holds it ("2.5.4.5=#13..."). The server also accepts Go's crypto/x509/pkix
 // form of the issuer (SERIALNUMBER=, POSTALCODE=, other types as #hex of a
-// re-encoded value), which some TPP libraries produce. Variants banks
-// accept are accepted too: the serial in lower- or upper-case hex, "%20" for
-// a space in the CA, and escapes compared by the character they stand for
-// ("\22" or "\"" for a quote, hex in either case).
+// re-encoded value), which some TPP libraries produce. Escapes compare by
+// the character they stand for ("\22" or "\"" for a quote, hex in either
+// case), as RFC 2253 allows both. The serial must be upper-case hex and the
+// CA must write its spaces as spaces (service.md, Authentication 4): a
+// lower-case serial or "%20" for a space gets 400 SIGNATURE_INVALID, unless
+// WithKeyIDVariants makes the server accept these variants, which some
+// banks accept (for testing the SDK's WithLowerCaseSerial and
+// WithEscapedSpacesInCA).
 //
 // # Sandbox data
 //

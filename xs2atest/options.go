@@ -17,6 +17,7 @@ type config struct {
 	faults        []Fault
 	seed          uint64
 	basePath      string // "" or "/api": no trailing slash
+	keyIDVariants bool
 }
 
 func defaultConfig() config {
@@ -80,6 +81,16 @@ func WithLogger(l *slog.Logger) Option {
 // "date digest x-request-id" made with the server's own generated test
 // certificate, available from Server.Certificate.
 func WithResponseSigning() Option { return func(c *config) { c.signResponses = true } }
+
+// WithKeyIDVariants makes the bank accept two keyId variants that some banks
+// accept although service.md ("Authentication", 4) writes keyId as
+// "SN=<hex serial, upper case>,CA=<issuer as RFC 2253>": the serial in
+// lower-case hex, and "%20" for a space in the CA. It is for testing a
+// signer that writes them, such as the SDK's WithLowerCaseSerial and
+// WithEscapedSpacesInCA options. Without it, a keyId with either variant
+// gets 400 SIGNATURE_INVALID. Go's crypto/x509/pkix form of the issuer and
+// RFC 2253's equivalent escapes are accepted either way.
+func WithKeyIDVariants() Option { return func(c *config) { c.keyIDVariants = true } }
 
 // WithFaults injects transport faults (errors, delays, dropped connections)
 // into matching requests. The first matching fault applies.
