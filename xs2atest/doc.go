@@ -124,8 +124,11 @@
 //	transactions)                                          endpoint (also transaction details) gives 429 ACCESS_EXCEEDED;
 //	                                                       /v1/accounts only: card-account calls are not counted
 //	PSU not present: transactions at most 90 days old      dateFrom older than 90 days: 400 PERIOD_INVALID; no dateFrom: the
-//	                                                       last 90 days; account not SCA'd within 90 days: 401 scaRedirect;
-//	                                                       /v1/accounts only: card transactions have no 90-day rule
+//	                                                       last 90 days; /v1/accounts only: card transactions have no 90-day rule
+//	PSU not present: accounts the PSU accessed online      else 401 CONSENT_EXPIRED with scaRedirect; the 90 days count from the
+//	with SCA within the last 90 days                       later of the consent SCA for the account and the last PSU-present
+//	                                                       request for it (account, balances, transactions) under a valid
+//	                                                       TPP-Session-ID
 //	bookingStatus both/pending: all pending, first page    pending entries come whole on the page with offset 0, unfiltered
 //	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next
 //	Closed account                                         left out of the list (an empty list, never 404)
