@@ -232,7 +232,7 @@ type txJSON struct {
 	CreditorAccount                   *accountRefJSON `json:"creditorAccount,omitempty"`
 	DebtorAccount                     *accountRefJSON `json:"debtorAccount,omitempty"`
 	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured,omitempty"`
-	ProprietaryBankTransactionCode    string          `json:"proprietaryBankTransactionCode,omitempty"`
+	ProprietaryBankTransactionCode    txCodeJSON      `json:"proprietaryBankTransactionCode,omitzero"`
 	AdditionalInformation             string          `json:"additionalInformation,omitempty"`
 }
 
@@ -241,7 +241,7 @@ func txOf(t *transaction, booked bool) txJSON {
 		TransactionID: t.id, BookingDate: fmtDate(t.bookingDate),
 		TransactionAmount: amountJSON{formatAmount(t.amount), t.currency},
 		CreditorName:      t.creditorName, DebtorName: t.debtorName,
-		RemittanceInformationUnstructured: t.remittance, ProprietaryBankTransactionCode: t.code,
+		RemittanceInformationUnstructured: t.remittance, ProprietaryBankTransactionCode: txCodeJSON{t.code, t.codeID},
 		AdditionalInformation: t.info,
 	}
 	if booked {

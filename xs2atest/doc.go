@@ -151,6 +151,8 @@
 //	Sandbox: invalid CustomerType                          400 FORMAT_ERROR "invalid CustomerType"
 //	Sandbox transaction with another account as debtor     400 FORMAT_ERROR (path debtorAccount) when a bban, iban or maskedPan
 //	                                                       names another account; dates in the past, bookingDate <= valueDate
+//	Sandbox: transaction code with both value and code     proprietaryBankTransactionCode a string (the value) or {"value","code"};
+//	                                                       read back in the same form (a string when no code was given)
 //	TPP contact e-mail                                     PUT/GET /v1/tpps/{tppId}/contact-information; bad address 400
 //	The service may sign responses                         WithResponseSigning: Date, Digest, Signature (date digest x-request-id)
 //
