@@ -78,6 +78,10 @@
 // psu-corporate-id one derived from the keyId and the agreement
 // (CorporateID). A failed or cancelled SCA redirects with status=401,
 // code=SCA_INVALID and a message; a link is single-use and valid for an hour.
+// A Fault with a status on an SCA page fails the SCA with that status, its
+// code and a message, and on a server error (status 500 or more) the system
+// parameter too (Fault.System, default "SCA"), as service.md sends system
+// "on server errors" only.
 //
 // # Clock, batches and faults
 //
@@ -120,6 +124,8 @@
 //	                                                       PSU's last completed SCA, within the hour; else 401 scaRedirect
 //	New TPP-Session-ID: new SCA; completed: old invalid;   as stated; an aborted SCA leaves the old session as it was
 //	aborted: old stays valid
+//	Failed SCA: redirect with system, status, code,        status, code, message (cancel, expired link: 401 SCA_INVALID); system
+//	message (system: on server errors)                     only on a server error: a Fault of status >= 500 on an SCA page
 //	PSU not present: 4 calls per 24 h (balances,           the 5th call in a rolling 24 h per TPP, PSU, account and
 //	transactions)                                          endpoint (also transaction details) gives 429 ACCESS_EXCEEDED;
 //	                                                       /v1/accounts only: card-account calls are not counted

@@ -93,7 +93,8 @@ func WithResponseSigning() Option { return func(c *config) { c.signResponses = t
 func WithKeyIDVariants() Option { return func(c *config) { c.keyIDVariants = true } }
 
 // WithFaults injects transport faults (errors, delays, dropped connections)
-// into matching requests. The first matching fault applies.
+// into matching requests. The first matching fault applies. A fault with a
+// status on an SCA page makes that SCA fail (see Fault.Status).
 func WithFaults(faults ...Fault) Option {
 	return func(c *config) { c.faults = append(c.faults, faults...) }
 }
@@ -131,5 +132,7 @@ func Accounts(ids ...string) SCAOption {
 }
 
 // Cancel makes the PSU abort the SCA: the bank redirects to the TPP with the
-// failure parameters system, status, code and message.
+// failure parameters status (401), code (SCA_INVALID) and message. The
+// system parameter comes on server errors only (service.md), which a
+// Fault on an SCA page produces.
 func Cancel() SCAOption { return func(c *scaChoice) { c.cancel = true } }

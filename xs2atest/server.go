@@ -232,7 +232,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if faulty && f.Status != 0 {
 		bw := newBufWriter()
-		s.writeFault(bw, f)
+		s.writeFault(bw, r, f)
 		s.finish(w, r, lp, bw)
 		return
 	}
