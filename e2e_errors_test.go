@@ -205,8 +205,9 @@ func TestErrorsSCARequired401(t *testing.T) {
 	assert.Equal(t, []string{first.ResourceID}, resourceIDs(accounts), "the consent holds the ticked account only")
 }
 
-// Errors: a failed SCA redirects to the TPP with system, status, code and
-// message; ParseCallback and CallbackHandler give a *SCAFailure.
+// Errors: a failed SCA redirects to the TPP with status, code and message
+// (system comes on server errors only, and a cancel is none); ParseCallback
+// and CallbackHandler give a *SCAFailure.
 func TestErrorsFailedSCA(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -153,9 +153,12 @@ func (s *Server) listAccounts(w http.ResponseWriter, r *http.Request) {
 }
 
 // openAccountLocked runs the AIS checks for one account of the right kind.
+// A request with the PSU present (which aisAccessLocked lets through only
+// under a valid SCA session) counts as an online access with SCA for the
+// 90-day rule of periodAllowedLocked.
 func (s *Server) openAccountLocked(w http.ResponseWriter, r *http.Request, card bool) (*psuCtx, *account, bool) {
 	id := r.PathValue("id")
-	p, _, ok := s.aisAccessLocked(w, r, id)
+	p, c, ok := s.aisAccessLocked(w, r, id)
 	if !ok {
 		return nil, nil, false
 	}
@@ -163,6 +166,9 @@ func (s *Server) openAccountLocked(w http.ResponseWriter, r *http.Request, card 
 	if a.card != card || a.closed {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "unknown or closed account")
 		return nil, nil, false
+	}
+	if p.present {
+		c.accessedOnline(id, s.now())
 	}
 	return p, a, true
 }
@@ -226,7 +232,7 @@ type txJSON struct {
 	CreditorAccount                   *accountRefJSON `json:"creditorAccount,omitempty"`
 	DebtorAccount                     *accountRefJSON `json:"debtorAccount,omitempty"`
 	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured,omitempty"`
-	ProprietaryBankTransactionCode    string          `json:"proprietaryBankTransactionCode,omitempty"`
+	ProprietaryBankTransactionCode    txCodeJSON      `json:"proprietaryBankTransactionCode,omitzero"`
 	AdditionalInformation             string          `json:"additionalInformation,omitempty"`
 }
 
@@ -235,7 +241,7 @@ func txOf(t *transaction, booked bool) txJSON {
 		TransactionID: t.id, BookingDate: fmtDate(t.bookingDate),
 		TransactionAmount: amountJSON{formatAmount(t.amount), t.currency},
 		CreditorName:      t.creditorName, DebtorName: t.debtorName,
-		RemittanceInformationUnstructured: t.remittance, ProprietaryBankTransactionCode: t.code,
+		RemittanceInformationUnstructured: t.remittance, ProprietaryBankTransactionCode: txCodeJSON{t.code, t.codeID},
 		AdditionalInformation: t.info,
 	}
 	if booked {
@@ -333,14 +339,16 @@ func (tq *txQuery) nextLink(base string, total int) string {
 }
 
 // periodAllowedLocked applies the PSU-not-present rules to transactions:
-// at most 90 days back, and only for accounts SCA'd within 90 days.
+// at most 90 days back, and only for accounts the PSU accessed with SCA
+// within 90 days (the consent SCA for the account, or a later online access
+// to it under a valid SCA session: consent.lastSCAAccess).
 func (s *Server) periodAllowedLocked(w http.ResponseWriter, r *http.Request, p *psuCtx, a *account, tq *txQuery) bool {
 	if p.present {
 		return true
 	}
 	today := dateOf(s.now())
 	limit := today.AddDate(0, 0, -90)
-	if granted := s.consents[p.key()].accounts[a.id]; s.now().Sub(granted) > 90*24*time.Hour {
+	if last := s.consents[p.key()].lastSCAAccess(a.id); s.now().Sub(last) > 90*24*time.Hour {
 		writeSCARequired(w, "CONSENT_EXPIRED", "the PSU has not accessed this account with SCA within 90 days",
 			s.newSCALocked(r, scaConsent, p.agreement))
 		return false

@@ -232,6 +232,77 @@ func TestPSUNotPresentLimits(t *testing.T) {
 	assert.NotEmpty(t, r.link(t, "scaRedirect"))
 }
 
+// TestNinetyDaysCountFromLastOnlineAccessWithSCA: service.md, Limits:
+// transactions without the PSU present are read for "accounts the PSU
+// accessed online with SCA within the last 90 days". The 90 days count from
+// the later of the consent SCA and the last request for the account with the
+// PSU present under a valid SCA session, not from the consent alone.
+func TestNinetyDaysCountFromLastOnlineAccessWithSCA(t *testing.T) {
+	t.Parallel()
+	const ip = "192.0.2.7"
+	tests := []struct {
+		name   string
+		day80  func(c *testClient, psu, acc, other string) // after a new session SCA (TPP-Session-ID s2) on day 80
+		status int                                         // of the PSU-not-present read of acc on day 95
+	}{
+		{"no online access: counts from the consent SCA", func(*testClient, string, string, string) {}, 401},
+		{"online transactions read under the new session", func(c *testClient, psu, acc, _ string) {
+			r := c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s2")
+			require.Equal(c.t, 200, r.status, "%s", r.body)
+		}, 200},
+		{"online balances read under the new session", func(c *testClient, psu, acc, _ string) {
+			r := c.do("GET", "/v1/accounts/"+acc+"/balances", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s2")
+			require.Equal(c.t, 200, r.status, "%s", r.body)
+		}, 200},
+		{"online read of another account", func(c *testClient, psu, _, other string) {
+			r := c.do("GET", "/v1/accounts/"+other+"/transactions", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s2")
+			require.Equal(c.t, 200, r.status, "%s", r.body)
+		}, 401},
+		{"online read under the old, invalidated session", func(c *testClient, psu, acc, _ string) {
+			r := c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s1")
+			require.Equal(c.t, 401, r.status, "%s", r.body)
+		}, 401},
+		{"PSU-not-present read", func(c *testClient, psu, acc, _ string) {
+			r := c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, "PSU-ID", psu)
+			require.Equal(c.t, 200, r.status, "%s", r.body)
+		}, 401},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			clock := newFakeClock(wednesday10)
+			s := NewServer(t, WithClock(clock.Now))
+			c := newTestClient(t, s)
+			kari := customerOf(t, s, PrivateCustomer1)
+			acc, other := kari.Accounts[0].ResourceID, kari.Accounts[1].ResourceID
+			// day 0: consent with SCA under session s1
+			psu := c.consent(PrivateCustomer1, []string{"PSU-IP-Address", ip, "TPP-Session-ID", "s1"}).Get("psu-id")
+			require.NotEmpty(t, psu)
+
+			// day 80: a new SCA session s2 (not a consent), then the case's requests
+			clock.Advance(80 * 24 * time.Hour)
+			u := c.do("GET", "/v1/users", nil, "PSU-ID", psu, "TPP-Session-ID", "s2")
+			require.Equal(t, 200, u.status, "%s", u.body)
+			assert.Equal(t, "s2", c.scaFlow(u.link(t, "scaRedirect"), PrivateCustomer1).Get("tpp-session-id"))
+			tt.day80(c, psu, acc, other)
+
+			// day 95: PSU not present
+			clock.Advance(15 * 24 * time.Hour)
+			r := c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, "PSU-ID", psu)
+			assert.Equal(t, tt.status, r.status, "%s", r.body)
+			if tt.status == 401 {
+				assert.Equal(t, "CONSENT_EXPIRED", r.code())
+				assert.NotEmpty(t, r.link(t, "scaRedirect"))
+				return
+			}
+			// day 171: 91 days after the online access, the rule applies again
+			clock.Advance(76 * 24 * time.Hour)
+			r = c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, "PSU-ID", psu)
+			assert.Equal(t, 401, r.status, "%s", r.body)
+		})
+	}
+}
+
 func TestSessions(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock(wednesday10)

@@ -67,7 +67,8 @@ type transaction struct {
 	currency                                string
 	creditorName, debtorName                string
 	creditorBBAN, debtorBBAN                string
-	remittance, code, info                  string
+	remittance, code, info                  string // code: proprietaryBankTransactionCode, its value
+	codeID                                  string // its code, given with the value in the sandbox; "" = the value alone
 	origAmount                              int64
 	origCurrency                            string
 	details                                 string

@@ -172,28 +172,37 @@ func TestCheckKeyIDEIDASIssuer(t *testing.T) {
 	sn := "SN=1A2B3C,CA="
 	tests := []struct {
 		name, keyID string
-		ok          bool
+		ok          bool // by default (service.md: upper-case serial, RFC 2253 CA)
+		variantsOK  bool // with WithKeyIDVariants
 	}{
-		{"strict RFC 2253", sn + strict, true},
-		{"strict, quote as \\22 (the SDK's escape)", sn + strings.ReplaceAll(strict, `\"`, `\22`), true},
-		{"strict, upper-case hex", sn + strings.ReplaceAll(strict, "#0c0f4e", "#0C0F4E"), true},
-		{"strict, %20 for spaces", sn + strings.ReplaceAll(strict, " ", "%20"), true},
-		{"strict, lower-case serial", "SN=1a2b3c,CA=" + strict, true},
-		{"Go pkix form", sn + goForm, true},
-		{"pkix.Name.String", sn + cert.Issuer.String(), true},
-		{"strict names with Go's re-encoded value", sn + strings.Replace(strict, "2.5.4.97=#0c", "2.5.4.97=#13", 1), false},
+		{"strict RFC 2253", sn + strict, true, true},
+		{"strict, quote as \\22 (the SDK's escape)", sn + strings.ReplaceAll(strict, `\"`, `\22`), true, true},
+		{"strict, upper-case hex", sn + strings.ReplaceAll(strict, "#0c0f4e", "#0C0F4E"), true, true},
+		{"strict, %20 for spaces", sn + strings.ReplaceAll(strict, " ", "%20"), false, true},
+		{"strict, lower-case serial", "SN=1a2b3c,CA=" + strict, false, true},
+		{"strict, mixed-case serial", "SN=1A2b3C,CA=" + strict, false, true},
+		{"strict, serial with a leading zero", "SN=01A2B3C,CA=" + strict, true, true},
+		{"Go pkix form", sn + goForm, true, true},
+		{"pkix.Name.String", sn + cert.Issuer.String(), true, true},
+		{"Go pkix form, %20 for spaces", sn + strings.ReplaceAll(goForm, " ", "%20"), false, true},
+		{"strict names with Go's re-encoded value", sn + strings.Replace(strict, "2.5.4.97=#0c", "2.5.4.97=#13", 1), false, false},
 		{"strict with the SERIALNUMBER keyword", sn + strings.Replace(strict, "2.5.4.5=#130f4e54524e4f2d393833313633333237",
-			"SERIALNUMBER=NTRNO-983163327", 1), false},
-		{"RDNs in certificate order", sn + "C=NO,2.5.4.17=#130430313530," + strings.Split(strict, ",2.5.4.17")[0], false},
-		{"wrong serial", "SN=1A2B3D,CA=" + strict, false},
+			"SERIALNUMBER=NTRNO-983163327", 1), false, false},
+		{"RDNs in certificate order", sn + "C=NO,2.5.4.17=#130430313530," + strings.Split(strict, ",2.5.4.17")[0], false, false},
+		{"wrong serial", "SN=1A2B3D,CA=" + strict, false, false},
+		{"wrong serial, lower case", "SN=1a2b3d,CA=" + strict, false, false},
+		{"serial with a sign", "SN=+1A2B3C,CA=" + strict, false, false},
+		{"empty serial", "SN=,CA=" + strict, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkKeyID(tt.keyID, cert)
-			if tt.ok {
-				assert.NoError(t, err)
-			} else {
-				assert.Error(t, err)
+			for _, variants := range []bool{false, true} {
+				err := checkKeyID(tt.keyID, cert, variants)
+				if want := tt.ok || (variants && tt.variantsOK); want {
+					assert.NoError(t, err, "variants=%v", variants)
+				} else {
+					assert.Error(t, err, "variants=%v", variants)
+				}
 			}
 		})
 	}

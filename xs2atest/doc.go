@@ -24,13 +24,15 @@
 //
 // Every request under /v1 must be signed. The server verifies the Signature
 // header itself, independently of the SDK's Signer: keyId
-// "SN=<hex serial>,CA=<issuer, RFC 2253>" must match the certificate in
+// "SN=<hex serial, upper case>,CA=<issuer, RFC 2253>" must match the certificate in
 // TPP-Signature-Certificate (base64 DER, PEM tolerated), algorithm rsa-sha256
 // (PKCS#1 v1.5) or ecdsa-sha256 (P-256, ASN.1 DER), the parts in the order
-// keyId, algorithm, headers, signature, the whole value optionally RFC 2047
-// encoded. date, digest, x-request-id, psu-id, psu-corporate-id and
-// tpp-redirect-uri must be signed when present; Digest (SHA-256 or SHA-512)
-// must match the body and is required with a body. The certificate is not
+// keyId, algorithm, headers, signature. A value with text other than ASCII
+// (a non-ASCII issuer) must be RFC 2047 encoded (=?utf-8?B?...?=, service.md
+// Authentication 7); raw non-ASCII text is refused. date, digest,
+// x-request-id, psu-id, psu-corporate-id and tpp-redirect-uri must be signed
+// when present; Digest (SHA-256 or SHA-512) must match the body and is
+// required with a body. The certificate is not
 // checked against a CA: a TPP is identified by its keyId, so psu-ids and
 // payments belong to it.
 //
@@ -41,10 +43,14 @@
 // its dotted OID and "#" with the hex of the value's DER as the certificate
 // holds it ("2.5.4.5=#13..."). The server also accepts Go's crypto/x509/pkix
 // form of the issuer (SERIALNUMBER=, POSTALCODE=, other types as #hex of a
-// re-encoded value), which some TPP libraries produce. Variants banks
-// accept are accepted too: the serial in lower- or upper-case hex, "%20" for
-// a space in the CA, and escapes compared by the character they stand for
-// ("\22" or "\"" for a quote, hex in either case).
+// re-encoded value), which some TPP libraries produce. Escapes compare by
+// the character they stand for ("\22" or "\"" for a quote, hex in either
+// case), as RFC 2253 allows both. The serial must be upper-case hex and the
+// CA must write its spaces as spaces (service.md, Authentication 4): a
+// lower-case serial or "%20" for a space gets 400 SIGNATURE_INVALID, unless
+// WithKeyIDVariants makes the server accept these variants, which some
+// banks accept (for testing the SDK's WithLowerCaseSerial and
+// WithEscapedSpacesInCA).
 //
 // # Sandbox data
 //
@@ -72,6 +78,10 @@
 // psu-corporate-id one derived from the keyId and the agreement
 // (CorporateID). A failed or cancelled SCA redirects with status=401,
 // code=SCA_INVALID and a message; a link is single-use and valid for an hour.
+// A Fault with a status on an SCA page fails the SCA with that status, its
+// code and a message, and on a server error (status 500 or more) the system
+// parameter too (Fault.System, default "SCA"), as service.md sends system
+// "on server errors" only.
 //
 // # Clock, batches and faults
 //
@@ -93,6 +103,9 @@
 //	                                                       (no certificate: 400 CERTIFICATE_MISSING; unreadable: CERTIFICATE_INVALID)
 //	TPP-Redirect-URI required on every request             400 FORMAT_ERROR
 //	X-Request-ID: a UUID                                   400 FORMAT_ERROR (path X-Request-ID) when missing or not a UUID
+//	Date: RFC 7231 date                                    400 FORMAT_ERROR (path Date) when present and not the IMF-fixdate
+//	                                                       form "Wed, 12 Mar 2025 10:00:00 GMT"
+//	Non-ASCII text in Signature: RFC 2047                  400 SIGNATURE_INVALID for raw non-ASCII text in the header
 //	PSU-IP-Address: the IP address of the PSU's device     400 FORMAT_ERROR when present and not an IPv4/IPv6 address
 //	TPP-Redirect-Preferred: True or False                  400 FORMAT_ERROR when present and not True/False (any case)
 //	Text the backend cannot process (e.g. emoji)           400 FORMAT_ERROR for any character outside printable
@@ -111,12 +124,17 @@
 //	                                                       PSU's last completed SCA, within the hour; else 401 scaRedirect
 //	New TPP-Session-ID: new SCA; completed: old invalid;   as stated; an aborted SCA leaves the old session as it was
 //	aborted: old stays valid
+//	Failed SCA: redirect with system, status, code,        status, code, message (cancel, expired link: 401 SCA_INVALID); system
+//	message (system: on server errors)                     only on a server error: a Fault of status >= 500 on an SCA page
 //	PSU not present: 4 calls per 24 h (balances,           the 5th call in a rolling 24 h per TPP, PSU, account and
 //	transactions)                                          endpoint (also transaction details) gives 429 ACCESS_EXCEEDED;
 //	                                                       /v1/accounts only: card-account calls are not counted
 //	PSU not present: transactions at most 90 days old      dateFrom older than 90 days: 400 PERIOD_INVALID; no dateFrom: the
-//	                                                       last 90 days; account not SCA'd within 90 days: 401 scaRedirect;
-//	                                                       /v1/accounts only: card transactions have no 90-day rule
+//	                                                       last 90 days; /v1/accounts only: card transactions have no 90-day rule
+//	PSU not present: accounts the PSU accessed online      else 401 CONSENT_EXPIRED with scaRedirect; the 90 days count from the
+//	with SCA within the last 90 days                       later of the consent SCA for the account and the last PSU-present
+//	                                                       request for it (account, balances, transactions) under a valid
+//	                                                       TPP-Session-ID
 //	bookingStatus both/pending: all pending, first page    pending entries come whole on the page with offset 0, unfiltered
 //	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next
 //	Closed account                                         left out of the list (an empty list, never 404)
@@ -131,13 +149,16 @@
 //	Logical duplicate (same CINV, SCOR and creditor)       400 PAYMENT_FAILED unless ?allowLogicalDuplicate=true
 //	MonthlyVariable with duplicate months                  400 FORMAT_ERROR (path monthsOfExecution)
 //	startAuthorisation, one per signer                     201 scaRedirect; RCVD -> ACTC, or PATC until enough distinct signers
-//	domestic-norway-credit-transfers before approval       status and details: 400 RESOURCE_UNKNOWN
+//	domestic-norway-credit-transfers before approval       status and details: 400 RESOURCE_UNKNOWN while RCVD or PATC
 //	Batch processing 5 times a day, not periodic           ACTC/ACCP due -> ACSC when funded, else ACCP fundsAvailable=false;
 //	                                                       instant product: ACSC right after authorisation when funded
 //	Cancellation by DELETE                                 204 and CANC unless final (400 CANCELLATION_INVALID)
 //	Bulk or periodic payment in a signing basket           400 REFERENCE_MIX_INVALID
 //	Sandbox: invalid CustomerType                          400 FORMAT_ERROR "invalid CustomerType"
-//	Sandbox transaction with another account as debtor     400 FORMAT_ERROR; dates in the past, bookingDate <= valueDate
+//	Sandbox transaction with another account as debtor     400 FORMAT_ERROR (path debtorAccount) when a bban, iban or maskedPan
+//	                                                       names another account; dates in the past, bookingDate <= valueDate
+//	Sandbox: transaction code with both value and code     proprietaryBankTransactionCode a string (the value) or {"value","code"};
+//	                                                       read back in the same form (a string when no code was given)
 //	TPP contact e-mail                                     PUT/GET /v1/tpps/{tppId}/contact-information; bad address 400
 //	The service may sign responses                         WithResponseSigning: Date, Digest, Signature (date digest x-request-id)
 //

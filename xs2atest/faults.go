@@ -2,6 +2,7 @@ package xs2atest
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -15,10 +16,19 @@ type Fault struct {
 	Path   string // prefix of the path below the base path, e.g. "/v1/payments"; "" matches any
 
 	// Status answers this status (e.g. 503) without processing the request.
-	// The body is a tppMessages error, or Body when set.
+	// The body is a tppMessages error, or Body when set. On an SCA page
+	// (Path "/sca/") without Body, the SCA fails instead: the PSU is
+	// redirected to the TPP with the failure parameters status (Status),
+	// code and message, and system on a server error (Status >= 500), as
+	// service.md's failed-SCA redirect has them.
 	Status     int
 	Body       string        // raw body for Status (e.g. an HTML gateway page)
 	RetryAfter time.Duration // Retry-After header (whole seconds) for Status
+
+	// System is the system parameter of an SCA page's failure redirect on a
+	// server error (service.md: "Name of the internal system that produced
+	// the error, on server errors"); "" means "SCA".
+	System string
 
 	// Delay waits before processing (or before the Status answer); it ends
 	// early when the client gives up.
@@ -55,7 +65,10 @@ func (s *Server) matchFault(r *http.Request) (Fault, bool) {
 	return Fault{}, false
 }
 
-func (s *Server) writeFault(w *bufWriter, f Fault) {
+func (s *Server) writeFault(w *bufWriter, r *http.Request, f Fault) {
+	if f.Body == "" && strings.HasPrefix(r.URL.Path, "/sca/") && s.failSCA(w, r, f) {
+		return
+	}
 	if f.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int((f.RetryAfter+time.Second-1)/time.Second)))
 	}
@@ -65,15 +78,53 @@ func (s *Server) writeFault(w *bufWriter, f Fault) {
 		w.body.WriteString(f.Body)
 		return
 	}
+	writeError(w, f.Status, faultCode(f.Status), "", "injected fault")
+}
+
+// faultCode is the error code of a fault's status.
+func faultCode(status int) string {
 	code := map[int]string{
 		http.StatusTooManyRequests: "ACCESS_EXCEEDED", http.StatusServiceUnavailable: "SERVICE_UNAVAILABLE",
 		http.StatusUnauthorized: "CERTIFICATE_INVALID", http.StatusForbidden: "SERVICE_BLOCKED",
-	}[f.Status]
+	}[status]
 	if code == "" {
 		code = "INTERNAL_SERVER_ERROR"
-		if f.Status < 500 {
+		if status < 500 {
 			code = "FORMAT_ERROR"
 		}
 	}
-	writeError(w, f.Status, code, "", "injected fault")
+	return code
+}
+
+// defaultFaultSystem is the system of an SCA failure redirect for a server
+// error when the Fault names none.
+const defaultFaultSystem = "SCA"
+
+// failSCA ends the SCA behind an SCA page hit by fault f as a failed SCA
+// (an aborted one for the session rules: the old TPP-Session-ID stays
+// valid): a redirect to the TPP with status, code and message, and system
+// only on a server error (service.md, failed-SCA query parameters). It
+// returns false when the page has no SCA in progress, which then gets the
+// plain fault answer.
+func (s *Server) failSCA(w *bufWriter, r *http.Request, f Fault) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := s.scas[strings.TrimPrefix(r.URL.Path, "/sca/")]
+	if rec == nil || rec.stage == stageDone {
+		return false
+	}
+	s.cancelSCALocked(rec)
+	q := url.Values{}
+	if f.Status >= 500 {
+		sys := f.System
+		if sys == "" {
+			sys = defaultFaultSystem
+		}
+		q.Set("system", sys)
+	}
+	q.Set("status", strconv.Itoa(f.Status))
+	q.Set("code", faultCode(f.Status))
+	q.Set("message", "The bank could not complete the authentication.")
+	s.redirectTPP(w, rec, q)
+	return true
 }

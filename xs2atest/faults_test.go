@@ -7,12 +7,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/xs2a"
 )
 
 func TestFaultStatus(t *testing.T) {
@@ -36,6 +39,82 @@ func TestFaultStatus(t *testing.T) {
 	log := s.Requests()
 	assert.Equal(t, 503, log[0].Status)
 	assert.NotEmpty(t, log[0].RequestID)
+}
+
+// TestFaultOnSCAPageFailsTheSCA: a Fault with a status on an SCA page ends
+// the SCA with the failed-SCA redirect of service.md: status, code and
+// message, and system ("Name of the internal system that produced the
+// error, on server errors") only for a status of 500 or more. The aborted
+// SCA leaves the old session valid.
+func TestFaultOnSCAPageFailsTheSCA(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		fault  Fault
+		system string // "" = no system parameter
+		code   string
+	}{
+		{"503 on the first page", Fault{Path: "/sca/", Status: 503}, "SCA", "SERVICE_UNAVAILABLE"},
+		{"500 on the first form post, system named", Fault{Method: "POST", Path: "/sca/", Status: 500, System: "PAYMENTS"},
+			"PAYMENTS", "INTERNAL_SERVER_ERROR"},
+		{"429, a client error", Fault{Path: "/sca/", Status: 429}, "", "ACCESS_EXCEEDED"},
+		{"403, a client error", Fault{Method: "POST", Path: "/sca/", Status: 403, System: "PAYMENTS"}, "", "SERVICE_BLOCKED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.fault.Times = 1
+			s := NewServer(t, WithFaults(tt.fault))
+			setFaultUses(s, 0, 1) // spent: the consent's SCA below runs without it
+			c := newTestClient(t, s)
+			ip := []string{"PSU-IP-Address", "192.0.2.7"}
+			psu := c.consent(PrivateCustomer1, append(ip, "TPP-Session-ID", "A")).Get("psu-id")
+			get := func(session string) *res {
+				return c.do("GET", "/v1/accounts", nil, append([]string{"PSU-ID", psu, "TPP-Session-ID", session}, ip...)...)
+			}
+			r := get("B")
+			require.Equal(t, 401, r.status, "a new session needs SCA")
+
+			setFaultUses(s, 0, 0) // armed for this SCA
+			q := c.scaFlow(r.link(t, "scaRedirect"), PrivateCustomer1)
+			assert.False(t, q.Has("psu-id"), "a failed SCA: %v", q)
+			assert.Equal(t, strconv.Itoa(tt.fault.Status), q.Get("status"))
+			assert.Equal(t, tt.code, q.Get("code"))
+			assert.NotEmpty(t, q.Get("message"))
+			assert.Equal(t, tt.system != "", q.Has("system"), "%v", q)
+			assert.Equal(t, tt.system, q.Get("system"))
+
+			f, err := xs2a.ParseCallback(q)
+			require.ErrorIs(t, err, xs2a.ErrSCAFailed)
+			var failure *xs2a.SCAFailure
+			require.ErrorAs(t, err, &failure)
+			assert.Equal(t, xs2a.SCAFailure{System: tt.system, Status: tt.fault.Status, Code: tt.code,
+				Message: q.Get("message")}, *failure)
+			assert.Nil(t, f)
+
+			assert.Equal(t, 200, get("A").status, "the failed SCA left the old session valid")
+			assert.Equal(t, 401, get("B").status)
+		})
+	}
+}
+
+// setFaultUses sets how often fault i has applied (test helper), to arm
+// or spend a fault with Times.
+func setFaultUses(s *Server, i, n int) {
+	s.faultMu.Lock()
+	s.faultUsed[i] = n
+	s.faultMu.Unlock()
+}
+
+// TestFaultOnSCAPageWithBody: a Fault with Body on an SCA page answers that
+// page as a gateway would; the SCA does not finish.
+func TestFaultOnSCAPageWithBody(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t, WithFaults(Fault{Path: "/sca/", Status: 502, Body: "<html>Bad gateway</html>"}))
+	c := newTestClient(t, s)
+	r := c.do("GET", "/v1/accounts", nil)
+	_, err := s.CompleteSCA(t.Context(), r.link(t, "scaRedirect"), PrivateCustomer1)
+	assert.ErrorContains(t, err, "502")
 }
 
 func TestFaultRateIsDeterministic(t *testing.T) {

@@ -10,7 +10,8 @@ import (
 
 // TestHeaderFormats: X-Request-ID must be a UUID, PSU-IP-Address an IP
 // address and TPP-Redirect-Preferred True or False (service.md, Request
-// headers); otherwise 400 FORMAT_ERROR with the header as path.
+// headers), Date the RFC 7231 IMF-fixdate (conventions 4); otherwise 400
+// FORMAT_ERROR with the header as path.
 func TestHeaderFormats(t *testing.T) {
 	t.Parallel()
 	s := NewServer(t)
@@ -34,6 +35,12 @@ func TestHeaderFormats(t *testing.T) {
 		{"PSU-IP-Address out of range", [][2]string{{"PSU-IP-Address", "192.0.2.300"}}, 400, "PSU-IP-Address"},
 		{"TPP-Redirect-Preferred yes", [][2]string{{"TPP-Redirect-Preferred", "yes"}}, 400, "TPP-Redirect-Preferred"},
 		{"TPP-Redirect-Preferred 1", [][2]string{{"TPP-Redirect-Preferred", "1"}}, 400, "TPP-Redirect-Preferred"},
+		{"Date IMF-fixdate", [][2]string{{"Date", "Wed, 12 Mar 2025 10:00:00 GMT"}}, 200, ""},
+		{"Date without a Date header", [][2]string{{"Date", ""}}, 200, ""},
+		{"Date RFC 3339", [][2]string{{"Date", "2025-03-12T10:00:00Z"}}, 400, "Date"},
+		{"Date a word", [][2]string{{"Date", "yesterday"}}, 400, "Date"},
+		{"Date with a numeric zone", [][2]string{{"Date", "Wed, 12 Mar 2025 10:00:00 +0000"}}, 400, "Date"},
+		{"Date in local time", [][2]string{{"Date", "Wed, 12 Mar 2025 11:00:00 CET"}}, 400, "Date"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

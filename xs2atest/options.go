@@ -17,6 +17,7 @@ type config struct {
 	faults        []Fault
 	seed          uint64
 	basePath      string // "" or "/api": no trailing slash
+	keyIDVariants bool
 }
 
 func defaultConfig() config {
@@ -81,8 +82,19 @@ func WithLogger(l *slog.Logger) Option {
 // certificate, available from Server.Certificate.
 func WithResponseSigning() Option { return func(c *config) { c.signResponses = true } }
 
+// WithKeyIDVariants makes the bank accept two keyId variants that some banks
+// accept although service.md ("Authentication", 4) writes keyId as
+// "SN=<hex serial, upper case>,CA=<issuer as RFC 2253>": the serial in
+// lower-case hex, and "%20" for a space in the CA. It is for testing a
+// signer that writes them, such as the SDK's WithLowerCaseSerial and
+// WithEscapedSpacesInCA options. Without it, a keyId with either variant
+// gets 400 SIGNATURE_INVALID. Go's crypto/x509/pkix form of the issuer and
+// RFC 2253's equivalent escapes are accepted either way.
+func WithKeyIDVariants() Option { return func(c *config) { c.keyIDVariants = true } }
+
 // WithFaults injects transport faults (errors, delays, dropped connections)
-// into matching requests. The first matching fault applies.
+// into matching requests. The first matching fault applies. A fault with a
+// status on an SCA page makes that SCA fail (see Fault.Status).
 func WithFaults(faults ...Fault) Option {
 	return func(c *config) { c.faults = append(c.faults, faults...) }
 }
@@ -120,5 +132,7 @@ func Accounts(ids ...string) SCAOption {
 }
 
 // Cancel makes the PSU abort the SCA: the bank redirects to the TPP with the
-// failure parameters system, status, code and message.
+// failure parameters status (401), code (SCA_INVALID) and message. The
+// system parameter comes on server errors only (service.md), which a
+// Fault on an SCA page produces.
 func Cancel() SCAOption { return func(c *scaChoice) { c.cancel = true } }

@@ -2,6 +2,7 @@ package xs2atest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -342,21 +343,72 @@ func TestDebtorChosenAtSCA(t *testing.T) {
 	assert.Equal(t, accts[1].BBAN, g["debtorAccount"].(map[string]any)["bban"])
 }
 
+// TestDomesticNorwayHiddenBeforeApproval: service.md, Endpoints: "For
+// product domestic-norway-credit-transfers, details and status are
+// unavailable before the payment is approved": while it waits for its SCA
+// (RCVD) and while only some of the required signers have signed (PATC).
 func TestDomesticNorwayHiddenBeforeApproval(t *testing.T) {
 	t.Parallel()
-	s := NewServer(t)
-	c := newTestClient(t, s)
-	hdr := c.pisPSU(PrivateCustomer1)
-	debtor := customerOf(t, s, PrivateCustomer1).Accounts[0].BBAN
-	r := c.do("POST", "/v1/payments/"+ProductDomesticNorway, singlePayment("3.00", withDebtor(debtor)), hdr...)
-	require.Equal(t, 201, r.status)
-	for _, l := range []string{"status", "self"} {
-		g := c.do("GET", r.link(t, l), nil)
-		assert.Equal(t, 400, g.status, l)
-		assert.Equal(t, "RESOURCE_UNKNOWN", g.code())
+	tests := []struct {
+		name      string
+		initiator string
+		signers   []string // in order; the payment is approved after the last
+		corporate bool     // the shared agreement of CorporateCustomer2 (two signers)
+		pending   string   // status while signers are missing
+	}{
+		{"private, one signer", PrivateCustomer1, []string{PrivateCustomer1}, false, "RCVD"},
+		{"corporate, two signers", CorporateCustomer2, []string{CorporateCustomer2, CorporateCustomer1}, true, "PATC"},
 	}
-	c.authorise(r, PrivateCustomer1, hdr)
-	assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t)
+			c := newTestClient(t, s)
+			owner := customerOf(t, s, tt.initiator)
+			debtor := owner.Accounts[0].BBAN
+			var opts []SCAOption
+			if tt.corporate {
+				dual := owner.Agreements[1]
+				require.Equal(t, len(tt.signers), dual.SignersRequired)
+				for _, a := range owner.Accounts {
+					if a.ResourceID == dual.Accounts[0] {
+						debtor = a.BBAN
+					}
+				}
+				opts = append(opts, Corporate(dual.ID))
+			}
+			hdrs := map[string][]string{}
+			for _, who := range tt.signers {
+				hdrs[who] = c.pisPSU(who, opts...)
+			}
+			r := c.do("POST", "/v1/payments/"+ProductDomesticNorway, singlePayment("3.00", withDebtor(debtor)), hdrs[tt.initiator]...)
+			require.Equal(t, 201, r.status, "%s", r.body)
+			id, _ := r.json(t)["paymentId"].(string)
+			hidden := func(when string) {
+				t.Helper()
+				for _, l := range []string{"status", "self"} {
+					g := c.do("GET", r.link(t, l), nil, hdrs[tt.initiator]...)
+					assert.Equal(t, 400, g.status, "%s %s: %s", when, l, g.body)
+					assert.Equal(t, "RESOURCE_UNKNOWN", g.code())
+				}
+			}
+			for i, who := range tt.signers {
+				s.mu.Lock()
+				st := s.payments[id].status
+				s.mu.Unlock()
+				want := "RCVD"
+				if i > 0 {
+					want = tt.pending
+				}
+				require.Equal(t, want, st, "before signer %d", i+1)
+				hidden(fmt.Sprintf("before signer %d (%s)", i+1, st))
+				c.authorise(r, who, hdrs[who])
+			}
+			assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+			g := c.do("GET", r.link(t, "self"), nil, hdrs[tt.initiator]...)
+			assert.Equal(t, 200, g.status, "%s", g.body)
+		})
+	}
 }
 
 func TestPeriodicAndBulkInBatch(t *testing.T) {

@@ -40,7 +40,29 @@ type consentKey struct{ tpp, customer, agreement string }
 
 type consent struct {
 	accounts map[string]time.Time // resource id -> time of the SCA that granted or confirmed it
+	online   map[string]time.Time // resource id -> last PSU-present request for it under a valid SCA session
 	revoked  bool
+}
+
+// accessedOnline records a request for the account made with the PSU
+// present (PSU-IP-Address) under a valid SCA session (TPP-Session-ID).
+func (c *consent) accessedOnline(accountID string, at time.Time) {
+	if c.online == nil {
+		c.online = map[string]time.Time{}
+	}
+	c.online[accountID] = at
+}
+
+// lastSCAAccess is the latest time the PSU accessed the account with SCA:
+// the consent SCA that granted it, or a later online access under a valid
+// SCA session (service.md, Limits: "accounts the PSU accessed online with
+// SCA within the last 90 days"). Zero when neither happened.
+func (c *consent) lastSCAAccess(accountID string) time.Time {
+	t := c.accounts[accountID]
+	if o := c.online[accountID]; o.After(t) {
+		t = o
+	}
+	return t
 }
 
 type sessionKey struct{ tpp, customer string }
@@ -203,6 +225,7 @@ func (s *Server) RevokeConsent(customerNumber string) {
 		if k.customer == customerNumber {
 			c.revoked = true
 			c.accounts = map[string]time.Time{}
+			c.online = nil
 		}
 	}
 }

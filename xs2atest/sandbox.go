@@ -1,6 +1,8 @@
 package xs2atest
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -255,17 +257,63 @@ type sandboxTx struct {
 	CreditorAccount                   *accountRefJSON `json:"creditorAccount"`
 	DebtorAccount                     *accountRefJSON `json:"debtorAccount"`
 	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured"`
-	ProprietaryBankTransactionCode    string          `json:"proprietaryBankTransactionCode"`
+	ProprietaryBankTransactionCode    json.RawMessage `json:"proprietaryBankTransactionCode"` // parseTxCode
 	AdditionalInformation             string          `json:"additionalInformation"`
 	OriginalAmount                    *amountJSON     `json:"originalAmount"`
 	TransactionDetails                string          `json:"transactionDetails"`
 	Pending                           bool            `json:"pending"`
 }
 
+// txCodeJSON is proprietaryBankTransactionCode. service.md, Resources:
+// "Transaction code can be given with both value and code in the sandbox":
+// a mock transaction gives it as a string (the value) or as an object
+// {"value": ..., "code": ...}, and reads back in the same form. Generated
+// and batch-booked transactions carry a value only, written as a string.
+type txCodeJSON struct {
+	Value string `json:"value,omitempty"`
+	Code  string `json:"code,omitempty"`
+}
+
+// IsZero reports an absent code (omitzero leaves it out of a transaction).
+func (c txCodeJSON) IsZero() bool { return c == txCodeJSON{} }
+
+// MarshalJSON writes the value alone as a string, a code with an object.
+func (c txCodeJSON) MarshalJSON() ([]byte, error) {
+	if c.Code == "" {
+		return json.Marshal(c.Value)
+	}
+	type plain txCodeJSON
+	return json.Marshal(plain(c))
+}
+
+// parseTxCode reads proprietaryBankTransactionCode of a mock transaction:
+// absent, null, a string, or an object with value and code (strings, at
+// least one not empty, no other member).
+func parseTxCode(raw json.RawMessage) (txCodeJSON, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return txCodeJSON{}, true
+	}
+	var c txCodeJSON
+	if raw[0] == '"' {
+		return c, json.Unmarshal(raw, &c.Value) == nil
+	}
+	if raw[0] != '{' {
+		return c, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&c) != nil || c.IsZero() {
+		return c, false
+	}
+	return c, true
+}
+
 // POST /v1/sandbox/accounts/{mockAccountId}/transactions: a booked (or
 // pending) transaction. The debtor account, when given, must be this
 // account; dates are in the past and bookingDate <= valueDate. A booked
-// transaction moves the balance.
+// transaction moves the balance. proprietaryBankTransactionCode is a string
+// or {"value","code"} (txCodeJSON).
 func (s *Server) sandboxAddTransaction(w http.ResponseWriter, r *http.Request) {
 	var req sandboxTx
 	if !decodeBody(w, r, &req) {
@@ -318,9 +366,14 @@ func (s *Server) sandboxAddTransaction(w http.ResponseWriter, r *http.Request) {
 		bad("valueDate", "bookingDate must not be after valueDate")
 		return
 	}
+	code, ok := parseTxCode(req.ProprietaryBankTransactionCode)
+	if !ok {
+		bad("proprietaryBankTransactionCode", `proprietaryBankTransactionCode must be a string or an object {"value":"...","code":"..."}`)
+		return
+	}
 	t := &transaction{id: s.newID(), bookingDate: bd, valueDate: vd, transactionDate: bd, amount: amt,
 		currency: a.currency, creditorName: req.CreditorName, debtorName: req.DebtorName,
-		remittance: req.RemittanceInformationUnstructured, code: req.ProprietaryBankTransactionCode,
+		remittance: req.RemittanceInformationUnstructured, code: code.Value, codeID: code.Code,
 		info: req.AdditionalInformation, origAmount: amt, origCurrency: a.currency, details: req.TransactionDetails}
 	if req.CreditorAccount != nil {
 		t.creditorBBAN = req.CreditorAccount.BBAN

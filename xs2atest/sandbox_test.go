@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/xs2a"
 )
 
 func TestSandboxInitialState(t *testing.T) {
@@ -227,5 +229,144 @@ func TestAmounts(t *testing.T) {
 			back, _ := parseAmount(formatAmount(got), true)
 			assert.Equal(t, got, back)
 		}
+	}
+}
+
+// TestSandboxTransactionDebtorMustBeThisAccount: service.md, Sandbox: a mock
+// transaction "for an account with another account as debtor returns an
+// error", whichever identifier names the other account (bban, iban or
+// maskedPan); the account itself may be named by any of them.
+func TestSandboxTransactionDebtorMustBeThisAccount(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	kari, ola := customerOf(t, s, PrivateCustomer1), customerOf(t, s, PrivateCustomer2)
+	acc, other := kari.Accounts[0], ola.Accounts[0]
+	card, otherCard := kari.Accounts[2], ola.Accounts[2]
+	require.False(t, acc.Card)
+	require.True(t, card.Card && otherCard.Card)
+	spaced := acc.IBAN[:4] + " " + acc.IBAN[4:8] + " " + acc.IBAN[8:]
+	tests := []struct {
+		name    string
+		account Account
+		debtor  map[string]any
+		status  int
+	}{
+		{"this account by bban", acc, map[string]any{"bban": acc.BBAN}, 201},
+		{"this account by iban", acc, map[string]any{"iban": acc.IBAN}, 201},
+		{"this account by iban, printed form", acc, map[string]any{"iban": spaced}, 201},
+		{"this account by bban and iban", acc, map[string]any{"bban": acc.BBAN, "iban": acc.IBAN}, 201},
+		{"this card by maskedPan", card, map[string]any{"maskedPan": card.MaskedPan}, 201},
+		{"another account by bban", acc, map[string]any{"bban": other.BBAN}, 400},
+		{"another account by iban", acc, map[string]any{"iban": other.IBAN}, 400},
+		{"this bban with another iban", acc, map[string]any{"bban": acc.BBAN, "iban": other.IBAN}, 400},
+		{"another card by maskedPan", card, map[string]any{"maskedPan": otherCard.MaskedPan}, 400},
+		{"an account as debtor of a card", card, map[string]any{"bban": acc.BBAN}, 400},
+		{"no identifier", acc, map[string]any{"currency": "NOK"}, 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := map[string]any{
+				"transactionAmount": map[string]any{"amount": "-10.00", "currency": "NOK"},
+				"debtorAccount":     tt.debtor,
+				"creditorName":      "Kiwi",
+			}
+			r := c.do("POST", "/v1/sandbox/accounts/"+tt.account.ResourceID+"/transactions", body)
+			require.Equal(t, tt.status, r.status, "%s", r.body)
+			if tt.status == 400 {
+				assert.Equal(t, "FORMAT_ERROR", r.code())
+				assert.Contains(t, string(r.body), `"path":"debtorAccount"`)
+			}
+		})
+	}
+}
+
+// TestSandboxTransactionCode: service.md, Resources: "Transaction code can
+// be given with both value and code in the sandbox". A mock transaction's
+// proprietaryBankTransactionCode is a string (the value) or an object
+// {"value","code"}; it reads back in the same form (a string when only a
+// value was given), and the SDK's Transaction decodes both.
+func TestSandboxTransactionCode(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	acc := customerOf(t, s, PrivateCustomer1).Accounts[0].ResourceID
+	present := []string{"PSU-IP-Address", "192.0.2.7", "TPP-Session-ID", "s1"}
+	psu := c.consent(PrivateCustomer1, present).Get("psu-id")
+	tests := []struct {
+		name   string
+		code   string // the raw JSON of proprietaryBankTransactionCode; "" leaves it out
+		status int
+		back   string // the raw JSON read back; "" = absent
+		sdk    xs2a.TransactionCode
+	}{
+		{"string", `"VARER"`, 201, `"VARER"`, xs2a.TransactionCode{Value: "VARER"}},
+		{"value and code", `{"value":"Varekjøp","code":"VARER"}`, 201, `{"value":"Varekjøp","code":"VARER"}`,
+			xs2a.TransactionCode{Value: "Varekjøp", Code: "VARER"}},
+		{"code and value, other order", `{"code":"230","value":"LØNN"}`, 201, `{"value":"LØNN","code":"230"}`,
+			xs2a.TransactionCode{Value: "LØNN", Code: "230"}},
+		{"value only", `{"value":"GIRO"}`, 201, `"GIRO"`, xs2a.TransactionCode{Value: "GIRO"}},
+		{"code only", `{"code":"714"}`, 201, `{"code":"714"}`, xs2a.TransactionCode{Code: "714"}},
+		{"absent", "", 201, "", xs2a.TransactionCode{}},
+		{"null", `null`, 201, "", xs2a.TransactionCode{}},
+		{"empty string", `""`, 201, "", xs2a.TransactionCode{}},
+		{"a number", `230`, 400, "", xs2a.TransactionCode{}},
+		{"an array", `["VARER"]`, 400, "", xs2a.TransactionCode{}},
+		{"empty object", `{}`, 400, "", xs2a.TransactionCode{}},
+		{"object with another member", `{"value":"VARER","text":"x"}`, 400, "", xs2a.TransactionCode{}},
+		{"object with a number", `{"value":"VARER","code":230}`, 400, "", xs2a.TransactionCode{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `{"transactionAmount":{"amount":"-10.00","currency":"NOK"},"creditorName":"Kiwi"`
+			if tt.code != "" {
+				body += `,"proprietaryBankTransactionCode":` + tt.code
+			}
+			body += "}"
+			r := c.do("POST", "/v1/sandbox/accounts/"+acc+"/transactions", body)
+			require.Equal(t, tt.status, r.status, "%s", r.body)
+			if tt.status != 201 {
+				assert.Equal(t, "FORMAT_ERROR", r.code())
+				assert.Contains(t, string(r.body), `"path":"proprietaryBankTransactionCode"`)
+				return
+			}
+			created := map[string]json.RawMessage{}
+			require.NoError(t, json.Unmarshal(r.body, &created))
+			var id string
+			require.NoError(t, json.Unmarshal(created["transactionId"], &id))
+
+			// the answer to the POST, and the transaction read back with the list and alone
+			list := c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, append([]string{"PSU-ID", psu}, present...)...)
+			require.Equal(t, 200, list.status, "%s", list.body)
+			var report struct {
+				Transactions struct{ Booked []map[string]json.RawMessage }
+			}
+			require.NoError(t, json.Unmarshal(list.body, &report))
+			var listed map[string]json.RawMessage
+			for _, e := range report.Transactions.Booked {
+				if string(e["transactionId"]) == `"`+id+`"` {
+					listed = e
+				}
+			}
+			require.NotNil(t, listed, "transaction %s in the list", id)
+			one := c.do("GET", "/v1/accounts/"+acc+"/transactions/"+id, nil, append([]string{"PSU-ID", psu}, present...)...)
+			require.Equal(t, 200, one.status, "%s", one.body)
+			var details struct{ TransactionsDetails map[string]json.RawMessage }
+			require.NoError(t, json.Unmarshal(one.body, &details))
+			for where, tx := range map[string]map[string]json.RawMessage{"POST": created, "list": listed, "details": details.TransactionsDetails} {
+				got, ok := tx["proprietaryBankTransactionCode"]
+				if tt.back == "" {
+					assert.False(t, ok, "%s: %s", where, got)
+					continue
+				}
+				assert.JSONEq(t, tt.back, string(got), where)
+				assert.Equal(t, tt.back[0], got[0], "%s: the same form (string or object)", where)
+			}
+
+			// the SDK's read model decodes either form
+			var sdk struct{ TransactionsDetails xs2a.Transaction }
+			require.NoError(t, json.Unmarshal(one.body, &sdk))
+			assert.Equal(t, tt.sdk, sdk.TransactionsDetails.ProprietaryBankTransactionCode)
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"testing"
 
@@ -20,7 +21,10 @@ import (
 )
 
 // The fake bank against the SDK's own signing Transport: every signer
-// variant the SDK offers must be accepted by the bank's independent verifier.
+// variant the SDK offers must be accepted by the bank's independent verifier
+// (the keyId variants WithLowerCaseSerial and WithEscapedSpacesInCA with
+// xs2atest.WithKeyIDVariants, as service.md's keyId is upper-case and
+// unescaped).
 
 func signerFrom(t *testing.T, o testcert.Options, opts ...xs2a.SignerOption) *xs2a.Signer {
 	t.Helper()
@@ -66,25 +70,27 @@ func TestSDKTransportIsAccepted(t *testing.T) {
 			{Type: asn1.ObjectIdentifier{2, 5, 4, 97}, Value: asn1.RawValue{Tag: asn1.TagUTF8String, Bytes: []byte("NTRNO-983163327")}},
 			{Type: asn1.ObjectIdentifier{0, 9, 2342, 19200300, 100, 1, 25}, Value: asn1.RawValue{Tag: asn1.TagIA5String, Bytes: []byte("test")}},
 		}}
+	variants := []xs2atest.Option{xs2atest.WithKeyIDVariants()}
 	tests := []struct {
-		name string
-		o    testcert.Options
-		opts []xs2a.SignerOption
+		name   string
+		o      testcert.Options
+		opts   []xs2a.SignerOption
+		server []xs2atest.Option
 	}{
-		{"rsa", testcert.Options{Subject: subject, Issuer: ascii}, nil},
-		{"ecdsa", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, nil},
-		{"non-ASCII issuer (RFC 2047)", testcert.Options{Subject: subject, Issuer: nordic, EC: true}, nil},
-		{"lower-case serial", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithLowerCaseSerial()}},
-		{"%20 in CA", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}},
-		{"issuer with serialNumber, organizationIdentifier, DC", testcert.Options{Subject: subject, Issuer: eidas}, nil},
-		{"eIDAS issuer, EC, %20 in CA", testcert.Options{Subject: subject, Issuer: eidas, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}},
-		{"digest on empty body", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithDigestOnEmptyBody()}},
+		{"rsa", testcert.Options{Subject: subject, Issuer: ascii}, nil, nil},
+		{"ecdsa", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, nil, nil},
+		{"non-ASCII issuer (RFC 2047)", testcert.Options{Subject: subject, Issuer: nordic, EC: true}, nil, nil},
+		{"lower-case serial", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithLowerCaseSerial()}, variants},
+		{"%20 in CA", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}, variants},
+		{"issuer with serialNumber, organizationIdentifier, DC", testcert.Options{Subject: subject, Issuer: eidas}, nil, nil},
+		{"eIDAS issuer, EC, %20 in CA", testcert.Options{Subject: subject, Issuer: eidas, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}, variants},
+		{"digest on empty body", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithDigestOnEmptyBody()}, nil},
 	}
 	for _, tls := range []bool{false, true} {
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%s tls=%v", tt.name, tls), func(t *testing.T) {
 				t.Parallel()
-				var opts []xs2atest.Option
+				opts := append([]xs2atest.Option(nil), tt.server...)
 				if tls {
 					opts = append(opts, xs2atest.WithTLS())
 				}
@@ -116,6 +122,32 @@ func TestSDKTransportIsAccepted(t *testing.T) {
 				assert.Equal(t, "RCVD", body["transactionStatus"])
 			})
 		}
+	}
+}
+
+// TestSDKKeyIDVariantsRefusedByDefault: the SDK's keyId variants are not
+// the form service.md gives (upper-case serial, RFC 2253 issuer), so the
+// fake bank refuses them unless WithKeyIDVariants is on.
+func TestSDKKeyIDVariantsRefusedByDefault(t *testing.T) {
+	t.Parallel()
+	s := xs2atest.NewServer(t)
+	issuer := pkix.Name{CommonName: "xs2a Test CA - TEST ONLY", Organization: []string{"tppkit"}, Country: []string{"NO"}}
+	// a serial with hex letters, so the lower-case serial differs
+	o := testcert.Options{Subject: pkix.Name{CommonName: "xs2a test TPP - TEST ONLY", Country: []string{"NO"}}, Issuer: issuer, EC: true,
+		Serial: big.NewInt(0xC0FFEE)}
+	for name, opt := range map[string]xs2a.SignerOption{
+		"lower-case serial": xs2a.WithLowerCaseSerial(),
+		"%20 in CA":         xs2a.WithEscapedSpacesInCA(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sg := signerFrom(t, o, opt)
+			hc := &http.Client{Transport: &xs2a.Transport{Base: s.HTTPClient().Transport, Signer: sg,
+				RedirectURI: xs2atest.DefaultRedirectURI}}
+			status, body := get(t, hc, "GET", s.URL()+"/v1/sandbox/customers", nil)
+			assert.Equal(t, http.StatusBadRequest, status, "%v", body)
+			assert.Contains(t, fmt.Sprint(body), "SIGNATURE_INVALID")
+		})
 	}
 }
 

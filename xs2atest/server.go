@@ -232,7 +232,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if faulty && f.Status != 0 {
 		bw := newBufWriter()
-		s.writeFault(bw, f)
+		s.writeFault(bw, r, f)
 		s.finish(w, r, lp, bw)
 		return
 	}
@@ -309,7 +309,7 @@ func (s *Server) handle(w *bufWriter, r *http.Request) {
 		writeError(w, http.StatusRequestEntityTooLarge, "FORMAT_ERROR", "", "request body too large")
 		return
 	}
-	tpp, code, text := verifyRequest(r, body)
+	tpp, code, text := verifyRequest(r, body, s.cfg.keyIDVariants)
 	if code != "" {
 		writeError(w, http.StatusBadRequest, code, "Signature", text)
 		return

@@ -122,7 +122,8 @@ var mustSign = []string{"date", "digest", "x-request-id", "psu-id", "psu-corpora
 // verifyRequest checks Signature, TPP-Signature-Certificate and Digest. It
 // returns the TPP's keyId, or an error code (SIGNATURE_MISSING,
 // SIGNATURE_INVALID, CERTIFICATE_MISSING, CERTIFICATE_INVALID) and a text.
-func verifyRequest(r *http.Request, body []byte) (keyID, code, text string) {
+// keyIDVariants accepts the keyId variants of WithKeyIDVariants.
+func verifyRequest(r *http.Request, body []byte, keyIDVariants bool) (keyID, code, text string) {
 	raw := r.Header.Get("Signature")
 	if raw == "" {
 		return "", "SIGNATURE_MISSING", "every request must carry a Signature header"
@@ -139,7 +140,7 @@ func verifyRequest(r *http.Request, body []byte) (keyID, code, text string) {
 	if err != nil {
 		return "", "CERTIFICATE_INVALID", "TPP-Signature-Certificate is not a base64 DER or PEM certificate"
 	}
-	if err := checkKeyID(p.KeyID, cert); err != nil {
+	if err := checkKeyID(p.KeyID, cert, keyIDVariants); err != nil {
 		return "", "SIGNATURE_INVALID", err.Error()
 	}
 	dg := r.Header.Values("Digest")
@@ -288,12 +289,15 @@ func goIssuerStrings(cert *x509.Certificate) []string {
 	return out
 }
 
-// checkKeyID compares keyId "SN=<hex>,CA=<issuer>" with the certificate.
-// The serial compares as a number (any hex case); "%20" in the CA counts as
-// a space; the CA must be the issuer in strict RFC 2253 form or in Go's
-// pkix form, with escapes compared by the character they stand for
-// (normalizeDN: "\22" and "\"" are the same).
-func checkKeyID(keyID string, cert *x509.Certificate) error {
+// checkKeyID compares keyId "SN=<hex>,CA=<issuer>" with the certificate
+// (service.md, Authentication 4: the serial in upper-case hex, the issuer
+// as RFC 2253). The serial compares as a number; the CA must be the issuer
+// in strict RFC 2253 form or in Go's pkix form, with escapes compared by
+// the character they stand for (normalizeDN: "\22" and "\"" are the same).
+// With variants (WithKeyIDVariants) the serial may be lower-case hex and
+// "%20" in the CA counts as a space; without, both are refused with a text
+// that names the variant.
+func checkKeyID(keyID string, cert *x509.Certificate, variants bool) error {
 	if !strings.HasPrefix(keyID, "SN=") {
 		return errors.New("keyId must start with SN=")
 	}
@@ -302,21 +306,41 @@ func checkKeyID(keyID string, cert *x509.Certificate) error {
 		return errors.New("keyId must be SN=<serial>,CA=<issuer>")
 	}
 	sn, ca := keyID[3:i], keyID[i+4:]
-	serial, ok := new(big.Int).SetString(sn, 16)
-	if !ok || serial.Cmp(cert.SerialNumber) != 0 {
+	if sn == "" || strings.Trim(sn, "0123456789ABCDEFabcdef") != "" {
+		return errors.New("keyId serial number must be hexadecimal")
+	}
+	serial, _ := new(big.Int).SetString(sn, 16)
+	if serial.Cmp(cert.SerialNumber) != 0 {
 		return errors.New("keyId serial number does not match the certificate")
 	}
-	ca = strings.ReplaceAll(ca, "%20", " ")
+	if !variants && sn != strings.ToUpper(sn) {
+		return errors.New("keyId serial number must be upper-case hex (a lower-case serial is a variant the bank does not accept)")
+	}
+	if variants {
+		ca = strings.ReplaceAll(ca, "%20", " ")
+	}
+	if issuerMatches(ca, cert) {
+		return nil
+	}
+	if !variants && strings.Contains(ca, "%20") && issuerMatches(strings.ReplaceAll(ca, "%20", " "), cert) {
+		return errors.New("keyId CA must be the issuer as RFC 2253, with spaces as they are (%20 for a space is a variant the bank does not accept)")
+	}
+	return errors.New("keyId CA does not match the certificate issuer")
+}
+
+// issuerMatches reports whether ca names the certificate's issuer, in
+// strict RFC 2253 form or Go's pkix form, escapes compared by meaning.
+func issuerMatches(ca string, cert *x509.Certificate) bool {
 	got, gotOK := normalizeDN(ca)
 	for _, w := range append([]string{issuerString(cert)}, goIssuerStrings(cert)...) {
 		if ca == w {
-			return nil
+			return true
 		}
 		if nw, ok := normalizeDN(w); ok && gotOK && nw == got {
-			return nil
+			return true
 		}
 	}
-	return errors.New("keyId CA does not match the certificate issuer")
+	return false
 }
 
 // verifyDigest checks "SHA-256=<b64>" / "SHA-512=<b64>" (several may be

@@ -3,17 +3,24 @@ package xs2atest
 import (
 	"bytes"
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
+	"math/big"
 	"mime"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-fed/httpsig"
 	"github.com/stretchr/testify/assert"
@@ -49,6 +56,10 @@ func TestParseSignatureHeader(t *testing.T) {
 		{name: "empty headers", in: strings.Replace(valid, "date digest x-request-id", "", 1), wantErr: true},
 		{name: "empty", in: "", wantErr: true},
 		{name: "broken rfc2047", in: "=?utf-8?B?!!!?=", wantErr: true},
+		{name: "raw utf-8, not rfc2047", in: strings.Replace(valid, "Test CA", "Tést CA", 1), wantErr: true},
+		{name: "raw latin-1 byte, not rfc2047", in: strings.Replace(valid, "Test CA", "T\xe9st CA", 1), wantErr: true},
+		{name: "rfc2047 iso-8859-1 Q", in: mime.QEncoding.Encode("iso-8859-1", strings.Replace(valid, "Test CA", "T\xe9st CA", 1)),
+			keyID: "SN=1A2B,CA=CN=Tést CA,O=Bank", headers: []string{"date", "digest", "x-request-id"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,11 +142,13 @@ func TestVerifyRequest(t *testing.T) {
 		{name: "valid rsa", tpp: tpp, edit: func(*http.Request) {}},
 		{name: "valid ecdsa", tpp: ec, edit: func(*http.Request) {}},
 		{name: "RFC 2253 keyId from raw issuer", tpp: tpp, edit: resign(tpp, keyIDOf(tpp.cert))},
-		{name: "lower-case serial", tpp: tpp, edit: resign(tpp, "SN="+tpp.cert.SerialNumber.Text(16)+",CA="+issuerString(tpp.cert))},
-		{name: "%20 for spaces in CA", tpp: tpp, edit: resign(tpp, strings.ReplaceAll(keyIDOf(tpp.cert), " ", "%20"))},
 		{name: "RFC 2047 encoded, non-ASCII issuer", tpp: nonASCII, edit: func(r *http.Request) {
 			r.Header.Set("Signature", mime.BEncoding.Encode("utf-8", nonASCII.signatureValue(t, r.Header, keyIDOf(nonASCII.cert))))
 		}},
+		// service.md, Authentication 7: non-ASCII text in the Signature is MIME-encoded per RFC 2047
+		{name: "raw non-ASCII issuer, not RFC 2047 encoded", tpp: nonASCII, edit: func(r *http.Request) {
+			r.Header.Set("Signature", nonASCII.signatureValue(t, r.Header, keyIDOf(nonASCII.cert)))
+		}, code: "SIGNATURE_INVALID"},
 		{name: "PEM certificate", tpp: tpp, edit: func(r *http.Request) {
 			p := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tpp.cert.Raw})
 			r.Header.Set("TPP-Signature-Certificate", strings.ReplaceAll(strings.TrimSpace(string(p)), "\n", " "))
@@ -195,6 +208,64 @@ func TestVerifyRequest(t *testing.T) {
 			assert.Equal(t, tt.code, r.code())
 			assert.Equal(t, "application/json", r.header.Get("Content-Type"))
 		})
+	}
+}
+
+// TestKeyIDVariants: service.md, Authentication 4 writes keyId as
+// "SN=<hex serial, upper case>,CA=<issuer as RFC 2253>". A lower-case serial
+// and "%20" for a space in the CA are refused by default and accepted with
+// WithKeyIDVariants; the strict keyId is accepted either way.
+func TestKeyIDVariants(t *testing.T) {
+	t.Parallel()
+	// a serial with hex letters and an issuer with spaces, so both variants differ
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	name := pkix.Name{CommonName: "xs2atest keyId variants CA (TEST ONLY)", Country: []string{"NO"}}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(0xC0FFEE), Subject: name, NotBefore: time.Now().Add(-time.Hour),
+		NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	tpp := &testTPP{key: key, cert: cert, certB64: base64.StdEncoding.EncodeToString(der), alg: "ecdsa-sha256",
+		keyID: keyIDOf(cert), redirect: "https://tpp.example/callback"}
+	strict := keyIDOf(cert)
+	upper, lower := "C0FFEE", "c0ffee"
+	require.Equal(t, "SN="+upper+",CA=CN=xs2atest keyId variants CA (TEST ONLY),C=NO", strict)
+	strictServer, variantServer := NewServer(t), NewServer(t, WithKeyIDVariants())
+	tests := []struct {
+		name      string
+		keyID     string
+		variant   bool   // accepted only with WithKeyIDVariants
+		errorText string // part of the refusal's text by default
+	}{
+		{"strict", strict, false, ""},
+		{"Go pkix issuer", "SN=" + upper + ",CA=" + tpp.cert.Issuer.String(), false, ""},
+		{"lower-case serial", strings.Replace(strict, upper, lower, 1), true, "upper-case hex"},
+		{"%20 for spaces in CA", strings.ReplaceAll(strict, " ", "%20"), true, "%20"},
+		{"both", strings.ReplaceAll(strings.Replace(strict, upper, lower, 1), " ", "%20"), true, "upper-case hex"},
+	}
+	for _, tt := range tests {
+		for _, variants := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s variants=%v", tt.name, variants), func(t *testing.T) {
+				s := strictServer
+				if variants {
+					s = variantServer
+				}
+				c := newTestClient(t, s)
+				c.tpp = tpp
+				r := c.doWith(func(r *http.Request) {
+					r.Header.Set("Signature", tpp.signatureValue(t, r.Header, tt.keyID))
+				}, "GET", "/v1/sandbox/customers", nil)
+				if !tt.variant || variants {
+					assert.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+					return
+				}
+				assert.Equal(t, http.StatusBadRequest, r.status, "body: %s", r.body)
+				assert.Equal(t, "SIGNATURE_INVALID", r.code())
+				assert.Contains(t, string(r.body), tt.errorText)
+			})
+		}
 	}
 }
 
@@ -279,7 +350,7 @@ func FuzzVerifySignature(f *testing.F) {
 		r := req.Clone(req.Context())
 		r.Header.Set("Signature", sig)
 		r.Header.Set("Digest", digest)
-		keyID, code, _ := verifyRequest(r, body)
+		keyID, code, _ := verifyRequest(r, body, false)
 		if code == "" && (sig != genuine || keyID != tpp.keyID) {
 			p, err := parseSignatureHeader(sig)
 			if err != nil || !bytes.Equal(p.Signature, mustParse(genuine).Signature) {
