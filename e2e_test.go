@@ -469,7 +469,7 @@ func TestSandboxService(t *testing.T) {
 	assert.True(t, xs2a.ValidBBAN(account.BBAN), "the sandbox picks a valid account number")
 	tx, _, err := b.c.Sandbox.CreateTransaction(ctx, account.ResourceID, &xs2a.SandboxTransaction{
 		TransactionAmount: nok(t, "-250.00"), BookingDate: today.AddDays(-2), CreditorName: "Kiwi Majorstuen",
-		RemittanceInformationUnstructured: "Varekjøp", ProprietaryBankTransactionCode: xs2a.TransactionCode{Value: "VARER"}})
+		RemittanceInformationUnstructured: "Varekjøp", ProprietaryBankTransactionCode: xs2a.TransactionCode{Value: "Varekjøp", Code: "VARER"}})
 	require.NoError(t, err)
 	assert.NotEmpty(t, tx.TransactionID)
 	_, _, err = b.c.Sandbox.CreateTransaction(ctx, account.ResourceID, &xs2a.SandboxTransaction{
@@ -498,6 +498,8 @@ func TestSandboxService(t *testing.T) {
 	assert.Equal(t, tx.TransactionID, page.Transactions.Booked[0].TransactionID)
 	assert.Equal(t, today.AddDays(-2), page.Transactions.Booked[0].BookingDate)
 	assert.Equal(t, "Varekjøp", page.Transactions.Booked[0].RemittanceInformationUnstructured)
+	assert.Equal(t, xs2a.TransactionCode{Value: "Varekjøp", Code: "VARER"}, page.Transactions.Booked[0].ProprietaryBankTransactionCode,
+		"a transaction code with value and code (service.md, sandbox)")
 
 	// and the payment operations
 	ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "100.00", account.BBAN), nil)
