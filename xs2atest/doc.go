@@ -134,6 +134,8 @@
 //	domestic-norway-credit-transfers before approval       status and details: 400 RESOURCE_UNKNOWN
 //	Batch processing 5 times a day, not periodic           ACTC/ACCP due -> ACSC when funded, else ACCP fundsAvailable=false;
 //	                                                       instant product: ACSC right after authorisation when funded
+//	Payments from card accounts (sandbox)                  debtorAccount {"maskedPan"} of the PSU's card account; offered
+//	                                                       at SCA as a debtor; funded down to minus its creditLimit
 //	Cancellation by DELETE                                 204 and CANC unless final (400 CANCELLATION_INVALID)
 //	Bulk or periodic payment in a signing basket           400 REFERENCE_MIX_INVALID
 //	Sandbox: invalid CustomerType                          400 FORMAT_ERROR "invalid CustomerType"

@@ -19,7 +19,7 @@ type payment struct {
 	status                    string
 	funds                     *bool
 	entries                   []*paymentFacts
-	debtor, debtorCurrency    string // bban; "" until the PSU picks it at SCA
+	debtor                    string // resource id of the debtor (card) account; "" until the PSU picks it at SCA
 	execDate                  time.Time
 	signers                   []string
 	signersRequired           int
@@ -167,16 +167,12 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		entries = []*paymentFacts{f}
 	}
 	if debtorRef != nil {
-		a := s.byBBAN[bbanOf(debtorRef)]
-		if a == nil || a.closed || !s.canPayFromLocked(psu, a) {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "debtorAccount", "debtorAccount is not an account the PSU may pay from")
+		a, err := s.debtorOfLocked(psu.rec.customer, psu.agreement, debtorRef)
+		if err != nil {
+			writeAPIError(w, err)
 			return
 		}
-		if debtorRef.Currency != "" && debtorRef.Currency != a.currency {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "debtorAccount.currency", "debtorAccount currency does not match the account")
-			return
-		}
-		p.debtor, p.debtorCurrency = a.bban, a.currency
+		p.debtor = a.id
 	}
 	for _, f := range entries {
 		if f.kid == "" || f.invoice == "" {
@@ -225,16 +221,51 @@ func paymentPath(p *payment) string {
 	return "/v1/" + p.service + "/" + p.product + "/" + pathSeg(p.id)
 }
 
-// canPayFromLocked: a private PSU pays from its own accounts, a corporate
-// PSU from the accounts of the agreement it acts for.
-func (s *Server) canPayFromLocked(psu *psuCtx, a *account) bool {
+// contextAccountsLocked lists the open accounts and card accounts of a
+// context: a private customer's own (ag nil), or the accounts of the
+// agreement a corporate PSU acts for. The PSU may consent to them and pay
+// from them (service.md, Sandbox: payments from card accounts are supported).
+func (s *Server) contextAccountsLocked(customerNumber string, ag *agreement) []string {
+	var ids []string
+	if ag != nil {
+		ids = ag.accounts
+	} else if c := s.customers[customerNumber]; c != nil && c.kind == customerPrivate {
+		ids = c.accounts
+	}
+	var out []string
+	for _, id := range ids {
+		if a := s.accounts[id]; a != nil && !a.closed {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// debtorOfLocked finds the account a debtorAccount names (bban, iban or a
+// card account's maskedPan) among those the customer may pay from in the
+// context ag (nil: private): 400 FORMAT_ERROR when it names none of them or
+// gives another currency.
+func (s *Server) debtorOfLocked(customerNumber string, ag *agreement, ref *accountRefJSON) (*account, *apiError) {
+	for _, id := range s.contextAccountsLocked(customerNumber, ag) {
+		a := s.accounts[id]
+		if !a.is(ref) {
+			continue
+		}
+		if ref.Currency != "" && ref.Currency != a.currency {
+			return nil, formatErr("debtorAccount.currency", "debtorAccount currency does not match the account")
+		}
+		return a, nil
+	}
+	return nil, formatErr("debtorAccount", "debtorAccount is not an account the PSU may pay from")
+}
+
+// debtorRefOf is how a payment shows its debtor account: the bban, or the
+// maskedPan of a card account.
+func debtorRefOf(a *account) accountRefJSON {
 	if a.card {
-		return false
+		return accountRefJSON{MaskedPan: a.maskedPan, Currency: a.currency}
 	}
-	if psu.agreement != nil {
-		return contains(psu.agreement.accounts, a.id)
-	}
-	return a.owner == psu.rec.customer && s.customers[a.owner].kind == customerPrivate
+	return accountRefJSON{BBAN: a.bban, Currency: a.currency}
 }
 
 // paymentLocked finds the payment of the path for the requesting TPP, or
@@ -271,8 +302,8 @@ func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
 	for k, v := range p.raw {
 		out[k] = v
 	}
-	if p.debtor != "" && out["debtorAccount"] == nil {
-		out["debtorAccount"] = accountRefJSON{BBAN: p.debtor, Currency: p.debtorCurrency}
+	if a := s.accounts[p.debtor]; a != nil && out["debtorAccount"] == nil {
+		out["debtorAccount"] = debtorRefOf(a)
 	}
 	out["paymentId"] = p.id
 	out["transactionStatus"] = p.status
@@ -520,7 +551,7 @@ func (s *Server) paymentViewLocked(p *payment) paymentView {
 	for _, e := range p.entries {
 		total += e.amount
 	}
-	v := paymentView{Amount: formatAmount(total) + " NOK", Debtor: p.debtor, Status: p.status}
+	v := paymentView{Amount: formatAmount(total) + " NOK", Status: p.status}
 	if len(p.entries) == 1 {
 		e := p.entries[0]
 		v.Creditor, v.CreditorAccount, v.Text = e.creditorName, e.creditor, e.remittance
@@ -535,8 +566,8 @@ func (s *Server) paymentViewLocked(p *payment) paymentView {
 	} else {
 		v.Date = fmtDate(p.execDate)
 	}
-	if a := s.byBBAN[p.debtor]; a != nil {
-		v.Debtor = a.name + " " + a.bban
+	if a := s.accounts[p.debtor]; a != nil {
+		v.Debtor = accountLabel(a)
 	}
 	return v
 }

@@ -3,6 +3,7 @@ package xs2atest
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -335,11 +336,97 @@ func TestDebtorChosenAtSCA(t *testing.T) {
 	c := newTestClient(t, s)
 	hdr := c.pisPSU(PrivateCustomer1)
 	accts := customerOf(t, s, PrivateCustomer1).Accounts
-	r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("12.00", eInvoice("602243", "X1")), hdr...)
-	require.Equal(t, 201, r.status, "%s", r.body)
-	c.authorise(r, PrivateCustomer1, hdr, Accounts(accts[1].ResourceID))
-	g := c.do("GET", r.link(t, "self"), nil).json(t)
-	assert.Equal(t, accts[1].BBAN, g["debtorAccount"].(map[string]any)["bban"])
+	require.True(t, accts[2].Card)
+	tests := []struct {
+		name    string
+		pick    Account
+		shownAs map[string]any
+	}{
+		{"account", accts[1], map[string]any{"bban": accts[1].BBAN, "currency": "NOK"}},
+		{"card account", accts[2], map[string]any{"maskedPan": accts[2].MaskedPan, "currency": "NOK"}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("12.00", eInvoice("602243", "X"+strconv.Itoa(i))), hdr...)
+			require.Equal(t, 201, r.status, "%s", r.body)
+			c.authorise(r, PrivateCustomer1, hdr, Accounts(tt.pick.ResourceID))
+			g := c.do("GET", r.link(t, "self"), nil).json(t)
+			assert.Equal(t, tt.shownAs, g["debtorAccount"])
+		})
+	}
+}
+
+// service.md, Sandbox: "Payments from card accounts are supported in the
+// sandbox." debtorAccount names an account by bban or iban, a card account
+// by maskedPan; only the PSU's own (in its context) are accepted.
+func TestPaymentDebtorAccount(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	kari := customerOf(t, s, PrivateCustomer1).Accounts
+	ola := customerOf(t, s, PrivateCustomer2).Accounts
+	tests := []struct {
+		name   string
+		ref    map[string]any
+		status int
+		path   string
+	}{
+		{"own account by bban", map[string]any{"bban": kari[0].BBAN}, 201, ""},
+		{"own account by iban", map[string]any{"iban": kari[0].IBAN, "currency": "NOK"}, 201, ""},
+		{"own card account by maskedPan", map[string]any{"maskedPan": kari[2].MaskedPan, "currency": "NOK"}, 201, ""},
+		{"own card account, another currency", map[string]any{"maskedPan": kari[2].MaskedPan, "currency": "EUR"}, 400, "debtorAccount.currency"},
+		{"another customer's card account", map[string]any{"maskedPan": ola[2].MaskedPan}, 400, "debtorAccount"},
+		{"maskedPan and bban of two accounts", map[string]any{"maskedPan": kari[2].MaskedPan, "bban": kari[0].BBAN}, 400, "debtorAccount"},
+		{"only a currency", map[string]any{"currency": "NOK"}, 400, "debtorAccount"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("10.00", func(p map[string]any) {
+				p["debtorAccount"] = tt.ref
+			}), hdr...)
+			require.Equal(t, tt.status, r.status, "%s", r.body)
+			if tt.path != "" {
+				var e errorBody
+				require.NoError(t, json.Unmarshal(r.body, &e))
+				assert.Equal(t, "FORMAT_ERROR", e.TPPMessages[0].Code)
+				assert.Equal(t, tt.path, e.TPPMessages[0].Path)
+			}
+		})
+	}
+}
+
+// A card account pays in the batch like an account: its balance may go down
+// to minus its creditLimit; beyond that the payment waits as ACCP with
+// fundsAvailable false.
+func TestCardAccountPaymentInBatch(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t, WithClock(newFakeClock(wednesday10).Now))
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	card := customerOf(t, s, PrivateCustomer1).Accounts[2]
+	require.Equal(t, "-4230.50", card.Balance)
+	require.Equal(t, "50000.00", card.CreditLimit)
+	fromCard := func(p map[string]any) { p["debtorAccount"] = map[string]any{"maskedPan": card.MaskedPan} }
+
+	upToLimit := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("45769.50", fromCard), hdr...)
+	require.Equal(t, 201, upToLimit.status, "%s", upToLimit.body)
+	c.authorise(upToLimit, PrivateCustomer1, hdr)
+	s.RunBatch()
+	st := c.status(upToLimit)
+	assert.Equal(t, "ACSC", st["transactionStatus"])
+	assert.Equal(t, true, st["fundsAvailable"])
+	assert.Equal(t, "-50000.00", s.Balance(card.ResourceID), "down to minus the credit limit")
+	assert.Equal(t, card.Booked+1, customerOf(t, s, PrivateCustomer1).Accounts[2].Booked, "the debit is a card transaction")
+
+	beyond := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("0.01", fromCard), hdr...)
+	require.Equal(t, 201, beyond.status, "%s", beyond.body)
+	c.authorise(beyond, PrivateCustomer1, hdr)
+	s.RunBatch()
+	st = c.status(beyond)
+	assert.Equal(t, "ACCP", st["transactionStatus"])
+	assert.Equal(t, false, st["fundsAvailable"])
+	assert.Equal(t, "-50000.00", s.Balance(card.ResourceID))
 }
 
 func TestDomesticNorwayHiddenBeforeApproval(t *testing.T) {

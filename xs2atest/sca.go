@@ -161,9 +161,7 @@ func (s *Server) postStage(w *bufWriter, r *http.Request, rec *scaRecord) {
 			s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered accounts.")
 			return
 		}
-		p := s.payments[rec.paymentID]
-		p.debtor = s.accounts[id].bban
-		p.debtorCurrency = s.accounts[id].currency
+		s.payments[rec.paymentID].debtor = id
 		rec.stage = stageConfirm
 	case stageConfirm:
 		s.completeLocked(w, rec, nil)
@@ -283,30 +281,13 @@ func (s *Server) chosenContext(rec *scaRecord, f url.Values) (*agreement, bool) 
 // consent to in the chosen context: own accounts in private context, the
 // agreement's accounts in corporate context. Closed accounts are left out.
 func (s *Server) consentableLocked(rec *scaRecord) []string {
-	var ids []string
-	if rec.agreement != nil {
-		ids = rec.agreement.accounts
-	} else if c := s.customers[rec.customer]; c.kind == customerPrivate {
-		ids = c.accounts
-	}
-	var out []string
-	for _, id := range ids {
-		if a := s.accounts[id]; a != nil && !a.closed {
-			out = append(out, id)
-		}
-	}
-	return out
+	return s.contextAccountsLocked(rec.customer, rec.agreement)
 }
 
-// payableLocked lists debtor accounts for a payment that names none.
+// payableLocked lists the debtor accounts offered for a payment that names
+// none: the same accounts and card accounts.
 func (s *Server) payableLocked(rec *scaRecord) []string {
-	var out []string
-	for _, id := range s.consentableLocked(rec) {
-		if !s.accounts[id].card {
-			out = append(out, id)
-		}
-	}
-	return out
+	return s.contextAccountsLocked(rec.customer, rec.agreement)
 }
 
 func (s *Server) cancelSCALocked(rec *scaRecord) {
