@@ -105,7 +105,9 @@
 //	POST /v1/consents ignores its body                     201 {"consentStatus":"received", _links.scaRedirect}
 //	GET /v1/users, GET /v1/user                            200 with _links.scaRedirect (registration, context choice)
 //	GET /v1/agreements needs a PSU-ID                      200 {"agreements":[{id (= psu-corporate-id), name, organisationNumber}]}
-//	Corporate user without PSU-CORPORATE-ID                400 CORPORATE_ID_INVALID (PSU whose last SCA was corporate)
+//	Corporate user without PSU-CORPORATE-ID                400 CORPORATE_ID_INVALID (PSU whose last SCA was corporate), on
+//	                                                       account and payment calls alike; payment and basket calls
+//	                                                       without PSU-ID (status polling) need no PSU
 //	PSU-CORPORATE-ID of an agreement without consent       401 scaRedirect; the agreement is preselected on the SCA page
 //	SCA session: 1 hour per TPP-Session-ID                 PSU-present requests (PSU-IP-Address) need the TPP-Session-ID of the
 //	                                                       PSU's last completed SCA, within the hour; else 401 scaRedirect

@@ -269,8 +269,12 @@ func debtorRefOf(a *account) accountRefJSON {
 }
 
 // paymentLocked finds the payment of the path for the requesting TPP, or
-// answers 404 RESOURCE_UNKNOWN.
+// answers 404 RESOURCE_UNKNOWN (or 400 for the PSU headers, see
+// psuHeadersValidLocked).
 func (s *Server) paymentLocked(w http.ResponseWriter, r *http.Request) *payment {
+	if !s.psuHeadersValidLocked(w, r) {
+		return nil
+	}
 	p := s.payments[r.PathValue("paymentId")]
 	if p == nil || p.tpp != info(r).tpp || p.service != serviceOf(r) || p.product != r.PathValue("product") {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "paymentId", "unknown payment")
@@ -427,6 +431,9 @@ func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.psuHeadersValidLocked(w, r) {
+		return
+	}
 	if len(req.PaymentIDs) == 0 || len(req.ConsentIDs) > 0 {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "paymentIds", "a signing basket holds one or more paymentIds (consents are bank-offered)")
 		return
@@ -460,6 +467,9 @@ func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) basketLocked(w http.ResponseWriter, r *http.Request) *basket {
+	if !s.psuHeadersValidLocked(w, r) {
+		return nil
+	}
 	b := s.baskets[r.PathValue("basketId")]
 	if b == nil || b.tpp != info(r).tpp {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "basketId", "unknown signing basket")

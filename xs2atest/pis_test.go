@@ -523,3 +523,77 @@ func TestPaymentOfAnotherTPPIsUnknown(t *testing.T) {
 	g = c.do("GET", strings.Replace(r.link(t, "status"), "/v1/payments/", "/v1/bulk-payments/", 1), nil)
 	assert.Equal(t, 404, g.status)
 }
+
+// service.md, Flow 2 and Errors: "Requests for corporate users without
+// PSU-CORPORATE-ID get 400", on every call on a payment as on the account
+// calls. A call without PSU-ID (status polling) needs no PSU at all.
+func TestPaymentCallsOfCorporatePSU(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	fj := customerOf(t, s, CorporateCustomer2)
+	hdr := c.pisPSU(CorporateCustomer2, Corporate(fj.Agreements[0].ID))
+	require.Len(t, hdr, 6, "psu-corporate-id in the callback")
+	nordlys := customerOf(t, s, CorporateCustomer1).Agreements[0]
+	require.NotContains(t, nordlys.Members, CorporateCustomer2)
+	headers := []struct {
+		name string
+		hdr  []string
+		ok   bool
+	}{
+		{"PSU-ID and PSU-CORPORATE-ID", hdr, true},
+		{"no PSU headers", nil, true},
+		{"PSU-ID without PSU-CORPORATE-ID", hdr[:4], false},
+		{"PSU-CORPORATE-ID of another company", append(hdr[:4:4], "PSU-Corporate-ID", CorporateID(c.tpp.keyID, nordlys.ID)), false},
+	}
+	calls := []struct {
+		name, method, link string
+		want               int
+	}{
+		{"status", "GET", "status", 200},
+		{"details", "GET", "self", 200},
+		{"startAuthorisation", "POST", "startAuthorisation", 201},
+		{"authorisations", "GET", "startAuthorisation", 200},
+		{"authorisation", "GET", "scaStatus", 200},
+		{"cancellation", "DELETE", "self", 204},
+		{"signing basket", "POST", "basket", 201},
+	}
+	for _, call := range calls {
+		for _, h := range headers {
+			t.Run(call.name+"/"+h.name, func(t *testing.T) {
+				r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("10.00", withDebtor(fj.Accounts[0].BBAN)), hdr...)
+				require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+				var a *res
+				switch call.link {
+				case "scaStatus":
+					started := c.do("POST", r.link(t, "startAuthorisation"), nil, hdr...)
+					require.Equal(t, http.StatusCreated, started.status, "%s", started.body)
+					a = c.do(call.method, started.link(t, "scaStatus"), nil, h.hdr...)
+				case "basket":
+					a = c.do(call.method, "/v1/signing-baskets", map[string]any{"paymentIds": []any{r.json(t)["paymentId"]}}, h.hdr...)
+				default:
+					a = c.do(call.method, r.link(t, call.link), nil, h.hdr...)
+				}
+				if h.ok {
+					assert.Equal(t, call.want, a.status, "%s", a.body)
+					return
+				}
+				assert.Equal(t, http.StatusBadRequest, a.status, "%s", a.body)
+				assert.Equal(t, "CORPORATE_ID_INVALID", a.code())
+			})
+		}
+	}
+
+	t.Run("signing basket calls", func(t *testing.T) {
+		r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("10.00", withDebtor(fj.Accounts[0].BBAN)), hdr...)
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		b := c.do("POST", "/v1/signing-baskets", map[string]any{"paymentIds": []any{r.json(t)["paymentId"]}}, hdr...)
+		require.Equal(t, http.StatusCreated, b.status, "%s", b.body)
+		for _, l := range []struct{ method, link string }{{"GET", "self"}, {"GET", "status"}, {"POST", "startAuthorisation"}, {"DELETE", "self"}} {
+			a := c.do(l.method, b.link(t, l.link), nil, hdr[:4]...)
+			assert.Equal(t, http.StatusBadRequest, a.status, "%s %s: %s", l.method, l.link, a.body)
+			assert.Equal(t, "CORPORATE_ID_INVALID", a.code())
+		}
+		assert.Equal(t, http.StatusOK, c.do("GET", b.link(t, "status"), nil, hdr...).status)
+	})
+}
