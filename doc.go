@@ -173,6 +173,8 @@
 //	  400 REFERENCE_MIX_INVALID
 //	Errors: MonthlyVariable with duplicate months            TestErrorsMonthlyVariableDuplicateMonths
 //	Errors: insufficient funds: no 500; ACCP, fundsAvailable TestErrorsInsufficientFunds
+//	  (ErrInsufficientFunds from PollStatus); the instant     TestErrorsInsufficientFundsAtInitiation
+//	  product refused at initiation: ErrInsufficientFunds
 //	Errors: failed SCA: redirect with status, code, message  TestErrorsFailedSCA
 //	Errors: closed account; consented user with no account:  TestErrorsClosedAccountEmptyList,
 //	  empty list, not 404                                    TestErrorsConsentedUserWithoutAccounts

@@ -50,6 +50,8 @@
 //	  400 REFERENCE_MIX_INVALID
 //	Errors: MonthlyVariable with duplicate months            TestErrorsMonthlyVariableDuplicateMonths
 //	Errors: insufficient funds: no 500; ACCP, fundsAvailable TestErrorsInsufficientFunds
+//	  (ErrInsufficientFunds from PollStatus); the instant     TestErrorsInsufficientFundsAtInitiation
+//	  product refused at initiation: ErrInsufficientFunds
 //	Errors: failed SCA: redirect with status, code, message  TestErrorsFailedSCA
 //	Errors: closed account; consented user with no account:  TestErrorsClosedAccountEmptyList,
 //	  empty list, not 404                                    TestErrorsConsentedUserWithoutAccounts
@@ -69,12 +71,11 @@
 //	Sandbox: batches leave periodic payments out             TestLimitsBatchExcludesPeriodic
 //	Limits: payment initiation needs PSU-IP-Address          TestFlow3SinglePayment/PSU-IP-Address_required
 //
-// Not produced by the fake bank, so not covered here: ErrInsufficientFunds at
-// initiation (FUNDS_NOT_AVAILABLE; the fake reports lack of funds only as ACCP
-// with fundsAvailable false), the failure callback's system parameter, the
-// bank moving requestedExecutionDate or marking an invoice processed (Flow 4),
-// TPP-Redirect-Preferred (app biometrics), transaction codes given as
-// {value, code} objects, and checks of certificates against registries.
+// Not produced by the fake bank, so not covered here: the failure callback's
+// system parameter, the bank moving requestedExecutionDate or marking an
+// invoice processed (Flow 4), TPP-Redirect-Preferred (app biometrics),
+// transaction codes given as {value, code} objects, and checks of
+// certificates against registries.
 package xs2a_test
 
 import (

@@ -62,11 +62,7 @@ func (s *Server) runBatchLocked(at time.Time) {
 // creditLimit (funds: balance + creditLimit).
 func (s *Server) executeLocked(p *payment, at time.Time) {
 	debtor := s.accounts[p.debtor]
-	total := p.fee
-	for _, e := range p.entries {
-		total += e.amount
-	}
-	ok := debtor != nil && !debtor.closed && debtor.balance+debtor.creditLimit >= total
+	ok := canPay(debtor, p.total())
 	p.funds = &ok
 	if !ok {
 		p.status = "ACCP"
@@ -102,4 +98,19 @@ func (s *Server) executeLocked(p *payment, at time.Time) {
 	}
 	sortBooked(debtor)
 	p.status = "ACSC"
+}
+
+// total is what a payment takes from its debtor: every entry and the fee.
+func (p *payment) total() int64 {
+	t := p.fee
+	for _, e := range p.entries {
+		t += e.amount
+	}
+	return t
+}
+
+// canPay reports whether an open account can pay amount: its balance, plus
+// its creditLimit for a card account, covers it.
+func canPay(a *account, amount int64) bool {
+	return a != nil && !a.closed && a.balance+a.creditLimit >= amount
 }

@@ -86,6 +86,21 @@
 // bank's own test certificate (Certificate). Responders registers canned
 // httpmock responses for tests that want no server at all.
 //
+// # Lack of funds
+//
+// service.md asks for "a proper error response (not a 500)" for
+// insufficient funds and a payment status that carries fundsAvailable. The
+// fake bank decides where each applies by when a payment is executed. The
+// instant product (ProductInstant) is executed at authorisation: an
+// initiation whose debtorAccount is given and whose amount plus fee exceeds
+// what the account can pay (its balance, plus its creditLimit for a card
+// account) is refused at once with 400 FUNDS_NOT_AVAILABLE, and no payment
+// is created. Every other case is reported at execution: the other
+// products, an instant payment with a future requestedExecutionDate, and an
+// instant payment whose debtor is known only after the SCA (chosen there, or
+// initiated without PSU-ID) stay or become ACCP with fundsAvailable false
+// and are booked by a later batch run once the money is there.
+//
 // # Rules of service.md and what the server does
 //
 //	Rule (service.md)                                      Fake bank
@@ -136,6 +151,8 @@
 //	domestic-norway-credit-transfers before approval       status and details: 400 RESOURCE_UNKNOWN
 //	Batch processing 5 times a day, not periodic           ACTC/ACCP due -> ACSC when funded, else ACCP fundsAvailable=false;
 //	                                                       instant product: ACSC right after authorisation when funded
+//	Insufficient funds: an error response, not a 500;      instant product with debtorAccount: 400 FUNDS_NOT_AVAILABLE at
+//	payment status carries fundsAvailable                  initiation; otherwise ACCP fundsAvailable=false (Lack of funds)
 //	Payments from card accounts (sandbox)                  debtorAccount {"maskedPan"} of the PSU's card account; offered
 //	                                                       at SCA as a debtor; funded down to minus its creditLimit
 //	Cancellation by DELETE                                 204 and CANC unless final (400 CANCELLATION_INVALID)

@@ -188,14 +188,22 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		}
 		p.dupes = append(p.dupes, k)
 	}
-	var raw map[string]any
-	_ = json.Unmarshal(info(r).body, &raw)
-	p.raw = raw
 	p.entries = entries
 	p.execDate = entries[0].execDate
 	if product == ProductInstant {
 		p.fee = 200 * int64(len(entries))
 	}
+	// the instant product is executed at authorisation: lack of funds is
+	// refused at once (doc.go, "Lack of funds")
+	executedAtAuthorisation := product == ProductInstant && !p.execDate.After(today)
+	if executedAtAuthorisation && p.debtor != "" && !canPay(s.accounts[p.debtor], p.total()) {
+		writeError(w, http.StatusBadRequest, "FUNDS_NOT_AVAILABLE", "instructedAmount",
+			"insufficient funds: the debtorAccount cannot pay the amount and the fee of this instant payment")
+		return
+	}
+	var raw map[string]any
+	_ = json.Unmarshal(info(r).body, &raw)
+	p.raw = raw
 	p.id = s.newID()
 	s.payments[p.id] = p
 	s.paymentOrder = append(s.paymentOrder, p.id)

@@ -597,3 +597,53 @@ func TestPaymentCallsOfCorporatePSU(t *testing.T) {
 		assert.Equal(t, http.StatusOK, c.do("GET", b.link(t, "status"), nil, hdr...).status)
 	})
 }
+
+// service.md, Errors: "Insufficient funds: a proper error response". The
+// instant product, executed at authorisation, is refused at initiation with
+// 400 FUNDS_NOT_AVAILABLE when its debtorAccount cannot pay amount and fee;
+// the other products, and instant payments whose debtor is not known yet or
+// that run later, report lack of funds at execution (ACCP, fundsAvailable).
+func TestInsufficientFundsAtInitiation(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	accts := customerOf(t, s, PrivateCustomer1).Accounts
+	brukskonto, card := accts[0], accts[2]
+	tomorrow := dateOf(s.now()).AddDate(0, 0, 1).Format(time.DateOnly)
+	fromCard := func(p map[string]any) { p["debtorAccount"] = map[string]any{"maskedPan": card.MaskedPan} }
+	tests := []struct {
+		name, product, amount string
+		set                   Account // its balance is set to balance
+		balance               string
+		mod                   func(map[string]any)
+		refused               bool
+	}{
+		{"instant, empty account", ProductInstant, "5000.00", brukskonto, "0.00", withDebtor(brukskonto.BBAN), true},
+		{"instant, no room for the fee", ProductInstant, "100.00", brukskonto, "100.00", withDebtor(brukskonto.BBAN), true},
+		{"instant, amount and fee covered", ProductInstant, "98.00", brukskonto, "100.00", withDebtor(brukskonto.BBAN), false},
+		{"instant, card within its credit limit", ProductInstant, "49998.00", card, "0.00", fromCard, false},
+		{"instant, card beyond its credit limit", ProductInstant, "49998.01", card, "0.00", fromCard, true},
+		{"instant, debtor chosen at SCA", ProductInstant, "5000.00", brukskonto, "0.00", func(map[string]any) {}, false},
+		{"instant, executed tomorrow", ProductInstant, "5000.00", brukskonto, "0.00", func(p map[string]any) {
+			withDebtor(brukskonto.BBAN)(p)
+			p["requestedExecutionDate"] = tomorrow
+		}, false},
+		{"domestic, checked at the batch run", ProductDomestic, "5000.00", brukskonto, "0.00", withDebtor(brukskonto.BBAN), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.True(t, s.SetBalance(tt.set.ResourceID, tt.balance))
+			before := s.PaymentCount()
+			r := c.do("POST", "/v1/payments/"+tt.product, singlePayment(tt.amount, tt.mod), hdr...)
+			if !tt.refused {
+				assert.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+				assert.Equal(t, before+1, s.PaymentCount())
+				return
+			}
+			assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+			assert.Equal(t, "FUNDS_NOT_AVAILABLE", r.code())
+			assert.Equal(t, before, s.PaymentCount(), "no payment was created")
+		})
+	}
+}
