@@ -73,6 +73,23 @@
 // (CorporateID). A failed or cancelled SCA redirects with status=401,
 // code=SCA_INVALID and a message; a link is single-use and valid for an hour.
 //
+// A payment initiated without PSU-ID (single, periodic, bulk or e-invoice:
+// the single SCA of a PISP-only journey, service.md Flow 5) is created for
+// the TPP but bound to no customer; its status and details are the TPP's to
+// read. At its SCA the PSU signs in, chooses the context and, where the
+// payment names none, the debtor among the accounts and card accounts it
+// may pay from there; the payment is then checked as initiation checks one
+// with a PSU-ID. A debtorAccount the PSU may not pay from, or an instant
+// payment it cannot pay, ends the SCA with a failure redirect carrying the
+// status, code and message initiation would have answered (400 FORMAT_ERROR,
+// 400 FUNDS_NOT_AVAILABLE) and the payment becomes RJCT. Otherwise the
+// payment becomes the PSU's (in its agreement, with the agreement's signers)
+// and is signed, and the success callback's psu-id (and psu-corporate-id)
+// registers the PSU for the TPP as GET /v1/users does. The first SCA to
+// complete binds the payment: another one under way then fails with
+// SCA_INVALID, and a cancelled one leaves it unbound. A signing basket takes
+// bound payments only.
+//
 // # Clock, batches and faults
 //
 // WithClock drives session expiry, the PSU-not-present limits, dates and the
@@ -140,7 +157,9 @@
 //	Consented user with no account                         an empty list (not 404, not a new SCA)
 //	cash-account-type-iso / longer-names accept-fixes      CACC/SVGS instead of BRUK/SPAR; names 70 instead of 35 characters
 //	cardaccount-switch-originalamount-and-transactionamount without it transactionAmount and originalAmount come swapped
-//	Payment initiation needs PSU-IP-Address                400 FORMAT_ERROR; no PSU-ID: 401 scaRedirect (registration)
+//	Payment initiation needs PSU-IP-Address                400 FORMAT_ERROR; unknown PSU-ID: 401 scaRedirect (registration)
+//	Single SCA for PISP-only journeys (Flow 5, 1.17.0)     no PSU-ID: 201, the payment is bound to the PSU at its SCA (see
+//	                                                       SCA, consent and sessions); debtor not payable: failure, RJCT
 //	Unknown payment product                                400 PRODUCT_UNKNOWN
 //	KID error                                              400 FORMAT_ERROR, path remittanceInformationStructuredArray, "invalid KID"
 //	E-invoice: CINV with the scheme's issuer and a SCOR    400 FORMAT_ERROR, path remittanceInformationStructuredArray, for a

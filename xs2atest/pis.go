@@ -14,12 +14,13 @@ var paymentServices = []string{"payments", "periodic-payments", "bulk-payments"}
 
 type payment struct {
 	id, service, product, tpp string
-	customer, agreement       string // initiating PSU; agreement id in corporate context
+	customer, agreement       string // initiating PSU ("" until bound at SCA); agreement id in corporate context
 	raw                       map[string]any
 	status                    string
 	funds                     *bool
 	entries                   []*paymentFacts
-	debtor                    string // resource id of the debtor (card) account; "" until the PSU picks it at SCA
+	debtor                    string          // resource id of the debtor (card) account; "" until the PSU picks it at SCA
+	debtorRef                 *accountRefJSON // debtorAccount of a payment not bound yet: checked at its SCA
 	execDate                  time.Time
 	signers                   []string
 	signersRequired           int
@@ -28,6 +29,10 @@ type payment struct {
 	authOrder                 []string
 	dupes                     []dupKey
 }
+
+// bound reports whether the payment belongs to a customer: initiated with a
+// PSU-ID, or authorised since by the PSU who signed in at its SCA.
+func (p *payment) bound() bool { return p.customer != "" }
 
 type authorisation struct{ id, status string } // started, finalised, failed
 
@@ -76,7 +81,11 @@ func writeAPIError(w http.ResponseWriter, e *apiError) {
 	writeError(w, e.status, e.code, e.path, e.text)
 }
 
-// POST /v1/{payments|periodic-payments|bulk-payments}/{product}
+// POST /v1/{payments|periodic-payments|bulk-payments}/{product}. With a
+// PSU-ID the payment belongs to that PSU and is checked at once. Without one
+// (a PISP-only journey, service.md Flow 5) it is created unbound: the PSU who
+// signs in at its SCA gets it, and its debtorAccount is checked then (see
+// bindingLocked).
 func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 	svc, product := serviceOf(r), r.PathValue("product")
 	if !products[product] {
@@ -103,18 +112,27 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	psu, ok := s.resolvePSULocked(w, r, scaUser)
-	if !ok {
+	var psu *psuCtx // nil: no PSU-ID, the payment is bound at its SCA
+	if psuIDOf(r) != "" {
+		var ok bool
+		if psu, ok = s.resolvePSULocked(w, r, scaUser); !ok {
+			return
+		}
+	} else if corporateIDOf(r) != "" {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "PSU-CORPORATE-ID", "PSU-CORPORATE-ID needs the PSU-ID it belongs to")
 		return
 	}
 	today := dateOf(s.now())
 	var entries []*paymentFacts
 	var debtorRef *accountRefJSON
-	p := &payment{service: svc, product: product, tpp: info(r).tpp, customer: psu.rec.customer, status: "RCVD",
+	p := &payment{service: svc, product: product, tpp: info(r).tpp, status: "RCVD",
 		auths: map[string]*authorisation{}, signersRequired: 1}
-	if psu.agreement != nil {
-		p.agreement = psu.agreement.id
-		p.signersRequired = psu.agreement.signersRequired
+	if psu != nil {
+		p.customer = psu.rec.customer
+		if psu.agreement != nil {
+			p.agreement = psu.agreement.id
+			p.signersRequired = psu.agreement.signersRequired
+		}
 	}
 	switch svc {
 	case "bulk-payments":
@@ -166,7 +184,15 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		debtorRef = req.DebtorAccount
 		entries = []*paymentFacts{f}
 	}
-	if debtorRef != nil {
+	switch {
+	case debtorRef == nil:
+	case psu == nil:
+		if debtorRef.BBAN == "" && debtorRef.IBAN == "" && debtorRef.MaskedPan == "" {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "debtorAccount", "debtorAccount names no account (bban, iban or maskedPan)")
+			return
+		}
+		p.debtorRef = debtorRef
+	default:
 		a, err := s.debtorOfLocked(psu.rec.customer, psu.agreement, debtorRef)
 		if err != nil {
 			writeAPIError(w, err)
@@ -193,12 +219,8 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 	if product == ProductInstant {
 		p.fee = 200 * int64(len(entries))
 	}
-	// the instant product is executed at authorisation: lack of funds is
-	// refused at once (doc.go, "Lack of funds")
-	executedAtAuthorisation := product == ProductInstant && !p.execDate.After(today)
-	if executedAtAuthorisation && p.debtor != "" && !canPay(s.accounts[p.debtor], p.total()) {
-		writeError(w, http.StatusBadRequest, "FUNDS_NOT_AVAILABLE", "instructedAmount",
-			"insufficient funds: the debtorAccount cannot pay the amount and the fee of this instant payment")
+	if err := s.fundsCheckLocked(p, p.debtor); err != nil {
+		writeAPIError(w, err)
 		return
 	}
 	var raw map[string]any
@@ -223,6 +245,18 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 			"startAuthorisation": {Href: base + "/authorisations", Verbs: []string{"POST"}},
 		},
 	})
+}
+
+// fundsCheckLocked: the instant product is executed at authorisation, so a
+// payment of it that the debtor account cannot pay (amount and fee) is
+// refused before it is created or bound (doc.go, "Lack of funds").
+func (s *Server) fundsCheckLocked(p *payment, debtorID string) *apiError {
+	executedAtAuthorisation := p.product == ProductInstant && !p.execDate.After(dateOf(s.now()))
+	if executedAtAuthorisation && debtorID != "" && !canPay(s.accounts[debtorID], p.total()) {
+		return &apiError{http.StatusBadRequest, "FUNDS_NOT_AVAILABLE", "instructedAmount",
+			"insufficient funds: the debtorAccount cannot pay the amount and the fee of this instant payment"}
+	}
+	return nil
 }
 
 func paymentPath(p *payment) string {
@@ -456,8 +490,9 @@ func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "REFERENCE_MIX_INVALID", "paymentIds", "bulk and periodic payments cannot be put in a signing basket")
 			return
 		}
-		if p.status != "RCVD" || p.debtor == "" {
-			writeError(w, http.StatusBadRequest, "REFERENCE_STATUS_INVALID", "paymentIds", "every payment must be received, not yet authorised, with a debtorAccount")
+		if p.status != "RCVD" || p.debtor == "" || !p.bound() {
+			writeError(w, http.StatusBadRequest, "REFERENCE_STATUS_INVALID", "paymentIds",
+				"every payment must be received, not yet authorised, initiated with a PSU-ID and a debtorAccount")
 			return
 		}
 	}
