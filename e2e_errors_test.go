@@ -366,6 +366,41 @@ func TestErrorsMonthlyVariableDuplicateMonths(t *testing.T) {
 	assert.Equal(t, xs2a.TransactionStatusRCVD, ini.TransactionStatus)
 }
 
+// Errors: insufficient funds is a proper error response. The instant
+// product is executed at authorisation, so the bank refuses an initiation
+// whose debtor account cannot pay it: 400 FUNDS_NOT_AVAILABLE, which the SDK
+// maps to ErrInsufficientFunds. No payment is created; once the money is
+// there the same payment is accepted. (Other products report lack of funds
+// in the payment status: TestErrorsInsufficientFunds.)
+func TestErrorsInsufficientFundsAtInitiation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.register(t, xs2atest.PrivateCustomer2)
+	debtor := b.account(t, xs2atest.PrivateCustomer2, 0)
+	_, err := b.c.Sandbox.SetBalance(ctx, debtor.ResourceID, &xs2a.SandboxBalance{BalanceAmount: nok(t, "0.00")})
+	require.NoError(t, err)
+	p := b.payment(t, "500.00", debtor.BBAN)
+
+	ini, resp, err := b.c.Payments.Initiate(ctx, psu, xs2a.InstantNorwegianDomesticCreditTransfersStraks, p, nil)
+	assert.Nil(t, ini)
+	require.ErrorIs(t, err, xs2a.ErrInsufficientFunds)
+	e := requireBankError(t, err, http.StatusBadRequest, xs2a.CodeFundsNotAvailable)
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	assert.NotEmpty(t, e.Messages[0].Text)
+	assert.Zero(t, b.PaymentCount(), "refused: no payment at the bank")
+
+	_, err = b.c.Sandbox.SetBalance(ctx, debtor.ResourceID, &xs2a.SandboxBalance{BalanceAmount: nok(t, "502.00")})
+	require.NoError(t, err)
+	ini, _, err = b.c.Payments.Initiate(ctx, psu, xs2a.InstantNorwegianDomesticCreditTransfersStraks, p, nil)
+	require.NoError(t, err, "amount and fee covered")
+	b.authorise(t, psu, ini, xs2atest.PrivateCustomer2)
+	st := b.status(t, psu, ini)
+	assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
+	assert.False(t, st.InsufficientFunds())
+	assert.Equal(t, "0.00", b.Balance(debtor.ResourceID))
+}
+
 // Errors (sandbox): an invalid CustomerType and a PSU-ID in the wrong format
 // are validation errors, locally and at the bank.
 func TestErrorsSandboxValidation(t *testing.T) {

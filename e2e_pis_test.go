@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -16,7 +17,8 @@ import (
 
 // Flow 3: a single payment. A PISP-only TPP registers the PSU through GET
 // /v1/users; then POST payment, startAuthorisation, the PSU's SCA, and the
-// status polled until the batch run books it (ACSC).
+// status polled until the batch run books it (ACSC). (The journey without
+// registering first is Flow 5's.)
 func TestFlow3SinglePayment(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -26,9 +28,9 @@ func TestFlow3SinglePayment(t *testing.T) {
 	require.Equal(t, "25345.12", b.Balance(debtor.ResourceID))
 	require.Equal(t, "482500.00", b.Balance(creditor.ResourceID))
 
-	// without a PSU-ID the bank asks for the PSU's registration first
+	// a psu-id the bank does not know for this TPP: the PSU must register first
 	p := b.payment(t, "1500.50", debtor.BBAN)
-	_, _, err := b.c.Payments.Initiate(ctx, xs2a.PSU{IPAddress: psuIP}, xs2a.NorwegianDomesticCreditTransfers, p, nil)
+	_, _, err := b.c.Payments.Initiate(ctx, xs2a.PSU{ID: uuid.NewString(), IPAddress: psuIP}, xs2a.NorwegianDomesticCreditTransfers, p, nil)
 	sca := requireSCA(t, err)
 	assert.Equal(t, http.StatusUnauthorized, sca.StatusCode)
 	assert.Zero(t, b.PaymentCount())
@@ -179,50 +181,124 @@ func startAuth(t *testing.T, b *bank, psu xs2a.PSU, ini *xs2a.Initiation) string
 	return links.Links.SCARedirect.Href
 }
 
-// Flow 5: single SCA for PISP-only journeys. The fake bank has no separate
-// rule for it; what it does is: one registration SCA (GET /v1/users) gives
-// the PISP-only TPP the psu-id for good, with no consent flow; each payment
-// then takes exactly one SCA, the payment's own (dynamic linking), under the
-// same TPP-Session-ID; and several payments in a signing basket take one SCA.
+// Flow 5: single SCA for PISP-only journeys (release 1.17.0). A PISP-only
+// TPP initiates the payment of a PSU it has never seen without PSU-ID; the
+// PSU signs in at the payment's own SCA, chooses its context (and the
+// debtor where the payment names none) and signs: one SCA, no GET
+// /v1/users first, and the payment reaches a final status. The callback's
+// psu-id registers the PSU, so later payments go with it. A PSU registered
+// already takes one SCA per payment and one per signing basket.
 func TestFlow5SingleSCAPISPOnly(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	b := newBank(t)
-	psu := b.register(t, xs2atest.PrivateCustomer1)
-	debtor := b.account(t, xs2atest.PrivateCustomer1, 0)
-	scas := 1
-
-	for _, amount := range []string{"10.00", "20.00"} {
-		ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, amount, debtor.BBAN), nil)
-		require.NoError(t, err, "no new registration")
-		cb := b.authorise(t, psu, ini, xs2atest.PrivateCustomer1)
-		scas++
-		assert.Equal(t, psu.ID, cb.PSUID)
-		assert.Equal(t, psu.SessionID, cb.TPPSessionID)
-		assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, ini).TransactionStatus)
+	collect := func(b *bank) func(*xs2a.PaymentStatus) {
+		return func(s *xs2a.PaymentStatus) {
+			if s.TransactionStatus == xs2a.TransactionStatusACTC {
+				b.RunBatch()
+			}
+		}
 	}
 
-	var basket []*xs2a.Initiation
-	for _, amount := range []string{"30.00", "40.00", "50.00"} {
-		ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, amount, debtor.BBAN), nil)
+	t.Run("new PSU: one SCA, no registration first", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		b := newBank(t)
+		debtor := b.account(t, xs2atest.PrivateCustomer1, 0)
+		stranger := xs2a.PSU{SessionID: xs2a.NewSessionID(), IPAddress: psuIP} // no psu-id yet
+
+		ini, resp, err := b.c.Payments.Initiate(ctx, stranger, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "1500.50", debtor.BBAN), nil)
+		require.NoError(t, err, "accepted without PSU-ID")
+		assert.Equal(t, http.StatusCreated, resp.StatusCode)
+		assert.Equal(t, xs2a.TransactionStatusRCVD, ini.TransactionStatus)
+		assert.Equal(t, xs2a.TransactionStatusRCVD, b.status(t, stranger, ini).TransactionStatus)
+
+		cb := b.authorise(t, stranger, ini, xs2atest.PrivateCustomer1) // the one SCA
+		scas := 1
+		assert.Equal(t, xs2atest.PSUID(signer(t).KeyID(), xs2atest.PrivateCustomer1), cb.PSUID)
+		assert.Equal(t, stranger.SessionID, cb.TPPSessionID)
+		assert.Equal(t, xs2a.ContextPrivate, cb.Context)
+
+		st, err := b.c.Payments.PollStatus(ctx, stranger, ini.Links.Status, fastPoll(collect(b)))
 		require.NoError(t, err)
-		basket = append(basket, ini)
-	}
-	bi, _, err := b.c.SigningBaskets.Create(ctx, psu, &xs2a.SigningBasket{Payments: basket})
-	require.NoError(t, err)
-	assert.Equal(t, xs2a.TransactionStatusRCVD, bi.TransactionStatus)
-	links, _, err := b.c.Payments.StartAuthorisation(ctx, psu, bi.Links.StartAuthorisation)
-	require.NoError(t, err)
-	b.sca(t, links.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
-	scas++
-	for _, ini := range basket {
-		assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, ini).TransactionStatus, "one SCA for the basket")
-	}
-	assert.Equal(t, 4, scas, "registration, two payments, one basket of three")
-	assert.Equal(t, 5, b.PaymentCount())
+		assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
+		assert.True(t, st.TransactionStatus.Final())
+		assert.Equal(t, "23844.62", b.Balance(debtor.ResourceID))
+		assert.Equal(t, 1, scas)
+		assert.Zero(t, b.RequestCount("GET", "/v1/users"), "no registration SCA")
 
-	_, _, err = b.c.Accounts.List(ctx, psu)
-	requireSCA(t, err) // a PISP-only registration gives no account access
+		// the callback registered the PSU: its psu-id serves the next payment
+		psu := cb.PSU(psuIP)
+		next, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "10.00", debtor.BBAN), nil)
+		require.NoError(t, err)
+		assert.Equal(t, xs2a.TransactionStatusRCVD, b.status(t, psu, next).TransactionStatus)
+	})
+
+	t.Run("new corporate PSU: context and debtor chosen in the one SCA", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		b := newBank(t)
+		fjellvind, _ := b.Customer(xs2atest.CorporateCustomer2)
+		driftskonto := b.account(t, xs2atest.CorporateCustomer2, 0)
+		stranger := xs2a.PSU{SessionID: xs2a.NewSessionID(), IPAddress: psuIP}
+
+		ini, _, err := b.c.Payments.Initiate(ctx, stranger, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "2500.00", ""), nil)
+		require.NoError(t, err)
+		cb := b.authorise(t, stranger, ini, xs2atest.CorporateCustomer2,
+			xs2atest.Corporate(fjellvind.Agreements[0].ID), xs2atest.Accounts(driftskonto.ResourceID))
+		assert.Equal(t, xs2a.ContextCorporate, cb.Context)
+		assert.Equal(t, xs2atest.CorporateID(signer(t).KeyID(), fjellvind.Agreements[0].ID), cb.PSUCorporateID)
+
+		psu := cb.PSU(psuIP)
+		st, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(collect(b)))
+		require.NoError(t, err)
+		assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
+		assert.Equal(t, "1247500.00", b.Balance(driftskonto.ResourceID), "paid from the account the PSU chose")
+		assert.Zero(t, b.RequestCount("GET", "/v1/users"))
+
+		// registered in corporate context: PSU-CORPORATE-ID goes with the psu-id
+		_, _, err = b.c.Payments.Status(ctx, xs2a.PSU{ID: psu.ID}, ini.Links.Status)
+		require.ErrorIs(t, err, xs2a.ErrCorporateIDRequired)
+	})
+
+	t.Run("registered PSU: one SCA per payment, one per signing basket", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		b := newBank(t)
+		psu := b.register(t, xs2atest.PrivateCustomer1)
+		debtor := b.account(t, xs2atest.PrivateCustomer1, 0)
+		scas := 1
+
+		for _, amount := range []string{"10.00", "20.00"} {
+			ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, amount, debtor.BBAN), nil)
+			require.NoError(t, err, "no new registration")
+			cb := b.authorise(t, psu, ini, xs2atest.PrivateCustomer1)
+			scas++
+			assert.Equal(t, psu.ID, cb.PSUID)
+			assert.Equal(t, psu.SessionID, cb.TPPSessionID)
+			assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, ini).TransactionStatus)
+		}
+
+		var basket []*xs2a.Initiation
+		for _, amount := range []string{"30.00", "40.00", "50.00"} {
+			ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, amount, debtor.BBAN), nil)
+			require.NoError(t, err)
+			basket = append(basket, ini)
+		}
+		bi, _, err := b.c.SigningBaskets.Create(ctx, psu, &xs2a.SigningBasket{Payments: basket})
+		require.NoError(t, err)
+		assert.Equal(t, xs2a.TransactionStatusRCVD, bi.TransactionStatus)
+		links, _, err := b.c.Payments.StartAuthorisation(ctx, psu, bi.Links.StartAuthorisation)
+		require.NoError(t, err)
+		b.sca(t, links.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
+		scas++
+		for _, ini := range basket {
+			assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, ini).TransactionStatus, "one SCA for the basket")
+		}
+		assert.Equal(t, 4, scas, "registration, two payments, one basket of three")
+		assert.Equal(t, 5, b.PaymentCount())
+
+		_, _, err = b.c.Accounts.List(ctx, psu)
+		requireSCA(t, err) // a PISP-only registration gives no account access
+	})
 }
 
 // Payment cancellation by DELETE, available for all payment products in the

@@ -20,17 +20,19 @@
 //	  from GET /v1/users and /v1/user; Users.Agreements;
 //	  PSU-CORPORATE-ID without consent starts a consent flow
 //	  with the agreement preselected
-//	Flow 3: PISP-only registration (Users.Register, or 401   TestFlow3SinglePayment
-//	  on a payment without PSU-ID), initiate, authorise,
+//	Flow 3: PISP-only registration (Users.Register; 401 on   TestFlow3SinglePayment
+//	  a payment with an unknown PSU-ID), initiate, authorise,
 //	  PollStatus to ACSC (RunBatch); AISP+PISP registers
 //	  through the account flow; instant product and fee;
 //	  domestic-norway-...: no status before approval
 //	Flow 4: e-invoice (SCOR + CINV, debtor chosen at SCA);   TestFlow4ElectronicInvoice
 //	  duplicate refused; allowLogicalDuplicate on the retry
 //	  only
-//	Flow 5: single SCA for PISP-only journeys (what the      TestFlow5SingleSCAPISPOnly
-//	  fake does: one registration SCA, one SCA per payment,
-//	  one SCA per signing basket)
+//	Flow 5: single SCA for PISP-only journeys: a new PSU's   TestFlow5SingleSCAPISPOnly
+//	  payment without PSU-ID takes one SCA (sign-in,
+//	  context, debtor), no registration first, and ends
+//	  final; the callback's psu-id serves later payments;
+//	  a registered PSU: one SCA per payment and per basket
 //	Payment status PATC (two signers, same link)             TestPaymentStatusPATC
 //	Payment cancellation by DELETE (sandbox)                 TestPaymentCancellation
 //	Sandbox mock data: initialize, customers, create         TestSandboxService
@@ -50,6 +52,8 @@
 //	  400 REFERENCE_MIX_INVALID
 //	Errors: MonthlyVariable with duplicate months            TestErrorsMonthlyVariableDuplicateMonths
 //	Errors: insufficient funds: no 500; ACCP, fundsAvailable TestErrorsInsufficientFunds
+//	  (ErrInsufficientFunds from PollStatus); the instant     TestErrorsInsufficientFundsAtInitiation
+//	  product refused at initiation: ErrInsufficientFunds
 //	Errors: failed SCA: redirect with status, code, message  TestErrorsFailedSCA
 //	Errors: closed account; consented user with no account:  TestErrorsClosedAccountEmptyList,
 //	  empty list, not 404                                    TestErrorsConsentedUserWithoutAccounts
@@ -69,12 +73,11 @@
 //	Sandbox: batches leave periodic payments out             TestLimitsBatchExcludesPeriodic
 //	Limits: payment initiation needs PSU-IP-Address          TestFlow3SinglePayment/PSU-IP-Address_required
 //
-// Not produced by the fake bank, so not covered here: ErrInsufficientFunds at
-// initiation (FUNDS_NOT_AVAILABLE; the fake reports lack of funds only as ACCP
-// with fundsAvailable false), the failure callback's system parameter, the
-// bank moving requestedExecutionDate or marking an invoice processed (Flow 4),
-// TPP-Redirect-Preferred (app biometrics), transaction codes given as
-// {value, code} objects, and checks of certificates against registries.
+// Not produced by the fake bank, so not covered here: the failure callback's
+// system parameter, the bank moving requestedExecutionDate or marking an
+// invoice processed (Flow 4), TPP-Redirect-Preferred (app biometrics),
+// transaction codes given as {value, code} objects, and checks of
+// certificates against registries.
 package xs2a_test
 
 import (

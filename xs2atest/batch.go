@@ -58,13 +58,11 @@ func (s *Server) runBatchLocked(at time.Time) {
 
 // executeLocked books a payment if the debtor has the funds: ACSC; else ACCP
 // with fundsAvailable false. A bulk payment is booked whole or not at all.
+// A card account pays like an account, its balance going down to minus its
+// creditLimit (funds: balance + creditLimit).
 func (s *Server) executeLocked(p *payment, at time.Time) {
-	debtor := s.byBBAN[p.debtor]
-	total := p.fee
-	for _, e := range p.entries {
-		total += e.amount
-	}
-	ok := debtor != nil && !debtor.closed && debtor.balance+debtor.creditLimit >= total
+	debtor := s.accounts[p.debtor]
+	ok := canPay(debtor, p.total())
 	p.funds = &ok
 	if !ok {
 		p.status = "ACCP"
@@ -77,6 +75,9 @@ func (s *Server) executeLocked(p *payment, at time.Time) {
 			currency: debtor.currency, creditorName: e.creditorName, creditorBBAN: e.creditor,
 			debtorName: s.ownerName(debtor), debtorBBAN: debtor.bban, remittance: e.remittance, code: "OVERFØRSEL",
 			origAmount: -e.amount, origCurrency: debtor.currency}
+		if debtor.card {
+			t.details = e.creditorName // what a card account's transaction shows
+		}
 		if e.kid != "" {
 			t.info = "KID " + e.kid
 		}
@@ -84,7 +85,7 @@ func (s *Server) executeLocked(p *payment, at time.Time) {
 		if cred := s.byBBAN[e.creditor]; cred != nil && !cred.closed {
 			cred.balance += e.amount
 			ct := *t
-			ct.id, ct.amount, ct.origAmount = s.newID(), e.amount, e.amount
+			ct.id, ct.amount, ct.origAmount, ct.details = s.newID(), e.amount, e.amount, ""
 			cred.booked = append(cred.booked, &ct)
 			sortBooked(cred)
 		}
@@ -93,8 +94,23 @@ func (s *Server) executeLocked(p *payment, at time.Time) {
 		debtor.balance -= p.fee
 		debtor.booked = append(debtor.booked, &transaction{id: s.newID(), bookingDate: day, valueDate: day,
 			transactionDate: day, amount: -p.fee, currency: debtor.currency, remittance: "Gebyr straksbetaling",
-			code: "GEBYR", origAmount: -p.fee, origCurrency: debtor.currency})
+			code: "GEBYR", origAmount: -p.fee, origCurrency: debtor.currency, details: "Gebyr straksbetaling"})
 	}
 	sortBooked(debtor)
 	p.status = "ACSC"
+}
+
+// total is what a payment takes from its debtor: every entry and the fee.
+func (p *payment) total() int64 {
+	t := p.fee
+	for _, e := range p.entries {
+		t += e.amount
+	}
+	return t
+}
+
+// canPay reports whether an open account can pay amount: its balance, plus
+// its creditLimit for a card account, covers it.
+func canPay(a *account, amount int64) bool {
+	return a != nil && !a.closed && a.balance+a.creditLimit >= amount
 }

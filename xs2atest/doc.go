@@ -83,6 +83,23 @@
 // parameter too (Fault.System, default "SCA"), as service.md sends system
 // "on server errors" only.
 //
+// A payment initiated without PSU-ID (single, periodic, bulk or e-invoice:
+// the single SCA of a PISP-only journey, service.md Flow 5) is created for
+// the TPP but bound to no customer; its status and details are the TPP's to
+// read. At its SCA the PSU signs in, chooses the context and, where the
+// payment names none, the debtor among the accounts and card accounts it
+// may pay from there; the payment is then checked as initiation checks one
+// with a PSU-ID. A debtorAccount the PSU may not pay from, or an instant
+// payment it cannot pay, ends the SCA with a failure redirect carrying the
+// status, code and message initiation would have answered (400 FORMAT_ERROR,
+// 400 FUNDS_NOT_AVAILABLE) and the payment becomes RJCT. Otherwise the
+// payment becomes the PSU's (in its agreement, with the agreement's signers)
+// and is signed, and the success callback's psu-id (and psu-corporate-id)
+// registers the PSU for the TPP as GET /v1/users does. The first SCA to
+// complete binds the payment: another one under way then fails with
+// SCA_INVALID, and a cancelled one leaves it unbound. A signing basket takes
+// bound payments only.
+//
 // # Clock, batches and faults
 //
 // WithClock drives session expiry, the PSU-not-present limits, dates and the
@@ -95,6 +112,21 @@
 // never bodies or PSU headers). WithResponseSigning signs responses with the
 // bank's own test certificate (Certificate). Responders registers canned
 // httpmock responses for tests that want no server at all.
+//
+// # Lack of funds
+//
+// service.md asks for "a proper error response (not a 500)" for
+// insufficient funds and a payment status that carries fundsAvailable. The
+// fake bank decides where each applies by when a payment is executed. The
+// instant product (ProductInstant) is executed at authorisation: an
+// initiation whose debtorAccount is given and whose amount plus fee exceeds
+// what the account can pay (its balance, plus its creditLimit for a card
+// account) is refused at once with 400 FUNDS_NOT_AVAILABLE, and no payment
+// is created. Every other case is reported at execution: the other
+// products, an instant payment with a future requestedExecutionDate, and an
+// instant payment whose debtor is known only after the SCA (chosen there, or
+// initiated without PSU-ID) stay or become ACCP with fundsAvailable false
+// and are booked by a later batch run once the money is there.
 //
 // # Rules of service.md and what the server does
 //
@@ -118,7 +150,9 @@
 //	POST /v1/consents ignores its body                     201 {"consentStatus":"received", _links.scaRedirect}
 //	GET /v1/users, GET /v1/user                            200 with _links.scaRedirect (registration, context choice)
 //	GET /v1/agreements needs a PSU-ID                      200 {"agreements":[{id (= psu-corporate-id), name, organisationNumber}]}
-//	Corporate user without PSU-CORPORATE-ID                400 CORPORATE_ID_INVALID (PSU whose last SCA was corporate)
+//	Corporate user without PSU-CORPORATE-ID                400 CORPORATE_ID_INVALID (PSU whose last SCA was corporate), on
+//	                                                       account and payment calls alike; payment and basket calls
+//	                                                       without PSU-ID (status polling) need no PSU
 //	PSU-CORPORATE-ID of an agreement without consent       401 scaRedirect; the agreement is preselected on the SCA page
 //	SCA session: 1 hour per TPP-Session-ID                 PSU-present requests (PSU-IP-Address) need the TPP-Session-ID of the
 //	                                                       PSU's last completed SCA, within the hour; else 401 scaRedirect
@@ -141,7 +175,9 @@
 //	Consented user with no account                         an empty list (not 404, not a new SCA)
 //	cash-account-type-iso / longer-names accept-fixes      CACC/SVGS instead of BRUK/SPAR; names 70 instead of 35 characters
 //	cardaccount-switch-originalamount-and-transactionamount without it transactionAmount and originalAmount come swapped
-//	Payment initiation needs PSU-IP-Address                400 FORMAT_ERROR; no PSU-ID: 401 scaRedirect (registration)
+//	Payment initiation needs PSU-IP-Address                400 FORMAT_ERROR; unknown PSU-ID: 401 scaRedirect (registration)
+//	Single SCA for PISP-only journeys (Flow 5, 1.17.0)     no PSU-ID: 201, the payment is bound to the PSU at its SCA (see
+//	                                                       SCA, consent and sessions); debtor not payable: failure, RJCT
 //	Unknown payment product                                400 PRODUCT_UNKNOWN
 //	KID error                                              400 FORMAT_ERROR, path remittanceInformationStructuredArray, "invalid KID"
 //	E-invoice: CINV with the scheme's issuer and a SCOR    400 FORMAT_ERROR, path remittanceInformationStructuredArray, for a
@@ -152,6 +188,10 @@
 //	domestic-norway-credit-transfers before approval       status and details: 400 RESOURCE_UNKNOWN while RCVD or PATC
 //	Batch processing 5 times a day, not periodic           ACTC/ACCP due -> ACSC when funded, else ACCP fundsAvailable=false;
 //	                                                       instant product: ACSC right after authorisation when funded
+//	Insufficient funds: an error response, not a 500;      instant product with debtorAccount: 400 FUNDS_NOT_AVAILABLE at
+//	payment status carries fundsAvailable                  initiation; otherwise ACCP fundsAvailable=false (Lack of funds)
+//	Payments from card accounts (sandbox)                  debtorAccount {"maskedPan"} of the PSU's card account; offered
+//	                                                       at SCA as a debtor; funded down to minus its creditLimit
 //	Cancellation by DELETE                                 204 and CANC unless final (400 CANCELLATION_INVALID)
 //	Bulk or periodic payment in a signing basket           400 REFERENCE_MIX_INVALID
 //	Sandbox: invalid CustomerType                          400 FORMAT_ERROR "invalid CustomerType"

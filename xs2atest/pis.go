@@ -14,12 +14,13 @@ var paymentServices = []string{"payments", "periodic-payments", "bulk-payments"}
 
 type payment struct {
 	id, service, product, tpp string
-	customer, agreement       string // initiating PSU; agreement id in corporate context
+	customer, agreement       string // initiating PSU ("" until bound at SCA); agreement id in corporate context
 	raw                       map[string]any
 	status                    string
 	funds                     *bool
 	entries                   []*paymentFacts
-	debtor, debtorCurrency    string // bban; "" until the PSU picks it at SCA
+	debtor                    string          // resource id of the debtor (card) account; "" until the PSU picks it at SCA
+	debtorRef                 *accountRefJSON // debtorAccount of a payment not bound yet: checked at its SCA
 	execDate                  time.Time
 	signers                   []string
 	signersRequired           int
@@ -28,6 +29,10 @@ type payment struct {
 	authOrder                 []string
 	dupes                     []dupKey
 }
+
+// bound reports whether the payment belongs to a customer: initiated with a
+// PSU-ID, or authorised since by the PSU who signed in at its SCA.
+func (p *payment) bound() bool { return p.customer != "" }
 
 type authorisation struct{ id, status string } // started, finalised, failed
 
@@ -76,7 +81,11 @@ func writeAPIError(w http.ResponseWriter, e *apiError) {
 	writeError(w, e.status, e.code, e.path, e.text)
 }
 
-// POST /v1/{payments|periodic-payments|bulk-payments}/{product}
+// POST /v1/{payments|periodic-payments|bulk-payments}/{product}. With a
+// PSU-ID the payment belongs to that PSU and is checked at once. Without one
+// (a PISP-only journey, service.md Flow 5) it is created unbound: the PSU who
+// signs in at its SCA gets it, and its debtorAccount is checked then (see
+// bindingLocked).
 func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 	svc, product := serviceOf(r), r.PathValue("product")
 	if !products[product] {
@@ -103,18 +112,27 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	psu, ok := s.resolvePSULocked(w, r, scaUser)
-	if !ok {
+	var psu *psuCtx // nil: no PSU-ID, the payment is bound at its SCA
+	if psuIDOf(r) != "" {
+		var ok bool
+		if psu, ok = s.resolvePSULocked(w, r, scaUser); !ok {
+			return
+		}
+	} else if corporateIDOf(r) != "" {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "PSU-CORPORATE-ID", "PSU-CORPORATE-ID needs the PSU-ID it belongs to")
 		return
 	}
 	today := dateOf(s.now())
 	var entries []*paymentFacts
 	var debtorRef *accountRefJSON
-	p := &payment{service: svc, product: product, tpp: info(r).tpp, customer: psu.rec.customer, status: "RCVD",
+	p := &payment{service: svc, product: product, tpp: info(r).tpp, status: "RCVD",
 		auths: map[string]*authorisation{}, signersRequired: 1}
-	if psu.agreement != nil {
-		p.agreement = psu.agreement.id
-		p.signersRequired = psu.agreement.signersRequired
+	if psu != nil {
+		p.customer = psu.rec.customer
+		if psu.agreement != nil {
+			p.agreement = psu.agreement.id
+			p.signersRequired = psu.agreement.signersRequired
+		}
 	}
 	switch svc {
 	case "bulk-payments":
@@ -166,17 +184,21 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		debtorRef = req.DebtorAccount
 		entries = []*paymentFacts{f}
 	}
-	if debtorRef != nil {
-		a := s.byBBAN[bbanOf(debtorRef)]
-		if a == nil || a.closed || !s.canPayFromLocked(psu, a) {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "debtorAccount", "debtorAccount is not an account the PSU may pay from")
+	switch {
+	case debtorRef == nil:
+	case psu == nil:
+		if debtorRef.BBAN == "" && debtorRef.IBAN == "" && debtorRef.MaskedPan == "" {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "debtorAccount", "debtorAccount names no account (bban, iban or maskedPan)")
 			return
 		}
-		if debtorRef.Currency != "" && debtorRef.Currency != a.currency {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "debtorAccount.currency", "debtorAccount currency does not match the account")
+		p.debtorRef = debtorRef
+	default:
+		a, err := s.debtorOfLocked(psu.rec.customer, psu.agreement, debtorRef)
+		if err != nil {
+			writeAPIError(w, err)
 			return
 		}
-		p.debtor, p.debtorCurrency = a.bban, a.currency
+		p.debtor = a.id
 	}
 	for _, f := range entries {
 		if f.kid == "" || f.invoice == "" {
@@ -192,14 +214,18 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		}
 		p.dupes = append(p.dupes, k)
 	}
-	var raw map[string]any
-	_ = json.Unmarshal(info(r).body, &raw)
-	p.raw = raw
 	p.entries = entries
 	p.execDate = entries[0].execDate
 	if product == ProductInstant {
 		p.fee = 200 * int64(len(entries))
 	}
+	if err := s.fundsCheckLocked(p, p.debtor); err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	var raw map[string]any
+	_ = json.Unmarshal(info(r).body, &raw)
+	p.raw = raw
 	p.id = s.newID()
 	s.payments[p.id] = p
 	s.paymentOrder = append(s.paymentOrder, p.id)
@@ -221,25 +247,76 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// fundsCheckLocked: the instant product is executed at authorisation, so a
+// payment of it that the debtor account cannot pay (amount and fee) is
+// refused before it is created or bound (doc.go, "Lack of funds").
+func (s *Server) fundsCheckLocked(p *payment, debtorID string) *apiError {
+	executedAtAuthorisation := p.product == ProductInstant && !p.execDate.After(dateOf(s.now()))
+	if executedAtAuthorisation && debtorID != "" && !canPay(s.accounts[debtorID], p.total()) {
+		return &apiError{http.StatusBadRequest, "FUNDS_NOT_AVAILABLE", "instructedAmount",
+			"insufficient funds: the debtorAccount cannot pay the amount and the fee of this instant payment"}
+	}
+	return nil
+}
+
 func paymentPath(p *payment) string {
 	return "/v1/" + p.service + "/" + p.product + "/" + pathSeg(p.id)
 }
 
-// canPayFromLocked: a private PSU pays from its own accounts, a corporate
-// PSU from the accounts of the agreement it acts for.
-func (s *Server) canPayFromLocked(psu *psuCtx, a *account) bool {
+// contextAccountsLocked lists the open accounts and card accounts of a
+// context: a private customer's own (ag nil), or the accounts of the
+// agreement a corporate PSU acts for. The PSU may consent to them and pay
+// from them (service.md, Sandbox: payments from card accounts are supported).
+func (s *Server) contextAccountsLocked(customerNumber string, ag *agreement) []string {
+	var ids []string
+	if ag != nil {
+		ids = ag.accounts
+	} else if c := s.customers[customerNumber]; c != nil && c.kind == customerPrivate {
+		ids = c.accounts
+	}
+	var out []string
+	for _, id := range ids {
+		if a := s.accounts[id]; a != nil && !a.closed {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// debtorOfLocked finds the account a debtorAccount names (bban, iban or a
+// card account's maskedPan) among those the customer may pay from in the
+// context ag (nil: private): 400 FORMAT_ERROR when it names none of them or
+// gives another currency.
+func (s *Server) debtorOfLocked(customerNumber string, ag *agreement, ref *accountRefJSON) (*account, *apiError) {
+	for _, id := range s.contextAccountsLocked(customerNumber, ag) {
+		a := s.accounts[id]
+		if !a.is(ref) {
+			continue
+		}
+		if ref.Currency != "" && ref.Currency != a.currency {
+			return nil, formatErr("debtorAccount.currency", "debtorAccount currency does not match the account")
+		}
+		return a, nil
+	}
+	return nil, formatErr("debtorAccount", "debtorAccount is not an account the PSU may pay from")
+}
+
+// debtorRefOf is how a payment shows its debtor account: the bban, or the
+// maskedPan of a card account.
+func debtorRefOf(a *account) accountRefJSON {
 	if a.card {
-		return false
+		return accountRefJSON{MaskedPan: a.maskedPan, Currency: a.currency}
 	}
-	if psu.agreement != nil {
-		return contains(psu.agreement.accounts, a.id)
-	}
-	return a.owner == psu.rec.customer && s.customers[a.owner].kind == customerPrivate
+	return accountRefJSON{BBAN: a.bban, Currency: a.currency}
 }
 
 // paymentLocked finds the payment of the path for the requesting TPP, or
-// answers 404 RESOURCE_UNKNOWN.
+// answers 404 RESOURCE_UNKNOWN (or 400 for the PSU headers, see
+// psuHeadersValidLocked).
 func (s *Server) paymentLocked(w http.ResponseWriter, r *http.Request) *payment {
+	if !s.psuHeadersValidLocked(w, r) {
+		return nil
+	}
 	p := s.payments[r.PathValue("paymentId")]
 	if p == nil || p.tpp != info(r).tpp || p.service != serviceOf(r) || p.product != r.PathValue("product") {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "paymentId", "unknown payment")
@@ -271,8 +348,8 @@ func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
 	for k, v := range p.raw {
 		out[k] = v
 	}
-	if p.debtor != "" && out["debtorAccount"] == nil {
-		out["debtorAccount"] = accountRefJSON{BBAN: p.debtor, Currency: p.debtorCurrency}
+	if a := s.accounts[p.debtor]; a != nil && out["debtorAccount"] == nil {
+		out["debtorAccount"] = debtorRefOf(a)
 	}
 	out["paymentId"] = p.id
 	out["transactionStatus"] = p.status
@@ -396,6 +473,9 @@ func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.psuHeadersValidLocked(w, r) {
+		return
+	}
 	if len(req.PaymentIDs) == 0 || len(req.ConsentIDs) > 0 {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "paymentIds", "a signing basket holds one or more paymentIds (consents are bank-offered)")
 		return
@@ -410,8 +490,9 @@ func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "REFERENCE_MIX_INVALID", "paymentIds", "bulk and periodic payments cannot be put in a signing basket")
 			return
 		}
-		if p.status != "RCVD" || p.debtor == "" {
-			writeError(w, http.StatusBadRequest, "REFERENCE_STATUS_INVALID", "paymentIds", "every payment must be received, not yet authorised, with a debtorAccount")
+		if p.status != "RCVD" || p.debtor == "" || !p.bound() {
+			writeError(w, http.StatusBadRequest, "REFERENCE_STATUS_INVALID", "paymentIds",
+				"every payment must be received, not yet authorised, initiated with a PSU-ID and a debtorAccount")
 			return
 		}
 	}
@@ -429,6 +510,9 @@ func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) basketLocked(w http.ResponseWriter, r *http.Request) *basket {
+	if !s.psuHeadersValidLocked(w, r) {
+		return nil
+	}
 	b := s.baskets[r.PathValue("basketId")]
 	if b == nil || b.tpp != info(r).tpp {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "basketId", "unknown signing basket")
@@ -520,7 +604,7 @@ func (s *Server) paymentViewLocked(p *payment) paymentView {
 	for _, e := range p.entries {
 		total += e.amount
 	}
-	v := paymentView{Amount: formatAmount(total) + " NOK", Debtor: p.debtor, Status: p.status}
+	v := paymentView{Amount: formatAmount(total) + " NOK", Status: p.status}
 	if len(p.entries) == 1 {
 		e := p.entries[0]
 		v.Creditor, v.CreditorAccount, v.Text = e.creditorName, e.creditor, e.remittance
@@ -535,8 +619,8 @@ func (s *Server) paymentViewLocked(p *payment) paymentView {
 	} else {
 		v.Date = fmtDate(p.execDate)
 	}
-	if a := s.byBBAN[p.debtor]; a != nil {
-		v.Debtor = a.name + " " + a.bban
+	if a := s.accounts[p.debtor]; a != nil {
+		v.Debtor = accountLabel(a)
 	}
 	return v
 }

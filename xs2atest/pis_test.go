@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -227,7 +229,14 @@ func TestPaymentValidation(t *testing.T) {
 	}{
 		{"unknown product", "/v1/payments/sepa-credit-transfers", singlePayment("1.00"), hdr, 400, "PRODUCT_UNKNOWN", ""},
 		{"no PSU-IP-Address", "/v1/payments/" + ProductDomestic, singlePayment("1.00"), hdr[:2], 400, "FORMAT_ERROR", "PSU-IP-Address"},
-		{"no PSU-ID", "/v1/payments/" + ProductDomestic, singlePayment("1.00"), hdr[2:], 401, "PSU_CREDENTIALS_INVALID", ""},
+		{"no PSU-ID: bound at its SCA", "/v1/payments/" + ProductDomestic, singlePayment("1.00"), hdr[2:], 201, "", ""},
+		{"unknown PSU-ID", "/v1/payments/" + ProductDomestic, singlePayment("1.00"), []string{"PSU-ID", PSUID("SN=1,CA=CN=other", PrivateCustomer1), hdr[2], hdr[3]},
+			401, "PSU_CREDENTIALS_INVALID", ""},
+		{"PSU-CORPORATE-ID without PSU-ID", "/v1/payments/" + ProductDomestic, singlePayment("1.00"), append(hdr[2:4:4], "PSU-Corporate-ID", CorporateID("SN=1,CA=CN=x", "a")),
+			400, "FORMAT_ERROR", "PSU-CORPORATE-ID"},
+		{"no PSU-ID, debtorAccount naming no account", "/v1/payments/" + ProductDomestic, singlePayment("1.00", func(p map[string]any) {
+			p["debtorAccount"] = map[string]any{"currency": "NOK"}
+		}), hdr[2:], 400, "FORMAT_ERROR", "debtorAccount"},
 		{"amount as number", "/v1/payments/" + ProductDomestic, `{"instructedAmount":{"currency":"NOK","amount":1.5}}`, hdr, 400, "FORMAT_ERROR", ""},
 		{"amount with three decimals", "/v1/payments/" + ProductDomestic, singlePayment("1.005"), hdr, 400, "FORMAT_ERROR", "instructedAmount.amount"},
 		{"negative amount", "/v1/payments/" + ProductDomestic, singlePayment("-1.00"), hdr, 400, "FORMAT_ERROR", "instructedAmount.amount"},
@@ -336,11 +345,97 @@ func TestDebtorChosenAtSCA(t *testing.T) {
 	c := newTestClient(t, s)
 	hdr := c.pisPSU(PrivateCustomer1)
 	accts := customerOf(t, s, PrivateCustomer1).Accounts
-	r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("12.00", eInvoice("602243", "X1")), hdr...)
-	require.Equal(t, 201, r.status, "%s", r.body)
-	c.authorise(r, PrivateCustomer1, hdr, Accounts(accts[1].ResourceID))
-	g := c.do("GET", r.link(t, "self"), nil).json(t)
-	assert.Equal(t, accts[1].BBAN, g["debtorAccount"].(map[string]any)["bban"])
+	require.True(t, accts[2].Card)
+	tests := []struct {
+		name    string
+		pick    Account
+		shownAs map[string]any
+	}{
+		{"account", accts[1], map[string]any{"bban": accts[1].BBAN, "currency": "NOK"}},
+		{"card account", accts[2], map[string]any{"maskedPan": accts[2].MaskedPan, "currency": "NOK"}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("12.00", eInvoice("602243", "X"+strconv.Itoa(i))), hdr...)
+			require.Equal(t, 201, r.status, "%s", r.body)
+			c.authorise(r, PrivateCustomer1, hdr, Accounts(tt.pick.ResourceID))
+			g := c.do("GET", r.link(t, "self"), nil).json(t)
+			assert.Equal(t, tt.shownAs, g["debtorAccount"])
+		})
+	}
+}
+
+// service.md, Sandbox: "Payments from card accounts are supported in the
+// sandbox." debtorAccount names an account by bban or iban, a card account
+// by maskedPan; only the PSU's own (in its context) are accepted.
+func TestPaymentDebtorAccount(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	kari := customerOf(t, s, PrivateCustomer1).Accounts
+	ola := customerOf(t, s, PrivateCustomer2).Accounts
+	tests := []struct {
+		name   string
+		ref    map[string]any
+		status int
+		path   string
+	}{
+		{"own account by bban", map[string]any{"bban": kari[0].BBAN}, 201, ""},
+		{"own account by iban", map[string]any{"iban": kari[0].IBAN, "currency": "NOK"}, 201, ""},
+		{"own card account by maskedPan", map[string]any{"maskedPan": kari[2].MaskedPan, "currency": "NOK"}, 201, ""},
+		{"own card account, another currency", map[string]any{"maskedPan": kari[2].MaskedPan, "currency": "EUR"}, 400, "debtorAccount.currency"},
+		{"another customer's card account", map[string]any{"maskedPan": ola[2].MaskedPan}, 400, "debtorAccount"},
+		{"maskedPan and bban of two accounts", map[string]any{"maskedPan": kari[2].MaskedPan, "bban": kari[0].BBAN}, 400, "debtorAccount"},
+		{"only a currency", map[string]any{"currency": "NOK"}, 400, "debtorAccount"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("10.00", func(p map[string]any) {
+				p["debtorAccount"] = tt.ref
+			}), hdr...)
+			require.Equal(t, tt.status, r.status, "%s", r.body)
+			if tt.path != "" {
+				var e errorBody
+				require.NoError(t, json.Unmarshal(r.body, &e))
+				assert.Equal(t, "FORMAT_ERROR", e.TPPMessages[0].Code)
+				assert.Equal(t, tt.path, e.TPPMessages[0].Path)
+			}
+		})
+	}
+}
+
+// A card account pays in the batch like an account: its balance may go down
+// to minus its creditLimit; beyond that the payment waits as ACCP with
+// fundsAvailable false.
+func TestCardAccountPaymentInBatch(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t, WithClock(newFakeClock(wednesday10).Now))
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	card := customerOf(t, s, PrivateCustomer1).Accounts[2]
+	require.Equal(t, "-4230.50", card.Balance)
+	require.Equal(t, "50000.00", card.CreditLimit)
+	fromCard := func(p map[string]any) { p["debtorAccount"] = map[string]any{"maskedPan": card.MaskedPan} }
+
+	upToLimit := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("45769.50", fromCard), hdr...)
+	require.Equal(t, 201, upToLimit.status, "%s", upToLimit.body)
+	c.authorise(upToLimit, PrivateCustomer1, hdr)
+	s.RunBatch()
+	st := c.status(upToLimit)
+	assert.Equal(t, "ACSC", st["transactionStatus"])
+	assert.Equal(t, true, st["fundsAvailable"])
+	assert.Equal(t, "-50000.00", s.Balance(card.ResourceID), "down to minus the credit limit")
+	assert.Equal(t, card.Booked+1, customerOf(t, s, PrivateCustomer1).Accounts[2].Booked, "the debit is a card transaction")
+
+	beyond := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("0.01", fromCard), hdr...)
+	require.Equal(t, 201, beyond.status, "%s", beyond.body)
+	c.authorise(beyond, PrivateCustomer1, hdr)
+	s.RunBatch()
+	st = c.status(beyond)
+	assert.Equal(t, "ACCP", st["transactionStatus"])
+	assert.Equal(t, false, st["fundsAvailable"])
+	assert.Equal(t, "-50000.00", s.Balance(card.ResourceID))
 }
 
 // TestDomesticNorwayHiddenBeforeApproval: service.md, Endpoints: "For
@@ -487,4 +582,341 @@ func TestPaymentOfAnotherTPPIsUnknown(t *testing.T) {
 	// the wrong service in the path is unknown too
 	g = c.do("GET", strings.Replace(r.link(t, "status"), "/v1/payments/", "/v1/bulk-payments/", 1), nil)
 	assert.Equal(t, 404, g.status)
+}
+
+// service.md, Flow 2 and Errors: "Requests for corporate users without
+// PSU-CORPORATE-ID get 400", on every call on a payment as on the account
+// calls. A call without PSU-ID (status polling) needs no PSU at all.
+func TestPaymentCallsOfCorporatePSU(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	fj := customerOf(t, s, CorporateCustomer2)
+	hdr := c.pisPSU(CorporateCustomer2, Corporate(fj.Agreements[0].ID))
+	require.Len(t, hdr, 6, "psu-corporate-id in the callback")
+	nordlys := customerOf(t, s, CorporateCustomer1).Agreements[0]
+	require.NotContains(t, nordlys.Members, CorporateCustomer2)
+	headers := []struct {
+		name string
+		hdr  []string
+		ok   bool
+	}{
+		{"PSU-ID and PSU-CORPORATE-ID", hdr, true},
+		{"no PSU headers", nil, true},
+		{"PSU-ID without PSU-CORPORATE-ID", hdr[:4], false},
+		{"PSU-CORPORATE-ID of another company", append(hdr[:4:4], "PSU-Corporate-ID", CorporateID(c.tpp.keyID, nordlys.ID)), false},
+	}
+	calls := []struct {
+		name, method, link string
+		want               int
+	}{
+		{"status", "GET", "status", 200},
+		{"details", "GET", "self", 200},
+		{"startAuthorisation", "POST", "startAuthorisation", 201},
+		{"authorisations", "GET", "startAuthorisation", 200},
+		{"authorisation", "GET", "scaStatus", 200},
+		{"cancellation", "DELETE", "self", 204},
+		{"signing basket", "POST", "basket", 201},
+	}
+	for _, call := range calls {
+		for _, h := range headers {
+			t.Run(call.name+"/"+h.name, func(t *testing.T) {
+				r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("10.00", withDebtor(fj.Accounts[0].BBAN)), hdr...)
+				require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+				var a *res
+				switch call.link {
+				case "scaStatus":
+					started := c.do("POST", r.link(t, "startAuthorisation"), nil, hdr...)
+					require.Equal(t, http.StatusCreated, started.status, "%s", started.body)
+					a = c.do(call.method, started.link(t, "scaStatus"), nil, h.hdr...)
+				case "basket":
+					a = c.do(call.method, "/v1/signing-baskets", map[string]any{"paymentIds": []any{r.json(t)["paymentId"]}}, h.hdr...)
+				default:
+					a = c.do(call.method, r.link(t, call.link), nil, h.hdr...)
+				}
+				if h.ok {
+					assert.Equal(t, call.want, a.status, "%s", a.body)
+					return
+				}
+				assert.Equal(t, http.StatusBadRequest, a.status, "%s", a.body)
+				assert.Equal(t, "CORPORATE_ID_INVALID", a.code())
+			})
+		}
+	}
+
+	t.Run("signing basket calls", func(t *testing.T) {
+		r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("10.00", withDebtor(fj.Accounts[0].BBAN)), hdr...)
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		b := c.do("POST", "/v1/signing-baskets", map[string]any{"paymentIds": []any{r.json(t)["paymentId"]}}, hdr...)
+		require.Equal(t, http.StatusCreated, b.status, "%s", b.body)
+		for _, l := range []struct{ method, link string }{{"GET", "self"}, {"GET", "status"}, {"POST", "startAuthorisation"}, {"DELETE", "self"}} {
+			a := c.do(l.method, b.link(t, l.link), nil, hdr[:4]...)
+			assert.Equal(t, http.StatusBadRequest, a.status, "%s %s: %s", l.method, l.link, a.body)
+			assert.Equal(t, "CORPORATE_ID_INVALID", a.code())
+		}
+		assert.Equal(t, http.StatusOK, c.do("GET", b.link(t, "status"), nil, hdr...).status)
+	})
+}
+
+// service.md, Errors: "Insufficient funds: a proper error response". The
+// instant product, executed at authorisation, is refused at initiation with
+// 400 FUNDS_NOT_AVAILABLE when its debtorAccount cannot pay amount and fee;
+// the other products, and instant payments whose debtor is not known yet or
+// that run later, report lack of funds at execution (ACCP, fundsAvailable).
+func TestInsufficientFundsAtInitiation(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	accts := customerOf(t, s, PrivateCustomer1).Accounts
+	brukskonto, card := accts[0], accts[2]
+	tomorrow := dateOf(s.now()).AddDate(0, 0, 1).Format(time.DateOnly)
+	fromCard := func(p map[string]any) { p["debtorAccount"] = map[string]any{"maskedPan": card.MaskedPan} }
+	tests := []struct {
+		name, product, amount string
+		set                   Account // its balance is set to balance
+		balance               string
+		mod                   func(map[string]any)
+		refused               bool
+	}{
+		{"instant, empty account", ProductInstant, "5000.00", brukskonto, "0.00", withDebtor(brukskonto.BBAN), true},
+		{"instant, no room for the fee", ProductInstant, "100.00", brukskonto, "100.00", withDebtor(brukskonto.BBAN), true},
+		{"instant, amount and fee covered", ProductInstant, "98.00", brukskonto, "100.00", withDebtor(brukskonto.BBAN), false},
+		{"instant, card within its credit limit", ProductInstant, "49998.00", card, "0.00", fromCard, false},
+		{"instant, card beyond its credit limit", ProductInstant, "49998.01", card, "0.00", fromCard, true},
+		{"instant, debtor chosen at SCA", ProductInstant, "5000.00", brukskonto, "0.00", func(map[string]any) {}, false},
+		{"instant, executed tomorrow", ProductInstant, "5000.00", brukskonto, "0.00", func(p map[string]any) {
+			withDebtor(brukskonto.BBAN)(p)
+			p["requestedExecutionDate"] = tomorrow
+		}, false},
+		{"domestic, checked at the batch run", ProductDomestic, "5000.00", brukskonto, "0.00", withDebtor(brukskonto.BBAN), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.True(t, s.SetBalance(tt.set.ResourceID, tt.balance))
+			before := s.PaymentCount()
+			r := c.do("POST", "/v1/payments/"+tt.product, singlePayment(tt.amount, tt.mod), hdr...)
+			if !tt.refused {
+				assert.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+				assert.Equal(t, before+1, s.PaymentCount())
+				return
+			}
+			assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+			assert.Equal(t, "FUNDS_NOT_AVAILABLE", r.code())
+			assert.Equal(t, before, s.PaymentCount(), "no payment was created")
+		})
+	}
+}
+
+// present are the headers of a PISP-only TPP's request with the PSU present
+// but not known yet: no PSU-ID.
+var present = []string{"PSU-IP-Address", "192.0.2.7", "TPP-Session-ID", "journey-1"}
+
+// service.md, Flow 5 and release 1.17.0: "Single SCA for PISP-only journeys
+// is supported." A payment initiated without PSU-ID (single, e-invoice,
+// periodic, bulk) is bound to the PSU who signs in at its SCA and chooses a
+// context (and a debtor where the payment names none); the success
+// callback's psu-id registers the PSU as GET /v1/users does. One SCA in all.
+func TestPISPOnlyJourneyOneSCA(t *testing.T) {
+	t.Parallel()
+	today := dateOf(time.Now()).Format(time.DateOnly)
+	type env struct {
+		kari, ola, fj Customer
+	}
+	tests := []struct {
+		name, customer, path string
+		body                 func(e env) any
+		opts                 func(e env) []SCAOption
+		agreement            func(e env) string // corporate context: the agreement chosen
+		status               string             // after the SCA
+		debtor               func(e env) map[string]any
+	}{
+		{"single payment naming its debtor", PrivateCustomer1, "/v1/payments/" + ProductDomestic,
+			func(e env) any { return singlePayment("10.00", withDebtor(e.kari.Accounts[0].BBAN)) },
+			nil, nil, "ACTC",
+			func(e env) map[string]any { return map[string]any{"bban": e.kari.Accounts[0].BBAN, "currency": "NOK"} }},
+		{"single payment, card account chosen at the SCA", PrivateCustomer1, "/v1/payments/" + ProductDomestic,
+			func(e env) any { return singlePayment("10.00") },
+			func(e env) []SCAOption { return []SCAOption{Accounts(e.kari.Accounts[2].ResourceID)} }, nil, "ACTC",
+			func(e env) map[string]any {
+				return map[string]any{"maskedPan": e.kari.Accounts[2].MaskedPan, "currency": "NOK"}
+			}},
+		{"instant payment: final right after the SCA", PrivateCustomer2, "/v1/payments/" + ProductInstant,
+			func(e env) any { return singlePayment("10.00", withDebtor(e.ola.Accounts[0].BBAN)) },
+			nil, nil, "ACSC",
+			func(e env) map[string]any { return map[string]any{"bban": e.ola.Accounts[0].BBAN, "currency": "NOK"} }},
+		{"e-invoice, debtor chosen at the SCA", PrivateCustomer2, "/v1/payments/" + ProductDomestic,
+			func(e env) any { return singlePayment("842.50", eInvoice("12345678903", "F-1")) },
+			func(e env) []SCAOption { return []SCAOption{Accounts(e.ola.Accounts[1].ResourceID)} }, nil, "ACTC",
+			func(e env) map[string]any { return map[string]any{"bban": e.ola.Accounts[1].BBAN, "currency": "NOK"} }},
+		{"periodic payment", PrivateCustomer1, "/v1/periodic-payments/" + ProductDomestic,
+			func(e env) any {
+				return singlePayment("100.00", withDebtor(e.kari.Accounts[0].BBAN), func(p map[string]any) {
+					p["startDate"], p["frequency"] = today, "Monthly"
+				})
+			},
+			nil, nil, "ACTC",
+			func(e env) map[string]any { return map[string]any{"bban": e.kari.Accounts[0].BBAN, "currency": "NOK"} }},
+		{"bulk payment", PrivateCustomer1, "/v1/bulk-payments/" + ProductDomestic,
+			func(e env) any {
+				return map[string]any{"debtorAccount": map[string]any{"iban": e.kari.Accounts[1].IBAN},
+					"payments": []any{singlePayment("10.00"), singlePayment("20.00")}}
+			},
+			nil, nil, "ACTC",
+			func(e env) map[string]any { return map[string]any{"iban": e.kari.Accounts[1].IBAN} }},
+		{"corporate context, two signers required", CorporateCustomer2, "/v1/payments/" + ProductDomestic,
+			func(e env) any { return singlePayment("10.00", withDebtor(e.fj.Accounts[1].BBAN)) },
+			func(e env) []SCAOption { return []SCAOption{Corporate(e.fj.Agreements[1].ID)} },
+			func(e env) string { return e.fj.Agreements[1].ID }, "PATC",
+			func(e env) map[string]any { return map[string]any{"bban": e.fj.Accounts[1].BBAN, "currency": "NOK"} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t)
+			c := newTestClient(t, s)
+			e := env{customerOf(t, s, PrivateCustomer1), customerOf(t, s, PrivateCustomer2), customerOf(t, s, CorporateCustomer2)}
+			r := c.do("POST", tt.path, tt.body(e), present...)
+			require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+			assert.Equal(t, "RCVD", c.status(r)["transactionStatus"], "the creating TPP reads an unbound payment")
+
+			a := c.do("POST", r.link(t, "startAuthorisation"), nil, present...)
+			require.Equal(t, http.StatusCreated, a.status, "%s", a.body)
+			var opts []SCAOption
+			if tt.opts != nil {
+				opts = tt.opts(e)
+			}
+			q := c.scaFlow(a.link(t, "scaRedirect"), tt.customer, opts...)
+			assert.Zero(t, s.RequestCount("GET", "/v1/users"), "no registration SCA")
+
+			psuID := PSUID(c.tpp.keyID, tt.customer)
+			assert.Equal(t, psuID, q.Get("psu-id"))
+			assert.Equal(t, "journey-1", q.Get("tpp-session-id"))
+			hdr := []string{"PSU-ID", psuID, "PSU-IP-Address", "192.0.2.7", "TPP-Session-ID", "journey-1"}
+			if tt.agreement != nil {
+				assert.Equal(t, "CORPORATE", q.Get("context"))
+				cid := CorporateID(c.tpp.keyID, tt.agreement(e))
+				assert.Equal(t, cid, q.Get("psu-corporate-id"))
+				hdr = append(hdr, "PSU-Corporate-ID", cid)
+			} else {
+				assert.Equal(t, "PRIVATE", q.Get("context"))
+				assert.False(t, q.Has("psu-corporate-id"))
+			}
+			assert.Equal(t, tt.status, c.status(r)["transactionStatus"])
+			g := c.do("GET", r.link(t, "self"), nil, hdr...)
+			require.Equal(t, http.StatusOK, g.status, "%s", g.body)
+			assert.Equal(t, tt.debtor(e), g.json(t)["debtorAccount"])
+
+			// the callback registered the PSU for this TPP, as GET /v1/users does
+			ag := c.do("GET", "/v1/agreements", nil, hdr...)
+			assert.Equal(t, http.StatusOK, ag.status, "%s", ag.body)
+			again := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("1.00"), hdr...)
+			assert.Equal(t, http.StatusCreated, again.status, "a later payment with the psu-id: %s", again.body)
+			if tt.agreement != nil {
+				st := c.do("GET", r.link(t, "status"), nil, hdr[:4]...)
+				assert.Equal(t, "CORPORATE_ID_INVALID", st.code(), "registered in corporate context")
+			}
+		})
+	}
+}
+
+// A payment initiated without PSU-ID is checked at its SCA as a payment
+// with a PSU-ID is at initiation: a debtorAccount the PSU may not pay from,
+// or an instant payment it cannot pay, ends the SCA with the failure
+// redirect (the status, code and text initiation would answer) and rejects
+// the payment; the PSU is not registered.
+func TestPISPOnlyJourneyRefusedAtSCA(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, product, customer string
+		body                    func(kari Customer) map[string]any
+		code                    string
+		funds                   any
+	}{
+		{"another customer's account", ProductDomestic, PrivateCustomer2,
+			func(kari Customer) map[string]any { return singlePayment("10.00", withDebtor(kari.Accounts[0].BBAN)) },
+			"FORMAT_ERROR", nil},
+		{"an account of the PSU, another currency", ProductDomestic, PrivateCustomer1,
+			func(kari Customer) map[string]any {
+				return singlePayment("10.00", func(p map[string]any) {
+					p["debtorAccount"] = map[string]any{"bban": kari.Accounts[0].BBAN, "currency": "SEK"}
+				})
+			}, "FORMAT_ERROR", nil},
+		{"a private account in corporate context", ProductDomestic, CorporateCustomer1,
+			func(kari Customer) map[string]any { return singlePayment("10.00", withDebtor(kari.Accounts[0].BBAN)) },
+			"FORMAT_ERROR", nil},
+		{"instant payment the account cannot pay", ProductInstant, PrivateCustomer1,
+			func(kari Customer) map[string]any {
+				return singlePayment("250000.00", withDebtor(kari.Accounts[0].BBAN))
+			},
+			"FUNDS_NOT_AVAILABLE", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t)
+			c := newTestClient(t, s)
+			r := c.do("POST", "/v1/payments/"+tt.product, tt.body(customerOf(t, s, PrivateCustomer1)), present...)
+			require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+			a := c.do("POST", r.link(t, "startAuthorisation"), nil, present...)
+			require.Equal(t, http.StatusCreated, a.status, "%s", a.body)
+
+			q := c.scaFlow(a.link(t, "scaRedirect"), tt.customer)
+			assert.False(t, q.Has("psu-id"))
+			assert.Equal(t, "400", q.Get("status"))
+			assert.Equal(t, tt.code, q.Get("code"))
+			assert.NotEmpty(t, q.Get("message"))
+			st := c.status(r)
+			assert.Equal(t, "RJCT", st["transactionStatus"])
+			assert.Equal(t, tt.funds, st["fundsAvailable"])
+			assert.Equal(t, "failed", c.do("GET", a.link(t, "scaStatus"), nil).json(t)["scaStatus"])
+			u := c.do("GET", "/v1/agreements", nil, "PSU-ID", PSUID(c.tpp.keyID, tt.customer))
+			assert.Equal(t, http.StatusUnauthorized, u.status, "not registered")
+		})
+	}
+}
+
+// An unbound payment belongs to the TPP that created it; the first PSU to
+// complete its SCA gets it: an SCA cancelled before leaves it unbound, one
+// begun at the same time fails once the other has bound it. Signing
+// baskets take bound payments only.
+func TestPISPOnlyPaymentBinding(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("10.00"), present...)
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+
+	other := newTestClient(t, s)
+	other.tpp = rsaTPP2
+	assert.Equal(t, http.StatusNotFound, other.do("GET", r.link(t, "status"), nil).status)
+	b := c.do("POST", "/v1/signing-baskets", map[string]any{"paymentIds": []any{r.json(t)["paymentId"]}}, present...)
+	assert.Equal(t, "REFERENCE_STATUS_INVALID", b.code())
+
+	start := func() string {
+		a := c.do("POST", r.link(t, "startAuthorisation"), nil, present...)
+		require.Equal(t, http.StatusCreated, a.status, "%s", a.body)
+		return a.link(t, "scaRedirect")
+	}
+	cancelled := c.scaFlow(start(), PrivateCustomer2, Cancel())
+	assert.Equal(t, "SCA_INVALID", cancelled.Get("code"))
+
+	// Ola signs in first, Kari completes first
+	late := start()
+	br := &browser{t: t, hc: s.browser}
+	status, _, _ := br.post(late, url.Values{"step": {"login"}, "nationalId": {PrivateCustomer2}})
+	require.Equal(t, http.StatusSeeOther, status)
+	q := c.scaFlow(start(), PrivateCustomer1)
+	assert.Equal(t, PSUID(c.tpp.keyID, PrivateCustomer1), q.Get("psu-id"))
+	assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+
+	status, loc, _ := br.post(late, url.Values{"step": {"context"}, "choice": {"PRIVATE"}})
+	require.Equal(t, http.StatusSeeOther, status)
+	cb, err := url.Parse(loc)
+	require.NoError(t, err)
+	assert.Equal(t, "SCA_INVALID", cb.Query().Get("code"))
+	assert.False(t, cb.Query().Has("psu-id"))
+	assert.Equal(t, "ACTC", c.status(r)["transactionStatus"], "Kari's payment stays as she signed it")
+	kari := customerOf(t, s, PrivateCustomer1).Accounts[0]
+	assert.Equal(t, kari.BBAN, c.do("GET", r.link(t, "self"), nil).json(t)["debtorAccount"].(map[string]any)["bban"])
 }

@@ -112,19 +112,51 @@ func (s *Server) resolvePSULocked(w http.ResponseWriter, r *http.Request, kind s
 		return nil, false
 	}
 	p := &psuCtx{id: id, rec: rec, present: r.Header.Get("PSU-IP-Address") != ""}
-	if cid := corporateIDOf(r); cid != "" {
-		p.agreement = s.agreementForCorporateIDLocked(tpp, rec.customer, cid)
-		if p.agreement == nil {
-			writeError(w, http.StatusBadRequest, "CORPORATE_ID_INVALID", "PSU-CORPORATE-ID",
-				"PSU-CORPORATE-ID does not name an agreement of this PSU")
-			return nil, false
-		}
-	} else if rec.corporate {
-		writeError(w, http.StatusBadRequest, "CORPORATE_ID_INVALID", "PSU-CORPORATE-ID",
-			"the PSU acts in corporate context: PSU-CORPORATE-ID is required (see GET /v1/agreements)")
+	ag, ok := s.corporateContextLocked(w, r, rec)
+	if !ok {
 		return nil, false
 	}
+	p.agreement = ag
 	return p, true
+}
+
+// corporateContextLocked reads the PSU-CORPORATE-ID of a request by a known
+// PSU: the agreement it names, nil without one. On failure it has answered
+// 400 CORPORATE_ID_INVALID: the id names no agreement of the PSU, or it is
+// missing while the PSU acts in corporate context (service.md, Flow 2:
+// "Requests for corporate users without PSU-CORPORATE-ID get 400").
+func (s *Server) corporateContextLocked(w http.ResponseWriter, r *http.Request, rec *psuRecord) (*agreement, bool) {
+	cid := corporateIDOf(r)
+	if cid == "" {
+		if rec.corporate {
+			writeError(w, http.StatusBadRequest, "CORPORATE_ID_INVALID", "PSU-CORPORATE-ID",
+				"the PSU acts in corporate context: PSU-CORPORATE-ID is required (see GET /v1/agreements)")
+			return nil, false
+		}
+		return nil, true
+	}
+	ag := s.agreementForCorporateIDLocked(rec.tpp, rec.customer, cid)
+	if ag == nil {
+		writeError(w, http.StatusBadRequest, "CORPORATE_ID_INVALID", "PSU-CORPORATE-ID",
+			"PSU-CORPORATE-ID does not name an agreement of this PSU")
+		return nil, false
+	}
+	return ag, true
+}
+
+// psuHeadersValidLocked checks the PSU headers of a call on a payment or
+// signing basket that exists already. Such a call needs no PSU-ID (the
+// resource belongs to the TPP: status polling without the PSU works), but
+// the PSU-ID of a PSU known to this TPP is read as the account calls read
+// it, so a corporate user without its PSU-CORPORATE-ID gets 400. On failure
+// it has answered.
+func (s *Server) psuHeadersValidLocked(w http.ResponseWriter, r *http.Request) bool {
+	rec := s.psus[psuIDOf(r)]
+	if rec == nil || rec.tpp != info(r).tpp {
+		return true
+	}
+	_, ok := s.corporateContextLocked(w, r, rec)
+	return ok
 }
 
 func (s *Server) agreementForCorporateIDLocked(tpp, customerNumber, cid string) *agreement {

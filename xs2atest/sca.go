@@ -19,7 +19,7 @@ type scaKind string
 
 const (
 	scaConsent scaKind = "consent" // account access: consent is collected
-	scaUser    scaKind = "user"    // PSU registration (GET /v1/users, /v1/user, payment without PSU-ID)
+	scaUser    scaKind = "user"    // PSU registration (GET /v1/users, /v1/user, payment with an unknown PSU-ID)
 	scaPayment scaKind = "payment" // payment authorisation
 	scaBasket  scaKind = "basket"  // signing-basket authorisation
 )
@@ -42,6 +42,8 @@ type scaRecord struct {
 	stage                          string
 	customer                       string
 	agreement                      *agreement // chosen context: nil = PRIVATE
+	bind                           bool       // the payment has no customer yet: this SCA binds it to the PSU
+	debtor                         string     // debtor account chosen or checked in this SCA, set on the payment at the end
 	created                        time.Time
 }
 
@@ -139,9 +141,14 @@ func (s *Server) postStage(w *bufWriter, r *http.Request, rec *scaRecord) {
 			return
 		}
 		rec.agreement = ag
-		if rec.kind == scaConsent {
+		switch {
+		case rec.kind == scaConsent:
 			rec.stage = stageAccounts
-		} else {
+		case rec.bind:
+			if !s.bindingLocked(w, rec) {
+				return
+			}
+		default:
 			rec.stage = stageConfirm
 		}
 	case stageAccounts:
@@ -161,9 +168,7 @@ func (s *Server) postStage(w *bufWriter, r *http.Request, rec *scaRecord) {
 			s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered accounts.")
 			return
 		}
-		p := s.payments[rec.paymentID]
-		p.debtor = s.accounts[id].bban
-		p.debtorCurrency = s.accounts[id].currency
+		rec.debtor = id
 		rec.stage = stageConfirm
 	case stageConfirm:
 		s.completeLocked(w, rec, nil)
@@ -198,6 +203,9 @@ func (s *Server) mayAuthoriseLocked(rec *scaRecord, customerNumber string) strin
 }
 
 func (s *Server) maySignLocked(p *payment, customerNumber string) bool {
+	if !p.bound() {
+		return true // checked once the PSU has chosen its context (bindingLocked)
+	}
 	if p.agreement != "" {
 		ag := s.agreements[p.agreement]
 		return ag != nil && contains(ag.members, customerNumber)
@@ -205,11 +213,52 @@ func (s *Server) maySignLocked(p *payment, customerNumber string) bool {
 	return p.customer == customerNumber
 }
 
+// bindingLocked checks a payment initiated without PSU-ID once the PSU who
+// signed in has chosen its context, as initiate checks one with a PSU-ID:
+// its debtorAccount must be an account the PSU may pay from there, and an
+// instant payment must be payable. A payment that names no debtor goes on to
+// the debtor choice. On failure the payment is rejected (RJCT) and the SCA
+// ends with a failure redirect carrying the status, code and text initiate
+// would have answered; it returns false, having answered.
+func (s *Server) bindingLocked(w *bufWriter, rec *scaRecord) bool {
+	p := s.payments[rec.paymentID]
+	if p.bound() || p.status != "RCVD" { // another PSU's SCA came first, or the TPP cancelled it
+		s.cancelSCALocked(rec)
+		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The payment can no longer be authorised by this PSU.")
+		return false
+	}
+	if p.debtorRef == nil {
+		rec.stage = stageDebtor
+		return true
+	}
+	a, err := s.debtorOfLocked(rec.customer, rec.agreement, p.debtorRef)
+	if err == nil {
+		if err = s.fundsCheckLocked(p, a.id); err != nil {
+			funds := false
+			p.funds = &funds
+		}
+	}
+	if err != nil {
+		s.cancelSCALocked(rec)
+		p.status = "RJCT"
+		s.redirectFailure(w, rec, err.status, err.code, err.text)
+		return false
+	}
+	rec.debtor = a.id
+	rec.stage = stageConfirm
+	return true
+}
+
 func (s *Server) afterLogin(rec *scaRecord) {
 	switch rec.kind {
 	case scaPayment, scaBasket:
 		if rec.kind == scaPayment {
 			p := s.payments[rec.paymentID]
+			if !p.bound() {
+				rec.bind = true
+				rec.stage = stageContext
+				return
+			}
 			if p.agreement != "" {
 				rec.agreement = s.agreements[p.agreement]
 			}
@@ -283,30 +332,13 @@ func (s *Server) chosenContext(rec *scaRecord, f url.Values) (*agreement, bool) 
 // consent to in the chosen context: own accounts in private context, the
 // agreement's accounts in corporate context. Closed accounts are left out.
 func (s *Server) consentableLocked(rec *scaRecord) []string {
-	var ids []string
-	if rec.agreement != nil {
-		ids = rec.agreement.accounts
-	} else if c := s.customers[rec.customer]; c.kind == customerPrivate {
-		ids = c.accounts
-	}
-	var out []string
-	for _, id := range ids {
-		if a := s.accounts[id]; a != nil && !a.closed {
-			out = append(out, id)
-		}
-	}
-	return out
+	return s.contextAccountsLocked(rec.customer, rec.agreement)
 }
 
-// payableLocked lists debtor accounts for a payment that names none.
+// payableLocked lists the debtor accounts offered for a payment that names
+// none: the same accounts and card accounts.
 func (s *Server) payableLocked(rec *scaRecord) []string {
-	var out []string
-	for _, id := range s.consentableLocked(rec) {
-		if !s.accounts[id].card {
-			out = append(out, id)
-		}
-	}
-	return out
+	return s.contextAccountsLocked(rec.customer, rec.agreement)
 }
 
 func (s *Server) cancelSCALocked(rec *scaRecord) {
@@ -328,6 +360,11 @@ func (s *Server) cancelSCALocked(rec *scaRecord) {
 // completeLocked finishes a successful SCA: PSU registration, session,
 // consent or signature, then the redirect with psu-id and friends.
 func (s *Server) completeLocked(w *bufWriter, rec *scaRecord, ticked []string) {
+	if rec.bind && s.payments[rec.paymentID].bound() {
+		s.cancelSCALocked(rec)
+		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The payment can no longer be authorised by this PSU.")
+		return
+	}
 	now := s.now()
 	rec.stage = stageDone
 	psuID := psuIDFor(rec.tpp, rec.customer)
@@ -348,6 +385,15 @@ func (s *Server) completeLocked(w *bufWriter, rec *scaRecord, ticked []string) {
 	case scaPayment:
 		p := s.payments[rec.paymentID]
 		p.auths[rec.authID].status = "finalised"
+		if rec.bind && p.status == "RCVD" {
+			p.customer = rec.customer
+			if rec.agreement != nil {
+				p.agreement, p.signersRequired = rec.agreement.id, rec.agreement.signersRequired
+			}
+		}
+		if p.debtor == "" {
+			p.debtor = rec.debtor
+		}
 		s.signPaymentLocked(p, rec.customer)
 	case scaBasket:
 		b := s.baskets[rec.basketID]
@@ -446,7 +492,11 @@ func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg st
 			ids = s.baskets[rec.basketID].paymentIDs
 		}
 		for _, id := range ids {
-			d.Payments = append(d.Payments, s.paymentViewLocked(s.payments[id]))
+			v := s.paymentViewLocked(s.payments[id])
+			if a := s.accounts[rec.debtor]; a != nil && v.Debtor == "" {
+				v.Debtor = accountLabel(a)
+			}
+			d.Payments = append(d.Payments, v)
 		}
 	}
 	s.renderPage(w, status, d)
