@@ -196,4 +196,12 @@
 //	Limits: batch processing 5 runs a day                    TestLimitsBatchRuns
 //	Sandbox: batches leave periodic payments out             TestLimitsBatchExcludesPeriodic
 //	Limits: payment initiation needs PSU-IP-Address          TestFlow3SinglePayment/PSU-IP-Address_required
+//
+// Not covered here: the failure callback's system parameter (the fake sends
+// it only when a Fault fails an SCA page with a server error, tested in
+// xs2atest; ParseCallback's handling of it in sca_test.go), the bank moving
+// requestedExecutionDate or marking an invoice processed (Flow 4, which the
+// fake does not do), TPP-Redirect-Preferred (app biometrics) and checks of
+// certificates against registries. Transaction codes with both value and
+// code are read back in TestSandboxService.
 package xs2a

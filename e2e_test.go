@@ -73,11 +73,13 @@
 //	Sandbox: batches leave periodic payments out             TestLimitsBatchExcludesPeriodic
 //	Limits: payment initiation needs PSU-IP-Address          TestFlow3SinglePayment/PSU-IP-Address_required
 //
-// Not produced by the fake bank, so not covered here: the failure callback's
-// system parameter, the bank moving requestedExecutionDate or marking an
-// invoice processed (Flow 4), TPP-Redirect-Preferred (app biometrics),
-// transaction codes given as {value, code} objects, and checks of
-// certificates against registries.
+// Not covered here: the failure callback's system parameter (the fake sends
+// it only when a Fault fails an SCA page with a server error, tested in
+// xs2atest; ParseCallback's handling of it in sca_test.go), the bank moving
+// requestedExecutionDate or marking an invoice processed (Flow 4, which the
+// fake does not do), TPP-Redirect-Preferred (app biometrics) and checks of
+// certificates against registries. Transaction codes with both value and
+// code are read back in TestSandboxService.
 package xs2a_test
 
 import (
