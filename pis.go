@@ -20,7 +20,10 @@ import (
 //	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
 //
 // Payment initiation needs the PSU present: psu.IPAddress is required
-// (service.md, Limits). A POST that may have reached the bank is never sent
+// (service.md, Limits). psu.ID may be empty: a PISP-only TPP can initiate for
+// a customer it has not registered (service.md, Flow 5: single SCA), whose
+// payment SCA then signs the customer in; the callback's psu-id is the one
+// to keep (Callback.PSU). A POST that may have reached the bank is never sent
 // again by the SDK: when no answer came, the error answers
 // errors.Is(err, ErrOutcomeUnknown) and carries the X-Request-ID in its
 // *TransportError; look the payment up before initiating it again.
