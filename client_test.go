@@ -549,6 +549,24 @@ func TestErrorTextCannotForgeLogLines(t *testing.T) {
 
 func TestLoggerRecordsNoPersonalData(t *testing.T) {
 	t.Parallel()
+	logger, logged := recordingLogger()
+	rec := &testBank{fn: answer(400, "application/json", `{"tppMessages":[{"code":"FORMAT_ERROR","text":"account of Kari Nordmann"}]}`)}
+	_, c := newTestServer(t, rec, WithLogger(logger))
+	_, err := c.do(context.Background(), &request{op: "accounts.balances", method: http.MethodPost, href: "/v1/accounts/secret-account/balances", body: map[string]string{"creditorName": "Ola Nordmann"}, psu: &PSU{ID: testPSUID, IPAddress: "192.0.2.7"}}, nil)
+	require.Error(t, err)
+	out := logged()
+	assert.Contains(t, out, "op=accounts.balances")
+	assert.Contains(t, out, "status=400")
+	assert.Contains(t, out, rec.request(0).Header.Get("X-Request-ID"))
+	assert.Contains(t, out, "error_code=FORMAT_ERROR")
+	for _, secret := range []string{testPSUID, "192.0.2.7", "Ola Nordmann", "Kari Nordmann", "secret-account", "BEGIN", "Signature"} {
+		assert.NotContains(t, out, secret)
+	}
+}
+
+// recordingLogger returns a debug-level text logger and a function that
+// returns what it logged so far; safe for concurrent use.
+func recordingLogger() (*slog.Logger, func() string) {
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
@@ -556,19 +574,10 @@ func TestLoggerRecordsNoPersonalData(t *testing.T) {
 		defer mu.Unlock()
 		return buf.Write(p)
 	}), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	rec := &testBank{fn: answer(400, "application/json", `{"tppMessages":[{"code":"FORMAT_ERROR","text":"account of Kari Nordmann"}]}`)}
-	_, c := newTestServer(t, rec, WithLogger(logger))
-	_, err := c.do(context.Background(), &request{op: "accounts.balances", method: http.MethodPost, href: "/v1/accounts/secret-account/balances", body: map[string]string{"creditorName": "Ola Nordmann"}, psu: &PSU{ID: testPSUID, IPAddress: "192.0.2.7"}}, nil)
-	require.Error(t, err)
-	mu.Lock()
-	out := buf.String()
-	mu.Unlock()
-	assert.Contains(t, out, "op=accounts.balances")
-	assert.Contains(t, out, "status=400")
-	assert.Contains(t, out, rec.request(0).Header.Get("X-Request-ID"))
-	assert.Contains(t, out, "error_code=FORMAT_ERROR")
-	for _, secret := range []string{testPSUID, "192.0.2.7", "Ola Nordmann", "Kari Nordmann", "secret-account", "BEGIN", "Signature"} {
-		assert.NotContains(t, out, secret)
+	return logger, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.String()
 	}
 }
 

@@ -1,12 +1,10 @@
 package xs2a
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/binary"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -210,13 +208,7 @@ func TestRedirectStaysUnderTheBasePath(t *testing.T) {
 // the error returned is.
 func TestLoggerTransportErrorHasNoPath(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	var mu sync.Mutex
-	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return buf.Write(p)
-	}), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logger, logged := recordingLogger()
 	rec := &testBank{fn: func(w http.ResponseWriter, r *http.Request, n int) {
 		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
 			conn.Close()
@@ -227,8 +219,6 @@ func TestLoggerTransportErrorHasNoPath(t *testing.T) {
 	_, _, err := c.Accounts.Balances(context.Background(), PSU{ID: testPSUID, IPAddress: "192.0.2.7"}, "enc!!SECRET-ACCOUNT-42")
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "SECRET-ACCOUNT-42")
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Contains(t, buf.String(), "xs2a call")
-	assert.NotContains(t, buf.String(), "SECRET-ACCOUNT-42")
+	assert.Contains(t, logged(), "xs2a call")
+	assert.NotContains(t, logged(), "SECRET-ACCOUNT-42")
 }
