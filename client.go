@@ -175,19 +175,25 @@ func (c *Client) sameOrigin(u *url.URL) bool {
 // underBasePath reports whether an escaped path lies under the base path,
 // with no dot segment that would take it out at the server.
 func (c *Client) underBasePath(p string) bool {
-	if c.basePath != "" && p != c.basePath && !strings.HasPrefix(p, c.basePath+"/") {
-		return false
-	}
 	path, err := url.PathUnescape(p)
-	if err != nil {
-		return false
-	}
+	return err == nil && c.inBasePath(p) && !hasDotSegment(path)
+}
+
+// inBasePath reports whether an escaped path starts with the base path.
+func (c *Client) inBasePath(p string) bool {
+	return c.basePath == "" || p == c.basePath || strings.HasPrefix(p, c.basePath+"/")
+}
+
+// hasDotSegment reports a "." or ".." segment in an unescaped path ("..",
+// also as %2e%2e before unescaping), which would take the path out of the
+// base path at the server, which resolves it.
+func hasDotSegment(path string) bool {
 	for seg := range strings.SplitSeq(path, "/") {
 		if seg == "." || seg == ".." {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // resolve turns a path or a _links href into an absolute URL under the base
@@ -206,14 +212,14 @@ func (c *Client) resolve(href string) (*url.URL, error) {
 	}
 	p := u.EscapedPath()
 	if u.IsAbs() || u.Host != "" {
-		if !c.sameOrigin(u) || (c.basePath != "" && p != c.basePath && !strings.HasPrefix(p, c.basePath+"/")) {
+		if !c.sameOrigin(u) || !c.inBasePath(p) {
 			return nil, ErrCrossOrigin
 		}
 	} else {
 		if !strings.HasPrefix(p, "/") {
 			p = "/" + p
 		}
-		if c.basePath == "" || (p != c.basePath && !strings.HasPrefix(p, c.basePath+"/")) {
+		if !c.inBasePath(p) {
 			p = c.basePath + p
 		}
 	}
@@ -221,12 +227,8 @@ func (c *Client) resolve(href string) (*url.URL, error) {
 	if err != nil {
 		return nil, invalid("link", "has a malformed path")
 	}
-	// A dot segment ("..", also as %2e%2e) would take the path out of the
-	// base path at the server, which resolves it.
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg == "." || seg == ".." {
-			return nil, ErrCrossOrigin
-		}
+	if hasDotSegment(path) {
+		return nil, ErrCrossOrigin
 	}
 	out := &url.URL{Scheme: c.base.Scheme, Host: c.base.Host, Path: path, RawPath: p, RawQuery: u.RawQuery}
 	if out.EscapedPath() != p {
