@@ -152,7 +152,7 @@ func (s *Server) postStage(w *bufWriter, r *http.Request, rec *scaRecord) {
 			rec.stage = stageConfirm
 		}
 	case stageAccounts:
-		offered := s.consentableLocked(rec)
+		offered := s.offeredLocked(rec)
 		ticked := f["account"]
 		for _, id := range ticked {
 			if !contains(offered, id) {
@@ -164,7 +164,7 @@ func (s *Server) postStage(w *bufWriter, r *http.Request, rec *scaRecord) {
 		return
 	case stageDebtor:
 		id := f.Get("debtor")
-		if !contains(s.payableLocked(rec), id) {
+		if !contains(s.offeredLocked(rec), id) {
 			s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered accounts.")
 			return
 		}
@@ -223,8 +223,7 @@ func (s *Server) maySignLocked(p *payment, customerNumber string) bool {
 func (s *Server) bindingLocked(w *bufWriter, rec *scaRecord) bool {
 	p := s.payments[rec.paymentID]
 	if p.bound() || p.status != "RCVD" { // another PSU's SCA came first, or the TPP cancelled it
-		s.cancelSCALocked(rec)
-		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The payment can no longer be authorised by this PSU.")
+		s.failBindingLocked(w, rec)
 		return false
 	}
 	if p.debtorRef == nil {
@@ -328,17 +327,18 @@ func (s *Server) chosenContext(rec *scaRecord, f url.Values) (*agreement, bool) 
 	return nil, false
 }
 
-// consentableLocked lists the accounts (and card accounts) the PSU may
-// consent to in the chosen context: own accounts in private context, the
-// agreement's accounts in corporate context. Closed accounts are left out.
-func (s *Server) consentableLocked(rec *scaRecord) []string {
+// offeredLocked lists the accounts (and card accounts) of the context the
+// PSU chose at SCA: those it may consent to, and those offered as debtor for
+// a payment that names none (contextAccountsLocked).
+func (s *Server) offeredLocked(rec *scaRecord) []string {
 	return s.contextAccountsLocked(rec.customer, rec.agreement)
 }
 
-// payableLocked lists the debtor accounts offered for a payment that names
-// none: the same accounts and card accounts.
-func (s *Server) payableLocked(rec *scaRecord) []string {
-	return s.contextAccountsLocked(rec.customer, rec.agreement)
+// failBindingLocked ends the SCA of an unbound payment that can no longer
+// be bound to this PSU (another PSU's SCA bound it first, or it left RCVD).
+func (s *Server) failBindingLocked(w *bufWriter, rec *scaRecord) {
+	s.cancelSCALocked(rec)
+	s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The payment can no longer be authorised by this PSU.")
 }
 
 func (s *Server) cancelSCALocked(rec *scaRecord) {
@@ -361,8 +361,7 @@ func (s *Server) cancelSCALocked(rec *scaRecord) {
 // consent or signature, then the redirect with psu-id and friends.
 func (s *Server) completeLocked(w *bufWriter, rec *scaRecord, ticked []string) {
 	if rec.bind && s.payments[rec.paymentID].bound() {
-		s.cancelSCALocked(rec)
-		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The payment can no longer be authorised by this PSU.")
+		s.failBindingLocked(w, rec)
 		return
 	}
 	now := s.now()
@@ -475,12 +474,12 @@ func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg st
 			k.agreement = rec.agreement.id
 		}
 		prev := s.consents[k]
-		for _, id := range s.consentableLocked(rec) {
+		for _, id := range s.offeredLocked(rec) {
 			_, had := prev.accountsOrNil()[id]
 			d.Accounts = append(d.Accounts, option{Value: id, Label: accountLabel(s.accounts[id]), Checked: had})
 		}
 	case stageDebtor:
-		for i, id := range s.payableLocked(rec) {
+		for i, id := range s.offeredLocked(rec) {
 			d.Accounts = append(d.Accounts, option{Value: id, Label: accountLabel(s.accounts[id]), Checked: i == 0})
 		}
 	case stageConfirm:
