@@ -148,6 +148,7 @@ func (b *accessBudget) take(ctx context.Context, psuID, accountID string, ep Bud
 // date with today at the bank: today minus 90 days passes, one day earlier
 // fails. A zero date (not sent) passes.
 func (b *accessBudget) checkHistory(dateFrom, dateTo time.Time) error {
+	y, m, day := b.clock().In(historyZone).Date()
 	for _, d := range []struct {
 		field string
 		date  time.Time
@@ -156,7 +157,6 @@ func (b *accessBudget) checkHistory(dateFrom, dateTo time.Time) error {
 			continue
 		}
 		loc := d.date.Location()
-		y, m, day := b.clock().In(historyZone).Date()
 		oldest := time.Date(y, m, day, 0, 0, 0, 0, loc).AddDate(0, 0, -int(HistoryLimit/(24*time.Hour)))
 		fy, fm, fd := d.date.Date()
 		if time.Date(fy, fm, fd, 0, 0, 0, 0, loc).Before(oldest) {
