@@ -176,6 +176,7 @@ func TestFaultBalances503RetryAfter(t *testing.T) {
 		RetryAfter: time.Second, Rate: 0.3}))
 	c, ct := faultClient(t, b, xs2a.WithRetry(xs2a.RetryPolicy{MaxAttempts: 10, MinDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond,
 		MaxRetryAfter: 2 * time.Second, Methods: []string{http.MethodGet}}))
+	waited := noWait(c)
 	psu := faultPSU(t, b, c, xs2atest.PrivateCustomer1, false)
 	require.True(t, psu.Present())
 	accounts := []string{b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID, b.account(t, xs2atest.PrivateCustomer1, 1).ResourceID}
@@ -214,6 +215,11 @@ func TestFaultBalances503RetryAfter(t *testing.T) {
 	assert.Equal(t, n, ct.status(http.StatusOK)-mark200)
 	assert.Equal(t, n+got503, b.RequestCount(http.MethodGet, "/v1/accounts/")-markBank)
 	assert.Positive(t, got503)
+	w := waited.all()
+	assert.Len(t, w, got503, "one wait per 503")
+	for _, d := range w {
+		require.Equal(t, time.Second, d, "each retry waits the Retry-After of its 503")
+	}
 	t.Logf("balance reads: %d calls, all succeeded; %d requests sent, %d answered 503 Retry-After: 1 and retried; "+
 		"%d calls needed retries, at most %d attempts for one call; attempts per call: %v", n, sent, got503, retried, maxAttempts, attempts)
 }
