@@ -61,6 +61,8 @@
 //	Consent revoked at the bank: 403, new consent SCA        TestErrorsConsentRevoked
 //	Payment POST whose answer is lost: ErrOutcomeUnknown,    TestErrorsPaymentOutcomeUnknown
 //	  one payment at the bank; a 503 to a POST not resent
+//	E-invoice whose answer is lost: ResolveEInvoice says     TestErrorsEInvoiceOutcomeResolved
+//	  whether it landed, or makes the one payment
 //	503 with Retry-After on a GET: retried to success        TestErrorsRetry503
 //	Limits: PSU not present, 4 calls per 24 h (balances,     TestLimitsPSUNotPresent
 //	  transactions, details): SDK budget and bank's 429

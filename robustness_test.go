@@ -114,7 +114,7 @@ func runConcurrently(n, workers int, f func(i int)) {
 // 1 000 payment initiations while 30 % of the connections drop after the
 // bank processed the POST: every POST is sent once, so the bank holds one
 // payment per initiation; every lost answer is ErrOutcomeUnknown with the
-// X-Request-ID to look the payment up by.
+// X-Request-ID to quote to the bank.
 func TestFaultPaymentDropsNoDuplicates(t *testing.T) {
 	t.Parallel()
 	const n = 1000
