@@ -78,8 +78,9 @@ type EInvoiceResolution struct {
 // The SDK never calls it on its own: re-sending a payment is the caller's
 // decision. If its own answer is lost (ErrOutcomeUnknown again), calling it
 // again is as safe. When Landed, the SDK cannot authorise, poll or cancel
-// the earlier payment (its links were in the lost answer); it is not
-// executed without the PSU's SCA, which starts from those links. Do not pay
+// the earlier payment (its links were in the lost answer); unless the bank
+// exempted it from SCA, it is not executed without the PSU's SCA, which
+// starts from those links. Do not pay
 // the invoice again on your own: tell the PSU, and only on the PSU's
 // decision call InitiateEInvoice with retry true.
 func (s *PaymentsService) ResolveEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice) (*EInvoiceResolution, *Response, error) {
