@@ -72,7 +72,7 @@
 // errors.Is on the sentinels: ErrSCARequired, ErrSignatureInvalid,
 // ErrAccessExceeded, ErrConsentInvalid, ErrCorporateIDRequired,
 // ErrInsufficientFunds, ErrReferenceMixInvalid, ErrNotFound, ErrCrossOrigin,
-// ErrOutcomeUnknown, ErrSCAFailed. PollStatus reports a payment held for
+// ErrOutcomeUnknown, ErrDuplicatePayment, ErrSCAFailed. PollStatus reports a payment held for
 // lack of funds (ACCP, not final) as a *FundsError: cancel it before
 // retrying. Input the SDK refuses before sending is a *ValidationError naming
 // the field. Error messages start with "xs2a: " and
@@ -85,9 +85,38 @@
 // signed afresh under the same X-Request-ID. A POST is never re-sent once it may
 // have reached the bank: when a payment initiation's answer is lost the error is
 // an error that answers errors.Is(err, ErrOutcomeUnknown) and carries the
-// X-Request-ID, so the TPP can look the payment up instead of paying twice.
-// So is a 5xx answer to a payment, and a 2xx answer that cannot be read or
-// verified.
+// X-Request-ID, so the TPP can find out before paying twice (see Lost payment
+// answers). So is a 5xx answer to a payment, and a 2xx answer that cannot be
+// read or verified.
+//
+// # Lost payment answers
+//
+// After ErrOutcomeUnknown the bank may or may not hold the payment, and the
+// interface cannot look one up: no endpoint lists payments or finds one by
+// X-Request-ID or any reference of the TPP; the payment's id and links were
+// in the lost answer only. What a TPP can do:
+//
+//   - An e-invoice: PaymentsService.ResolveEInvoice sends the invoice again
+//     without allowLogicalDuplicate. The bank refuses a second live payment
+//     of one invoice (same KID, invoice number and creditor) unless that
+//     flag is set, so the answer says whether the first attempt landed
+//     (ErrDuplicatePayment) and the invoice is never paid twice.
+//   - Other payments (single, periodic, bulk): the interface documents no
+//     duplicate check for them. A refusal that answers ErrDuplicatePayment
+//     proves an earlier payment, but an acceptance proves nothing: sending
+//     again makes a second payment. The SDK sends allowLogicalDuplicate only
+//     when asked (InitiateOptions.AllowLogicalDuplicate, InitiateEInvoice's
+//     retry).
+//   - The bank executes a payment after the PSU's SCA, which starts from the
+//     startAuthorisation link of the initiation's answer; a payment whose
+//     answer was lost stays unauthorised unless the bank exempted it from
+//     SCA, which the interface allows.
+//   - Ask the PSU, who can check the bank's own channels, and initiate
+//     again only on the PSU's decision; the new payment needs the PSU's SCA.
+//     With an account-information consent for the debtor account,
+//     Accounts.Transactions (pending and booked) shows what was executed.
+//   - Keep the X-Request-ID of the error: the bank's support can trace the
+//     request by it; the interface cannot.
 //
 // # Limits and the access budget
 //
@@ -185,6 +214,8 @@
 //	Consent revoked at the bank: 403, new consent SCA        TestErrorsConsentRevoked
 //	Payment POST whose answer is lost: ErrOutcomeUnknown,    TestErrorsPaymentOutcomeUnknown
 //	  one payment at the bank; a 503 to a POST not resent
+//	E-invoice whose answer is lost: ResolveEInvoice says     TestErrorsEInvoiceOutcomeResolved
+//	  whether it landed, or makes the one payment
 //	503 with Retry-After on a GET: retried to success        TestErrorsRetry503
 //	Limits: PSU not present, 4 calls per 24 h (balances,     TestLimitsPSUNotPresent
 //	  transactions, details): SDK budget and bank's 429

@@ -444,6 +444,7 @@ func TestErrorsRetry503(t *testing.T) {
 		xs2atest.Fault{Method: "GET", Path: "/v1/accounts/", Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Times: 1},
 		xs2atest.Fault{Method: "GET", Path: "/v1/card-accounts", Status: http.StatusBadGateway, Body: "<html>Bad gateway</html>", Times: 5},
 	))
+	waited := noWait(b.c)
 	psu := b.signIn(t, xs2atest.PrivateCustomer1)
 	account := b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID
 
@@ -452,6 +453,7 @@ func TestErrorsRetry503(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, bal.Balances)
 	assert.Equal(t, 2, resp.Attempts)
+	assert.Equal(t, []time.Duration{time.Second}, waited.all(), "the retry waited the Retry-After")
 	reqs := b.rec.since(mark, http.MethodGet, "/balances")
 	require.Len(t, reqs, 2)
 	assert.Equal(t, resp.RequestID, reqs[0].Header.Get("X-Request-ID"))

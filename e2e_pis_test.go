@@ -3,6 +3,7 @@ package xs2a_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
@@ -172,6 +173,78 @@ func TestFlow4ElectronicInvoice(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"", "", "allowLogicalDuplicate=true"}, queries, "the flag only on the retry")
+}
+
+// An e-invoice payment whose answer was lost: ResolveEInvoice sends the
+// invoice again without allowLogicalDuplicate and tells whether the lost
+// attempt landed (the bank refuses a duplicate) or creates the payment
+// itself; either way the bank holds exactly one payment of the invoice.
+func TestErrorsEInvoiceOutcomeResolved(t *testing.T) {
+	t.Parallel()
+	post := func(f xs2atest.Fault) xs2atest.Fault {
+		f.Method, f.Path, f.Times = http.MethodPost, "/v1/payments/", 1
+		return f
+	}
+	tests := []struct {
+		name   string
+		fault  xs2atest.Fault
+		hangUp bool // the client gives up once the request is written
+		landed bool // the lost attempt made the payment
+	}{
+		{"answer dropped after the bank made the payment", post(xs2atest.Fault{Drop: true}), false, true},
+		{"gateway timeout before the bank saw it", post(xs2atest.Fault{Status: http.StatusGatewayTimeout}), false, false},
+		{"connection lost before the bank acted", post(xs2atest.Fault{Delay: time.Hour}), true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBank(t, xs2atest.WithFaults(tt.fault))
+			psu := b.register(t, xs2atest.PrivateCustomer1)
+			p, inv := b.payment(t, "842.50", ""), xs2a.EInvoice{KID: "12345678903", InvoiceNumber: "F-2025-0042"}
+			p.RemittanceInformationUnstructured = ""
+			mark := b.rec.len()
+
+			_, _, err := b.c.Payments.InitiateEInvoice(lostAnswerContext(t, tt.hangUp), psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, false)
+			require.ErrorIs(t, err, xs2a.ErrOutcomeUnknown)
+			if !tt.landed {
+				assert.Zero(t, b.PaymentCount(), "the bank never acted on the lost attempt")
+			}
+
+			res, resp, err := b.c.Payments.ResolveEInvoice(context.Background(), psu, xs2a.NorwegianDomesticCreditTransfers, p, inv)
+			require.NoError(t, err)
+			require.NotNil(t, resp)
+			assert.Equal(t, 1, b.PaymentCount(), "one payment of the invoice")
+			sent := b.rec.since(mark, http.MethodPost, "/v1/payments/")
+			require.Len(t, sent, 2)
+			assert.Empty(t, sent[1].RawQuery, "sent again without allowLogicalDuplicate")
+			assert.Equal(t, tt.landed, res.Landed)
+			if tt.landed {
+				assert.Nil(t, res.Initiation)
+				require.NotNil(t, res.Refusal)
+				assert.ErrorIs(t, res.Refusal, xs2a.ErrDuplicatePayment)
+				assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+				return
+			}
+			require.NotNil(t, res.Initiation)
+			assert.Nil(t, res.Refusal)
+			b.authorise(t, psu, res.Initiation, xs2atest.PrivateCustomer1)
+			assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, res.Initiation).TransactionStatus)
+		})
+	}
+}
+
+// lostAnswerContext is the context of a call whose answer gets lost: with
+// hangUp, it ends as soon as the request is written, so the client gives
+// up while the bank still waits (no timing involved).
+func lostAnswerContext(t *testing.T, hangUp bool) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if !hangUp {
+		return ctx
+	}
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { cancel() },
+	})
 }
 
 func startAuth(t *testing.T, b *bank, psu xs2a.PSU, ini *xs2a.Initiation) string {
@@ -530,7 +603,7 @@ func TestErrorsPaymentOutcomeUnknown(t *testing.T) {
 	log := b.Requests()
 	last := log[len(log)-1]
 	assert.True(t, last.Dropped)
-	assert.Equal(t, last.RequestID, te.RequestID, "the X-Request-ID to look the payment up by")
+	assert.Equal(t, last.RequestID, te.RequestID, "the X-Request-ID to quote to the bank")
 
 	// a 503 answer to a POST is not retried either
 	_, _, err = b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, nil)

@@ -61,6 +61,8 @@
 //	Consent revoked at the bank: 403, new consent SCA        TestErrorsConsentRevoked
 //	Payment POST whose answer is lost: ErrOutcomeUnknown,    TestErrorsPaymentOutcomeUnknown
 //	  one payment at the bank; a 503 to a POST not resent
+//	E-invoice whose answer is lost: ResolveEInvoice says     TestErrorsEInvoiceOutcomeResolved
+//	  whether it landed, or makes the one payment
 //	503 with Retry-After on a GET: retried to success        TestErrorsRetry503
 //	Limits: PSU not present, 4 calls per 24 h (balances,     TestLimitsPSUNotPresent
 //	  transactions, details): SDK budget and bank's 429
@@ -138,6 +140,33 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t = c.t.Add(d)
+}
+
+// waits records the waits a client asked for between attempts, which
+// return at once (see noWait).
+type waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+// all returns the waits so far, oldest first.
+func (w *waits) all() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Duration(nil), w.d...)
+}
+
+// noWait makes c retry without waiting in real time and records the waits
+// it asked for. Call it before c is used.
+func noWait(c *xs2a.Client) *waits {
+	w := &waits{}
+	xs2a.SetSleep(c, func(ctx context.Context, d time.Duration) error {
+		w.mu.Lock()
+		w.d = append(w.d, d)
+		w.mu.Unlock()
+		return ctx.Err()
+	})
+	return w
 }
 
 func (c *fakeClock) Set(t time.Time) {

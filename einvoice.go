@@ -39,30 +39,93 @@ type EInvoice struct {
 // processed at the invoice scheme. The TPP must not change that status
 // itself (service.md, Flow 4); the SDK has no call that does.
 func (s *PaymentsService) InitiateEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice, retry bool) (*Initiation, *Response, error) {
-	if err := checkInitiation(psu, product); err != nil {
+	body, err := einvoicePayment(psu, product, p, inv)
+	if err != nil {
 		return nil, nil, err
 	}
+	return s.initiate(ctx, psu, "payments.initiate_einvoice", "/v1/payments/", product, body, &InitiateOptions{AllowLogicalDuplicate: retry}, kindSingle)
+}
+
+// EInvoiceResolution is the answer of ResolveEInvoice: either Landed (with
+// Refusal) or Initiation is set.
+type EInvoiceResolution struct {
+	// Landed: the bank refused the invoice as a logical duplicate, so it
+	// already holds a payment of it that is neither cancelled nor
+	// rejected: the attempt whose answer was lost, or an earlier one. The
+	// interface offers no way to learn that payment's id or links.
+	Landed bool
+	// Refusal is the bank's duplicate answer (ErrDuplicatePayment) when
+	// Landed.
+	Refusal *Error
+	// Initiation is the payment this call created when the bank held no
+	// live payment of the invoice: the lost attempt never reached it, or
+	// was since cancelled or rejected. Go on with it as with an answer of
+	// InitiateEInvoice (StartAuthorisation).
+	Initiation *Initiation
+}
+
+// ResolveEInvoice finds out whether an e-invoice payment whose answer was
+// lost (ErrOutcomeUnknown from InitiateEInvoice) reached the bank: it sends
+// the same invoice again, POST /v1/payments/{product}, always without
+// allowLogicalDuplicate. The bank refuses a second live payment of one
+// invoice (same KID, invoice number and creditor) unless that flag is set,
+// so this call creates at most one payment of the invoice whatever happened
+// before: a refusal means the earlier attempt landed (Landed), an
+// acceptance means it did not and this call made the payment (Initiation).
+// Pass the psu, product, p and inv of the lost call; checks and errors are
+// those of InitiateEInvoice.
+//
+// The SDK never calls it on its own: re-sending a payment is the caller's
+// decision. If its own answer is lost (ErrOutcomeUnknown again), calling it
+// again is as safe. When Landed, the SDK cannot authorise, poll or cancel
+// the earlier payment (its links were in the lost answer); unless the bank
+// exempted it from SCA, it is not executed without the PSU's SCA, which
+// starts from those links. Do not pay
+// the invoice again on your own: tell the PSU, and only on the PSU's
+// decision call InitiateEInvoice with retry true.
+func (s *PaymentsService) ResolveEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice) (*EInvoiceResolution, *Response, error) {
+	body, err := einvoicePayment(psu, product, p, inv)
+	if err != nil {
+		return nil, nil, err
+	}
+	ini, resp, err := s.initiate(ctx, psu, "payments.resolve_einvoice", "/v1/payments/", product, body, nil, kindSingle)
+	var refusal *Error
+	switch {
+	case err == nil:
+		return &EInvoiceResolution{Initiation: ini}, resp, nil
+	case errors.As(err, &refusal) && refusal.Is(ErrDuplicatePayment):
+		return &EInvoiceResolution{Landed: true, Refusal: refusal}, resp, nil
+	}
+	return nil, resp, err
+}
+
+// einvoicePayment checks an e-invoice initiation and returns the payment to
+// send: a copy of p with the invoice's references.
+func einvoicePayment(psu PSU, product string, p *Payment, inv EInvoice) (*Payment, error) {
+	if err := checkInitiation(psu, product); err != nil {
+		return nil, err
+	}
 	if p == nil {
-		return nil, nil, invalid("Payment", "is nil")
+		return nil, invalid("Payment", "is nil")
 	}
 	switch {
 	case p.RemittanceInformationUnstructured != "":
-		return nil, nil, invalid("Payment.RemittanceInformationUnstructured", "must be empty: an e-invoice payment carries the KID and invoice number only")
+		return nil, invalid("Payment.RemittanceInformationUnstructured", "must be empty: an e-invoice payment carries the KID and invoice number only")
 	case len(p.RemittanceInformationStructuredArray) > 0:
-		return nil, nil, invalid("Payment.RemittanceInformationStructuredArray", "must be empty: InitiateEInvoice fills it from EInvoice")
+		return nil, invalid("Payment.RemittanceInformationStructuredArray", "must be empty: InitiateEInvoice fills it from EInvoice")
 	case p.RemittanceInformationStructured != nil:
-		return nil, nil, invalid("Payment.RemittanceInformationStructured", "must be nil: InitiateEInvoice fills RemittanceInformationStructuredArray from EInvoice")
+		return nil, invalid("Payment.RemittanceInformationStructured", "must be nil: InitiateEInvoice fills RemittanceInformationStructuredArray from EInvoice")
 	}
 	refs, err := inv.references()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cp := *p
 	cp.RemittanceInformationStructuredArray = refs
 	if err := cp.validate("Payment"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return s.initiate(ctx, psu, "payments.initiate_einvoice", "/v1/payments/", product, &cp, &InitiateOptions{AllowLogicalDuplicate: retry}, kindSingle)
+	return &cp, nil
 }
 
 // references builds the structured references of the invoice, naming

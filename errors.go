@@ -26,9 +26,19 @@ var (
 	// used up, locally by the access budget or at the bank (429).
 	ErrAccessExceeded = errors.New("xs2a: access exceeded")
 	// ErrOutcomeUnknown: a request that creates something (a payment) left
-	// the client but no answer came back. The bank may have acted on it:
-	// look the payment up before sending it again.
+	// the client but no answer came back, or a 5xx did: the bank may have
+	// acted on it, and the interface has no way to look a payment up (not
+	// by X-Request-ID either). Do not send it again blindly: for an
+	// e-invoice, PaymentsService.ResolveEInvoice tells whether it landed;
+	// for other payments see "Lost payment answers" in the package
+	// documentation.
 	ErrOutcomeUnknown = errors.New("xs2a: outcome unknown")
+	// ErrDuplicatePayment: the bank refused a payment sent without
+	// allowLogicalDuplicate as a logical duplicate of an earlier one that is
+	// neither cancelled nor rejected (for an e-invoice: the same KID,
+	// invoice number and creditor). The error is an *Error, 400
+	// PAYMENT_FAILED at the remittanceInformationStructuredArray.
+	ErrDuplicatePayment = errors.New("xs2a: logical duplicate of an earlier payment")
 	// ErrConsentInvalid: consent is missing, expired or revoked at the bank
 	// (403, or a CONSENT_* code).
 	ErrConsentInvalid = errors.New("xs2a: consent invalid")
@@ -147,7 +157,7 @@ func (e *Error) Error() string {
 		b.WriteString(safeText(e.Messages[0].Text, 200))
 	}
 	if e.Is(ErrOutcomeUnknown) {
-		b.WriteString("; outcome unknown: the bank may have acted on the request, look it up before sending it again")
+		b.WriteString("; outcome unknown: the bank may have acted on the request, do not send it again blindly")
 	}
 	if e.RequestID != "" {
 		b.WriteString(" (X-Request-ID ")
@@ -175,8 +185,14 @@ func (e *Error) HasCode(code string) bool {
 // whose path is "Signature"; ErrCorporateIDRequired matches
 // CORPORATE_ID_INVALID or a 400 whose path is "PSU-CORPORATE-ID". ErrOutcomeUnknown matches a 5xx answer to a request
 // that is not idempotent (a payment initiation): the bank may have acted on it.
+// ErrDuplicatePayment matches a 400 PAYMENT_FAILED whose path is a
+// remittanceInformationStructuredArray (of the payment or of a bulk entry):
+// the interface does not document its logical-duplicate answer beyond that,
+// so other PAYMENT_FAILED answers are not taken for one.
 func (e *Error) Is(target error) bool {
 	switch target {
+	case ErrDuplicatePayment:
+		return e.duplicate()
 	case ErrOutcomeUnknown:
 		return e.StatusCode >= 500 && e.Method != "" && !idempotent(e.Method)
 	case ErrSignatureInvalid:
@@ -198,6 +214,20 @@ func (e *Error) Is(target error) bool {
 		return e.HasCode(CodeReferenceMixInvalid)
 	case ErrNotFound:
 		return e.StatusCode == http.StatusNotFound
+	}
+	return false
+}
+
+// duplicate reports the bank's refusal of a logical duplicate.
+func (e *Error) duplicate() bool {
+	if e.StatusCode != http.StatusBadRequest {
+		return false
+	}
+	for _, m := range e.Messages {
+		p := strings.ToLower(m.Path)
+		if m.Code == CodePaymentFailed && (p == "remittanceinformationstructuredarray" || strings.HasSuffix(p, ".remittanceinformationstructuredarray")) {
+			return true
+		}
 	}
 	return false
 }
@@ -357,9 +387,8 @@ func (e *SCARequiredError) Is(target error) bool { return target == ErrSCARequir
 // TransportError is a call that got no answer from the bank: the connection
 // failed, was lost, or the context ended. When a request that is not
 // idempotent (a POST) may have reached the bank, Sent is true and the error
-// answers errors.Is(err, ErrOutcomeUnknown): look the payment up (for example by
-// its X-Request-ID with the bank) before sending it again. The SDK never
-// re-sends such a request on its own.
+// answers errors.Is(err, ErrOutcomeUnknown): do not send it again blindly
+// (see ErrOutcomeUnknown). The SDK never re-sends such a request on its own.
 type TransportError struct {
 	Method    string
 	Op        string

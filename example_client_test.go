@@ -383,6 +383,46 @@ func ExamplePaymentsService_Initiate() {
 	// final: true
 }
 
+// An e-invoice payment whose answer is lost on the way back (the fake bank
+// drops the connection after it made the payment): the TPP decides to
+// resolve it, and ResolveEInvoice, sending the invoice again without
+// allowLogicalDuplicate, finds that the first attempt landed. The bank still
+// holds one payment.
+func ExamplePaymentsService_ResolveEInvoice() {
+	srv, client := startExampleBank(xs2atest.WithFaults(xs2atest.Fault{Method: "POST", Path: "/v1/payments/", Drop: true, Times: 1}))
+	defer srv.Close()
+	defer client.Close()
+	ctx := context.Background()
+	psu := consentedPSU(ctx, srv, client, xs2atest.PrivateCustomer2)
+
+	invoice := xs2a.EInvoice{KID: "0365327", InvoiceNumber: "INV-2026-17"}
+	payment := &xs2a.Payment{
+		InstructedAmount: xs2a.Amount{Currency: "NOK", Amount: "1499.00"},
+		CreditorAccount:  xs2a.AccountReference{BBAN: "86011117947"},
+		CreditorName:     "Kraftselskapet AS",
+	}
+	_, _, err := client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice, false)
+	fmt.Println("outcome unknown:", errors.Is(err, xs2a.ErrOutcomeUnknown))
+
+	res, _, err := client.Payments.ResolveEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice)
+	switch {
+	case err != nil:
+		log.Fatal(err) // still unknown (its answer lost too) or refused: calling it again is safe
+	case res.Landed:
+		// Do not pay it again on your own: tell the PSU that a payment
+		// of the invoice already stands at the bank.
+		fmt.Println("the first attempt landed:", errors.Is(res.Refusal, xs2a.ErrDuplicatePayment))
+	default:
+		// The first never reached the bank: go on with this payment.
+		fmt.Println("initiated now:", res.Initiation.TransactionStatus)
+	}
+	fmt.Println("payments at the bank:", srv.PaymentCount())
+	// Output:
+	// outcome unknown: true
+	// the first attempt landed: true
+	// payments at the bank: 1
+}
+
 // A payment the batch cannot book for lack of funds: the bank reports ACCP
 // with fundsAvailable false, and PollStatus stops there with a *FundsError.
 // ACCP is not final: the bank would still book the payment at a later batch

@@ -76,7 +76,7 @@ func Example_singlePayment() {
 	}
 	ini, _, err := client.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, nil)
 	if errors.Is(err, xs2a.ErrOutcomeUnknown) {
-		log.Fatal("no answer: look the payment up before sending it again: ", err)
+		log.Fatal("no answer: do not send the payment again before the PSU has checked for it: ", err)
 	}
 	if err != nil {
 		log.Fatal(err)

@@ -26,7 +26,8 @@ import (
 // to keep (Callback.PSU). A POST that may have reached the bank is never sent
 // again by the SDK: when no answer came, the error answers
 // errors.Is(err, ErrOutcomeUnknown) and carries the X-Request-ID in its
-// *TransportError; look the payment up before initiating it again.
+// *TransportError; see "Lost payment answers" in the package documentation
+// before initiating it again.
 type PaymentsService service
 
 // SigningBasketsService groups payments for one SCA (POST /v1/signing-baskets).
@@ -121,8 +122,8 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, op, prefix, pro
 		return nil, resp, err
 	}
 	if out.PaymentID == "" {
-		// Accepted, but the payment cannot be followed: look it up
-		// before initiating it again.
+		// Accepted, but the payment cannot be followed: its outcome is
+		// as unknown as that of a lost answer.
 		return nil, resp, &TransportError{Method: r.method, Op: op, RequestID: resp.RequestID, Sent: true,
 			Err: errors.New("the answer holds no paymentId")}
 	}

@@ -182,7 +182,10 @@
 //	KID error                                              400 FORMAT_ERROR, path remittanceInformationStructuredArray, "invalid KID"
 //	E-invoice: CINV with the scheme's issuer and a SCOR    400 FORMAT_ERROR, path remittanceInformationStructuredArray, for a
 //	KID, both in remittanceInformationStructuredArray      CINV without a SCOR there (...[i].referenceIssuer without issuer)
-//	Logical duplicate (same CINV, SCOR and creditor)       400 PAYMENT_FAILED unless ?allowLogicalDuplicate=true
+//	Logical duplicate (same CINV, SCOR and creditor)       400 PAYMENT_FAILED, path remittanceInformationStructuredArray
+//	                                                       (payments[i]. before it in a bulk), while any earlier payment of
+//	                                                       the invoice is neither CANC nor RJCT, unless
+//	                                                       ?allowLogicalDuplicate=true (xs2a.ErrDuplicatePayment)
 //	MonthlyVariable with duplicate months                  400 FORMAT_ERROR (path monthsOfExecution)
 //	startAuthorisation, one per signer                     201 scaRedirect; RCVD -> ACTC, or PATC until enough distinct signers
 //	domestic-norway-credit-transfers before approval       status and details: 400 RESOURCE_UNKNOWN while RCVD or PATC

@@ -200,20 +200,12 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		}
 		p.debtor = a.id
 	}
-	for _, f := range entries {
-		if f.kid == "" || f.invoice == "" {
-			continue
-		}
-		k := dupKey{f.creditor, f.kid, f.invoice}
-		if prev, seen := s.dupes[k]; seen && !allowDup {
-			if pp := s.payments[prev]; pp != nil && pp.status != "CANC" && pp.status != "RJCT" {
-				writeError(w, http.StatusBadRequest, "PAYMENT_FAILED", "remittanceInformationStructuredArray",
-					"logical duplicate: an earlier payment has the same invoice number, KID and creditor; repeat with allowLogicalDuplicate=true if this payment is intended")
-				return
-			}
-		}
-		p.dupes = append(p.dupes, k)
+	dupes, dupErr := s.duplicateLocked(svc, entries, allowDup)
+	if dupErr != nil {
+		writeAPIError(w, dupErr)
+		return
 	}
+	p.dupes = dupes
 	p.entries = entries
 	p.execDate = entries[0].execDate
 	if product == ProductInstant {
@@ -230,7 +222,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 	s.payments[p.id] = p
 	s.paymentOrder = append(s.paymentOrder, p.id)
 	for _, k := range p.dupes {
-		s.dupes[k] = p.id
+		s.dupes[k] = append(s.dupes[k], p.id)
 	}
 	base := paymentPath(p)
 	w.Header().Set("Location", s.URL()+base) // absolute: a Location path would resolve outside the base path
@@ -245,6 +237,42 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 			"startAuthorisation": {Href: base + "/authorisations", Verbs: []string{"POST"}},
 		},
 	})
+}
+
+// duplicateLocked returns the invoice keys (creditor, KID, invoice number) of
+// entries, or without allowDup the refusal of an entry whose invoice a live
+// payment (neither cancelled nor rejected) already pays: 400 PAYMENT_FAILED
+// at the entry's remittanceInformationStructuredArray. Every earlier payment
+// of the invoice counts, not only the latest.
+func (s *Server) duplicateLocked(svc string, entries []*paymentFacts, allowDup bool) ([]dupKey, *apiError) {
+	var keys []dupKey
+	for i, f := range entries {
+		if f.kid == "" || f.invoice == "" {
+			continue
+		}
+		k := dupKey{f.creditor, f.kid, f.invoice}
+		if !allowDup && s.invoicePaidLocked(k) {
+			path := "remittanceInformationStructuredArray"
+			if svc == "bulk-payments" {
+				path = "payments[" + strconv.Itoa(i) + "]." + path
+			}
+			return nil, &apiError{http.StatusBadRequest, "PAYMENT_FAILED", path,
+				"logical duplicate: an earlier payment has the same invoice number, KID and creditor; repeat with allowLogicalDuplicate=true if this payment is intended"}
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// invoicePaidLocked reports whether a payment of invoice k is live: neither
+// cancelled nor rejected.
+func (s *Server) invoicePaidLocked(k dupKey) bool {
+	for _, id := range s.dupes[k] {
+		if p := s.payments[id]; p != nil && p.status != "CANC" && p.status != "RJCT" {
+			return true
+		}
+	}
+	return false
 }
 
 // fundsCheckLocked: the instant product is executed at authorisation, so a

@@ -332,11 +332,37 @@ func TestLogicalDuplicate(t *testing.T) {
 	// another invoice number is no duplicate
 	r4 := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("420.00", eInvoice("12345678903", "F-2025-18")), hdr...)
 	assert.Equal(t, 201, r4.status)
+	// the latest payment cancelled, the first still pays the invoice
+	require.Equal(t, 204, c.do("DELETE", r3.link(t, "self"), nil).status)
+	r5 := c.do("POST", "/v1/payments/"+ProductDomestic, body, hdr...)
+	assert.Equal(t, 400, r5.status, "%s", r5.body)
+	assert.Equal(t, "PAYMENT_FAILED", r5.code())
 	// cancelled payments do not count
 	require.Equal(t, 204, c.do("DELETE", r.link(t, "self"), nil).status)
-	require.Equal(t, 204, c.do("DELETE", r3.link(t, "self"), nil).status)
 	assert.Equal(t, "CANC", c.status(r)["transactionStatus"])
 	assert.Equal(t, 201, c.do("POST", "/v1/payments/"+ProductDomestic, body, hdr...).status)
+}
+
+// A bulk entry that repeats the invoice of a live payment is refused at its
+// own path.
+func TestLogicalDuplicateInBulk(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	hdr := c.pisPSU(PrivateCustomer1)
+	debtor := customerOf(t, s, PrivateCustomer1).Accounts[0].BBAN
+	paid := singlePayment("420.00", eInvoice("12345678903", "F-2025-17"))
+	require.Equal(t, 201, c.do("POST", "/v1/payments/"+ProductDomestic, paid, hdr...).status)
+	bulk := map[string]any{
+		"debtorAccount": map[string]any{"bban": debtor, "currency": "NOK"},
+		"payments":      []any{singlePayment("10.00", eInvoice("2440997-", "INV-9")), paid},
+	}
+	r := c.do("POST", "/v1/bulk-payments/"+ProductDomestic, bulk, hdr...)
+	require.Equal(t, 400, r.status, "%s", r.body)
+	var e errorBody
+	require.NoError(t, json.Unmarshal(r.body, &e))
+	assert.Equal(t, "PAYMENT_FAILED", e.TPPMessages[0].Code)
+	assert.Equal(t, "payments[1].remittanceInformationStructuredArray", e.TPPMessages[0].Path)
 }
 
 func TestDebtorChosenAtSCA(t *testing.T) {

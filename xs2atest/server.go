@@ -73,7 +73,7 @@ type bankState struct {
 	paymentOrder   []string
 	baskets        map[string]*basket
 	usage          map[usageKey][]time.Time
-	dupes          map[dupKey]string
+	dupes          map[dupKey][]string // ids of the payments of an invoice, oldest first
 }
 
 // Request is one entry of the request log: what arrived, never bodies or
@@ -162,7 +162,7 @@ func (s *Server) resetLocked() {
 		customers: map[string]*customer{}, accounts: map[string]*account{}, byBBAN: map[string]*account{},
 		agreements: map[string]*agreement{}, psus: map[string]*psuRecord{}, consents: map[consentKey]*consent{},
 		sessions: map[sessionKey]*session{}, scas: map[string]*scaRecord{}, payments: map[string]*payment{},
-		baskets: map[string]*basket{}, usage: map[usageKey][]time.Time{}, dupes: map[dupKey]string{},
+		baskets: map[string]*basket{}, usage: map[usageKey][]time.Time{}, dupes: map[dupKey][]string{},
 	}
 	s.seedLocked()
 }
