@@ -37,7 +37,9 @@
 // psu-id, psu-corporate-id and tpp-redirect-uri present, in that order) and the
 // signature, RFC 2047 encoded when the issuer has non-ASCII text. Signer
 // options cover the variants banks are known to want (WithLowerCaseSerial,
-// WithEscapedSpacesInCA, WithKeyID, WithSignedHeaders, WithDigestOnEmptyBody).
+// WithEscapedSpacesInCA, WithKeyID, WithSignedHeaders, WithDigestOnEmptyBody,
+// and WithRFC2047Signature, which wraps every Signature value as
+// =?utf-8?B?...?= the way the platform's public clients send it).
 // Transport works on its own: &http.Client{Transport: &xs2a.Transport{...}}
 // signs any request.
 //

@@ -49,7 +49,8 @@ type Signer struct {
 	lowerSerial, escapeSpaces bool
 	paramsHead                string // `keyId="...",algorithm="...",headers="`
 	valueLen                  int    // room for a Signature value (unless RFC 2047 encoded)
-	encode2047                bool   // the value holds non-ASCII text: RFC 2047 encode it
+	encode2047                bool   // RFC 2047 encode the value: non-ASCII keyId or WithRFC2047Signature
+	force2047                 bool   // WithRFC2047Signature
 	rand                      io.Reader
 }
 
@@ -60,6 +61,17 @@ type SignerOption func(*Signer) error
 // hex, for banks that compare it that way.
 func WithLowerCaseSerial() SignerOption {
 	return func(s *Signer) error { s.lowerSerial = true; return nil }
+}
+
+// WithRFC2047Signature sends every Signature value as one RFC 2047
+// encoded word, =?utf-8?B?<base64 of keyId=...,algorithm=...,headers=...,signature=...>?=,
+// the form the public clients of this platform send (together with
+// WithLowerCaseSerial). Without it the value is sent as plain text, and
+// wrapped so only when the keyId holds text other than ASCII (an issuer
+// with non-ASCII characters), where the interface requires the wrapping.
+// The signed content is the same either way.
+func WithRFC2047Signature() SignerOption {
+	return func(s *Signer) error { s.force2047 = true; return nil }
 }
 
 // WithEscapedSpacesInCA writes the spaces of the issuer name in the keyId as
@@ -153,7 +165,7 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts ...SignerOption) 
 		maxSig = pub.Size()
 	}
 	s.valueLen = len(s.paramsHead) + len(strings.Join(s.headers, " ")) + len(`",signature="`) + base64.StdEncoding.EncodedLen(maxSig) + len(`"`)
-	s.encode2047 = !isASCII(s.keyID)
+	s.encode2047 = s.force2047 || !isASCII(s.keyID)
 	return s, nil
 }
 

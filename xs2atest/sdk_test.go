@@ -84,6 +84,9 @@ func TestSDKTransportIsAccepted(t *testing.T) {
 		{"%20 in CA", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}, variants},
 		{"issuer with serialNumber, organizationIdentifier, DC", testcert.Options{Subject: subject, Issuer: eidas}, nil, nil},
 		{"eIDAS issuer, EC, %20 in CA", testcert.Options{Subject: subject, Issuer: eidas, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}, variants},
+		{"RFC 2047 wrapped Signature", testcert.Options{Subject: subject, Issuer: ascii}, []xs2a.SignerOption{xs2a.WithRFC2047Signature()}, nil},
+		{"RFC 2047 wrapped, lower-case serial", testcert.Options{Subject: subject, Issuer: ascii},
+			[]xs2a.SignerOption{xs2a.WithRFC2047Signature(), xs2a.WithLowerCaseSerial()}, variants},
 		{"digest on empty body", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithDigestOnEmptyBody()}, nil},
 	}
 	for _, tls := range []bool{false, true} {
