@@ -165,6 +165,7 @@
 //	  customer, account, transaction (not with another
 //	  account as debtor), balance; AIS and PIS on them
 //	TPP contact e-mail                                       TestTPPService
+//	  bound to the TPP's certificate (403 for another's)     TestTPPContactBoundToCertificate
 //	cash-account-type-iso                                    TestFlow1AccountAccess/cash-account-type-iso
 //	The service may sign responses (and TLS)                 TestResponseSigning
 //	Errors: signature missing or invalid: 400                TestErrorsSignatureMissingOrInvalid

@@ -28,6 +28,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/xs2a/internal/testcert"
 )
 
 // The fixed TEST-ONLY certificates of testdata/certs (testdata/gencerts).
@@ -679,6 +681,34 @@ func TestRFC2047SignatureGolden(t *testing.T) {
 				serial = "1a2b3c4d5e6f"
 			}
 			assert.True(t, strings.HasPrefix(string(raw), `keyId="SN=`+serial+`,CA=`), string(raw))
+		})
+	}
+}
+
+// TestSignerTPPID: the tppId comes from the subject's organizationIdentifier
+// in its PSD2 form only.
+func TestSignerTPPID(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ orgID, want string }{
+		{"PSDNO-FSA-987654321", "NO-FSA-987654321"},
+		{"PSDSE-FINA-44059", "SE-FINA-44059"},
+		{"", ""},
+		{"NTRNO-983163327", ""}, // a company registration, not a PSD2 authorisation
+		{"PSD", ""},
+		{"PSDNO FSA 1", ""}, // not one path segment
+	}
+	for _, tt := range tests {
+		t.Run(tt.orgID, func(t *testing.T) {
+			t.Parallel()
+			subject := pkix.Name{CommonName: "xs2a test TPP - TEST ONLY"}
+			if tt.orgID != "" {
+				subject.ExtraNames = []pkix.AttributeTypeAndValue{{Type: asn1.ObjectIdentifier{2, 5, 4, 97}, Value: tt.orgID}}
+			}
+			p, err := testcert.New(testcert.Options{Subject: subject, Issuer: pkix.Name{CommonName: "xs2a Test CA - TEST ONLY"}, EC: true})
+			require.NoError(t, err)
+			s, err := NewSigner(p.Key, p.Cert)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, s.TPPID())
 		})
 	}
 }

@@ -204,7 +204,13 @@
 //	                                                       names another account; dates in the past, bookingDate <= valueDate
 //	Sandbox: transaction code with both value and code     proprietaryBankTransactionCode a string (the value) or {"value","code"};
 //	                                                       read back in the same form (a string when no code was given)
-//	TPP contact e-mail                                     PUT/GET /v1/tpps/{tppId}/contact-information; bad address 400
+//	TPP contact e-mail                                     PUT/GET /v1/tpps/{tppId}/contact-information; bad address 400;
+//	  bound to the TPP's certificate                       403 CERTIFICATE_INVALID (path tppId) for another TPP's tppId:
+//	                                                       a certificate with a PSD2 organizationIdentifier
+//	                                                       ("PSDNO-FSA-987654321") acts for that tppId
+//	                                                       ("NO-FSA-987654321") only; one without is bound by its
+//	                                                       public key to the first tppId it writes, and that tppId
+//	                                                       to its key (a renewed certificate with the same key keeps it)
 //	The service may sign responses                         WithResponseSigning: Date, Digest, Signature (date digest x-request-id)
 //
 // Errors are {"tppMessages":[{"category":"ERROR","code","path","text"}]} with

@@ -139,10 +139,11 @@ func TestVerifyRequest(t *testing.T) {
 	ec := newTPP(t, "ecdsa", "xs2atest EC CA (TEST ONLY)")
 	nonASCII := newTPP(t, "ecdsa", "Testbank Ærøskøbing CA (TEST ONLY)")
 	body := []byte(`{"email":"ops@tpp.example"}`)
+	// each TPP its own tppId: a tppId belongs to the first key that writes it
 	put := func(t *testing.T, p *testTPP, edit func(r *http.Request)) *res {
 		c := newTestClient(t, s)
 		c.tpp = p
-		return c.doWith(edit, "PUT", "/v1/tpps/NO-FSA-1/contact-information", body)
+		return c.doWith(edit, "PUT", "/v1/tpps/NO-FSA-"+p.cert.SerialNumber.Text(16)+"/contact-information", body)
 	}
 	resign := func(p *testTPP, keyID string) func(*http.Request) {
 		return func(r *http.Request) { r.Header.Set("Signature", p.signatureValue(t, r.Header, keyID)) }
