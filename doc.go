@@ -66,6 +66,15 @@
 // a new session id needs a new SCA, which invalidates the old id when it
 // completes and leaves it valid when aborted.
 //
+// # Members the models do not name
+//
+// Account, CardAccount, Balances, Balance, Transaction, CardTransaction,
+// Agreement, SCALinks, Initiation and PaymentStatus keep the members of the
+// bank's JSON that their fields do not name in Extra (the values as the
+// bank sent them; nil when there are none): read one with Extra.Decode.
+// Marshalling such a model writes them back after its named fields; a named
+// field always wins over an Extra member of the same name.
+//
 // # Errors
 //
 // The bank's answers of status 400 and above are *Error values (status, first
@@ -164,6 +173,7 @@
 //	Sandbox mock data: initialize, customers, create         TestSandboxService
 //	  customer, account, transaction (not with another
 //	  account as debtor), balance; AIS and PIS on them
+//	Members outside the models kept (Extra), marshalled back TestExtraProductionAccounts, TestExtraRoundTrip
 //	TPP contact e-mail                                       TestTPPService
 //	  bound to the TPP's certificate (403 for another's)     TestTPPContactBoundToCertificate
 //	cash-account-type-iso                                    TestFlow1AccountAccess/cash-account-type-iso
