@@ -136,6 +136,9 @@ type Account struct {
 	Details         string          `json:"details,omitempty"`
 	Balances        []Balance       `json:"balances,omitempty"`
 	Links           AccountLinks    `json:"_links,omitzero"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // AccountOwner is one entry of ownerNames (Berlin Group accountOwner).
@@ -158,6 +161,9 @@ type AccountLinks struct {
 type Balances struct {
 	Account  AccountReference `json:"account,omitzero"`
 	Balances []Balance        `json:"balances"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // Find returns the first balance of type t.
@@ -196,10 +202,13 @@ type Balance struct {
 	LastChangeDateTime       *time.Time `json:"lastChangeDateTime,omitempty"`
 	ReferenceDate            Date       `json:"referenceDate,omitzero"`
 	LastCommittedTransaction string     `json:"lastCommittedTransaction,omitempty"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // UnmarshalJSON decodes a balance, accepting lastChangeDateTime with or
-// without a colon in its offset.
+// without a colon in its offset; members it does not name go to Extra.
 func (b *Balance) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -216,17 +225,18 @@ func (b *Balance) UnmarshalJSON(data []byte) error {
 	}
 	t, err := parseDateTime("lastChangeDateTime", w.LastChange)
 	b.LastChangeDateTime = t
+	b.Extra = scanExtra(data, balanceNames)
 	return err
 }
 
 // MarshalJSON encodes lastChangeDateTime in the offset form of service.md
-// General convention 3 ("+00:00" rather than "Z").
+// General convention 3 ("+00:00" rather than "Z"), and the Extra members.
 func (b Balance) MarshalJSON() ([]byte, error) {
 	type plain Balance
-	return json.Marshal(struct {
+	return marshalWithExtra(struct {
 		plain
 		LastChange string `json:"lastChangeDateTime,omitempty"`
-	}{plain: plain(b), LastChange: formatDateTime(b.LastChangeDateTime)})
+	}{plain: plain(b), LastChange: formatDateTime(b.LastChangeDateTime)}, b.Extra, balanceNames)
 }
 
 // CardAccount is one entry of GET /v1/card-accounts (platform notes; Berlin
@@ -250,6 +260,9 @@ type CardAccount struct {
 	CreditLimit     *Amount       `json:"creditLimit,omitempty"`
 	Balances        []Balance     `json:"balances,omitempty"`
 	Links           AccountLinks  `json:"_links,omitzero"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // Agreement is a corporate agreement of the PSU (GET /v1/agreements,
@@ -258,6 +271,9 @@ type Agreement struct {
 	ID                 string `json:"id"`
 	Name               string `json:"name,omitempty"`
 	OrganisationNumber string `json:"organisationNumber,omitempty"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // isNull reports whether data is the JSON null.

@@ -216,7 +216,8 @@ func TestUsersRegisterAndUser(t *testing.T) {
 func TestUsersAgreements(t *testing.T) {
 	t.Parallel()
 	want := []Agreement{
-		{ID: "8d3f5a61-2c4b-4e7a-9f10-3b2c1d0e9a77", Name: "Nordmann Bygg AS", OrganisationNumber: "987654321"},
+		{ID: "8d3f5a61-2c4b-4e7a-9f10-3b2c1d0e9a77", Name: "Nordmann Bygg AS", OrganisationNumber: "987654321",
+			Extra: Extra{"role": json.RawMessage(`"signatory"`)}}, // a member the model does not name
 		{ID: "0b9e7c52-6a1d-4f3e-8c2b-7d6e5f4a3b21", Name: "Nordmann Holding AS", OrganisationNumber: "912345678"},
 	}
 	var doc map[string]json.RawMessage

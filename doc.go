@@ -37,7 +37,9 @@
 // psu-id, psu-corporate-id and tpp-redirect-uri present, in that order) and the
 // signature, RFC 2047 encoded when the issuer has non-ASCII text. Signer
 // options cover the variants banks are known to want (WithLowerCaseSerial,
-// WithEscapedSpacesInCA, WithKeyID, WithSignedHeaders, WithDigestOnEmptyBody).
+// WithEscapedSpacesInCA, WithKeyID, WithSignedHeaders, WithDigestOnEmptyBody,
+// and WithRFC2047Signature, which wraps every Signature value as
+// =?utf-8?B?...?= the way the platform's public clients send it).
 // Transport works on its own: &http.Client{Transport: &xs2a.Transport{...}}
 // signs any request.
 //
@@ -63,6 +65,15 @@
 // SessionManager keeps the rules of TPP-Session-ID: an SCA holds for one hour;
 // a new session id needs a new SCA, which invalidates the old id when it
 // completes and leaves it valid when aborted.
+//
+// # Members the models do not name
+//
+// Account, CardAccount, Balances, Balance, Transaction, CardTransaction,
+// Agreement, SCALinks, Initiation and PaymentStatus keep the members of the
+// bank's JSON that their fields do not name in Extra (the values as the
+// bank sent them; nil when there are none): read one with Extra.Decode.
+// Marshalling such a model writes them back after its named fields; a named
+// field always wins over an Extra member of the same name.
 //
 // # Errors
 //
@@ -191,7 +202,9 @@
 //	Sandbox mock data: initialize, customers, create         TestSandboxService
 //	  customer, account, transaction (not with another
 //	  account as debtor), balance; AIS and PIS on them
+//	Members outside the models kept (Extra), marshalled back TestExtraProductionAccounts, TestExtraRoundTrip
 //	TPP contact e-mail                                       TestTPPService
+//	  bound to the TPP's certificate (403 for another's)     TestTPPContactBoundToCertificate
 //	cash-account-type-iso                                    TestFlow1AccountAccess/cash-account-type-iso
 //	The service may sign responses (and TLS)                 TestResponseSigning
 //	Errors: signature missing or invalid: 400                TestErrorsSignatureMissingOrInvalid

@@ -39,6 +39,9 @@ type SCALinks struct {
 	AuthorisationID string       `json:"authorisationId,omitempty"`
 	Links           SCALinkSet   `json:"_links"`
 	Messages        []TPPMessage `json:"tppMessages,omitempty"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // SCALinkSet holds the _links of an SCALinks answer.

@@ -221,6 +221,9 @@ type Initiation struct {
 	TransactionFeeIndicator *bool           `json:"transactionFeeIndicator,omitempty"`
 	Links                   InitiationLinks `json:"_links"`
 	Messages                []TPPMessage    `json:"tppMessages,omitempty"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 
 	kind paymentKind // set by Initiate, InitiatePeriodic, InitiateBulk
 }
@@ -244,6 +247,9 @@ type PaymentStatus struct {
 	// payment (nil when the bank did not say); see InsufficientFunds.
 	FundsAvailable *bool        `json:"fundsAvailable,omitempty"`
 	Messages       []TPPMessage `json:"tppMessages,omitempty"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // InsufficientFunds reports whether the bank found too little money for the

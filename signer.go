@@ -8,6 +8,7 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/asn1"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
@@ -41,6 +42,7 @@ type Signer struct {
 	cert       *x509.Certificate
 	algorithm  string
 	keyID      string
+	tppID      string   // from the subject's organizationIdentifier; "" when none
 	certHeader string   // base64 of the DER certificate
 	headers    []string // lower-case names signed when present, in order
 	keys       []string // headers' canonical MIME forms, made once, in the order of headers
@@ -49,7 +51,8 @@ type Signer struct {
 	lowerSerial, escapeSpaces bool
 	paramsHead                string // `keyId="...",algorithm="...",headers="`
 	valueLen                  int    // room for a Signature value (unless RFC 2047 encoded)
-	encode2047                bool   // the value holds non-ASCII text: RFC 2047 encode it
+	encode2047                bool   // RFC 2047 encode the value: non-ASCII keyId or WithRFC2047Signature
+	force2047                 bool   // WithRFC2047Signature
 	rand                      io.Reader
 }
 
@@ -60,6 +63,17 @@ type SignerOption func(*Signer) error
 // hex, for banks that compare it that way.
 func WithLowerCaseSerial() SignerOption {
 	return func(s *Signer) error { s.lowerSerial = true; return nil }
+}
+
+// WithRFC2047Signature sends every Signature value as one RFC 2047
+// encoded word, =?utf-8?B?<base64 of keyId=...,algorithm=...,headers=...,signature=...>?=,
+// the form the public clients of this platform send (together with
+// WithLowerCaseSerial). Without it the value is sent as plain text, and
+// wrapped so only when the keyId holds text other than ASCII (an issuer
+// with non-ASCII characters), where the interface requires the wrapping.
+// The signed content is the same either way.
+func WithRFC2047Signature() SignerOption {
+	return func(s *Signer) error { s.force2047 = true; return nil }
 }
 
 // WithEscapedSpacesInCA writes the spaces of the issuer name in the keyId as
@@ -146,6 +160,7 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts ...SignerOption) 
 		s.keyID = id
 	}
 	s.setHeaders(s.headers)
+	s.tppID = certTPPID(cert)
 	s.certHeader = base64.StdEncoding.EncodeToString(cert.Raw)
 	s.paramsHead = `keyId="` + s.keyID + `",algorithm="` + s.algorithm + `",headers="`
 	maxSig := 72 // an ASN.1 DER ECDSA P-256 signature
@@ -153,8 +168,27 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts ...SignerOption) 
 		maxSig = pub.Size()
 	}
 	s.valueLen = len(s.paramsHead) + len(strings.Join(s.headers, " ")) + len(`",signature="`) + base64.StdEncoding.EncodedLen(maxSig) + len(`"`)
-	s.encode2047 = !isASCII(s.keyID)
+	s.encode2047 = s.force2047 || !isASCII(s.keyID)
 	return s, nil
+}
+
+// oidOrganizationIdentifier is the X.520 organizationIdentifier (2.5.4.97),
+// which holds a PSD2 certificate's "PSD<country>-<authority>-<number>".
+var oidOrganizationIdentifier = asn1.ObjectIdentifier{2, 5, 4, 97}
+
+// certTPPID is the tppId of a PSD2 certificate: its subject's
+// organizationIdentifier without "PSD", if that is a valid tppId; else "".
+func certTPPID(cert *x509.Certificate) string {
+	for _, atv := range cert.Subject.Names {
+		if !atv.Type.Equal(oidOrganizationIdentifier) {
+			continue
+		}
+		v, _ := atv.Value.(string)
+		if id, ok := strings.CutPrefix(v, "PSD"); ok && checkTPPID(id) == nil {
+			return id
+		}
+	}
+	return ""
 }
 
 // certKeyID builds SN=<hex serial>,CA=<issuer, RFC 2253> for cert.
@@ -188,6 +222,13 @@ func (s *Signer) KeyID() string { return s.keyID }
 
 // Algorithm returns "rsa-sha256" for RSA keys, "ecdsa-sha256" for P-256 keys.
 func (s *Signer) Algorithm() string { return s.algorithm }
+
+// TPPID returns the TPP's authorisation number as its certificate names it:
+// the subject's organizationIdentifier (OID 2.5.4.97) without the PSD2
+// prefix "PSD" ("PSDNO-FSA-987654321" gives "NO-FSA-987654321"), the tppId
+// of TPPService's calls, which the bank binds to the certificate. It is ""
+// when the certificate has no organizationIdentifier in that form.
+func (s *Signer) TPPID() string { return s.tppID }
 
 // Certificate returns the TPP certificate sent in TPP-Signature-Certificate.
 func (s *Signer) Certificate() *x509.Certificate { return s.cert }

@@ -28,6 +28,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/xs2a/internal/testcert"
 )
 
 // The fixed TEST-ONLY certificates of testdata/certs (testdata/gencerts).
@@ -629,4 +631,84 @@ func FuzzDecodeRFC2047(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRFC2047SignatureGolden pins the Signature value WithRFC2047Signature
+// sends for the fixed key, clock and request id, with and without
+// WithLowerCaseSerial: one encoded word whose text is exactly the value the
+// signer sends without the option (PKCS#1 v1.5 is deterministic), with the
+// keyId's serial in the case asked for.
+func TestRFC2047SignatureGolden(t *testing.T) {
+	t.Parallel()
+	sendSigned := func(t *testing.T, s *Signer) string {
+		t.Helper()
+		capt := &captureRT{}
+		tr := &Transport{Base: capt, Signer: s, RedirectURI: testRedirectURI, Now: fixedNow}
+		req := newGet(t, testBankURL+"/v1/accounts/some-account/balances")
+		req.Header.Set("X-Request-ID", goldenRequestID)
+		resp, err := tr.RoundTrip(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return capt.last(t).Header.Get("Signature")
+	}
+	tests := []struct {
+		name, golden string
+		lower        bool
+	}{
+		{"upper-case serial", "sign/rfc2047.txt", false},
+		{"lower-case serial", "sign/rfc2047-lower-serial.txt", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var opts []SignerOption
+			if tt.lower {
+				opts = append(opts, WithLowerCaseSerial())
+			}
+			plain := sendSigned(t, testSigner(t, opts...))
+			v := sendSigned(t, testSigner(t, append(opts, WithRFC2047Signature())...))
+			checkGolden(t, tt.golden, []byte(v+"\n"))
+
+			inner, ok := strings.CutPrefix(v, "=?utf-8?B?")
+			require.True(t, ok, v)
+			inner, ok = strings.CutSuffix(inner, "?=")
+			require.True(t, ok, v)
+			raw, err := base64.StdEncoding.DecodeString(inner)
+			require.NoError(t, err)
+			assert.Equal(t, plain, string(raw), "the wrapped text is the plain value")
+			serial := "1A2B3C4D5E6F"
+			if tt.lower {
+				serial = "1a2b3c4d5e6f"
+			}
+			assert.True(t, strings.HasPrefix(string(raw), `keyId="SN=`+serial+`,CA=`), string(raw))
+		})
+	}
+}
+
+// TestSignerTPPID: the tppId comes from the subject's organizationIdentifier
+// in its PSD2 form only.
+func TestSignerTPPID(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ orgID, want string }{
+		{"PSDNO-FSA-987654321", "NO-FSA-987654321"},
+		{"PSDSE-FINA-44059", "SE-FINA-44059"},
+		{"", ""},
+		{"NTRNO-983163327", ""}, // a company registration, not a PSD2 authorisation
+		{"PSD", ""},
+		{"PSDNO FSA 1", ""}, // not one path segment
+	}
+	for _, tt := range tests {
+		t.Run(tt.orgID, func(t *testing.T) {
+			t.Parallel()
+			subject := pkix.Name{CommonName: "xs2a test TPP - TEST ONLY"}
+			if tt.orgID != "" {
+				subject.ExtraNames = []pkix.AttributeTypeAndValue{{Type: asn1.ObjectIdentifier{2, 5, 4, 97}, Value: tt.orgID}}
+			}
+			p, err := testcert.New(testcert.Options{Subject: subject, Issuer: pkix.Name{CommonName: "xs2a Test CA - TEST ONLY"}, EC: true})
+			require.NoError(t, err)
+			s, err := NewSigner(p.Key, p.Cert)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, s.TPPID())
+		})
+	}
 }

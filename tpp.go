@@ -14,7 +14,10 @@ import (
 // operational notifications such as major downtime; registration is optional.
 // The paths are those of platform-notes, Other endpoints:
 // PUT and GET /v1/tpps/{tppId}/contact-information with {"email": "..."}.
-// These calls act for no PSU and are signed like every other request.
+// These calls act for no PSU and are signed like every other request. The
+// bank binds a tppId to the TPP's certificate: pass Signer.TPPID() (the
+// certificate's organizationIdentifier) where the certificate has one; with
+// another TPP's tppId the bank answers 403.
 type TPPService service
 
 // maxEmailLen is the longest address SMTP can carry (RFC 5321 path limit).

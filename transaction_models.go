@@ -104,6 +104,9 @@ type Transaction struct {
 	// TransactionsPage set it; it is empty on AccountsService.Transaction,
 	// whose answer does not say. It is not part of the bank's JSON.
 	Status BookingStatus `json:"-"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // TransactionLinks are the _links of a transaction.
@@ -112,8 +115,9 @@ type TransactionLinks struct {
 }
 
 // UnmarshalJSON decodes a transaction: remittanceInformationStructured as a
-// string or an object, and the additionalInformationProprietary* keys into
-// AdditionalInformationProprietary. Unknown fields are ignored.
+// string or an object, the additionalInformationProprietary* keys into
+// AdditionalInformationProprietary, and the other members it does not name
+// into Extra.
 func (t *Transaction) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -144,6 +148,7 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 		}
 		t.RemittanceInformationStructured = &s
 	}
+	t.Extra = scanExtra(data, transactionNames)
 	if !bytes.Contains(data, []byte(additionalProprietaryPrefix)) {
 		return nil
 	}
@@ -172,8 +177,19 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON encodes the transaction as the bank does, with the
-// AdditionalInformationProprietary entries as top-level fields (sorted).
+// AdditionalInformationProprietary entries as top-level fields (sorted),
+// then the Extra members.
 func (t Transaction) MarshalJSON() ([]byte, error) {
+	b, err := t.marshalProprietary()
+	if err != nil || len(t.Extra) == 0 {
+		return b, err
+	}
+	return appendExtra(b, t.Extra, transactionNames)
+}
+
+// marshalProprietary encodes the transaction with the
+// AdditionalInformationProprietary entries.
+func (t Transaction) marshalProprietary() ([]byte, error) {
 	type plain Transaction
 	b, err := json.Marshal(plain(t))
 	if err != nil || len(t.AdditionalInformationProprietary) == 0 {
@@ -341,10 +357,14 @@ type CardTransaction struct {
 	// Status is BookingBooked or BookingPending: the group of the report the
 	// transaction came from. It is not part of the bank's JSON.
 	Status BookingStatus `json:"-"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // UnmarshalJSON decodes a card transaction, accepting
-// acceptorTransactionDateTime with or without a colon in its offset.
+// acceptorTransactionDateTime with or without a colon in its offset;
+// members it does not name go to Extra.
 func (t *CardTransaction) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -361,17 +381,18 @@ func (t *CardTransaction) UnmarshalJSON(data []byte) error {
 	}
 	at, err := parseDateTime("acceptorTransactionDateTime", w.Acceptor)
 	t.AcceptorTransactionDateTime = at
+	t.Extra = scanExtra(data, cardTransactionNames)
 	return err
 }
 
 // MarshalJSON encodes acceptorTransactionDateTime in the offset form of
-// service.md General convention 3.
+// service.md General convention 3, and the Extra members.
 func (t CardTransaction) MarshalJSON() ([]byte, error) {
 	type plain CardTransaction
-	return json.Marshal(struct {
+	return marshalWithExtra(struct {
 		plain
 		Acceptor string `json:"acceptorTransactionDateTime,omitempty"`
-	}{plain: plain(t), Acceptor: formatDateTime(t.AcceptorTransactionDateTime)})
+	}{plain: plain(t), Acceptor: formatDateTime(t.AcceptorTransactionDateTime)}, t.Extra, cardTransactionNames)
 }
 
 // swapAmounts undoes the bank's legacy mapping of card amounts, in which

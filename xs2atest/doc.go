@@ -29,7 +29,11 @@
 // (PKCS#1 v1.5) or ecdsa-sha256 (P-256, ASN.1 DER), the parts in the order
 // keyId, algorithm, headers, signature. A value with text other than ASCII
 // (a non-ASCII issuer) must be RFC 2047 encoded (=?utf-8?B?...?=, service.md
-// Authentication 7); raw non-ASCII text is refused. date, digest,
+// Authentication 7); raw non-ASCII text is refused. Any value may be sent so
+// wrapped (the SDK's WithRFC2047Signature): a value that starts with "=?"
+// must then consist of encoded words only (charset utf-8, us-ascii or
+// iso-8859-1; B or Q), separated by white space; a partial or malformed
+// wrapping gets 400 SIGNATURE_INVALID. date, digest,
 // x-request-id, psu-id, psu-corporate-id and tpp-redirect-uri must be signed
 // when present; Digest (SHA-256 or SHA-512) must match the body and is
 // required with a body. The certificate is not
@@ -137,7 +141,8 @@
 //	X-Request-ID: a UUID                                   400 FORMAT_ERROR (path X-Request-ID) when missing or not a UUID
 //	Date: RFC 7231 date                                    400 FORMAT_ERROR (path Date) when present and not the IMF-fixdate
 //	                                                       form "Wed, 12 Mar 2025 10:00:00 GMT"
-//	Non-ASCII text in Signature: RFC 2047                  400 SIGNATURE_INVALID for raw non-ASCII text in the header
+//	Non-ASCII text in Signature: RFC 2047                  400 SIGNATURE_INVALID for raw non-ASCII text in the header,
+//	                                                       or a value partly or wrongly RFC 2047 wrapped
 //	PSU-IP-Address: the IP address of the PSU's device     400 FORMAT_ERROR when present and not an IPv4/IPv6 address
 //	TPP-Redirect-Preferred: True or False                  400 FORMAT_ERROR when present and not True/False (any case)
 //	Text the backend cannot process (e.g. emoji)           400 FORMAT_ERROR for any character outside printable
@@ -202,7 +207,13 @@
 //	                                                       names another account; dates in the past, bookingDate <= valueDate
 //	Sandbox: transaction code with both value and code     proprietaryBankTransactionCode a string (the value) or {"value","code"};
 //	                                                       read back in the same form (a string when no code was given)
-//	TPP contact e-mail                                     PUT/GET /v1/tpps/{tppId}/contact-information; bad address 400
+//	TPP contact e-mail                                     PUT/GET /v1/tpps/{tppId}/contact-information; bad address 400;
+//	  bound to the TPP's certificate                       403 CERTIFICATE_INVALID (path tppId) for another TPP's tppId:
+//	                                                       a certificate with a PSD2 organizationIdentifier
+//	                                                       ("PSDNO-FSA-987654321") acts for that tppId
+//	                                                       ("NO-FSA-987654321") only; one without is bound by its
+//	                                                       public key to the first tppId it writes, and that tppId
+//	                                                       to its key (a renewed certificate with the same key keeps it)
 //	The service may sign responses                         WithResponseSigning: Date, Digest, Signature (date digest x-request-id)
 //
 // Errors are {"tppMessages":[{"category":"ERROR","code","path","text"}]} with

@@ -84,6 +84,9 @@ func TestSDKTransportIsAccepted(t *testing.T) {
 		{"%20 in CA", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}, variants},
 		{"issuer with serialNumber, organizationIdentifier, DC", testcert.Options{Subject: subject, Issuer: eidas}, nil, nil},
 		{"eIDAS issuer, EC, %20 in CA", testcert.Options{Subject: subject, Issuer: eidas, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}, variants},
+		{"RFC 2047 wrapped Signature", testcert.Options{Subject: subject, Issuer: ascii}, []xs2a.SignerOption{xs2a.WithRFC2047Signature()}, nil},
+		{"RFC 2047 wrapped, lower-case serial", testcert.Options{Subject: subject, Issuer: ascii},
+			[]xs2a.SignerOption{xs2a.WithRFC2047Signature(), xs2a.WithLowerCaseSerial()}, variants},
 		{"digest on empty body", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithDigestOnEmptyBody()}, nil},
 	}
 	for _, tls := range []bool{false, true} {
@@ -221,4 +224,104 @@ func ExampleServer_CompleteSCA() {
 	// context: PRIVATE session: session-1
 	// Brukskonto NOK
 	// Sparekonto for felles husholdning o NOK
+}
+
+// psd2Subject is a TPP certificate subject with the PSD2
+// organizationIdentifier orgID ("" for none).
+func psd2Subject(cn, orgID string) pkix.Name {
+	n := pkix.Name{CommonName: cn + " - TEST ONLY", Country: []string{"NO"}}
+	if orgID != "" {
+		n.ExtraNames = []pkix.AttributeTypeAndValue{{Type: asn1.ObjectIdentifier{2, 5, 4, 97}, Value: orgID}}
+	}
+	return n
+}
+
+// TestTPPContactBoundToCertificate: a tppId's contact e-mail can be read
+// and written only with the certificate it belongs to: the one whose
+// organizationIdentifier names it, or, for a certificate without one, the
+// key that wrote it first. Any other TPP gets 403 and changes nothing.
+func TestTPPContactBoundToCertificate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := xs2atest.NewServer(t)
+	ca := pkix.Name{CommonName: "xs2a Test CA - TEST ONLY", Country: []string{"NO"}}
+	newClient := func(cn, orgID string) (*xs2a.Client, *xs2a.Signer) {
+		sg := signerFrom(t, testcert.Options{Subject: psd2Subject(cn, orgID), Issuer: ca, EC: true})
+		c, err := s.Client(sg)
+		require.NoError(t, err)
+		return c, sg
+	}
+	alpha, alphaSigner := newClient("Alpha TPP", "PSDNO-FSA-111111111")
+	beta, betaSigner := newClient("Beta TPP", "PSDNO-FSA-222222222")
+	gamma, gammaSigner := newClient("Gamma TPP", "")
+	delta, _ := newClient("Delta TPP", "")
+	alphaRenewed, _ := newClient("Alpha TPP renewed", "PSDNO-FSA-111111111") // same TPP, new key
+	require.Equal(t, "NO-FSA-111111111", alphaSigner.TPPID())
+	require.Equal(t, "NO-FSA-222222222", betaSigner.TPPID())
+	require.Empty(t, gammaSigner.TPPID())
+
+	// the owners register
+	_, err := alpha.TPP.SetContactEmail(ctx, alphaSigner.TPPID(), "ops@alpha.example")
+	require.NoError(t, err)
+	_, err = beta.TPP.SetContactEmail(ctx, betaSigner.TPPID(), "ops@beta.example")
+	require.NoError(t, err)
+	_, err = gamma.TPP.SetContactEmail(ctx, "NO-FSA-333333333", "ops@gamma.example") // binds the id to gamma's key
+	require.NoError(t, err)
+
+	forbidden := []struct {
+		name  string
+		c     *xs2a.Client
+		tppID string
+	}{
+		{"beta on alpha's id", beta, "NO-FSA-111111111"},
+		{"alpha on beta's id", alpha, "NO-FSA-222222222"},
+		{"key-bound gamma on alpha's id", gamma, "NO-FSA-111111111"},
+		{"delta on gamma's key-bound id", delta, "NO-FSA-333333333"},
+		{"alpha on gamma's key-bound id", alpha, "NO-FSA-333333333"},
+		{"gamma on a second id", gamma, "NO-FSA-444444444"},
+	}
+	for _, tt := range forbidden {
+		t.Run(tt.name, func(t *testing.T) {
+			_, resp, err := tt.c.TPP.ContactEmail(ctx, tt.tppID)
+			requireForbidden(t, resp, err)
+			resp, err = tt.c.TPP.SetContactEmail(ctx, tt.tppID, "attacker@evil.example")
+			requireForbidden(t, resp, err)
+		})
+	}
+
+	owners := []struct {
+		name, tppID, email string
+		c                  *xs2a.Client
+	}{
+		{"alpha", "NO-FSA-111111111", "ops@alpha.example", alpha},
+		{"alpha with a renewed certificate", "NO-FSA-111111111", "ops@alpha.example", alphaRenewed},
+		{"beta", "NO-FSA-222222222", "ops@beta.example", beta},
+		{"gamma", "NO-FSA-333333333", "ops@gamma.example", gamma},
+	}
+	for _, tt := range owners {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := tt.c.TPP.ContactEmail(ctx, tt.tppID)
+			require.NoError(t, err)
+			assert.Equal(t, tt.email, got, "unchanged by the refused writes")
+		})
+	}
+	_, err = gamma.TPP.SetContactEmail(ctx, "NO-FSA-333333333", "noc@gamma.example")
+	require.NoError(t, err, "the owner may overwrite")
+	got, _, err := gamma.TPP.ContactEmail(ctx, "NO-FSA-333333333")
+	require.NoError(t, err)
+	assert.Equal(t, "noc@gamma.example", got)
+}
+
+// requireForbidden checks a 403 CERTIFICATE_INVALID for the tppId, which
+// does not read as a consent problem.
+func requireForbidden(t *testing.T, resp *xs2a.Response, err error) {
+	t.Helper()
+	var e *xs2a.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, http.StatusForbidden, e.StatusCode)
+	assert.Equal(t, "CERTIFICATE_INVALID", e.Code)
+	require.NotEmpty(t, e.Messages)
+	assert.Equal(t, "tppId", e.Messages[0].Path)
+	assert.NotErrorIs(t, err, xs2a.ErrConsentInvalid)
+	require.NotNil(t, resp)
 }

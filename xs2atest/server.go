@@ -53,6 +53,7 @@ type Server struct {
 	bankState
 	lastBatch time.Time
 	contacts  map[string]string
+	tppOwners tppOwners
 	reqLog    []Request
 }
 
@@ -108,7 +109,7 @@ func Start(opts ...Option) (*Server, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	s := &Server{cfg: cfg, contacts: map[string]string{}}
+	s := &Server{cfg: cfg, contacts: map[string]string{}, tppOwners: newTPPOwners()}
 	s.faultRNG = rand.New(rand.NewPCG(cfg.seed, 0xfa17))
 	s.faultUsed = make([]int, len(cfg.faults))
 	if cfg.signResponses {

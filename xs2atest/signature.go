@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // signatureParams are the parts of a Signature header (service.md
@@ -42,10 +43,9 @@ var errSignatureSyntax = errors.New("malformed Signature header")
 func parseSignatureHeader(v string) (*signatureParams, error) {
 	v = strings.TrimSpace(v)
 	if strings.HasPrefix(v, "=?") {
-		dec := new(mime.WordDecoder)
-		d, err := dec.DecodeHeader(v)
-		if err != nil || d == v {
-			return nil, errors.New("malformed RFC 2047 encoded Signature header")
+		d, err := unwrapRFC2047(v)
+		if err != nil {
+			return nil, err
 		}
 		v = strings.TrimSpace(d)
 	} else if !isASCII(v) {
@@ -113,6 +113,34 @@ func parseSignatureHeader(v string) (*signatureParams, error) {
 	}
 	p.Signature = sig
 	return p, nil
+}
+
+// errWrapping refuses a Signature value that starts as RFC 2047 but is
+// not made of encoded words only.
+var errWrapping = errors.New("malformed RFC 2047 encoded Signature header: want =?utf-8?B?<base64 of the value>?=")
+
+// unwrapRFC2047 decodes a Signature value sent RFC 2047 wrapped: one or
+// more encoded words (=?charset?B|Q?text?=, charset utf-8, us-ascii or
+// iso-8859-1) separated by white space, and nothing else. The texts of the
+// words are joined (white space between words is dropped, as RFC 2047
+// says); a value partly wrapped, with text outside the words, is refused.
+func unwrapRFC2047(v string) (string, error) {
+	dec := new(mime.WordDecoder)
+	var b strings.Builder
+	for _, word := range strings.Fields(v) {
+		if !strings.HasPrefix(word, "=?") || !strings.HasSuffix(word, "?=") || strings.Count(word, "?") != 4 {
+			return "", errWrapping
+		}
+		d, err := dec.Decode(word)
+		if err != nil || !utf8.ValidString(d) {
+			return "", errWrapping
+		}
+		b.WriteString(d)
+	}
+	if b.Len() == 0 {
+		return "", errWrapping
+	}
+	return b.String(), nil
 }
 
 // mustSign are headers that must be covered by the signature when the

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-fed/httpsig"
 	"github.com/stretchr/testify/assert"
@@ -56,6 +57,19 @@ func TestParseSignatureHeader(t *testing.T) {
 		{name: "empty headers", in: strings.Replace(valid, "date digest x-request-id", "", 1), wantErr: true},
 		{name: "empty", in: "", wantErr: true},
 		{name: "broken rfc2047", in: "=?utf-8?B?!!!?=", wantErr: true},
+		{name: "rfc2047 two words", in: "=?utf-8?B?" + base64.StdEncoding.EncodeToString([]byte(valid[:20])) + "?= =?utf-8?Q?" +
+			strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(valid[20:], "=", "=3D"), " ", "_"), "?", "=3F") + "?=",
+			keyID: "SN=1A2B,CA=CN=Test CA,O=Bank", headers: []string{"date", "digest", "x-request-id"}},
+		{name: "rfc2047 partly wrapped", in: "=?utf-8?B?" + base64.StdEncoding.EncodeToString([]byte(valid[:20])) + "?=" + valid[20:], wantErr: true},
+		{name: "rfc2047 text after the word", in: "=?utf-8?B?" + base64.StdEncoding.EncodeToString([]byte(valid)) + "?= x", wantErr: true},
+		{name: "rfc2047 unterminated", in: "=?utf-8?B?" + base64.StdEncoding.EncodeToString([]byte(valid)), wantErr: true},
+		{name: "rfc2047 unknown charset", in: "=?koi8-r?B?" + base64.StdEncoding.EncodeToString([]byte(valid)) + "?=", wantErr: true},
+		{name: "rfc2047 unknown encoding", in: "=?utf-8?X?" + base64.StdEncoding.EncodeToString([]byte(valid)) + "?=", wantErr: true},
+		{name: "rfc2047 truncated base64", in: "=?utf-8?B?" + base64.StdEncoding.EncodeToString([]byte(valid))[:30] + "?=", wantErr: true},
+		{name: "rfc2047 wrapped twice", in: "=?utf-8?B?" + base64.StdEncoding.EncodeToString([]byte("=?utf-8?B?"+
+			base64.StdEncoding.EncodeToString([]byte(valid))+"?=")) + "?=", wantErr: true},
+		{name: "rfc2047 not UTF-8", in: "=?utf-8?B?" + base64.StdEncoding.EncodeToString([]byte("keyId=\"\xff\"")) + "?=", wantErr: true},
+		{name: "rfc2047 empty word", in: "=?utf-8?B??=", wantErr: true},
 		{name: "raw utf-8, not rfc2047", in: strings.Replace(valid, "Test CA", "Tést CA", 1), wantErr: true},
 		{name: "raw latin-1 byte, not rfc2047", in: strings.Replace(valid, "Test CA", "T\xe9st CA", 1), wantErr: true},
 		{name: "rfc2047 iso-8859-1 Q", in: mime.QEncoding.Encode("iso-8859-1", strings.Replace(valid, "Test CA", "T\xe9st CA", 1)),
@@ -125,10 +139,11 @@ func TestVerifyRequest(t *testing.T) {
 	ec := newTPP(t, "ecdsa", "xs2atest EC CA (TEST ONLY)")
 	nonASCII := newTPP(t, "ecdsa", "Testbank Ærøskøbing CA (TEST ONLY)")
 	body := []byte(`{"email":"ops@tpp.example"}`)
+	// each TPP its own tppId: a tppId belongs to the first key that writes it
 	put := func(t *testing.T, p *testTPP, edit func(r *http.Request)) *res {
 		c := newTestClient(t, s)
 		c.tpp = p
-		return c.doWith(edit, "PUT", "/v1/tpps/NO-FSA-1/contact-information", body)
+		return c.doWith(edit, "PUT", "/v1/tpps/NO-FSA-"+p.cert.SerialNumber.Text(16)+"/contact-information", body)
 	}
 	resign := func(p *testTPP, keyID string) func(*http.Request) {
 		return func(r *http.Request) { r.Header.Set("Signature", p.signatureValue(t, r.Header, keyID)) }
@@ -269,6 +284,45 @@ func TestKeyIDVariants(t *testing.T) {
 	}
 }
 
+// TestRFC2047WrappedSignature: the whole Signature value wrapped as one
+// encoded word is accepted; a malformed wrapping of the same genuine value
+// gets 400 SIGNATURE_INVALID.
+func TestRFC2047WrappedSignature(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	b64 := base64.StdEncoding.EncodeToString
+	tests := []struct {
+		name string
+		wrap func(v string) string
+		ok   bool
+	}{
+		{"one word", func(v string) string { return "=?utf-8?B?" + b64([]byte(v)) + "?=" }, true},
+		{"upper-case charset and encoding", func(v string) string { return "=?UTF-8?b?" + b64([]byte(v)) + "?=" }, true},
+		{"partly wrapped", func(v string) string { return "=?utf-8?B?" + b64([]byte(v[:10])) + "?=" + v[10:] }, false},
+		{"no closing ?=", func(v string) string { return "=?utf-8?B?" + b64([]byte(v)) }, false},
+		{"text after the word", func(v string) string { return "=?utf-8?B?" + b64([]byte(v)) + "?= ok" }, false},
+		{"unknown charset", func(v string) string { return "=?ebcdic?B?" + b64([]byte(v)) + "?=" }, false},
+		{"raw base64 url alphabet", func(v string) string {
+			return "=?utf-8?B?" + base64.URLEncoding.EncodeToString([]byte(v+"??>>")) + "?="
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := newTestClient(t, s)
+			r := c.doWith(func(r *http.Request) {
+				r.Header.Set("Signature", tt.wrap(r.Header.Get("Signature")))
+			}, "GET", "/v1/sandbox/customers", nil)
+			if tt.ok {
+				assert.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+				return
+			}
+			assert.Equal(t, http.StatusBadRequest, r.status, "body: %s", r.body)
+			assert.Equal(t, "SIGNATURE_INVALID", r.code())
+		})
+	}
+}
+
 // TestVerifyGoFedSigner cross-checks the verifier with an independent
 // signer (github.com/go-fed/httpsig), whose hs2019 label is rewritten to the
 // rsa-sha256 the bank expects (same bytes for an RSA key).
@@ -330,6 +384,33 @@ func FuzzParseSignatureHeader(f *testing.F) {
 		}
 		if p.KeyID == "" || len(p.Headers) == 0 || len(p.Signature) == 0 {
 			t.Fatalf("accepted incomplete header %q", in)
+		}
+	})
+}
+
+// FuzzUnwrapRFC2047: whatever unwrapRFC2047 accepts, mime.WordDecoder's
+// DecodeHeader (the reference) decodes to the same text, and it never
+// accepts text outside encoded words.
+func FuzzUnwrapRFC2047(f *testing.F) {
+	f.Add("=?utf-8?B?a2V5SWQ9IlNOPTEiLGFsZ29yaXRobT0icnNhLXNoYTI1NiI=?=")
+	f.Add("=?utf-8?B?YQ==?= =?UTF-8?q?b_c?=")
+	f.Add("=?iso-8859-1?Q?=E6?=")
+	f.Add("=?utf-8?B?YQ==?=b")
+	f.Add("=?utf-8?B?!!!?=")
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := unwrapRFC2047(in)
+		if err != nil {
+			return
+		}
+		want, err := new(mime.WordDecoder).DecodeHeader(in)
+		if err != nil {
+			t.Fatalf("accepted %q, which the reference refuses: %v", in, err)
+		}
+		if got != strings.TrimSpace(want) && got != want {
+			t.Fatalf("unwrap(%q) = %q, reference %q", in, got, want)
+		}
+		if !utf8.ValidString(got) {
+			t.Fatalf("unwrap(%q) is not UTF-8", in)
 		}
 	})
 }
