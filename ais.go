@@ -27,12 +27,21 @@ import (
 // transactions are limited to 4 per 24 hours per account, and transactions
 // to the last 90 days (service.md, Limits); the client guards both locally
 // (see WithAccessBudget). It also counts transaction details
-// (BudgetTransaction), which the Limits do not list, as a conservative
-// choice. Card account calls are not counted: the Limits name only
+// (BudgetTransaction) and card account balances (CardBalances, under
+// BudgetBalances), which the Limits do not list, as a conservative choice.
+// The other card account calls and the single-account reads (Get,
+// CardAccount) are not counted: the Limits name only
 // /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
+//
+// Ids are sent as the bank wrote them: a path built from an id escapes only
+// what RFC 3986 does not allow in a path segment ("enc!!QkFO=" stays as it
+// is; "/", "%", space and non-ASCII bytes become %XX), and _links hrefs are
+// followed verbatim.
 type AccountsService service
 
-// ConsentsService asks for bank-offered consent (POST /v1/consents).
+// ConsentsService asks for bank-offered consent: CreateBankOffered
+// (POST /v1/bank-offered-consents, as the production banks run it) or Create
+// (POST /v1/consents, as the interface description writes it).
 type ConsentsService service
 
 // UsersService registers PSUs and reads their corporate agreements
@@ -84,13 +93,73 @@ func (s *AccountsService) Balances(ctx context.Context, psu PSU, accountID strin
 	var out Balances
 	resp, err := s.client.do(ctx, &request{
 		op: "accounts.balances", method: http.MethodGet, psu: &psu,
-		href:           "/v1/accounts/" + url.PathEscape(accountID) + "/balances",
+		href:           accountPath(accountID) + "/balances",
 		budgetEndpoint: BudgetBalances, accountID: accountID,
 	}, &out)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)
 	}
 	return &out, resp, nil
+}
+
+// Get returns one account: GET /v1/accounts/{accountID}, whose answer is
+// {"account": {...}} (a bare account object decodes too). accountID is
+// Account.ResourceID. The call is not counted by the access budget: the
+// PSU-not-present limits name balances and transactions only, and the SDK
+// asks for no balances here.
+func (s *AccountsService) Get(ctx context.Context, psu PSU, accountID string) (*Account, *Response, error) {
+	if err := checkResourceID("accountID", accountID); err != nil {
+		return nil, nil, err
+	}
+	body := singleBody[Account]{key: "account"}
+	resp, err := s.client.do(ctx, &request{op: "accounts.get", method: http.MethodGet, psu: &psu, href: accountPath(accountID)}, &body)
+	if err != nil {
+		return nil, resp, corporateHint(psu, err)
+	}
+	return &body.item, resp, nil
+}
+
+// CardAccount returns one card account: GET /v1/card-accounts/{cardAccountID},
+// whose answer is {"cardAccount": {...}} (a bare card account object decodes
+// too). cardAccountID is CardAccount.ResourceID. Not counted by the access
+// budget, as CardAccounts.
+func (s *AccountsService) CardAccount(ctx context.Context, psu PSU, cardAccountID string) (*CardAccount, *Response, error) {
+	if err := checkResourceID("cardAccountID", cardAccountID); err != nil {
+		return nil, nil, err
+	}
+	body := singleBody[CardAccount]{key: "cardAccount"}
+	resp, err := s.client.do(ctx, &request{op: "accounts.cardAccount", method: http.MethodGet, psu: &psu, href: cardAccountPath(cardAccountID)}, &body)
+	if err != nil {
+		return nil, resp, corporateHint(psu, err)
+	}
+	return &body.item, resp, nil
+}
+
+// CardBalances returns the balances of a card account:
+// GET /v1/card-accounts/{cardAccountID}/balances, the same shape as
+// Balances (the card account's reference in Balances.Account, MaskedPAN
+// set). Balance types outside the Berlin Group list, such as
+// "any_balance_type", which production banks send for cards, come through
+// unchanged in Balance.BalanceType.
+//
+// Without the PSU present the call counts against the access budget as
+// account balances do (BudgetBalances, per card account): the written
+// limits name only account balances, but a bank that counts card balances
+// too would refuse a fifth call, so the SDK is conservative here.
+func (s *AccountsService) CardBalances(ctx context.Context, psu PSU, cardAccountID string) (*Balances, *Response, error) {
+	if err := checkResourceID("cardAccountID", cardAccountID); err != nil {
+		return nil, nil, err
+	}
+	var out cardBalancesBody
+	resp, err := s.client.do(ctx, &request{
+		op: "accounts.cardBalances", method: http.MethodGet, psu: &psu,
+		href:           cardAccountPath(cardAccountID) + "/balances",
+		budgetEndpoint: BudgetBalances, accountID: cardAccountID,
+	}, &out)
+	if err != nil {
+		return nil, resp, corporateHint(psu, err)
+	}
+	return out.balances(), resp, nil
 }
 
 // TransactionsPage returns one page of an account's transactions:
@@ -194,7 +263,7 @@ func (s *AccountsService) Transaction(ctx context.Context, psu PSU, accountID, t
 	var out transactionDetailsBody
 	resp, err := s.client.do(ctx, &request{
 		op: "accounts.transaction", method: http.MethodGet, psu: &psu,
-		href:           transactionsPath(accountID) + "/" + url.PathEscape(transactionID),
+		href:           transactionsPath(accountID) + "/" + pathSegment(transactionID),
 		budgetEndpoint: BudgetTransaction, accountID: accountID,
 	}, &out)
 	if err != nil {
@@ -260,7 +329,7 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 			return
 		}
 		w := pageWalk[CardTransaction]{
-			op: "accounts.cardTransactions", href: "/v1/card-accounts/" + url.PathEscape(cardAccountID) + "/transactions",
+			op: "accounts.cardTransactions", href: cardAccountPath(cardAccountID) + "/transactions",
 			query: query, limit: qc.Limit, offset: qc.Offset,
 			fetch: func(ctx context.Context, href string, query url.Values) (pageOf[CardTransaction], error) {
 				var rep cardTransactionReport
@@ -290,14 +359,36 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 	}
 }
 
+// CreateBankOffered asks for bank-offered consent as the banks of the
+// platform run it in production: POST /v1/bank-offered-consents with an
+// empty body (digested as the empty byte string) and PSU.Context, when set,
+// as PSU-Context (PRIVATE or CORPORATE; the SCA page may preselect it). The
+// answer carries Links.SCARedirect: send the PSU there; consent is given
+// during that SCA, and the callback (ParseCallback) carries the psu-id and
+// the context the PSU chose.
+//
+// Use CreateBankOffered against the production banks, whose recorded
+// consent journeys start here; use Create for a bank that serves only the
+// POST /v1/consents of the written interface description. Both give the
+// same consent.
+func (s *ConsentsService) CreateBankOffered(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
+	return s.create(ctx, psu, "consents.createBankOffered", "/v1/bank-offered-consents")
+}
+
 // Create asks for bank-offered consent: POST /v1/consents with an empty body
-// (service.md, "Consent and SCA session": the bank ignores the body and
-// answers only with an SCA redirect). Send the PSU to
-// Links.SCARedirect; consent is collected during that SCA.
+// (the interface description's consent call: the bank ignores the body and
+// answers only with an SCA redirect), and PSU.Context, when set, as
+// PSU-Context. Send the PSU to Links.SCARedirect; consent is collected
+// during that SCA. Production banks of the platform are known to run
+// consent through CreateBankOffered; prefer that one against them.
 func (s *ConsentsService) Create(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
+	return s.create(ctx, psu, "consents.create", "/v1/consents")
+}
+
+func (s *ConsentsService) create(ctx context.Context, psu PSU, op, path string) (*SCALinks, *Response, error) {
 	var out SCALinks
 	resp, err := s.client.do(ctx, &request{
-		op: "consents.create", method: http.MethodPost, href: "/v1/consents", rawBody: []byte{}, psu: &psu, scaResult: true,
+		op: op, method: http.MethodPost, href: path, rawBody: []byte{}, psu: &psu, scaResult: true, psuContext: true,
 	}, &out)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)
@@ -308,21 +399,22 @@ func (s *ConsentsService) Create(ctx context.Context, psu PSU) (*SCALinks, *Resp
 // Register registers a PSU for a PISP-only TPP: GET /v1/users, which answers
 // 200 with a scaRedirect link (service.md, Endpoints and Flow 3). The
 // callback after that SCA carries the psu-id (and psu-corporate-id in
-// corporate context).
+// corporate context). PSU.Context, when set, is sent as PSU-Context.
 func (s *UsersService) Register(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
 	return s.scaCall(ctx, psu, "users.register", "/v1/users")
 }
 
 // User runs the SCA flow of GET /v1/user (service.md, Endpoints), which also
 // gives a PISP that is not an AISP a corporate context: the callback carries
-// psu-corporate-id when the PSU chose one.
+// psu-corporate-id when the PSU chose one. PSU.Context, when set, is sent as
+// PSU-Context.
 func (s *UsersService) User(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
 	return s.scaCall(ctx, psu, "users.user", "/v1/user")
 }
 
 func (s *UsersService) scaCall(ctx context.Context, psu PSU, op, path string) (*SCALinks, *Response, error) {
 	var out SCALinks
-	resp, err := s.client.do(ctx, &request{op: op, method: http.MethodGet, href: path, psu: &psu, scaResult: true}, &out)
+	resp, err := s.client.do(ctx, &request{op: op, method: http.MethodGet, href: path, psu: &psu, scaResult: true, psuContext: true}, &out)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -375,10 +467,6 @@ func checkResourceID(field, id string) error {
 		}
 	}
 	return nil
-}
-
-func transactionsPath(accountID string) string {
-	return "/v1/accounts/" + url.PathEscape(accountID) + "/transactions"
 }
 
 // transactionsQuery validates an account transactions request and applies

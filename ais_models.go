@@ -319,6 +319,42 @@ func (l *listBody[T]) list() []T {
 	return l.items
 }
 
+// singleBody decodes the answer of a single-resource read:
+// {"<key>": {...}} (GET /v1/accounts/{id}: "account";
+// GET /v1/card-accounts/{id}: "cardAccount"), or a bare object.
+type singleBody[T any] struct {
+	key  string
+	item T
+}
+
+func (b *singleBody[T]) UnmarshalJSON(data []byte) error {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	if raw := bytes.TrimSpace(doc[b.key]); len(raw) > 0 && raw[0] == '{' {
+		return json.Unmarshal(raw, &b.item)
+	}
+	return json.Unmarshal(data, &b.item)
+}
+
+// cardBalancesBody decodes GET /v1/card-accounts/{id}/balances, whose
+// reference is under "cardAccount" (Berlin Group) or "account".
+type cardBalancesBody struct {
+	Balances
+	CardAccount AccountReference `json:"cardAccount"`
+}
+
+// balances returns the Balances, with the card account's reference in
+// Account when the bank sent it under "cardAccount".
+func (b *cardBalancesBody) balances() *Balances {
+	out := b.Balances
+	if out.Account == (AccountReference{}) {
+		out.Account = b.CardAccount
+	}
+	return &out
+}
+
 // transactionDetailsBody decodes the answer of
 // GET /v1/accounts/{id}/transactions/{transactionId}:
 // {"transactionsDetails": {...}}, the Berlin Group's
