@@ -54,7 +54,7 @@ const scaTokenValidity = time.Hour
 // scaRedirect URL.
 func (s *Server) newSCALocked(r *http.Request, kind scaKind, preset *agreement) string {
 	rec := &scaRecord{
-		token: strings.TrimPrefix(s.newID(), "enc!!"), kind: kind, tpp: info(r).tpp,
+		token: s.newToken(), kind: kind, tpp: info(r).tpp,
 		redirectURI: r.Header.Get("TPP-Redirect-URI"), tppSessionID: r.Header.Get("TPP-Session-ID"),
 		preset: preset, stage: stageLogin, created: s.now(),
 	}
