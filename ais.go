@@ -52,11 +52,12 @@ type UsersService service
 // GET /v1/card-accounts/{id}/transactions (service.md, Endpoints). Zero
 // fields are not sent.
 type TransactionQuery struct {
-	// BookingStatus is sent as bookingStatus. For BookingBoth and
-	// BookingPending the bank returns all pending account transactions
-	// whatever DateFrom, DateTo and Limit say; in the sandbox, and for card
-	// accounts, pending entries are filtered and paged like booked ones
-	// (service.md, Endpoints).
+	// BookingStatus is sent as bookingStatus. For BookingBoth,
+	// BookingPending and BookingAll the bank returns all pending account
+	// transactions whatever DateFrom, DateTo and Limit say, on every page;
+	// in the sandbox, and for card accounts, pending entries are filtered
+	// and paged like booked ones (service.md, Endpoints). BookingAll adds
+	// the standing orders (see BookingAll).
 	BookingStatus BookingStatus
 	// DateFrom and DateTo are sent as YYYY-MM-DD, the calendar date in the
 	// time's own location. Without the PSU present DateFrom may be at most
@@ -181,8 +182,10 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 
 // Transactions iterates over an account's transactions
 // (GET /v1/accounts/{accountID}/transactions), page by page: the pending
-// entries of each page, then its booked ones. Each has Status set to
-// BookingBooked or BookingPending.
+// entries of each page, then its booked ones, then its standing orders
+// (BookingAll, BookingInformation). Each has Status set to BookingBooked,
+// BookingPending or BookingInformation. Standing orders are told apart and
+// yielded once as pending entries are.
 //
 // Pending entries come from every page. For bookingStatus both or pending a
 // production bank sends all of them, unfiltered, on a page (service.md,
@@ -236,7 +239,7 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 					return pageOf[Transaction]{}, err
 				}
 				t := rep.Transactions
-				return pageOf[Transaction]{booked: t.Booked, pending: t.Pending, next: t.Links.Next.Href}, nil
+				return pageOf[Transaction]{booked: t.Booked, pending: t.Pending, info: t.Information, next: t.Links.Next.Href}, nil
 			},
 			id:             func(x *Transaction) string { return x.TransactionID },
 			repeatsPending: true,
@@ -550,6 +553,9 @@ func (s *AccountsService) transactionsPage(ctx context.Context, psu PSU, account
 	}
 	for i := range out.Transactions.Pending {
 		out.Transactions.Pending[i].Status = BookingPending
+	}
+	for i := range out.Transactions.Information {
+		out.Transactions.Information[i].Status = BookingInformation
 	}
 	return &out, resp, nil
 }

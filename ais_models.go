@@ -30,8 +30,18 @@ const (
 	// and card accounts filter and page them (service.md, Endpoints). The
 	// iterators yield each pending entry once either way.
 	BookingBoth BookingStatus = "both"
-	// BookingAll asks for every transaction the bank has (release 1.11.7).
+	// BookingAll asks for every entry the bank has (release 1.11.7): in the
+	// Berlin Group's meaning, booked, pending and information (standing
+	// orders). Booked and pending entries come as for BookingBoth; standing
+	// orders in AccountReport.Information, which the iterator yields once
+	// each, after the booked entries of the page they first appear on,
+	// with Status BookingInformation. Card accounts read it as BookingBoth.
 	BookingAll BookingStatus = "all"
+	// BookingInformation asks for the account's standing orders only
+	// (Berlin Group "information": one entry per active standing order,
+	// its schedule in AdditionalInformationStructured), where a bank
+	// offers them; it is also the Status of a yielded standing order.
+	BookingInformation BookingStatus = "information"
 )
 
 // IncludesPending reports whether a query with this status returns pending

@@ -12,6 +12,7 @@ import (
 // pageOf is one page of a transaction list, as the iterators see it.
 type pageOf[T any] struct {
 	booked, pending []T
+	info            []T    // standing orders (bookingStatus information, all)
 	next            string // _links.next href, "" on the last page
 }
 
@@ -97,17 +98,38 @@ func (w *pageWalk[T]) pendingKey(x *T) string {
 	return w.key(x)
 }
 
+// unseen returns the entries of list (pending entries or standing orders)
+// not yielded yet, and records them in seen: for each pendingKey, the most
+// entries with that key that one page has held so far. On a later page only
+// entries beyond that count are new: two equal entries on one page are two
+// transactions (two coffees of the same price on the same day); the same
+// entry on every page is one. An entry without a key is always new.
+func (w *pageWalk[T]) unseen(list []T, seen map[string]int) []T {
+	onPage := map[string]int{}
+	fresh := list[:0:0]
+	for i := range list {
+		if k := w.pendingKey(&list[i]); k != "" {
+			onPage[k]++
+			if onPage[k] <= seen[k] {
+				continue
+			}
+		}
+		fresh = append(fresh, list[i])
+	}
+	for k, n := range onPage {
+		seen[k] = max(seen[k], n)
+	}
+	return fresh
+}
+
 func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 	var zero T
 	href, query, offset := w.href, w.query, w.offset
 	linked := false // the bank pages by _links.next
 	seen := map[string]bool{}
-	// For each pendingKey, the most entries with that key that one page
-	// has held so far: on a later page only entries beyond that count are
-	// new. Two equal entries on one page are two transactions (two coffees
-	// of the same price on the same day); the same entry on every page is
-	// one. Kept while the loop runs, at most one key per pending entry.
-	seenPending := map[string]int{}
+	// What unseen records, kept while the loop runs: at most one key per
+	// pending entry and standing order.
+	seenPending, seenInfo := map[string]int{}, map[string]int{}
 	prevSig, prevPendingSig := "", ""
 	for {
 		if err := ctx.Err(); err != nil {
@@ -126,21 +148,9 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 			return
 		}
 		prevSig = sig
-		onPage := map[string]int{}
-		fresh := p.pending[:0:0]
-		for i := range p.pending {
-			if k := w.pendingKey(&p.pending[i]); k != "" {
-				onPage[k]++
-				if onPage[k] <= seenPending[k] {
-					continue
-				}
-			}
-			fresh = append(fresh, p.pending[i])
-		}
-		for k, n := range onPage {
-			seenPending[k] = max(seenPending[k], n)
-		}
-		if len(p.booked) == 0 {
+		fresh := w.unseen(p.pending, seenPending)
+		info := w.unseen(p.info, seenInfo)
+		if len(p.booked) == 0 && len(info) == 0 {
 			if len(fresh) == 0 {
 				return
 			}
@@ -155,22 +165,15 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 			prevPendingSig = psig
 		}
 		newPending := len(fresh)
-		for _, x := range fresh {
-			if err := ctx.Err(); err != nil {
-				yield(zero, err)
-				return
-			}
-			if !yield(x, nil) {
-				return
-			}
-		}
-		for _, x := range p.booked {
-			if err := ctx.Err(); err != nil {
-				yield(zero, err)
-				return
-			}
-			if !yield(x, nil) {
-				return
+		for _, list := range [][]T{fresh, p.booked, info} {
+			for _, x := range list {
+				if err := ctx.Err(); err != nil {
+					yield(zero, err)
+					return
+				}
+				if !yield(x, nil) {
+					return
+				}
 			}
 		}
 		// Offsets count booked entries: banks page the booked list, and
