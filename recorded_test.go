@@ -349,3 +349,32 @@ func FuzzSingleResources(f *testing.F) {
 		}
 	})
 }
+
+// TestTransactionsStandingOrders: with bookingStatus all the standing
+// orders (information) that come on every page are yielded once, after the
+// booked entries, with Status BookingInformation; two equal ones on a page
+// are two.
+func TestTransactionsStandingOrders(t *testing.T) {
+	t.Parallel()
+	info := `"information":[{"transactionAmount":{"amount":"-750.00","currency":"NOK"},"creditorName":"Husleie",` +
+		`"additionalInformationStructured":{"standingOrderDetails":{"startDate":"2026-03-05","frequency":"Monthly"}}},` +
+		`{"transactionAmount":{"amount":"-50.00","currency":"NOK"}},{"transactionAmount":{"amount":"-50.00","currency":"NOK"}}]`
+	page := func(id, next string) string {
+		links := `{}`
+		if next != "" {
+			links = `{"next":{"href":"` + recAccountPath + `/transactions?bookingStatus=all&page=` + next + `"}}`
+		}
+		return `{"transactions":{"booked":[{"transactionId":"` + id + `","transactionAmount":{"amount":"-1.00","currency":"NOK"}}],` +
+			`"pending":[],` + info + `,"_links":` + links + `}}`
+	}
+	bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + recAccountPath + "/transactions": byQuery(t, "page", map[string]string{
+		"": page("b1", "2"), "2": page("b2", ""),
+	})})
+	var got []string
+	for tx, err := range c.Accounts.Transactions(context.Background(), aisPresent, recAccountID, &TransactionQuery{BookingStatus: BookingAll}) {
+		require.NoError(t, err)
+		got = append(got, string(tx.Status)+":"+tx.TransactionID+tx.TransactionAmount.Amount)
+	}
+	assert.Equal(t, []string{"booked:b1-1.00", "information:-750.00", "information:-50.00", "information:-50.00", "booked:b2-1.00"}, got)
+	assert.Equal(t, "bookingStatus=all", bank.request(0).Query)
+}
