@@ -313,9 +313,16 @@ func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAcco
 // mapping, and the SDK swaps the two amounts of each entry back; an entry
 // without originalAmount is left as it is.
 //
-// Card account calls are not counted by the access budget and have no local
-// 90-day check, with or without the PSU present: service.md's Limits name
-// only /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
+// Card transaction calls are not counted by the access budget and have no
+// local 90-day check, with or without the PSU present: service.md's Limits
+// name only /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
+//
+// A walk that follows _links.next stops with an error on a next link that
+// leads back to a page already read, but not on a page whose entries equal
+// the previous page's: card pages can hold booked entries without
+// cardTransactionId, and equal ones on two pages are different purchases.
+// A walk by offset (the bank sends no next link) keeps the check on content,
+// as a bank that ignores offset would send the same page for ever.
 func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAccountID string, q *TransactionQuery) iter.Seq2[CardTransaction, error] {
 	var qc TransactionQuery
 	if q != nil {
