@@ -27,12 +27,21 @@ import (
 // transactions are limited to 4 per 24 hours per account, and transactions
 // to the last 90 days (service.md, Limits); the client guards both locally
 // (see WithAccessBudget). It also counts transaction details
-// (BudgetTransaction), which the Limits do not list, as a conservative
-// choice. Card account calls are not counted: the Limits name only
+// (BudgetTransaction) and card account balances (CardBalances, under
+// BudgetBalances), which the Limits do not list, as a conservative choice.
+// The other card account calls and the single-account reads (Get,
+// CardAccount) are not counted: the Limits name only
 // /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
+//
+// Ids are sent as the bank wrote them: a path built from an id escapes only
+// what RFC 3986 does not allow in a path segment ("enc!!QkFO=" stays as it
+// is; "/", "%", space and non-ASCII bytes become %XX), and _links hrefs are
+// followed verbatim.
 type AccountsService service
 
-// ConsentsService asks for bank-offered consent (POST /v1/consents).
+// ConsentsService asks for bank-offered consent: CreateBankOffered
+// (POST /v1/bank-offered-consents, as the production banks run it) or Create
+// (POST /v1/consents, as the interface description writes it).
 type ConsentsService service
 
 // UsersService registers PSUs and reads their corporate agreements
@@ -43,11 +52,12 @@ type UsersService service
 // GET /v1/card-accounts/{id}/transactions (service.md, Endpoints). Zero
 // fields are not sent.
 type TransactionQuery struct {
-	// BookingStatus is sent as bookingStatus. For BookingBoth and
-	// BookingPending the bank returns all pending account transactions
-	// whatever DateFrom, DateTo and Limit say; in the sandbox, and for card
-	// accounts, pending entries are filtered and paged like booked ones
-	// (service.md, Endpoints).
+	// BookingStatus is sent as bookingStatus. For BookingBoth,
+	// BookingPending and BookingAll the bank returns all pending account
+	// transactions whatever DateFrom, DateTo and Limit say, on every page;
+	// in the sandbox, and for card accounts, pending entries are filtered
+	// and paged like booked ones (service.md, Endpoints). BookingAll adds
+	// the standing orders (see BookingAll).
 	BookingStatus BookingStatus
 	// DateFrom and DateTo are sent as YYYY-MM-DD, the calendar date in the
 	// time's own location. Without the PSU present DateFrom may be at most
@@ -84,13 +94,73 @@ func (s *AccountsService) Balances(ctx context.Context, psu PSU, accountID strin
 	var out Balances
 	resp, err := s.client.do(ctx, &request{
 		op: "accounts.balances", method: http.MethodGet, psu: &psu,
-		href:           "/v1/accounts/" + url.PathEscape(accountID) + "/balances",
+		href:           accountPath(accountID) + "/balances",
 		budgetEndpoint: BudgetBalances, accountID: accountID,
 	}, &out)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)
 	}
 	return &out, resp, nil
+}
+
+// Get returns one account: GET /v1/accounts/{accountID}, whose answer is
+// {"account": {...}} (a bare account object decodes too). accountID is
+// Account.ResourceID. The call is not counted by the access budget: the
+// PSU-not-present limits name balances and transactions only, and the SDK
+// asks for no balances here.
+func (s *AccountsService) Get(ctx context.Context, psu PSU, accountID string) (*Account, *Response, error) {
+	if err := checkResourceID("accountID", accountID); err != nil {
+		return nil, nil, err
+	}
+	body := singleBody[Account]{key: "account"}
+	resp, err := s.client.do(ctx, &request{op: "accounts.get", method: http.MethodGet, psu: &psu, href: accountPath(accountID)}, &body)
+	if err != nil {
+		return nil, resp, corporateHint(psu, err)
+	}
+	return &body.item, resp, nil
+}
+
+// CardAccount returns one card account: GET /v1/card-accounts/{cardAccountID},
+// whose answer is {"cardAccount": {...}} (a bare card account object decodes
+// too). cardAccountID is CardAccount.ResourceID. Not counted by the access
+// budget, as CardAccounts.
+func (s *AccountsService) CardAccount(ctx context.Context, psu PSU, cardAccountID string) (*CardAccount, *Response, error) {
+	if err := checkResourceID("cardAccountID", cardAccountID); err != nil {
+		return nil, nil, err
+	}
+	body := singleBody[CardAccount]{key: "cardAccount"}
+	resp, err := s.client.do(ctx, &request{op: "accounts.cardAccount", method: http.MethodGet, psu: &psu, href: cardAccountPath(cardAccountID)}, &body)
+	if err != nil {
+		return nil, resp, corporateHint(psu, err)
+	}
+	return &body.item, resp, nil
+}
+
+// CardBalances returns the balances of a card account:
+// GET /v1/card-accounts/{cardAccountID}/balances, the same shape as
+// Balances (the card account's reference in Balances.Account, MaskedPAN
+// set). Balance types outside the Berlin Group list, such as
+// "any_balance_type", which production banks send for cards, come through
+// unchanged in Balance.BalanceType.
+//
+// Without the PSU present the call counts against the access budget as
+// account balances do (BudgetBalances, per card account): the written
+// limits name only account balances, but a bank that counts card balances
+// too would refuse a fifth call, so the SDK is conservative here.
+func (s *AccountsService) CardBalances(ctx context.Context, psu PSU, cardAccountID string) (*Balances, *Response, error) {
+	if err := checkResourceID("cardAccountID", cardAccountID); err != nil {
+		return nil, nil, err
+	}
+	var out cardBalancesBody
+	resp, err := s.client.do(ctx, &request{
+		op: "accounts.cardBalances", method: http.MethodGet, psu: &psu,
+		href:           cardAccountPath(cardAccountID) + "/balances",
+		budgetEndpoint: BudgetBalances, accountID: cardAccountID,
+	}, &out)
+	if err != nil {
+		return nil, resp, corporateHint(psu, err)
+	}
+	return out.balances(), resp, nil
 }
 
 // TransactionsPage returns one page of an account's transactions:
@@ -112,8 +182,10 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 
 // Transactions iterates over an account's transactions
 // (GET /v1/accounts/{accountID}/transactions), page by page: the pending
-// entries of each page, then its booked ones. Each has Status set to
-// BookingBooked or BookingPending.
+// entries of each page, then its booked ones, then its standing orders
+// (BookingAll, BookingInformation). Each has Status set to BookingBooked,
+// BookingPending or BookingInformation. Standing orders are told apart and
+// yielded once as pending entries are.
 //
 // Pending entries come from every page. For bookingStatus both or pending a
 // production bank sends all of them, unfiltered, on a page (service.md,
@@ -167,7 +239,7 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 					return pageOf[Transaction]{}, err
 				}
 				t := rep.Transactions
-				return pageOf[Transaction]{booked: t.Booked, pending: t.Pending, next: t.Links.Next.Href}, nil
+				return pageOf[Transaction]{booked: t.Booked, pending: t.Pending, info: t.Information, next: t.Links.Next.Href}, nil
 			},
 			id:             func(x *Transaction) string { return x.TransactionID },
 			repeatsPending: true,
@@ -194,7 +266,7 @@ func (s *AccountsService) Transaction(ctx context.Context, psu PSU, accountID, t
 	var out transactionDetailsBody
 	resp, err := s.client.do(ctx, &request{
 		op: "accounts.transaction", method: http.MethodGet, psu: &psu,
-		href:           transactionsPath(accountID) + "/" + url.PathEscape(transactionID),
+		href:           transactionsPath(accountID) + "/" + pathSegment(transactionID),
 		budgetEndpoint: BudgetTransaction, accountID: accountID,
 	}, &out)
 	if err != nil {
@@ -241,9 +313,16 @@ func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAcco
 // mapping, and the SDK swaps the two amounts of each entry back; an entry
 // without originalAmount is left as it is.
 //
-// Card account calls are not counted by the access budget and have no local
-// 90-day check, with or without the PSU present: service.md's Limits name
-// only /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
+// Card transaction calls are not counted by the access budget and have no
+// local 90-day check, with or without the PSU present: service.md's Limits
+// name only /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
+//
+// A walk that follows _links.next stops with an error on a next link that
+// leads back to a page already read, but not on a page whose entries equal
+// the previous page's: card pages can hold booked entries without
+// cardTransactionId, and equal ones on two pages are different purchases.
+// A walk by offset (the bank sends no next link) keeps the check on content,
+// as a bank that ignores offset would send the same page for ever.
 func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAccountID string, q *TransactionQuery) iter.Seq2[CardTransaction, error] {
 	var qc TransactionQuery
 	if q != nil {
@@ -260,7 +339,7 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 			return
 		}
 		w := pageWalk[CardTransaction]{
-			op: "accounts.cardTransactions", href: "/v1/card-accounts/" + url.PathEscape(cardAccountID) + "/transactions",
+			op: "accounts.cardTransactions", href: cardAccountPath(cardAccountID) + "/transactions",
 			query: query, limit: qc.Limit, offset: qc.Offset,
 			fetch: func(ctx context.Context, href string, query url.Values) (pageOf[CardTransaction], error) {
 				var rep cardTransactionReport
@@ -290,14 +369,36 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 	}
 }
 
+// CreateBankOffered asks for bank-offered consent as the banks of the
+// platform run it in production: POST /v1/bank-offered-consents with an
+// empty body (digested as the empty byte string) and PSU.Context, when set,
+// as PSU-Context (PRIVATE or CORPORATE; the SCA page may preselect it). The
+// answer carries Links.SCARedirect: send the PSU there; consent is given
+// during that SCA, and the callback (ParseCallback) carries the psu-id and
+// the context the PSU chose.
+//
+// Use CreateBankOffered against the production banks, whose recorded
+// consent journeys start here; use Create for a bank that serves only the
+// POST /v1/consents of the written interface description. Both give the
+// same consent.
+func (s *ConsentsService) CreateBankOffered(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
+	return s.create(ctx, psu, "consents.createBankOffered", "/v1/bank-offered-consents")
+}
+
 // Create asks for bank-offered consent: POST /v1/consents with an empty body
-// (service.md, "Consent and SCA session": the bank ignores the body and
-// answers only with an SCA redirect). Send the PSU to
-// Links.SCARedirect; consent is collected during that SCA.
+// (the interface description's consent call: the bank ignores the body and
+// answers only with an SCA redirect), and PSU.Context, when set, as
+// PSU-Context. Send the PSU to Links.SCARedirect; consent is collected
+// during that SCA. Production banks of the platform are known to run
+// consent through CreateBankOffered; prefer that one against them.
 func (s *ConsentsService) Create(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
+	return s.create(ctx, psu, "consents.create", "/v1/consents")
+}
+
+func (s *ConsentsService) create(ctx context.Context, psu PSU, op, path string) (*SCALinks, *Response, error) {
 	var out SCALinks
 	resp, err := s.client.do(ctx, &request{
-		op: "consents.create", method: http.MethodPost, href: "/v1/consents", rawBody: []byte{}, psu: &psu, scaResult: true,
+		op: op, method: http.MethodPost, href: path, rawBody: []byte{}, psu: &psu, scaResult: true, psuContext: true,
 	}, &out)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)
@@ -308,21 +409,22 @@ func (s *ConsentsService) Create(ctx context.Context, psu PSU) (*SCALinks, *Resp
 // Register registers a PSU for a PISP-only TPP: GET /v1/users, which answers
 // 200 with a scaRedirect link (service.md, Endpoints and Flow 3). The
 // callback after that SCA carries the psu-id (and psu-corporate-id in
-// corporate context).
+// corporate context). PSU.Context, when set, is sent as PSU-Context.
 func (s *UsersService) Register(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
 	return s.scaCall(ctx, psu, "users.register", "/v1/users")
 }
 
 // User runs the SCA flow of GET /v1/user (service.md, Endpoints), which also
 // gives a PISP that is not an AISP a corporate context: the callback carries
-// psu-corporate-id when the PSU chose one.
+// psu-corporate-id when the PSU chose one. PSU.Context, when set, is sent as
+// PSU-Context.
 func (s *UsersService) User(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
 	return s.scaCall(ctx, psu, "users.user", "/v1/user")
 }
 
 func (s *UsersService) scaCall(ctx context.Context, psu PSU, op, path string) (*SCALinks, *Response, error) {
 	var out SCALinks
-	resp, err := s.client.do(ctx, &request{op: op, method: http.MethodGet, href: path, psu: &psu, scaResult: true}, &out)
+	resp, err := s.client.do(ctx, &request{op: op, method: http.MethodGet, href: path, psu: &psu, scaResult: true, psuContext: true}, &out)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -375,10 +477,6 @@ func checkResourceID(field, id string) error {
 		}
 	}
 	return nil
-}
-
-func transactionsPath(accountID string) string {
-	return "/v1/accounts/" + url.PathEscape(accountID) + "/transactions"
 }
 
 // transactionsQuery validates an account transactions request and applies
@@ -462,6 +560,9 @@ func (s *AccountsService) transactionsPage(ctx context.Context, psu PSU, account
 	}
 	for i := range out.Transactions.Pending {
 		out.Transactions.Pending[i].Status = BookingPending
+	}
+	for i := range out.Transactions.Information {
+		out.Transactions.Information[i].Status = BookingInformation
 	}
 	return &out, resp, nil
 }

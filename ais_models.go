@@ -30,8 +30,18 @@ const (
 	// and card accounts filter and page them (service.md, Endpoints). The
 	// iterators yield each pending entry once either way.
 	BookingBoth BookingStatus = "both"
-	// BookingAll asks for every transaction the bank has (release 1.11.7).
+	// BookingAll asks for every entry the bank has (release 1.11.7): in the
+	// Berlin Group's meaning, booked, pending and information (standing
+	// orders). Booked and pending entries come as for BookingBoth; standing
+	// orders in AccountReport.Information, which the iterator yields once
+	// each, after the booked entries of the page they first appear on,
+	// with Status BookingInformation. Card accounts read it as BookingBoth.
 	BookingAll BookingStatus = "all"
+	// BookingInformation asks for the account's standing orders only
+	// (Berlin Group "information": one entry per active standing order,
+	// its schedule in AdditionalInformationStructured), where a bank
+	// offers them; it is also the Status of a yielded standing order.
+	BookingInformation BookingStatus = "information"
 )
 
 // IncludesPending reports whether a query with this status returns pending
@@ -333,6 +343,42 @@ func (l *listBody[T]) list() []T {
 		return []T{}
 	}
 	return l.items
+}
+
+// singleBody decodes the answer of a single-resource read:
+// {"<key>": {...}} (GET /v1/accounts/{id}: "account";
+// GET /v1/card-accounts/{id}: "cardAccount"), or a bare object.
+type singleBody[T any] struct {
+	key  string
+	item T
+}
+
+func (b *singleBody[T]) UnmarshalJSON(data []byte) error {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	if raw := bytes.TrimSpace(doc[b.key]); len(raw) > 0 && raw[0] == '{' {
+		return json.Unmarshal(raw, &b.item)
+	}
+	return json.Unmarshal(data, &b.item)
+}
+
+// cardBalancesBody decodes GET /v1/card-accounts/{id}/balances, whose
+// reference is under "cardAccount" (Berlin Group) or "account".
+type cardBalancesBody struct {
+	Balances
+	CardAccount AccountReference `json:"cardAccount"`
+}
+
+// balances returns the Balances, with the card account's reference in
+// Account when the bank sent it under "cardAccount".
+func (b *cardBalancesBody) balances() *Balances {
+	out := b.Balances
+	if out.Account == (AccountReference{}) {
+		out.Account = b.CardAccount
+	}
+	return &out
 }
 
 // transactionDetailsBody decodes the answer of

@@ -18,9 +18,9 @@ const (
 	aisPSUID       = "5c0a8a2e-3b1f-4e0b-9d7e-2f1a9b6c4d11"
 	aisCorporateID = "8d3f5a61-2c4b-4e7a-9f10-3b2c1d0e9a77"
 	aisAccountID   = "enc!!abc/+="
-	aisAccountPath = "/v1/accounts/enc%21%21abc%2F+="
+	aisAccountPath = "/v1/accounts/enc!!abc%2F+="
 	aisCardID      = "card!!x/y"
-	aisCardPath    = "/v1/card-accounts/card%21%21x%2Fy"
+	aisCardPath    = "/v1/card-accounts/card!!x%2Fy"
 	aisTxID        = "tx/1+2=3"
 )
 
@@ -550,7 +550,7 @@ func TestAISIDsAreEscaped(t *testing.T) {
 	tests := []struct {
 		id, wantPath string
 	}{
-		{"enc!!abc/+=", "/v1/accounts/enc%21%21abc%2F+=/balances"},
+		{"enc!!abc/+=", "/v1/accounts/enc!!abc%2F+=/balances"},
 		{"a b?c#d", "/v1/accounts/a%20b%3Fc%23d/balances"},
 		{"%2e%2e", "/v1/accounts/%252e%252e/balances"},
 		{"ø", "/v1/accounts/%C3%B8/balances"},

@@ -23,7 +23,9 @@ type BudgetEndpoint string
 
 // The counted endpoints.
 const (
-	// BudgetBalances counts GET /v1/accounts/{id}/balances.
+	// BudgetBalances counts GET /v1/accounts/{id}/balances, and GET
+	// /v1/card-accounts/{id}/balances per card account: the limits do not
+	// name card balances, so counting them is the SDK's conservative choice.
 	BudgetBalances BudgetEndpoint = "balances"
 	// BudgetTransactions counts GET /v1/accounts/{id}/transactions.
 	BudgetTransactions BudgetEndpoint = "transactions"

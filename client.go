@@ -257,6 +257,9 @@ type request struct {
 	psu       *PSU        // nil: no PSU headers
 	fixes     []AcceptFix // x-accept-fix values this endpoint adds
 	scaResult bool        // a scaRedirect in a 2xx answer is the result, not an error
+	// psuContext: the call starts a consent or registration SCA and sends
+	// PSU.Context as PSU-Context.
+	psuContext bool
 	// PSU-not-present guard (budget.go): the endpoint and account counted.
 	budgetEndpoint BudgetEndpoint
 	accountID      string
@@ -411,6 +414,9 @@ func (c *Client) newHTTPRequest(ctx context.Context, r *request, u *url.URL, bod
 	}
 	if r.psu != nil {
 		r.psu.setHeaders(h)
+		if r.psuContext {
+			r.psu.setContextHeader(h)
+		}
 	}
 	if c.cfg.tokens != nil {
 		tok, err := c.cfg.tokens.Token()

@@ -630,7 +630,8 @@ func FuzzParseErrorBody(f *testing.F) {
 func TestCallbackPSU(t *testing.T) {
 	t.Parallel()
 	cb := &Callback{PSUID: testPSUID, PSUCorporateID: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", TPPSessionID: "s1", Context: ContextCorporate}
-	assert.Equal(t, PSU{ID: testPSUID, CorporateID: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", SessionID: "s1", IPAddress: "192.0.2.1"}, cb.PSU("192.0.2.1"))
+	assert.Equal(t, PSU{ID: testPSUID, CorporateID: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", SessionID: "s1", IPAddress: "192.0.2.1",
+		Context: ContextCorporate}, cb.PSU("192.0.2.1"), "the context the PSU chose comes along")
 	assert.False(t, cb.PSU("").Present())
 }
 

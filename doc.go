@@ -49,15 +49,46 @@
 //
 // PSU carries the psu-id and psu-corporate-id of the SCA callback, the PSU's
 // IP address (set only when the PSU is present in real time), the
-// TPP-Session-ID and TPP-Redirect-Preferred. Values are checked before a
-// request is built: a malformed id or address is a *ValidationError, and no
-// value can inject a header.
+// TPP-Session-ID, TPP-Redirect-Preferred and the PSU-Context (PRIVATE or
+// CORPORATE), which is sent only on the calls that start a consent or
+// registration SCA. Values are checked before a request is built: a
+// malformed id, address or context is a *ValidationError, and no value can
+// inject a header.
+//
+// # Consent: which call
+//
+// Consents.CreateBankOffered (POST /v1/bank-offered-consents, empty body,
+// PSU-Context) is the consent call the production banks of the platform are
+// seen to run; Consents.Create (POST /v1/consents) is the one the written
+// interface description names. Both answer with a scaRedirect and give the
+// same consent. Use CreateBankOffered against the production banks, Create
+// for a bank (or test double) that serves only /v1/consents.
+//
+// # Ids and links
+//
+// Resource ids ("enc!!QkFOSy0xMjM0NTY3ODkwMTI=") are sent as the bank wrote
+// them: a path built from an id escapes only what RFC 3986 forbids in a
+// segment ("/", "%", "?", "#", space, non-ASCII bytes), never "!", "=",
+// "+", "," or ";". _links hrefs are followed verbatim, their escaping kept.
+//
+// # Transactions and bookingStatus
+//
+// The iterators follow _links.next (or page by offset) and yield pending
+// entries once, though an account sends all of them on every page for
+// BookingBoth, BookingPending and BookingAll. BookingAll has the Berlin
+// Group's meaning: booked, pending and information (standing orders, in
+// AccountReport.Information, yielded once with Status BookingInformation).
+// A card walk that follows next links stops on a next link that leads back
+// to a page read, not on equal content: card pages can hold equal entries
+// without ids. A walk by offset (no next links) still stops on a page whose
+// content repeats the previous one, as a bank ignoring offset would send.
 //
 // # SCA
 //
 // SCA is by redirect. Any answer may ask for it: a 401 whose body holds a
 // scaRedirect link, or a data call answered with one, is a *SCARequiredError
-// (errors.Is(err, ErrSCARequired)). Consents.Create, Users.Register,
+// (errors.Is(err, ErrSCARequired)). Consents.CreateBankOffered,
+// Consents.Create, Users.Register,
 // Users.User and Payments.StartAuthorisation return the redirect as their
 // result (*SCALinks). After SCA the bank sends the PSU to the TPP-Redirect-URI;
 // ParseCallback (or the http.Handler of CallbackHandler) reads the psu-id,
@@ -134,7 +165,8 @@
 // Without the PSU present (no PSU-IP-Address) the bank allows 4 calls per 24
 // hours to an account's balances and to its transactions, and transactions of
 // at most 90 days back. The client counts these calls (per PSU, account and
-// endpoint, in a rolling window) and refuses the fifth locally with an
+// endpoint, in a rolling window; also transaction details and card account
+// balances, which a bank may count too) and refuses the fifth locally with an
 // *AccessExceededError that says when the next call is allowed, so the bank's
 // quota is not spent on a refusal; a too old DateFrom is a *ValidationError.
 // The counting Store is in memory by default; share one between replicas with
@@ -180,6 +212,12 @@
 //	  stable ids, reads after the PSU's session ended
 //	Flow 1: card accounts; card amounts right with and       TestFlow1CardAccounts
 //	  without cardaccount-switch-...-transactionamount
+//	Bank-offered consent with PSU-Context preselected,       TestFlowBankOfferedConsent
+//	  callback context, Accounts.Get
+//	Card account details and balances (any_balance_type)     TestFlowCardAccountReads
+//	Ids with "+", "/", "=" in every path                     TestFlowIDsWithReservedCharacters
+//	bookingStatus both/pending: all pending on every page    TestFlowPendingOnEveryPage
+//	bookingStatus all: booked, pending, standing orders      TestFlowBookingStatusAll
 //	Flow 2: psu-corporate-id from the consent callback and   TestFlow2CorporateContext
 //	  from GET /v1/users and /v1/user; Users.Agreements;
 //	  PSU-CORPORATE-ID without consent starts a consent flow

@@ -3,6 +3,7 @@ package xs2a_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -199,7 +200,7 @@ func TestFlow1CardAccounts(t *testing.T) {
 	require.Positive(t, foreign, "purchases abroad make the mapping visible")
 
 	// what the bank sends without the fix: the amounts swapped
-	a := b.raw(t, "GET", "/v1/card-accounts/"+card.ResourceID+"/transactions?bookingStatus=booked", nil, "PSU-ID", psu.ID)
+	a := b.raw(t, "GET", "/v1/card-accounts/"+url.PathEscape(card.ResourceID)+"/transactions?bookingStatus=booked", nil, "PSU-ID", psu.ID)
 	require.Equal(t, http.StatusOK, a.Status)
 	swapped := 0
 	for _, e := range a.Body["cardTransactions"].(map[string]any)["booked"].([]any) {

@@ -125,7 +125,7 @@ func TestLimits90Days(t *testing.T) {
 
 	// the bank, asked directly
 	q := url.Values{"dateFrom": {day91.Format(time.DateOnly)}}
-	a := b.raw(t, "GET", "/v1/accounts/"+account+"/transactions?"+q.Encode(), nil, "PSU-ID", psu.ID)
+	a := b.raw(t, "GET", "/v1/accounts/"+url.PathEscape(account)+"/transactions?"+q.Encode(), nil, "PSU-ID", psu.ID)
 	assert.Equal(t, http.StatusBadRequest, a.Status)
 	assert.Equal(t, xs2a.CodePeriodInvalid, a.code())
 
@@ -161,7 +161,7 @@ func TestLimits90DaysBankCalendar(t *testing.T) {
 	b.clock.Set(time.Date(2025, 3, 12, 23, 30, 0, 0, time.UTC)) // 00:30 on 13 March in Oslo
 	dateFrom := time.Date(2024, 12, 12, 0, 0, 0, 0, time.UTC)   // 90 days before 12 March
 
-	a := b.raw(t, "GET", "/v1/accounts/"+account+"/transactions?dateFrom=2024-12-12", nil, "PSU-ID", psu.ID)
+	a := b.raw(t, "GET", "/v1/accounts/"+url.PathEscape(account)+"/transactions?dateFrom=2024-12-12", nil, "PSU-ID", psu.ID)
 	require.Equal(t, xs2a.CodePeriodInvalid, a.code(), "the bank counts from 13 March")
 	_, _, err := b.c.Accounts.TransactionsPage(ctx, xs2a.PSU{ID: psu.ID}, account, &xs2a.TransactionQuery{DateFrom: dateFrom})
 	requireInvalid(t, err, "TransactionQuery.DateFrom")

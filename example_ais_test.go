@@ -46,7 +46,7 @@ func ExampleAccountsService_List() {
 			return
 		}
 		reply(w, 200, `{"accounts":[{"resourceId":"enc!!a1","bban":"12345678903","currency":"NOK","name":"Brukskonto",
-			"cashAccountType":"CACC","_links":{"balances":{"href":"/v1/accounts/enc%21%21a1/balances","verbs":["GET"]}}}]}`)
+			"cashAccountType":"CACC","_links":{"balances":{"href":"/v1/accounts/enc!!a1/balances","verbs":["GET"]}}}]}`)
 	})
 	defer done()
 	ctx := context.Background()
@@ -86,7 +86,7 @@ func ExampleAccountsService_Transactions() {
 		reply(w, 200, `{"transactions":{"booked":[
 			{"transactionId":"t1","bookingDate":"2026-03-01","transactionAmount":{"amount":"-250.00","currency":"NOK"},"creditorName":"Rema 1000"},
 			{"transactionId":"t2","bookingDate":"2026-02-28","transactionAmount":{"amount":"15000.00","currency":"NOK"},"debtorName":"Arbeidsgiver AS"}],
-			`+pending+`,"_links":{"next":{"href":"/v1/accounts/enc%21%21a1/transactions?bookingStatus=both&page=2"}}}}`)
+			`+pending+`,"_links":{"next":{"href":"/v1/accounts/enc!!a1/transactions?bookingStatus=both&page=2"}}}}`)
 	})
 	defer done()
 	psu := xs2a.PSU{ID: "5c0a8a2e-3b1f-4e0b-9d7e-2f1a9b6c4d11", IPAddress: "192.0.2.10"}

@@ -12,16 +12,26 @@ import (
 // pageOf is one page of a transaction list, as the iterators see it.
 type pageOf[T any] struct {
 	booked, pending []T
+	info            []T    // standing orders (bookingStatus information, all)
 	next            string // _links.next href, "" on the last page
 }
 
-// pageSignature identifies a list of entries by its size and the keys of
-// its first and last entries; "" for an empty list.
+// pageSignature identifies a list of entries by the SHA-256 of the keys of
+// all its entries; "" for an empty list or when an entry has no key.
 func pageSignature[T any](list []T, key func(*T) string) string {
 	if len(list) == 0 {
 		return ""
 	}
-	return strconv.Itoa(len(list)) + "\x00" + key(&list[0]) + "\x00" + key(&list[len(list)-1])
+	h := sha256.New()
+	for i := range list {
+		k := key(&list[i])
+		if k == "" {
+			return ""
+		}
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+	}
+	return string(h.Sum(nil))
 }
 
 // pageWalk runs the paging of the transaction iterators (STYLE.md 8).
@@ -56,6 +66,28 @@ func (w *pageWalk[T]) key(x *T) string {
 	return "j" + string(sum[:])
 }
 
+// idKey is key for an entry with an id, "" for one without.
+func (w *pageWalk[T]) idKey(x *T) string {
+	if id := w.id(x); id != "" {
+		return "i" + id
+	}
+	return ""
+}
+
+// repeatKey is the key that tells a page the bank sent twice. A page that
+// came by, or leads on by, a next link is a repeat only when its entries'
+// ids are; for card accounts, whose pages can hold equal entries without
+// ids, equal content proves nothing there, and the repeated next href
+// stops the walk instead. Otherwise (accounts, whose booked entries have
+// stable ids, and pages by offset, where a bank that ignores offset would
+// send the same page for ever) equal content is a repeat.
+func (w *pageWalk[T]) repeatKey(linked bool) func(*T) string {
+	if linked && !w.repeatsPending {
+		return w.idKey
+	}
+	return w.key
+}
+
 // pendingKey identifies a pending entry, to recognise it when the bank
 // repeats it on a later page; "" when it cannot be recognised (it is then
 // yielded every time).
@@ -66,17 +98,38 @@ func (w *pageWalk[T]) pendingKey(x *T) string {
 	return w.key(x)
 }
 
+// unseen returns the entries of list (pending entries or standing orders)
+// not yielded yet, and records them in seen: for each pendingKey, the most
+// entries with that key that one page has held so far. On a later page only
+// entries beyond that count are new: two equal entries on one page are two
+// transactions (two coffees of the same price on the same day); the same
+// entry on every page is one. An entry without a key is always new.
+func (w *pageWalk[T]) unseen(list []T, seen map[string]int) []T {
+	onPage := map[string]int{}
+	fresh := list[:0:0]
+	for i := range list {
+		if k := w.pendingKey(&list[i]); k != "" {
+			onPage[k]++
+			if onPage[k] <= seen[k] {
+				continue
+			}
+		}
+		fresh = append(fresh, list[i])
+	}
+	for k, n := range onPage {
+		seen[k] = max(seen[k], n)
+	}
+	return fresh
+}
+
 func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 	var zero T
 	href, query, offset := w.href, w.query, w.offset
 	linked := false // the bank pages by _links.next
 	seen := map[string]bool{}
-	// For each pendingKey, the most entries with that key that one page
-	// has held so far: on a later page only entries beyond that count are
-	// new. Two equal entries on one page are two transactions (two coffees
-	// of the same price on the same day); the same entry on every page is
-	// one. Kept while the loop runs, at most one key per pending entry.
-	seenPending := map[string]int{}
+	// What unseen records, kept while the loop runs: at most one key per
+	// pending entry and standing order.
+	seenPending, seenInfo := map[string]int{}, map[string]int{}
 	prevSig, prevPendingSig := "", ""
 	for {
 		if err := ctx.Err(); err != nil {
@@ -88,57 +141,39 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 			yield(zero, err)
 			return
 		}
-		sig := pageSignature(p.booked, w.key)
+		repeatKey := w.repeatKey(linked || p.next != "")
+		sig := pageSignature(p.booked, repeatKey)
 		if sig != "" && sig == prevSig {
 			yield(zero, fmt.Errorf("xs2a: %s: the bank sent the same page twice; stopping", w.op))
 			return
 		}
 		prevSig = sig
-		onPage := map[string]int{}
-		fresh := p.pending[:0:0]
-		for i := range p.pending {
-			if k := w.pendingKey(&p.pending[i]); k != "" {
-				onPage[k]++
-				if onPage[k] <= seenPending[k] {
-					continue
-				}
-			}
-			fresh = append(fresh, p.pending[i])
-		}
-		for k, n := range onPage {
-			seenPending[k] = max(seenPending[k], n)
-		}
-		if len(p.booked) == 0 {
+		fresh := w.unseen(p.pending, seenPending)
+		info := w.unseen(p.info, seenInfo)
+		if len(p.booked) == 0 && len(info) == 0 {
 			if len(fresh) == 0 {
 				return
 			}
 			// Pending entries only, none recognised as seen (card entries
 			// without ids): a bank that ignores offset would send them
 			// for ever.
-			psig := pageSignature(fresh, w.key)
-			if psig == prevPendingSig {
+			psig := pageSignature(fresh, repeatKey)
+			if psig != "" && psig == prevPendingSig {
 				yield(zero, fmt.Errorf("xs2a: %s: the bank sent the same page twice; stopping", w.op))
 				return
 			}
 			prevPendingSig = psig
 		}
 		newPending := len(fresh)
-		for _, x := range fresh {
-			if err := ctx.Err(); err != nil {
-				yield(zero, err)
-				return
-			}
-			if !yield(x, nil) {
-				return
-			}
-		}
-		for _, x := range p.booked {
-			if err := ctx.Err(); err != nil {
-				yield(zero, err)
-				return
-			}
-			if !yield(x, nil) {
-				return
+		for _, list := range [][]T{fresh, p.booked, info} {
+			for _, x := range list {
+				if err := ctx.Err(); err != nil {
+					yield(zero, err)
+					return
+				}
+				if !yield(x, nil) {
+					return
+				}
 			}
 		}
 		// Offsets count booked entries: banks page the booked list, and

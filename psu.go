@@ -21,16 +21,24 @@ import (
 //   - RedirectPreferred, when set, goes into TPP-Redirect-Preferred as True or
 //     False; false asks for biometric authentication in the bank's app where
 //     available.
+//   - Context, when set, goes into PSU-Context (PRIVATE or CORPORATE) on the
+//     calls that start a consent or registration SCA:
+//     ConsentsService.CreateBankOffered, ConsentsService.Create,
+//     UsersService.Register and UsersService.User. The bank's SCA page may
+//     preselect that context; the PSU still chooses, and the callback says
+//     what it chose. Other calls act in the context PSU.CorporateID names and
+//     do not send it.
 //
 // Values are checked before anything is sent: ids must be RFC 4122 UUIDs,
 // IPAddress an IPv4 or IPv6 address, and no value may hold control
 // characters (no header injection).
 type PSU struct {
-	ID                string // psu-id from the SCA callback; "" before the first SCA
-	CorporateID       string // psu-corporate-id, corporate context only
-	IPAddress         string // set only when the PSU is present in real time
-	SessionID         string // TPP-Session-ID
-	RedirectPreferred *bool  // TPP-Redirect-Preferred (false: app biometrics)
+	ID                string     // psu-id from the SCA callback; "" before the first SCA
+	CorporateID       string     // psu-corporate-id, corporate context only
+	IPAddress         string     // set only when the PSU is present in real time
+	SessionID         string     // TPP-Session-ID
+	RedirectPreferred *bool      // TPP-Redirect-Preferred (false: app biometrics)
+	Context           PSUContext // PSU-Context on consent and registration calls; "" not sent
 }
 
 // Present reports whether the PSU takes part in real time (IPAddress set).
@@ -59,10 +67,14 @@ func (p PSU) validate() error {
 	if p.SessionID != "" && !headerSafe(p.SessionID, 200) {
 		return invalid("PSU.SessionID", "must be 1 to 200 printable ASCII characters")
 	}
+	if p.Context != "" && !p.Context.Valid() {
+		return invalid("PSU.Context", "must be PRIVATE or CORPORATE (ContextPrivate, ContextCorporate)")
+	}
 	return nil
 }
 
-// setHeaders writes the PSU headers; the PSU must have passed validate.
+// setHeaders writes the PSU headers but PSU-Context (setContextHeader); the
+// PSU must have passed validate.
 func (p PSU) setHeaders(h http.Header) {
 	if p.ID != "" {
 		h.Set("PSU-ID", p.ID)
@@ -83,6 +95,13 @@ func (p PSU) setHeaders(h http.Header) {
 			v = "True"
 		}
 		h.Set("TPP-Redirect-Preferred", v)
+	}
+}
+
+// setContextHeader writes PSU-Context, for the calls that take it (see PSU).
+func (p PSU) setContextHeader(h http.Header) {
+	if p.Context != "" {
+		h.Set("PSU-Context", string(p.Context))
 	}
 }
 
@@ -122,8 +141,10 @@ func headerSafe(s string, max int) bool {
 }
 
 // PSU returns the PSU context a successful SCA callback establishes: its
-// psu-id, psu-corporate-id (corporate context) and tpp-session-id. Pass the
-// PSU's device address as ipAddress when the PSU is present, "" otherwise.
+// psu-id, psu-corporate-id (corporate context), tpp-session-id and the
+// context the PSU chose. Pass the PSU's device address as ipAddress when the
+// PSU is present, "" otherwise.
 func (cb *Callback) PSU(ipAddress string) PSU {
-	return PSU{ID: cb.PSUID, CorporateID: cb.PSUCorporateID, SessionID: cb.TPPSessionID, IPAddress: ipAddress}
+	return PSU{ID: cb.PSUID, CorporateID: cb.PSUCorporateID, SessionID: cb.TPPSessionID, IPAddress: ipAddress,
+		Context: cb.Context}
 }

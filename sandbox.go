@@ -326,7 +326,7 @@ func (s *SandboxService) CreateTransaction(ctx context.Context, mockAccountID st
 	resp, err := s.client.do(ctx, &request{
 		op:     "sandbox.createTransaction",
 		method: http.MethodPost,
-		href:   "/v1/sandbox/accounts/" + url.PathEscape(mockAccountID) + "/transactions",
+		href:   "/v1/sandbox/accounts/" + pathSegment(mockAccountID) + "/transactions",
 		body:   &body,
 	}, out)
 	if err != nil {
@@ -423,7 +423,7 @@ func (s *SandboxService) SetBalance(ctx context.Context, mockAccountID string, b
 	return s.client.do(ctx, &request{
 		op:     "sandbox.setBalance",
 		method: http.MethodPut,
-		href:   "/v1/sandbox/accounts/" + url.PathEscape(mockAccountID) + "/balances",
+		href:   "/v1/sandbox/accounts/" + pathSegment(mockAccountID) + "/balances",
 		body:   b,
 	}, nil)
 }

@@ -392,7 +392,7 @@ func TestSandboxCreateTransaction(t *testing.T) {
 	require.Equal(t, http.StatusCreated, resp.StatusCode)
 	r := bank.only(t)
 	require.Equal(t, http.MethodPost, r.Method)
-	require.Equal(t, "/v1/sandbox/accounts/enc%21%21NwYh0yBbprB8w4xb4zDu5qQ0/transactions", r.Path)
+	require.Equal(t, "/v1/sandbox/accounts/enc!!NwYh0yBbprB8w4xb4zDu5qQ0/transactions", r.Path)
 	require.Equal(t, `{"transactionAmount":{"currency":"NOK","amount":"-250.00"},"bookingDate":"2026-02-27","valueDate":"2026-02-28","creditorName":"Kiwi","debtorAccount":{"bban":"97108883131"},"remittanceInformationUnstructured":"Varekjøp","proprietaryBankTransactionCode":"VARER"}`, string(r.Body))
 	requireSignedWithoutPSU(t, r)
 	require.Equal(t, before, *in, "the caller's transaction is not modified")
@@ -460,7 +460,7 @@ func TestSandboxSetBalance(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	r := bank.only(t)
 	require.Equal(t, http.MethodPut, r.Method)
-	require.Equal(t, "/v1/sandbox/accounts/enc%21%21NwYh0yBbprB8w4xb4zDu5qQ0/balances", r.Path)
+	require.Equal(t, "/v1/sandbox/accounts/enc!!NwYh0yBbprB8w4xb4zDu5qQ0/balances", r.Path)
 	require.Equal(t, `{"balanceAmount":{"currency":"NOK","amount":"12345.67"}}`, string(r.Body))
 	requireSignedWithoutPSU(t, r)
 }

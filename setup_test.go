@@ -75,6 +75,7 @@ func fixedNow() time.Time { return time.Date(2026, 3, 2, 10, 4, 5, 0, time.UTC) 
 type seenRequest struct {
 	Method        string
 	Path          string // as sent (escaped), below the base path
+	RequestURI    string // the request line's target as the server read it, base path included
 	Query         string // raw query
 	Header        http.Header
 	Body          []byte
@@ -93,7 +94,7 @@ func (b *testBank) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	b.mu.Lock()
-	b.reqs = append(b.reqs, seenRequest{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery,
+	b.reqs = append(b.reqs, seenRequest{Method: r.Method, Path: r.URL.EscapedPath(), RequestURI: r.RequestURI, Query: r.URL.RawQuery,
 		Header: r.Header.Clone(), Body: body, ContentLength: r.ContentLength})
 	n := len(b.reqs)
 	b.mu.Unlock()

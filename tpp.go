@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/mail"
-	"net/url"
 	"strings"
 )
 
@@ -74,7 +73,7 @@ func (s *TPPService) ContactEmail(ctx context.Context, tppID string) (string, *R
 }
 
 func tppContactPath(tppID string) string {
-	return "/v1/tpps/" + url.PathEscape(tppID) + "/contact-information"
+	return "/v1/tpps/" + pathSegment(tppID) + "/contact-information"
 }
 
 // checkTPPID accepts 1 to 100 characters among letters, digits and "-._~:"

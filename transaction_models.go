@@ -100,7 +100,8 @@ type Transaction struct {
 	BalanceAfterTransaction        *Balance         `json:"balanceAfterTransaction,omitempty"`
 	Links                          TransactionLinks `json:"_links,omitzero"`
 	// Status says which group of the report the transaction came from,
-	// BookingBooked or BookingPending. AccountsService.Transactions and
+	// BookingBooked, BookingPending or (a standing order)
+	// BookingInformation. AccountsService.Transactions and
 	// TransactionsPage set it; it is empty on AccountsService.Transaction,
 	// whose answer does not say. It is not part of the bank's JSON.
 	Status BookingStatus `json:"-"`

@@ -13,6 +13,7 @@ import (
 
 func (s *Server) aisRoutes(m *http.ServeMux) {
 	m.HandleFunc("POST /v1/consents", s.postConsents)
+	m.HandleFunc("POST /v1/bank-offered-consents", s.postConsents)
 	m.HandleFunc("GET /v1/users", s.getUsers)
 	m.HandleFunc("GET /v1/user", s.getUsers)
 	m.HandleFunc("GET /v1/agreements", s.getAgreements)
@@ -38,7 +39,9 @@ func (s *Server) presetAgreementLocked(r *http.Request) *agreement {
 	return s.agreementForCorporateIDLocked(rec.tpp, rec.customer, cid)
 }
 
-// POST /v1/consents: the body is ignored; the answer is an SCA redirect.
+// POST /v1/consents and POST /v1/bank-offered-consents (the call the
+// production banks run): the body is ignored; the answer is an SCA
+// redirect. PSU-Context preselects the context on the SCA page.
 func (s *Server) postConsents(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -196,12 +199,22 @@ func balancesOf(a *account) []balanceJSON {
 	b := func(v int64, typ string) balanceJSON {
 		return balanceJSON{BalanceAmount: amountJSON{formatAmount(v), a.currency}, BalanceType: typ}
 	}
-	return []balanceJSON{
+	out := []balanceJSON{
 		b(a.balance, "closingBooked"),
 		b(a.balance+pending, "expected"),
 		b(a.balance+pending+a.creditLimit, "interimAvailable"),
 	}
+	if a.card {
+		// as production card balances carry: a type outside the Berlin
+		// Group list, here with the booked balance
+		out = append(out, b(a.balance, cardBalanceType))
+	}
+	return out
 }
+
+// cardBalanceType is the balanceType outside the Berlin Group list that
+// card account balances carry.
+const cardBalanceType = "any_balance_type"
 
 // GET /v1/accounts/{id}/balances (and card accounts). PSU not present: at
 // most 4 calls per 24 hours to an account's balances; card accounts are not
@@ -258,7 +271,7 @@ func txOf(t *transaction, booked bool) txJSON {
 
 // txQuery is the query of a transactions request.
 type txQuery struct {
-	status         string // booked, pending, both, all
+	status         string // booked, pending, both, information, all
 	from, to       time.Time
 	hasFrom, hasTo bool
 	limit, offset  int
@@ -277,10 +290,10 @@ func parseTxQuery(w http.ResponseWriter, r *http.Request) (*txQuery, bool) {
 	}
 	if v := q.Get("bookingStatus"); v != "" {
 		switch v {
-		case "booked", "pending", "both", "all":
+		case "booked", "pending", "both", "all", "information":
 			tq.status = v
 		default:
-			return bad("bookingStatus", "bookingStatus must be booked, pending, both or all")
+			return bad("bookingStatus", "bookingStatus must be booked, pending, both, information or all")
 		}
 	}
 	var ok bool
@@ -367,7 +380,9 @@ func (s *Server) periodAllowedLocked(w http.ResponseWriter, r *http.Request, p *
 }
 
 // GET /v1/accounts/{id}/transactions: booked (paged by offset/limit, newest
-// first) and pending (all of them, on the first page only, not filtered).
+// first), pending (for pending, both and all: all of them on every page, not
+// filtered) and information (for information and all: the account's
+// standing orders, on every page).
 func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -381,7 +396,7 @@ func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 	}
 	report := map[string]any{}
 	base := "/v1/accounts/" + pathSeg(a.id) + "/transactions"
-	if tq.status != "pending" {
+	if tq.status != "pending" && tq.status != "information" {
 		var sel []*transaction
 		for _, t := range a.booked {
 			if tq.in(t.bookingDate) {
@@ -397,14 +412,16 @@ func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 			report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
 		}
 	}
-	if tq.status != "booked" {
+	if tq.status == "pending" || tq.status == "both" || tq.status == "all" {
+		// all of them, unfiltered, on every page
 		pend := []txJSON{}
-		if tq.offset == 0 {
-			for _, t := range a.pending {
-				pend = append(pend, txOf(t, false))
-			}
+		for _, t := range a.pending {
+			pend = append(pend, txOf(t, false))
 		}
 		report["pending"] = pend
+	}
+	if tq.status == "information" || tq.status == "all" {
+		report["information"] = s.standingOrdersLocked(a)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"account":      accountRefJSON{BBAN: a.bban, IBAN: a.iban, Currency: a.currency},

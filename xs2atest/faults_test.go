@@ -243,7 +243,7 @@ func TestLoggerKeepsPersonalDataOut(t *testing.T) {
 	c := newTestClient(t, s)
 	psu := c.privatePSU(PrivateCustomer1)
 	id := c.accounts(psu)[0]["resourceId"].(string)
-	c.do("GET", "/v1/accounts/"+id+"/balances", nil, "PSU-ID", psu)
+	c.do("GET", "/v1/accounts/"+pathSeg(id)+"/balances", nil, "PSU-ID", psu)
 	out := buf.String()
 	assert.Contains(t, out, "path=/api/v1/accounts/{id}/balances", "the path as received")
 	assert.Contains(t, out, "path=/api/sca/{token}")

@@ -2,6 +2,7 @@ package xs2atest
 
 import (
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -50,7 +51,7 @@ func MockSCARequired() ResponderOption { return func(c *mockConfig) { c.scaRequi
 // under baseURL, built from the same sandbox data as the fake bank, for
 // tests that prefer pure mocks to a server: GET /v1/accounts, GET
 // /v1/accounts/{id}/balances, GET /v1/accounts/{id}/transactions (booked,
-// paged by offset and limit, pending on the first page), POST
+// paged by offset and limit, every pending one on every page), POST
 // /v1/payments/{product} (201, RCVD), POST .../authorisations (201 with
 // scaRedirect) and GET .../status. Nothing is checked: no signature, no
 // consent, no limits; use NewServer for that.
@@ -133,10 +134,8 @@ func Responders(mt *httpmock.MockTransport, baseURL string, opts ...ResponderOpt
 		}
 		if st := q.Get("bookingStatus"); st == "both" || st == "pending" || st == "all" {
 			pending := []txJSON{}
-			if offset == 0 {
-				for _, t := range a.pending {
-					pending = append(pending, txOf(t, false))
-				}
+			for _, t := range a.pending { // all of them, on every page
+				pending = append(pending, txOf(t, false))
 			}
 			report["pending"] = pending
 		}
@@ -185,8 +184,9 @@ func Responders(mt *httpmock.MockTransport, baseURL string, opts ...ResponderOpt
 // (httpmock does not hand the regexp's submatches to the responder):
 // /v1/accounts/{id}/... gives {id} for 0; /v1/payments/{product} gives
 // "payments" for 0 and {product} for 1.
+// Segments are split in the escaped path: an id may hold "/" (%2F).
 func idOf(r *http.Request, i int) string {
-	p := r.URL.Path
+	p := r.URL.EscapedPath()
 	at := strings.LastIndex(p, "/v1/")
 	if at < 0 {
 		return ""
@@ -198,7 +198,11 @@ func idOf(r *http.Request, i int) string {
 	if i >= len(segs) {
 		return ""
 	}
-	return segs[i]
+	seg, err := url.PathUnescape(segs[i])
+	if err != nil {
+		return ""
+	}
+	return seg
 }
 
 func mockUnknown(*http.Request) (*http.Response, error) {

@@ -95,7 +95,7 @@ func TestPaymentLifecycleWithBatch(t *testing.T) {
 	assert.Equal(t, false, m["transactionFeeIndicator"])
 	assert.Equal(t, map[string]any{"amount": "0.00", "currency": "NOK"}, m["transactionFees"])
 	id := m["paymentId"].(string)
-	assert.Equal(t, "/v1/payments/"+ProductDomestic+"/"+id+"/authorisations", r.link(t, "startAuthorisation"))
+	assert.Equal(t, "/v1/payments/"+ProductDomestic+"/"+pathSeg(id)+"/authorisations", r.link(t, "startAuthorisation"))
 	assert.Equal(t, "RCVD", c.status(r)["transactionStatus"])
 
 	c.authorise(r, PrivateCustomer1, hdr)

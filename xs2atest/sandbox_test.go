@@ -117,12 +117,12 @@ func TestSandboxEndpoints(t *testing.T) {
 	}
 	for _, tt := range txTests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := c.do("POST", "/v1/sandbox/accounts/"+id+"/transactions", tt.body)
+			r := c.do("POST", "/v1/sandbox/accounts/"+pathSeg(id)+"/transactions", tt.body)
 			assert.Equal(t, tt.status, r.status, "%s", r.body)
 		})
 	}
 	assert.Equal(t, "245.50", s.Balance(id), "booked transactions move the balance")
-	r = c.do("PUT", "/v1/sandbox/accounts/"+id+"/balances", `{"balanceAmount":{"amount":"1000.00","currency":"NOK"}}`)
+	r = c.do("PUT", "/v1/sandbox/accounts/"+pathSeg(id)+"/balances", `{"balanceAmount":{"amount":"1000.00","currency":"NOK"}}`)
 	require.Equal(t, 200, r.status, "%s", r.body)
 	assert.Equal(t, "1000.00", s.Balance(id))
 	assert.Equal(t, 404, c.do("PUT", "/v1/sandbox/accounts/enc!!x/balances", `{"balanceAmount":{"amount":"1.00"}}`).status)
@@ -131,7 +131,7 @@ func TestSandboxEndpoints(t *testing.T) {
 	psu := c.privatePSU("01017012345")
 	accts := c.accounts(psu)
 	require.Len(t, accts, 1)
-	tx := c.do("GET", "/v1/accounts/"+id+"/transactions?bookingStatus=both", nil, "PSU-ID", psu)
+	tx := c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions?bookingStatus=both", nil, "PSU-ID", psu)
 	m := tx.json(t)["transactions"].(map[string]any)
 	assert.Len(t, m["booked"].([]any), 2)
 	assert.Len(t, m["pending"].([]any), 1)
@@ -323,7 +323,7 @@ func TestSandboxTransactionCode(t *testing.T) {
 				body += `,"proprietaryBankTransactionCode":` + tt.code
 			}
 			body += "}"
-			r := c.do("POST", "/v1/sandbox/accounts/"+acc+"/transactions", body)
+			r := c.do("POST", "/v1/sandbox/accounts/"+pathSeg(acc)+"/transactions", body)
 			require.Equal(t, tt.status, r.status, "%s", r.body)
 			if tt.status != 201 {
 				assert.Equal(t, "FORMAT_ERROR", r.code())
@@ -336,7 +336,7 @@ func TestSandboxTransactionCode(t *testing.T) {
 			require.NoError(t, json.Unmarshal(created["transactionId"], &id))
 
 			// the answer to the POST, and the transaction read back with the list and alone
-			list := c.do("GET", "/v1/accounts/"+acc+"/transactions", nil, append([]string{"PSU-ID", psu}, present...)...)
+			list := c.do("GET", "/v1/accounts/"+pathSeg(acc)+"/transactions", nil, append([]string{"PSU-ID", psu}, present...)...)
 			require.Equal(t, 200, list.status, "%s", list.body)
 			var report struct {
 				Transactions struct{ Booked []map[string]json.RawMessage }
@@ -349,7 +349,7 @@ func TestSandboxTransactionCode(t *testing.T) {
 				}
 			}
 			require.NotNil(t, listed, "transaction %s in the list", id)
-			one := c.do("GET", "/v1/accounts/"+acc+"/transactions/"+id, nil, append([]string{"PSU-ID", psu}, present...)...)
+			one := c.do("GET", "/v1/accounts/"+pathSeg(acc)+"/transactions/"+pathSeg(id), nil, append([]string{"PSU-ID", psu}, present...)...)
 			require.Equal(t, 200, one.status, "%s", one.body)
 			var details struct{ TransactionsDetails map[string]json.RawMessage }
 			require.NoError(t, json.Unmarshal(one.body, &details))

@@ -38,6 +38,7 @@ type scaRecord struct {
 	kind                           scaKind
 	tpp, redirectURI, tppSessionID string
 	preset                         *agreement // agreement chosen already (PSU-CORPORATE-ID on the request)
+	wantContext                    string     // PSU-Context of the request (PRIVATE, CORPORATE): preselected on the page
 	paymentID, basketID, authID    string
 	stage                          string
 	customer                       string
@@ -54,9 +55,10 @@ const scaTokenValidity = time.Hour
 // scaRedirect URL.
 func (s *Server) newSCALocked(r *http.Request, kind scaKind, preset *agreement) string {
 	rec := &scaRecord{
-		token: strings.TrimPrefix(s.newID(), "enc!!"), kind: kind, tpp: info(r).tpp,
+		token: s.newToken(), kind: kind, tpp: info(r).tpp,
 		redirectURI: r.Header.Get("TPP-Redirect-URI"), tppSessionID: r.Header.Get("TPP-Session-ID"),
 		preset: preset, stage: stageLogin, created: s.now(),
+		wantContext: strings.ToUpper(r.Header.Get("PSU-Context")),
 	}
 	s.scas[rec.token] = rec
 	return s.URL() + "/sca/" + rec.token
@@ -291,6 +293,8 @@ type option struct {
 }
 
 // contextOptionsLocked: PRIVATE for private customers, then each agreement.
+// The first option of the context the request asked for (PSU-Context) is
+// checked, else the first one.
 func (s *Server) contextOptionsLocked(rec *scaRecord) []option {
 	var out []option
 	c := s.customers[rec.customer]
@@ -300,8 +304,15 @@ func (s *Server) contextOptionsLocked(rec *scaRecord) []option {
 	for _, ag := range s.agreementsOfLocked(rec.customer) {
 		out = append(out, option{Value: "CORPORATE:" + ag.id, Label: "Corporate: " + ag.name + " (org. no. " + ag.orgNumber + ")"})
 	}
+	checked := 0
+	for i, o := range out {
+		if rec.wantContext != "" && strings.HasPrefix(o.Value, rec.wantContext) {
+			checked = i
+			break
+		}
+	}
 	if len(out) > 0 {
-		out[0].Checked = true
+		out[checked].Checked = true
 	}
 	return out
 }

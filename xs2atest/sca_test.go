@@ -1,6 +1,7 @@
 package xs2atest
 
 import (
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -81,7 +82,7 @@ func TestSCAPageByHand(t *testing.T) {
 	status, _, _ = b.post(href, url.Values{"step": {"accounts"}, "account": {"enc!!forged"}})
 	assert.Equal(t, 400, status)
 
-	status, loc, _ = b.post(href, url.Values{"step": {"accounts"}, "account": {boxes[0][1], boxes[2][1]}, "action": {"confirm"}})
+	status, loc, _ = b.post(href, url.Values{"step": {"accounts"}, "account": {html.UnescapeString(boxes[0][1]), html.UnescapeString(boxes[2][1])}, "action": {"confirm"}})
 	require.Equal(t, http.StatusSeeOther, status)
 	cb, err := url.Parse(loc)
 	require.NoError(t, err)

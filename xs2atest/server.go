@@ -343,8 +343,8 @@ var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
 // whose values have a fixed form: X-Request-ID is required and a UUID; Date,
 // when present, the RFC 7231 IMF-fixdate (service.md, conventions 4);
 // PSU-IP-Address, when present, an IPv4 or IPv6 address; and
-// TPP-Redirect-Preferred, when present, True or False (in any case). It
-// returns the offending header and a text, or "".
+// TPP-Redirect-Preferred, when present, True or False, and PSU-Context,
+// when present, PRIVATE or CORPORATE (both in any case). It returns the offending header and a text, or "".
 func checkHeaderFormats(h http.Header) (string, string) {
 	switch ids := h.Values("X-Request-ID"); {
 	case len(ids) == 0:
@@ -365,6 +365,11 @@ func checkHeaderFormats(h http.Header) (string, string) {
 	for _, v := range h.Values("TPP-Redirect-Preferred") {
 		if !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
 			return "TPP-Redirect-Preferred", "TPP-Redirect-Preferred must be True or False"
+		}
+	}
+	for _, v := range h.Values("PSU-Context") {
+		if !strings.EqualFold(v, "PRIVATE") && !strings.EqualFold(v, "CORPORATE") {
+			return "PSU-Context", "PSU-Context must be PRIVATE or CORPORATE"
 		}
 	}
 	return "", ""
@@ -469,7 +474,9 @@ func (s *Server) logRequest(r *http.Request, lp logPath, status int, dropped boo
 		"status", status, "dropped", dropped, "x-request-id", rec.RequestID)
 }
 
-var idInPath = regexp.MustCompile(`enc!![A-Za-z0-9_-]+|/sca/[^/]+`)
+// idInPath matches an id as a path holds it: "enc!!" and the characters a
+// path segment may hold, escapes included.
+var idInPath = regexp.MustCompile(`enc!![A-Za-z0-9\-._~!$&'()*+,;=:@%]+|/sca/[^/]+`)
 
 // pathTemplate hides resource ids and SCA tokens in log lines.
 func pathTemplate(p string) string {

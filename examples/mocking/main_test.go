@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -162,7 +161,7 @@ func TestTotalBalanceWithAnOverriddenResponder(t *testing.T) {
 	mt.RegisterResponder(http.MethodGet, base+"/v1/accounts", httpmock.NewStringResponder(http.StatusOK,
 		`{"accounts":[{"resourceId":"enc!!nok","currency":"NOK"},{"resourceId":"enc!!eur","currency":"EUR"}]}`))
 	for _, currency := range []string{"NOK", "EUR"} {
-		mt.RegisterResponder(http.MethodGet, base+"/v1/accounts/"+url.PathEscape("enc!!"+strings.ToLower(currency))+"/balances",
+		mt.RegisterResponder(http.MethodGet, base+"/v1/accounts/enc!!"+strings.ToLower(currency)+"/balances",
 			httpmock.NewStringResponder(http.StatusOK,
 				`{"balances":[{"balanceType":"closingBooked","balanceAmount":{"currency":"`+currency+`","amount":"10.00"}}]}`))
 	}

@@ -1,0 +1,62 @@
+package xs2atest
+
+// Standing orders: the "information" entries of an account's transaction
+// report (bookingStatus information or all, Berlin Group): one per active
+// periodic payment from the account.
+
+type standingOrderJSON struct {
+	StartDate         string   `json:"startDate"`
+	EndDate           string   `json:"endDate,omitempty"`
+	Frequency         string   `json:"frequency"`
+	DayOfExecution    string   `json:"dayOfExecution,omitempty"`
+	ExecutionRule     string   `json:"executionRule,omitempty"`
+	MonthsOfExecution []string `json:"monthsOfExecution,omitempty"`
+}
+
+type infoJSON struct {
+	TransactionAmount                 amountJSON      `json:"transactionAmount"`
+	CreditorName                      string          `json:"creditorName,omitempty"`
+	CreditorAccount                   *accountRefJSON `json:"creditorAccount,omitempty"`
+	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured,omitempty"`
+	AdditionalInformationStructured   struct {
+		StandingOrderDetails standingOrderJSON `json:"standingOrderDetails"`
+	} `json:"additionalInformationStructured"`
+}
+
+// activeStatus: a periodic payment in one of these runs as a standing order.
+var activeStatus = map[string]bool{"ACTC": true, "ACCP": true, "ACSP": true, "ACSC": true, "ACCC": true, "ACWC": true}
+
+// standingOrdersLocked lists the standing orders of a: its authorised
+// periodic payments whose endDate, if any, has not passed.
+func (s *Server) standingOrdersLocked(a *account) []infoJSON {
+	today := fmtDate(dateOf(s.now()))
+	out := []infoJSON{}
+	for _, id := range s.paymentOrder {
+		p := s.payments[id]
+		if p.service != "periodic-payments" || p.debtor != a.id || !activeStatus[p.status] || len(p.entries) == 0 {
+			continue
+		}
+		str := func(k string) string { v, _ := p.raw[k].(string); return v }
+		if end := str("endDate"); end != "" && end < today {
+			continue
+		}
+		f := p.entries[0]
+		e := infoJSON{
+			TransactionAmount: amountJSON{formatAmount(-f.amount), f.currency},
+			CreditorName:      f.creditorName, CreditorAccount: &accountRefJSON{BBAN: f.creditor},
+			RemittanceInformationUnstructured: f.remittance,
+		}
+		d := &e.AdditionalInformationStructured.StandingOrderDetails
+		d.StartDate, d.EndDate, d.Frequency = str("startDate"), str("endDate"), str("frequency")
+		d.DayOfExecution, d.ExecutionRule = str("dayOfExecution"), str("executionRule")
+		if months, ok := p.raw["monthsOfExecution"].([]any); ok {
+			for _, m := range months {
+				if v, ok := m.(string); ok {
+					d.MonthsOfExecution = append(d.MonthsOfExecution, v)
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
