@@ -371,12 +371,32 @@ type cardBalancesBody struct {
 	CardAccount AccountReference `json:"cardAccount"`
 }
 
+// UnmarshalJSON decodes the Balances (whose own UnmarshalJSON would
+// otherwise be promoted and take the whole body) and the card reference.
+func (b *cardBalancesBody) UnmarshalJSON(data []byte) error {
+	if err := json.Unmarshal(data, &b.Balances); err != nil {
+		return err
+	}
+	var w struct {
+		CardAccount AccountReference `json:"cardAccount"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	b.CardAccount = w.CardAccount
+	return nil
+}
+
 // balances returns the Balances, with the card account's reference in
-// Account when the bank sent it under "cardAccount".
+// Account (and not in Extra) when the bank sent it under "cardAccount".
 func (b *cardBalancesBody) balances() *Balances {
 	out := b.Balances
 	if out.Account == (AccountReference{}) {
 		out.Account = b.CardAccount
+	}
+	delete(out.Extra, "cardAccount")
+	if len(out.Extra) == 0 {
+		out.Extra = nil
 	}
 	return &out
 }
