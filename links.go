@@ -35,13 +35,15 @@ func (l Link) IsZero() bool { return l.Href == "" }
 type SCALinks struct {
 	ConsentStatus   string       `json:"consentStatus,omitempty"`
 	ConsentID       string       `json:"consentId,omitempty"`
-	SCAStatus       string       `json:"scaStatus,omitempty"`
+	SCAStatus       SCAStatus    `json:"scaStatus,omitempty"`
 	AuthorisationID string       `json:"authorisationId,omitempty"`
 	Links           SCALinkSet   `json:"_links"`
 	Messages        []TPPMessage `json:"tppMessages,omitempty"`
 }
 
-// SCALinkSet holds the _links of an SCALinks answer.
+// SCALinkSet holds the _links of an SCALinks answer. The answer of a
+// startAuthorisation link carries SCAStatus, the authorisation's own link:
+// pass it to PaymentsService.AuthorisationStatus.
 type SCALinkSet struct {
 	SCARedirect        Link `json:"scaRedirect,omitzero"`
 	Self               Link `json:"self,omitzero"`

@@ -34,10 +34,10 @@ func (s *Server) catchUpLocked() {
 }
 
 // RunBatch runs one simulated payment batch now (after any scheduled runs
-// that were due): approved (ACTC) and waiting (ACCP) single and bulk payments
-// whose execution date has come are booked when the debtor has the funds
-// (ACSC), otherwise they wait for a later run as ACCP with fundsAvailable
-// false.
+// that were due): approved (ACTC, or ACWC with a moved date) and waiting
+// (ACCP) single and bulk payments whose execution date has come are booked
+// when the debtor has the funds (ACSC), otherwise they wait for a later run
+// as ACCP with fundsAvailable false.
 func (s *Server) RunBatch() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -45,11 +45,14 @@ func (s *Server) RunBatch() {
 	s.runBatchLocked(s.now())
 }
 
+// executable are the statuses a batch run books when the date has come.
+var executable = map[string]bool{"ACTC": true, "ACWC": true, "ACCP": true}
+
 func (s *Server) runBatchLocked(at time.Time) {
 	today := dateOf(at)
 	for _, id := range s.paymentOrder {
 		p := s.payments[id]
-		if p.service == "periodic-payments" || (p.status != "ACTC" && p.status != "ACCP") || p.execDate.After(today) {
+		if p.service == "periodic-payments" || !executable[p.status] || p.execDate.After(today) {
 			continue
 		}
 		s.executeLocked(p, at)

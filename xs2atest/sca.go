@@ -90,6 +90,11 @@ func (s *Server) serveSCA(w *bufWriter, r *http.Request) {
 		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The authentication link has expired.")
 		return
 	}
+	if rec.kind == scaBasket && s.baskets[rec.basketID].deleted {
+		s.cancelSCALocked(rec)
+		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The signing basket was deleted.")
+		return
+	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		s.renderStage(w, rec, http.StatusOK, "")
