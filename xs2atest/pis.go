@@ -156,7 +156,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 			if e.RequestedExecutionDate == "" {
 				e.RequestedExecutionDate = req.RequestedExecutionDate
 			}
-			f, err := validatePayment(e, "payments["+strconv.Itoa(i)+"].", today)
+			f, err := validatePayment(e, "payments["+strconv.Itoa(i)+"].", product, today)
 			if err != nil {
 				writeAPIError(w, err)
 				return
@@ -168,7 +168,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		if !decodeBody(w, r, &req) {
 			return
 		}
-		f, err := validatePayment(&req, "", today)
+		f, err := validatePayment(&req, "", product, today)
 		if err != nil {
 			writeAPIError(w, err)
 			return
@@ -218,9 +218,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 	}
 	p.entries = entries
 	p.execDate = entries[0].execDate
-	if product == ProductInstant {
-		p.fee = 200 * int64(len(entries))
-	}
+	p.fee = feeOf(product, entries, s.debtorCurrencyLocked(p, debtorRef))
 	if err := s.fundsCheckLocked(p, p.debtor); err != nil {
 		writeAPIError(w, err)
 		return
@@ -250,7 +248,8 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 // refused before it is created or bound (doc.go, "Lack of funds").
 func (s *Server) fundsCheckLocked(p *payment, debtorID string) *apiError {
 	executedAtAuthorisation := p.product == ProductInstant && !p.execDate.After(dateOf(s.now()))
-	if executedAtAuthorisation && debtorID != "" && !canPay(s.accounts[debtorID], p.total()) {
+	a := s.accounts[debtorID]
+	if executedAtAuthorisation && a != nil && !canPay(a, p.totalIn(a.currency)) {
 		return &apiError{http.StatusBadRequest, "FUNDS_NOT_AVAILABLE", "instructedAmount",
 			"insufficient funds: the debtorAccount cannot pay the amount and the fee of this instant payment"}
 	}
@@ -695,11 +694,15 @@ func (s *Server) PaymentCount() int {
 func (s *Server) paymentViewLocked(p *payment) paymentView {
 	total := int64(0)
 	for _, e := range p.entries {
-		total += e.amount
+		total += convert(e.amount, e.currency, "NOK")
 	}
 	v := paymentView{Amount: formatAmount(total) + " NOK", Status: p.status}
+	if p.fee > 0 {
+		v.Fee = formatAmount(p.fee) + " NOK"
+	}
 	if len(p.entries) == 1 {
 		e := p.entries[0]
+		v.Amount = formatAmount(e.amount) + " " + e.currency
 		v.Creditor, v.CreditorAccount, v.Text = e.creditorName, e.creditor, e.remittance
 		if e.kid != "" {
 			v.Text = "KID " + e.kid
