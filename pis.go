@@ -19,6 +19,11 @@ import (
 //	// send the PSU's browser to sca.Links.SCARedirect.Href; after the callback:
 //	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
 //
+// A payment that needs several signers reports PATC after the first: the
+// next signer starts at st.Links.StartAuthorisation of that status answer,
+// and AuthorisationStatus follows each signer's SCA
+// (sca.Links.SCAStatus).
+//
 // Payment initiation needs the PSU present: psu.IPAddress is required
 // (service.md, Limits). psu.ID may be empty: a PISP-only TPP can initiate for
 // a customer it has not registered (service.md, Flow 5: single SCA), whose
@@ -136,8 +141,11 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, op, prefix, pro
 // answer; the PSU sees the payment there and signs it (Flow 3).
 //
 // For a payment that needs several signatures (corporate context), call it
-// again with the same link for each further signer: the status stays PATC
-// until all have signed (service.md, Payment status; see PollOptions.OnPATC).
+// again for each further signer, with the same link or the one of the PATC
+// status answer (PaymentStatus.Links.StartAuthorisation): the status stays
+// PATC until all have signed (service.md, Payment status; see
+// PollOptions.OnPATC). The answer's Links.SCAStatus is the new
+// authorisation's own link (AuthorisationStatus).
 func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link Link) (*SCALinks, *Response, error) {
 	if link.IsZero() {
 		return nil, nil, invalid("link", "is empty: pass Initiation.Links.StartAuthorisation")
