@@ -51,3 +51,9 @@ type SCALinkSet struct {
 	SCAStatus          Link `json:"scaStatus,omitzero"`
 	StartAuthorisation Link `json:"startAuthorisation,omitzero"`
 }
+
+// IsZero reports whether no link is set (an entry without href counts as
+// absent).
+func (l SCALinkSet) IsZero() bool {
+	return l.SCARedirect.IsZero() && l.Self.IsZero() && l.Status.IsZero() && l.SCAStatus.IsZero() && l.StartAuthorisation.IsZero()
+}

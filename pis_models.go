@@ -235,6 +235,12 @@ type InitiationLinks struct {
 	SCAStatus          Link `json:"scaStatus,omitzero"`
 }
 
+// IsZero reports whether no link is set (an entry without href counts as
+// absent).
+func (l InitiationLinks) IsZero() bool {
+	return l.Self.IsZero() && l.Status.IsZero() && l.StartAuthorisation.IsZero() && l.SCARedirect.IsZero() && l.SCAStatus.IsZero()
+}
+
 // PaymentStatus is the answer of GET <status link> (service.md: "Returns the
 // payment status"; "the attribute fundsAvailable, which indicates a rejection
 // caused by lack of funds"). Banks of the platform also send the payment's
@@ -263,6 +269,12 @@ type PaymentStatusLinks struct {
 	// StartAuthorisation (POST) starts an SCA: for a PATC payment, the next
 	// signer's (PaymentsService.StartAuthorisation).
 	StartAuthorisation Link `json:"startAuthorisation,omitzero"`
+}
+
+// IsZero reports whether the answer held no link (an entry without href
+// counts as absent), so a status without links marshals without _links.
+func (l PaymentStatusLinks) IsZero() bool {
+	return l.Self.IsZero() && l.Status.IsZero() && l.StartAuthorisation.IsZero()
 }
 
 // AuthorisationStatus is the answer of GET on an authorisation's link (the
