@@ -46,10 +46,14 @@ func newAISBank(t testing.TB, routes map[string]http.HandlerFunc, opts ...Option
 	return b, c
 }
 
-// fixture reads testdata/ais/name.
+// fixture reads testdata/ais/name, or testdata/name when name has a
+// directory ("pis/status_patc.json").
 func fixture(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "ais", name))
+	if !strings.Contains(name, "/") {
+		name = filepath.Join("ais", name)
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	require.NoError(t, err)
 	return b
 }

@@ -90,7 +90,9 @@
 // (errors.Is(err, ErrSCARequired)). Consents.CreateBankOffered,
 // Consents.Create, Users.Register,
 // Users.User and Payments.StartAuthorisation return the redirect as their
-// result (*SCALinks). After SCA the bank sends the PSU to the TPP-Redirect-URI;
+// result (*SCALinks); Payments.AuthorisationStatus reads one SCA's state
+// (SCAStatus: started, then finalised or failed) from the scaStatus link
+// of that result. After SCA the bank sends the PSU to the TPP-Redirect-URI;
 // ParseCallback (or the http.Handler of CallbackHandler) reads the psu-id,
 // psu-corporate-id, tpp-session-id and context, or a *SCAFailure. A
 // SessionManager keeps the rules of TPP-Session-ID: an SCA holds for one hour;
@@ -237,6 +239,15 @@
 //	  a registered PSU: one SCA per payment and per basket
 //	Payment status PATC (two signers, same link)             TestPaymentStatusPATC
 //	Payment cancellation by DELETE (sandbox)                 TestPaymentCancellation
+//	Payment status with paymentId and links; a PATC          TestPaymentPATCSecondSignerFromStatus
+//	  payment's next signer starts from the status answer
+//	Authorisation status (scaStatus) before and after SCA,   TestPaymentAuthorisationStatus
+//	  failed after a cancelled SCA
+//	Signing basket: get, status, authorise, delete           TestSigningBasketReadAndDelete
+//	Cross-border payments: fees accumulated (1.15.0)         TestCrossBorderPaymentFees
+//	TPP-Redirect-Preferred False: app biometrics SCA         TestRedirectPreferredFalseAppSCA
+//	Flow 4: requestedExecutionDate adjusted (ACWC, next      TestExecutionDateAdjusted
+//	  banking day); invoice processed when authorised        TestEInvoiceProcessedAtScheme
 //	Sandbox mock data: initialize, customers, create         TestSandboxService
 //	  customer, account, transaction (not with another
 //	  account as debtor), balance; AIS and PIS on them
@@ -281,9 +292,7 @@
 //
 // Not covered here: the failure callback's system parameter (the fake sends
 // it only when a Fault fails an SCA page with a server error, tested in
-// xs2atest; ParseCallback's handling of it in sca_test.go), the bank moving
-// requestedExecutionDate or marking an invoice processed (Flow 4, which the
-// fake does not do), TPP-Redirect-Preferred (app biometrics) and checks of
+// xs2atest; ParseCallback's handling of it in sca_test.go) and checks of
 // certificates against registries. Transaction codes with both value and
 // code are read back in TestSandboxService.
 package xs2a

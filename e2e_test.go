@@ -35,6 +35,15 @@
 //	  a registered PSU: one SCA per payment and per basket
 //	Payment status PATC (two signers, same link)             TestPaymentStatusPATC
 //	Payment cancellation by DELETE (sandbox)                 TestPaymentCancellation
+//	Payment status with paymentId and links; a PATC          TestPaymentPATCSecondSignerFromStatus
+//	  payment's next signer starts from the status answer
+//	Authorisation status (scaStatus) before and after SCA,   TestPaymentAuthorisationStatus
+//	  failed after a cancelled SCA
+//	Signing basket: get, status, authorise, delete           TestSigningBasketReadAndDelete
+//	Cross-border payments: fees accumulated (1.15.0)         TestCrossBorderPaymentFees
+//	TPP-Redirect-Preferred False: app biometrics SCA         TestRedirectPreferredFalseAppSCA
+//	Flow 4: requestedExecutionDate adjusted (ACWC, next      TestExecutionDateAdjusted
+//	  banking day); invoice processed when authorised        TestEInvoiceProcessedAtScheme
 //	Sandbox mock data: initialize, customers, create         TestSandboxService
 //	  customer, account, transaction (not with another
 //	  account as debtor), balance; AIS and PIS on them
@@ -77,9 +86,7 @@
 //
 // Not covered here: the failure callback's system parameter (the fake sends
 // it only when a Fault fails an SCA page with a server error, tested in
-// xs2atest; ParseCallback's handling of it in sca_test.go), the bank moving
-// requestedExecutionDate or marking an invoice processed (Flow 4, which the
-// fake does not do), TPP-Redirect-Preferred (app biometrics) and checks of
+// xs2atest; ParseCallback's handling of it in sca_test.go) and checks of
 // certificates against registries. Transaction codes with both value and
 // code are read back in TestSandboxService.
 package xs2a_test

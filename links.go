@@ -35,7 +35,7 @@ func (l Link) IsZero() bool { return l.Href == "" }
 type SCALinks struct {
 	ConsentStatus   string       `json:"consentStatus,omitempty"`
 	ConsentID       string       `json:"consentId,omitempty"`
-	SCAStatus       string       `json:"scaStatus,omitempty"`
+	SCAStatus       SCAStatus    `json:"scaStatus,omitempty"`
 	AuthorisationID string       `json:"authorisationId,omitempty"`
 	Links           SCALinkSet   `json:"_links"`
 	Messages        []TPPMessage `json:"tppMessages,omitempty"`
@@ -44,11 +44,19 @@ type SCALinks struct {
 	Extra Extra `json:"-"`
 }
 
-// SCALinkSet holds the _links of an SCALinks answer.
+// SCALinkSet holds the _links of an SCALinks answer. The answer of a
+// startAuthorisation link carries SCAStatus, the authorisation's own link:
+// pass it to PaymentsService.AuthorisationStatus.
 type SCALinkSet struct {
 	SCARedirect        Link `json:"scaRedirect,omitzero"`
 	Self               Link `json:"self,omitzero"`
 	Status             Link `json:"status,omitzero"`
 	SCAStatus          Link `json:"scaStatus,omitzero"`
 	StartAuthorisation Link `json:"startAuthorisation,omitzero"`
+}
+
+// IsZero reports whether no link is set (an entry without href counts as
+// absent).
+func (l SCALinkSet) IsZero() bool {
+	return l.SCARedirect.IsZero() && l.Self.IsZero() && l.Status.IsZero() && l.SCAStatus.IsZero() && l.StartAuthorisation.IsZero()
 }

@@ -19,6 +19,11 @@ import (
 //	// send the PSU's browser to sca.Links.SCARedirect.Href; after the callback:
 //	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
 //
+// A payment that needs several signers reports PATC after the first: the
+// next signer starts at st.Links.StartAuthorisation of that status answer,
+// and AuthorisationStatus follows each signer's SCA
+// (sca.Links.SCAStatus).
+//
 // Payment initiation needs the PSU present: psu.IPAddress is required
 // (service.md, Limits). psu.ID may be empty: a PISP-only TPP can initiate for
 // a customer it has not registered (service.md, Flow 5: single SCA), whose
@@ -137,8 +142,11 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, op, prefix, pro
 // answer; the PSU sees the payment there and signs it (Flow 3).
 //
 // For a payment that needs several signatures (corporate context), call it
-// again with the same link for each further signer: the status stays PATC
-// until all have signed (service.md, Payment status; see PollOptions.OnPATC).
+// again for each further signer, with the same link or the one of the PATC
+// status answer (PaymentStatus.Links.StartAuthorisation): the status stays
+// PATC until all have signed (service.md, Payment status; see
+// PollOptions.OnPATC). The answer's Links.SCAStatus is the new
+// authorisation's own link (AuthorisationStatus).
 func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link Link) (*SCALinks, *Response, error) {
 	if link.IsZero() {
 		return nil, nil, invalid("link", "is empty: pass Initiation.Links.StartAuthorisation")
@@ -163,17 +171,32 @@ func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link 
 // approval; PollStatus reads until the status is final. For product
 // DomesticNorwayCreditTransfers the bank answers with an error until the
 // payment is approved.
+//
+// The answer also carries the payment's id and links when the bank sends
+// them (PaymentStatus.Links): a TPP that kept only the status link finds
+// the startAuthorisation link for the next signer of a PATC payment there,
+// and a requestedExecutionDate the bank moved at SCA.
 func (s *PaymentsService) Status(ctx context.Context, psu PSU, link Link) (*PaymentStatus, *Response, error) {
-	if link.IsZero() {
-		return nil, nil, invalid("link", "is empty: pass Initiation.Links.Status")
-	}
 	var out PaymentStatus
-	resp, err := s.client.do(ctx, &request{
-		op:     "payments.status",
-		method: http.MethodGet,
-		href:   link.Href,
-		psu:    &psu,
-	}, &out)
+	resp, err := s.client.follow(ctx, "payments.status", http.MethodGet, psu, link, "Initiation.Links.Status", &out)
+	if err != nil {
+		return nil, resp, err
+	}
+	return &out, resp, nil
+}
+
+// AuthorisationStatus reads the state of one PSU's SCA of a payment or
+// signing basket: GET on the authorisation's link, which is
+// Links.SCAStatus of the StartAuthorisation answer
+// (.../{paymentId}/authorisations/{authorisationId}). SCAStatus is started
+// while the PSU has not signed yet, finalised once it has, failed when it
+// cancelled. A bank whose answer holds no scaStatus link keeps the
+// authorisation at the startAuthorisation href followed by "/" and the
+// AuthorisationID. A TPP whose callback never came can tell an abandoned SCA
+// from a finished one this way.
+func (s *PaymentsService) AuthorisationStatus(ctx context.Context, psu PSU, link Link) (*AuthorisationStatus, *Response, error) {
+	var out AuthorisationStatus
+	resp, err := s.client.follow(ctx, "payments.authorisation_status", http.MethodGet, psu, link, "SCALinks.Links.SCAStatus", &out)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -185,15 +208,7 @@ func (s *PaymentsService) Status(ctx context.Context, psu PSU, link Link) (*Paym
 // a *PeriodicPayment or a map); into may be nil to read nothing. The
 // interface does not describe the answer beyond the initiation fields.
 func (s *PaymentsService) Get(ctx context.Context, psu PSU, link Link, into any) (*Response, error) {
-	if link.IsZero() {
-		return nil, invalid("link", "is empty: pass Initiation.Links.Self")
-	}
-	return s.client.do(ctx, &request{
-		op:     "payments.get",
-		method: http.MethodGet,
-		href:   link.Href,
-		psu:    &psu,
-	}, into)
+	return s.client.follow(ctx, "payments.get", http.MethodGet, psu, link, "Initiation.Links.Self", into)
 }
 
 // Cancel cancels a payment, DELETE on the self link of the initiation
@@ -201,15 +216,17 @@ func (s *PaymentsService) Get(ctx context.Context, psu PSU, link Link, into any)
 // When the bank wants the PSU to authorise the cancellation it answers with
 // a scaRedirect, returned as a *SCARequiredError.
 func (s *PaymentsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
+	return s.client.follow(ctx, "payments.cancel", http.MethodDelete, psu, link, "Initiation.Links.Self", nil)
+}
+
+// follow sends a bodiless request to a link of an earlier answer and
+// decodes a 2xx body into into (when non-nil). An empty link is a
+// *ValidationError that names pass, the link to give.
+func (c *Client) follow(ctx context.Context, op, method string, psu PSU, link Link, pass string, into any) (*Response, error) {
 	if link.IsZero() {
-		return nil, invalid("link", "is empty: pass Initiation.Links.Self")
+		return nil, invalid("link", "is empty: pass %s", pass)
 	}
-	return s.client.do(ctx, &request{
-		op:     "payments.cancel",
-		method: http.MethodDelete,
-		href:   link.Href,
-		psu:    &psu,
-	}, nil)
+	return c.do(ctx, &request{op: op, method: method, href: link.Href, psu: &psu}, into)
 }
 
 // Create sends a signing basket, POST /v1/signing-baskets with
@@ -242,6 +259,37 @@ func (s *SigningBasketsService) Create(ctx context.Context, psu PSU, b *SigningB
 		return nil, resp, err
 	}
 	return &out, resp, nil
+}
+
+// Get reads a signing basket, GET on the self link of its creation answer
+// (BasketInitiation.Links.Self): the payment ids it holds and its status.
+func (s *SigningBasketsService) Get(ctx context.Context, psu PSU, link Link) (*BasketDetails, *Response, error) {
+	var out BasketDetails
+	resp, err := s.client.follow(ctx, "signing_baskets.get", http.MethodGet, psu, link, "BasketInitiation.Links.Self", &out)
+	if err != nil {
+		return nil, resp, err
+	}
+	return &out, resp, nil
+}
+
+// Status reads a signing basket's status, GET on the status link of its
+// creation answer (BasketInitiation.Links.Status): RCVD until the PSU
+// authorised it, ACTC after; the payments in it have statuses of their own.
+func (s *SigningBasketsService) Status(ctx context.Context, psu PSU, link Link) (*BasketStatus, *Response, error) {
+	var out BasketStatus
+	resp, err := s.client.follow(ctx, "signing_baskets.status", http.MethodGet, psu, link, "BasketInitiation.Links.Status", &out)
+	if err != nil {
+		return nil, resp, err
+	}
+	return &out, resp, nil
+}
+
+// Cancel deletes a signing basket, DELETE on the self link of its creation
+// answer (BasketInitiation.Links.Self). The bank allows it only before the
+// basket is authorised; the payments in it stay as they are (cancel them
+// with PaymentsService.Cancel).
+func (s *SigningBasketsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
+	return s.client.follow(ctx, "signing_baskets.cancel", http.MethodDelete, psu, link, "BasketInitiation.Links.Self", nil)
 }
 
 // body checks a signing basket and returns the JSON to send.

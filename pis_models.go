@@ -238,18 +238,61 @@ type InitiationLinks struct {
 	SCAStatus          Link `json:"scaStatus,omitzero"`
 }
 
+// IsZero reports whether no link is set (an entry without href counts as
+// absent).
+func (l InitiationLinks) IsZero() bool {
+	return l.Self.IsZero() && l.Status.IsZero() && l.StartAuthorisation.IsZero() && l.SCARedirect.IsZero() && l.SCAStatus.IsZero()
+}
+
 // PaymentStatus is the answer of GET <status link> (service.md: "Returns the
 // payment status"; "the attribute fundsAvailable, which indicates a rejection
-// caused by lack of funds").
+// caused by lack of funds"). Banks of the platform also send the payment's
+// id and its links, so a status read is enough to go on: the next signer of
+// a PATC payment starts at Links.StartAuthorisation.
 type PaymentStatus struct {
+	// PaymentID is the payment's id ("" when the bank did not send it).
+	PaymentID         string            `json:"paymentId,omitempty"`
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
 	// FundsAvailable is false when the bank found too little money for the
 	// payment (nil when the bank did not say); see InsufficientFunds.
-	FundsAvailable *bool        `json:"fundsAvailable,omitempty"`
-	Messages       []TPPMessage `json:"tppMessages,omitempty"`
+	FundsAvailable *bool `json:"fundsAvailable,omitempty"`
+	// RequestedExecutionDate is the execution date when the bank reports
+	// one: a date moved at the PSU's SCA because the requested one was no
+	// longer possible (past, or not a banking day). Zero when not sent.
+	RequestedExecutionDate Date               `json:"requestedExecutionDate,omitzero"`
+	Links                  PaymentStatusLinks `json:"_links,omitzero"`
+	Messages               []TPPMessage       `json:"tppMessages,omitempty"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
 	Extra Extra `json:"-"`
+}
+
+// PaymentStatusLinks are the _links of a payment status answer. An absent
+// link is the zero Link.
+type PaymentStatusLinks struct {
+	Self   Link `json:"self,omitzero"`   // GET: the payment; DELETE: cancel it
+	Status Link `json:"status,omitzero"` // GET: the payment status again
+	// StartAuthorisation (POST) starts an SCA: for a PATC payment, the next
+	// signer's (PaymentsService.StartAuthorisation).
+	StartAuthorisation Link `json:"startAuthorisation,omitzero"`
+}
+
+// IsZero reports whether the answer held no link (an entry without href
+// counts as absent), so a status without links marshals without _links.
+func (l PaymentStatusLinks) IsZero() bool {
+	return l.Self.IsZero() && l.Status.IsZero() && l.StartAuthorisation.IsZero()
+}
+
+// AuthorisationStatus is the answer of GET on an authorisation's link (the
+// scaStatus link of a startAuthorisation answer): the state of that PSU's
+// SCA. SCAStatus is started until the PSU signs, then finalised (or failed
+// when the PSU cancelled or the SCA broke off).
+type AuthorisationStatus struct {
+	SCAStatus SCAStatus `json:"scaStatus"`
+	// PSUMessage is a text for the PSU, when the bank sends one.
+	PSUMessage string       `json:"psuMessage,omitempty"`
+	Links      SCALinkSet   `json:"_links,omitzero"`
+	Messages   []TPPMessage `json:"tppMessages,omitempty"`
 }
 
 // InsufficientFunds reports whether the bank found too little money for the
@@ -286,6 +329,23 @@ type BasketInitiation struct {
 	BasketID          string            `json:"basketId"`
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
 	Links             InitiationLinks   `json:"_links"`
+	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
+}
+
+// BasketDetails is the answer of GET on a signing basket's self link: the
+// ids of the payments (and consents) it holds and its status, which is
+// RCVD until the PSU authorised it and ACTC after.
+type BasketDetails struct {
+	Payments          []string          `json:"payments,omitempty"`
+	Consents          []string          `json:"consents,omitempty"`
+	TransactionStatus TransactionStatus `json:"transactionStatus"`
+	Links             InitiationLinks   `json:"_links,omitzero"`
+	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
+}
+
+// BasketStatus is the answer of GET on a signing basket's status link.
+type BasketStatus struct {
+	TransactionStatus TransactionStatus `json:"transactionStatus"`
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
 }
 

@@ -86,8 +86,9 @@ type PollOptions struct {
 	// OnPATC, when set, is called once each time the status becomes PATC:
 	// the payment needs several signatures and some are still missing
 	// (service.md, Payment status). Send the next signer through
-	// StartAuthorisation with the same startAuthorisation link. It is not
-	// called again while the status stays PATC.
+	// StartAuthorisation with the status answer's
+	// Links.StartAuthorisation (or the initiation's, the same link). It is
+	// not called again while the status stays PATC.
 	OnPATC func(*PaymentStatus)
 	// Strict makes a status that is not a Berlin Group code an error
 	// (ErrUnknownStatus). Otherwise such a status is reported to OnStatus

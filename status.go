@@ -81,3 +81,54 @@ func (s TransactionStatus) Known() bool {
 	}
 	return false
 }
+
+// SCAStatus is the status of an authorisation (scaStatus): of the PSU's SCA
+// of a payment, a signing basket or a consent, as the Berlin Group
+// guidelines define it. Codes the SDK does not know decode as they are;
+// Known reports them.
+type SCAStatus string
+
+// The Berlin Group SCA status codes.
+const (
+	// SCAStatusReceived: the authorisation resource was created.
+	SCAStatusReceived SCAStatus = "received"
+	// SCAStatusPSUIdentified: the PSU of the authorisation is identified.
+	SCAStatusPSUIdentified SCAStatus = "psuIdentified"
+	// SCAStatusPSUAuthenticated: the PSU is identified and authenticated.
+	SCAStatusPSUAuthenticated SCAStatus = "psuAuthenticated"
+	// SCAStatusSCAMethodSelected: the SCA method has been chosen.
+	SCAStatusSCAMethodSelected SCAStatus = "scaMethodSelected"
+	// SCAStatusStarted: the SCA has started; with the redirect approach,
+	// the PSU has yet to sign at the scaRedirect page.
+	SCAStatusStarted SCAStatus = "started"
+	// SCAStatusUnconfirmed: the PSU finished the SCA, but the
+	// authorisation awaits a confirmation by the TPP.
+	SCAStatusUnconfirmed SCAStatus = "unconfirmed"
+	// SCAStatusFinalised: the SCA succeeded. Final.
+	SCAStatusFinalised SCAStatus = "finalised"
+	// SCAStatusFailed: the SCA failed or was cancelled. Final.
+	SCAStatusFailed SCAStatus = "failed"
+	// SCAStatusExempted: no SCA was needed; the authorisation succeeded.
+	// Final.
+	SCAStatusExempted SCAStatus = "exempted"
+)
+
+// Final reports whether the authorisation no longer changes: finalised,
+// failed or exempted.
+func (s SCAStatus) Final() bool {
+	switch s {
+	case SCAStatusFinalised, SCAStatusFailed, SCAStatusExempted:
+		return true
+	}
+	return false
+}
+
+// Known reports whether s is one of the Berlin Group codes above.
+func (s SCAStatus) Known() bool {
+	switch s {
+	case SCAStatusReceived, SCAStatusPSUIdentified, SCAStatusPSUAuthenticated, SCAStatusSCAMethodSelected,
+		SCAStatusStarted, SCAStatusUnconfirmed, SCAStatusFinalised, SCAStatusFailed, SCAStatusExempted:
+		return true
+	}
+	return false
+}

@@ -262,6 +262,8 @@ func txOf(t *transaction, booked bool) txJSON {
 	}
 	if t.creditorBBAN != "" {
 		out.CreditorAccount = &accountRefJSON{BBAN: t.creditorBBAN}
+	} else if t.creditorIBAN != "" {
+		out.CreditorAccount = &accountRefJSON{IBAN: t.creditorIBAN}
 	}
 	if t.debtorBBAN != "" {
 		out.DebtorAccount = &accountRefJSON{BBAN: t.debtorBBAN}

@@ -34,10 +34,10 @@ func (s *Server) catchUpLocked() {
 }
 
 // RunBatch runs one simulated payment batch now (after any scheduled runs
-// that were due): approved (ACTC) and waiting (ACCP) single and bulk payments
-// whose execution date has come are booked when the debtor has the funds
-// (ACSC), otherwise they wait for a later run as ACCP with fundsAvailable
-// false.
+// that were due): approved (ACTC, or ACWC with a moved date) and waiting
+// (ACCP) single and bulk payments whose execution date has come are booked
+// when the debtor has the funds (ACSC), otherwise they wait for a later run
+// as ACCP with fundsAvailable false.
 func (s *Server) RunBatch() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -45,11 +45,14 @@ func (s *Server) RunBatch() {
 	s.runBatchLocked(s.now())
 }
 
+// executable are the statuses a batch run books when the date has come.
+var executable = map[string]bool{"ACTC": true, "ACWC": true, "ACCP": true}
+
 func (s *Server) runBatchLocked(at time.Time) {
 	today := dateOf(at)
 	for _, id := range s.paymentOrder {
 		p := s.payments[id]
-		if p.service == "periodic-payments" || (p.status != "ACTC" && p.status != "ACCP") || p.execDate.After(today) {
+		if p.service == "periodic-payments" || !executable[p.status] || p.execDate.After(today) {
 			continue
 		}
 		s.executeLocked(p, at)
@@ -62,7 +65,7 @@ func (s *Server) runBatchLocked(at time.Time) {
 // creditLimit (funds: balance + creditLimit).
 func (s *Server) executeLocked(p *payment, at time.Time) {
 	debtor := s.accounts[p.debtor]
-	ok := canPay(debtor, p.total())
+	ok := debtor != nil && canPay(debtor, p.totalIn(debtor.currency))
 	p.funds = &ok
 	if !ok {
 		p.status = "ACCP"
@@ -70,43 +73,49 @@ func (s *Server) executeLocked(p *payment, at time.Time) {
 	}
 	day := dateOf(at)
 	for _, e := range p.entries {
-		debtor.balance -= e.amount
-		t := &transaction{id: s.newID(), bookingDate: day, valueDate: day, transactionDate: day, amount: -e.amount,
-			currency: debtor.currency, creditorName: e.creditorName, creditorBBAN: e.creditor,
-			debtorName: s.ownerName(debtor), debtorBBAN: debtor.bban, remittance: e.remittance, code: "OVERFØRSEL",
-			origAmount: -e.amount, origCurrency: debtor.currency}
-		if debtor.card {
-			t.details = e.creditorName // what a card account's transaction shows
-		}
-		if e.kid != "" {
-			t.info = "KID " + e.kid
-		}
-		debtor.booked = append(debtor.booked, t)
-		if cred := s.byBBAN[e.creditor]; cred != nil && !cred.closed {
-			cred.balance += e.amount
-			ct := *t
-			ct.id, ct.amount, ct.origAmount, ct.details = s.newID(), e.amount, e.amount, ""
-			cred.booked = append(cred.booked, &ct)
-			sortBooked(cred)
-		}
+		s.bookEntryLocked(debtor, e, day)
 	}
 	if p.fee > 0 {
-		debtor.balance -= p.fee
+		fee := convert(p.fee, "NOK", debtor.currency)
+		debtor.balance -= fee
 		debtor.booked = append(debtor.booked, &transaction{id: s.newID(), bookingDate: day, valueDate: day,
-			transactionDate: day, amount: -p.fee, currency: debtor.currency, remittance: "Gebyr straksbetaling",
-			code: "GEBYR", origAmount: -p.fee, origCurrency: debtor.currency, details: "Gebyr straksbetaling"})
+			transactionDate: day, amount: -fee, currency: debtor.currency, remittance: feeText(p.product),
+			code: "GEBYR", origAmount: -fee, origCurrency: debtor.currency, details: feeText(p.product)})
 	}
 	sortBooked(debtor)
 	p.status = "ACSC"
 }
 
-// total is what a payment takes from its debtor: every entry and the fee.
-func (p *payment) total() int64 {
-	t := p.fee
-	for _, e := range p.entries {
-		t += e.amount
+// bookEntryLocked books one payment entry on day: debited from the debtor
+// in its currency (converted from a cross-border payment's own, which
+// stays the original amount), credited to a creditor account the bank
+// holds.
+func (s *Server) bookEntryLocked(debtor *account, e *paymentFacts, day time.Time) {
+	debit := convert(e.amount, e.currency, debtor.currency)
+	debtor.balance -= debit
+	t := &transaction{id: s.newID(), bookingDate: day, valueDate: day, transactionDate: day, amount: -debit,
+		currency: debtor.currency, creditorName: e.creditorName,
+		debtorName: s.ownerName(debtor), debtorBBAN: debtor.bban, remittance: e.remittance, code: "OVERFØRSEL",
+		origAmount: -e.amount, origCurrency: e.currency}
+	if e.foreign {
+		t.creditorIBAN = e.creditor
+	} else {
+		t.creditorBBAN = e.creditor
 	}
-	return t
+	if debtor.card {
+		t.details = e.creditorName // what a card account's transaction shows
+	}
+	if e.kid != "" {
+		t.info = "KID " + e.kid
+	}
+	debtor.booked = append(debtor.booked, t)
+	if cred := s.byBBAN[t.creditorBBAN]; cred != nil && !cred.closed {
+		cred.balance += e.amount
+		ct := *t
+		ct.id, ct.amount, ct.origAmount, ct.details = s.newID(), e.amount, e.amount, ""
+		cred.booked = append(cred.booked, &ct)
+		sortBooked(cred)
+	}
 }
 
 // canPay reports whether an open account can pay amount: its balance, plus

@@ -66,6 +66,7 @@ type transaction struct {
 	currency                                string
 	creditorName, debtorName                string
 	creditorBBAN, debtorBBAN                string
+	creditorIBAN                            string // a creditor abroad (cross-border payment)
 	remittance, code, info                  string // code: proprietaryBankTransactionCode, its value
 	codeID                                  string // its code, given with the value in the sandbox; "" = the value alone
 	origAmount                              int64

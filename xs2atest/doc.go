@@ -107,6 +107,54 @@
 // SCA_INVALID, and a cancelled one leaves it unbound. A signing basket takes
 // bound payments only.
 //
+// # Payments as production banks answer
+//
+// Beyond the interface description, the server answers as production banks
+// of the platform do. A payment's status answer carries its paymentId and
+// _links: self, status, and startAuthorisation while a signer is due (RCVD,
+// PATC), so the next signer of a PATC payment can start from a status read.
+// The answer of a startAuthorisation link has a scaStatus link to that
+// authorisation: scaStatus started, then finalised, or failed when the PSU
+// cancels. A signing basket is read with GET (payments, transactionStatus,
+// _links), its status link answers {"transactionStatus"} alone, and DELETE
+// removes it while it is not authorised (204; then 404, an SCA of it under
+// way fails, its payments stay); once authorised DELETE is 400
+// CANCELLATION_INVALID.
+//
+// A requestedExecutionDate that is no longer possible when the last signer
+// signs, because it has passed by then or is not a banking day, moves to the
+// next banking day (Monday to Friday, not a Norwegian public holiday, not 24
+// or 31 December): the payment becomes ACWC (accepted with a change) instead
+// of ACTC, its status and details report the new date, and the batch runs
+// book it then. Periodic payments keep their startDate.
+//
+// An authorised e-invoice payment (CINV and SCOR) marks the invoice
+// processed at the invoice scheme once all its signers have signed;
+// EInvoiceProcessed reports it, and no call of the TPP changes it.
+//
+// An SCA started by a request with TPP-Redirect-Preferred: False (any case)
+// is the app-biometrics variant: after sign-in a page asks the PSU to
+// confirm in the bank's app and continue; the outcome and the callback are
+// those of the plain redirect. A browser can use both; CompleteSCA walks
+// both.
+//
+// # Cross-border payments
+//
+// ProductCrossBorder (cross-border-credit-transfers) pays an iban outside
+// Norway (valid check digits; a Norwegian iban is refused: a domestic
+// product pays it), with the creditorAddress and its country, in NOK, EUR,
+// USD, GBP, SEK, DKK or CHF; a SCOR reference must be an ISO 11649 RF
+// creditor reference, and e-invoices stay domestic. Its fees are
+// accumulated (API release 1.15.0): 25.00 NOK per payment, and 15.00 NOK
+// more when it is paid in another currency than the debtor account's (NOK
+// when the PSU chooses the debtor at SCA), summed over the payments of a
+// bulk and reported in transactionFees with transactionFeeIndicator true;
+// a periodic payment reports the fees of one execution. The batch run
+// debits the debtor at fixed rates (EUR 11.50, USD 10.60, GBP 13.60, SEK
+// 0.98, DKK 1.54, CHF 12.20 NOK; a currency without a rate counts at par)
+// and books the fees as one transaction, "Gebyr utlandsbetaling". The
+// instant product's fee stays 2.00 NOK per payment.
+//
 // # Clock, batches and faults
 //
 // WithClock drives session expiry, the PSU-not-present limits, dates and the
@@ -211,7 +259,7 @@
 //	MonthlyVariable with duplicate months                  400 FORMAT_ERROR (path monthsOfExecution)
 //	startAuthorisation, one per signer                     201 scaRedirect; RCVD -> ACTC, or PATC until enough distinct signers
 //	domestic-norway-credit-transfers before approval       status and details: 400 RESOURCE_UNKNOWN while RCVD or PATC
-//	Batch processing 5 times a day, not periodic           ACTC/ACCP due -> ACSC when funded, else ACCP fundsAvailable=false;
+//	Batch processing 5 times a day, not periodic           ACTC/ACWC/ACCP due -> ACSC when funded, else ACCP fundsAvailable=false;
 //	                                                       instant product: ACSC right after authorisation when funded
 //	Insufficient funds: an error response, not a 500;      instant product with debtorAccount: 400 FUNDS_NOT_AVAILABLE at
 //	payment status carries fundsAvailable                  initiation; otherwise ACCP fundsAvailable=false (Lack of funds)
@@ -219,6 +267,14 @@
 //	                                                       at SCA as a debtor; funded down to minus its creditLimit
 //	Cancellation by DELETE                                 204 and CANC unless final (400 CANCELLATION_INVALID)
 //	Bulk or periodic payment in a signing basket           400 REFERENCE_MIX_INVALID
+//	Signing basket GET, status, DELETE (Berlin Group)      {payments, transactionStatus, _links}; {transactionStatus}; DELETE
+//	                                                       204 before authorisation, then 404; after it 400 CANCELLATION_INVALID
+//	Flow 4: requestedExecutionDate may be adjusted         moved at SCA to the next banking day: ACWC, reported in status
+//	                                                       and details (see Payments as production banks answer)
+//	Flow 4: authorising sets the invoice processed         EInvoiceProcessed true once all signers have signed
+//	TPP-Redirect-Preferred False: app biometrics           after sign-in a page to confirm in the bank's app; same callback
+//	Fees accumulated for cross-border payments (1.15.0)    25.00 NOK per payment + 15.00 NOK in another currency, summed in
+//	                                                       transactionFees (see Cross-border payments)
 //	Sandbox: invalid CustomerType                          400 FORMAT_ERROR "invalid CustomerType"
 //	Sandbox transaction with another account as debtor     400 FORMAT_ERROR (path debtorAccount) when a bban, iban or maskedPan
 //	                                                       names another account; dates in the past, bookingDate <= valueDate

@@ -22,6 +22,7 @@ type payment struct {
 	debtor                    string          // resource id of the debtor (card) account; "" until the PSU picks it at SCA
 	debtorRef                 *accountRefJSON // debtorAccount of a payment not bound yet: checked at its SCA
 	execDate                  time.Time
+	dateMoved                 bool // execDate was moved at SCA (see moveExecDateLocked)
 	signers                   []string
 	signersRequired           int
 	fee                       int64
@@ -43,6 +44,7 @@ type basket struct {
 	paymentIDs        []string
 	status, scaStatus string
 	authID            string
+	deleted           bool // DELETE: gone for the TPP
 }
 
 var finalStatus = map[string]bool{"ACSC": true, "ACCC": true, "RJCT": true, "CANC": true, "PART": true}
@@ -60,7 +62,7 @@ func (s *Server) pisRoutes(m *http.ServeMux) {
 	}
 	m.HandleFunc("POST /v1/signing-baskets", s.createBasket)
 	m.HandleFunc("GET /v1/signing-baskets/{basketId}", s.getBasket)
-	m.HandleFunc("GET /v1/signing-baskets/{basketId}/status", s.getBasket)
+	m.HandleFunc("GET /v1/signing-baskets/{basketId}/status", s.basketStatus)
 	m.HandleFunc("DELETE /v1/signing-baskets/{basketId}", s.deleteBasket)
 	m.HandleFunc("POST /v1/signing-baskets/{basketId}/authorisations", s.startBasketAuthorisation)
 	m.HandleFunc("GET /v1/signing-baskets/{basketId}/authorisations/{authorisationId}", s.getBasketAuthorisation)
@@ -154,7 +156,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 			if e.RequestedExecutionDate == "" {
 				e.RequestedExecutionDate = req.RequestedExecutionDate
 			}
-			f, err := validatePayment(e, "payments["+strconv.Itoa(i)+"].", today)
+			f, err := validatePayment(e, "payments["+strconv.Itoa(i)+"].", product, today)
 			if err != nil {
 				writeAPIError(w, err)
 				return
@@ -166,7 +168,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		if !decodeBody(w, r, &req) {
 			return
 		}
-		f, err := validatePayment(&req, "", today)
+		f, err := validatePayment(&req, "", product, today)
 		if err != nil {
 			writeAPIError(w, err)
 			return
@@ -208,9 +210,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 	p.dupes = dupes
 	p.entries = entries
 	p.execDate = entries[0].execDate
-	if product == ProductInstant {
-		p.fee = 200 * int64(len(entries))
-	}
+	p.fee = feeOf(product, entries, s.debtorCurrencyLocked(p, debtorRef))
 	if err := s.fundsCheckLocked(p, p.debtor); err != nil {
 		writeAPIError(w, err)
 		return
@@ -231,11 +231,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		"transactionStatus":       p.status,
 		"transactionFees":         amountJSON{formatAmount(p.fee), "NOK"},
 		"transactionFeeIndicator": p.fee > 0,
-		"_links": map[string]link{
-			"self":               {Href: base, Verbs: []string{"GET", "DELETE"}},
-			"status":             {Href: base + "/status", Verbs: []string{"GET"}},
-			"startAuthorisation": {Href: base + "/authorisations", Verbs: []string{"POST"}},
-		},
+		"_links":                  paymentLinks(p, true),
 	})
 }
 
@@ -280,7 +276,8 @@ func (s *Server) invoicePaidLocked(k dupKey) bool {
 // refused before it is created or bound (doc.go, "Lack of funds").
 func (s *Server) fundsCheckLocked(p *payment, debtorID string) *apiError {
 	executedAtAuthorisation := p.product == ProductInstant && !p.execDate.After(dateOf(s.now()))
-	if executedAtAuthorisation && debtorID != "" && !canPay(s.accounts[debtorID], p.total()) {
+	a := s.accounts[debtorID]
+	if executedAtAuthorisation && a != nil && !canPay(a, p.totalIn(a.currency)) {
 		return &apiError{http.StatusBadRequest, "FUNDS_NOT_AVAILABLE", "instructedAmount",
 			"insufficient funds: the debtorAccount cannot pay the amount and the fee of this instant payment"}
 	}
@@ -384,6 +381,9 @@ func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
 	if p.funds != nil {
 		out["fundsAvailable"] = *p.funds
 	}
+	if p.dateMoved { // a bulk payment's date is at its top level too
+		out["requestedExecutionDate"] = fmtDate(p.execDate)
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -394,11 +394,29 @@ func (s *Server) paymentStatus(w http.ResponseWriter, r *http.Request) {
 	if p == nil || hiddenBeforeApproval(w, p) {
 		return
 	}
-	out := map[string]any{"transactionStatus": p.status}
+	out := map[string]any{"paymentId": p.id, "transactionStatus": p.status, "_links": paymentLinks(p, false)}
 	if p.funds != nil {
 		out["fundsAvailable"] = *p.funds
 	}
+	if p.dateMoved {
+		out["requestedExecutionDate"] = fmtDate(p.execDate)
+	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// paymentLinks are the _links of a payment's initiation (initiation true) or
+// status answer: self, status, and startAuthorisation, the last in a status
+// answer only while the payment waits for a signer (RCVD, PATC).
+func paymentLinks(p *payment, initiation bool) map[string]link {
+	base := paymentPath(p)
+	out := map[string]link{
+		"self":   {Href: base, Verbs: []string{"GET", "DELETE"}},
+		"status": {Href: base + "/status", Verbs: []string{"GET"}},
+	}
+	if initiation || p.status == "RCVD" || p.status == "PATC" {
+		out["startAuthorisation"] = link{Href: base + "/authorisations", Verbs: []string{"POST"}}
+	}
+	return out
 }
 
 // DELETE .../{paymentId}: cancels (CANC, 204) unless the status is final.
@@ -471,7 +489,9 @@ func (s *Server) getAuthorisation(w http.ResponseWriter, r *http.Request) {
 }
 
 // signPaymentLocked records a signature: ACTC when all required (distinct)
-// signers have signed, PATC before that. Instant payments execute at once.
+// signers have signed (ACWC when the execution date had to move), PATC
+// before that. Instant payments execute at once. An authorised e-invoice is
+// processed at the invoice scheme.
 func (s *Server) signPaymentLocked(p *payment, customerNumber string) {
 	if p.status != "RCVD" && p.status != "PATC" {
 		return
@@ -484,9 +504,57 @@ func (s *Server) signPaymentLocked(p *payment, customerNumber string) {
 		return
 	}
 	p.status = "ACTC"
+	if s.moveExecDateLocked(p) {
+		p.status = "ACWC" // accepted with a change: the date
+	}
+	s.processInvoicesLocked(p)
 	if p.product == ProductInstant && !p.execDate.After(dateOf(s.now())) {
 		s.executeLocked(p, s.now())
 	}
+}
+
+// moveExecDateLocked moves the requestedExecutionDate of a single or bulk
+// payment that is no longer possible when its last signer signs (in the
+// past by now, or not a banking day) to the next banking day from today,
+// and reports whether it moved it. Status and details then report the new
+// date.
+func (s *Server) moveExecDateLocked(p *payment) bool {
+	if p.execDate.IsZero() || p.service == "periodic-payments" {
+		return false
+	}
+	d := p.execDate
+	if today := dateOf(s.now()); d.Before(today) {
+		d = today
+	}
+	d = nextBankingDay(d)
+	if d.Equal(p.execDate) {
+		return false
+	}
+	p.execDate, p.dateMoved = d, true
+	for _, e := range p.entries {
+		e.execDate = d
+	}
+	return true
+}
+
+// processInvoicesLocked marks the invoices an authorised payment pays as
+// processed at the invoice scheme: an e-invoice payment (CINV and SCOR).
+func (s *Server) processInvoicesLocked(p *payment) {
+	for _, e := range p.entries {
+		if e.invoice != "" {
+			s.processedInvoices[e.invoice] = true
+		}
+	}
+}
+
+// EInvoiceProcessed reports whether the e-invoice with this invoice number
+// (the CINV reference) is processed at the invoice scheme: set when the PSU
+// has authorised a payment of it (all its signers signed), as the bank does;
+// the TPP has no call to change it. Initialize clears it.
+func (s *Server) EInvoiceProcessed(invoiceNumber string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.processedInvoices[invoiceNumber]
 }
 
 // POST /v1/signing-baskets {"paymentIds":[...]}: single payments of this TPP
@@ -526,41 +594,62 @@ func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
 	}
 	b := &basket{id: s.newID(), tpp: info(r).tpp, paymentIDs: append([]string{}, req.PaymentIDs...), status: "RCVD"}
 	s.baskets[b.id] = b
-	base := "/v1/signing-baskets/" + pathSeg(b.id)
-	writeJSON(w, http.StatusCreated, map[string]any{
-		"basketId": b.id, "transactionStatus": b.status,
-		"_links": map[string]link{
-			"self":               {Href: base, Verbs: []string{"GET", "DELETE"}},
-			"status":             {Href: base + "/status", Verbs: []string{"GET"}},
-			"startAuthorisation": {Href: base + "/authorisations", Verbs: []string{"POST"}},
-		},
-	})
+	writeJSON(w, http.StatusCreated, map[string]any{"basketId": b.id, "transactionStatus": b.status, "_links": basketLinks(b)})
 }
 
+func basketPath(b *basket) string { return "/v1/signing-baskets/" + pathSeg(b.id) }
+
+// basketLinks are the _links of a basket: self (GET, and DELETE while it
+// may be deleted), status, and startAuthorisation while it waits for one.
+func basketLinks(b *basket) map[string]link {
+	base := basketPath(b)
+	out := map[string]link{"self": {Href: base, Verbs: []string{"GET"}}, "status": {Href: base + "/status", Verbs: []string{"GET"}}}
+	if b.status == "RCVD" {
+		out["self"] = link{Href: base, Verbs: []string{"GET", "DELETE"}}
+		out["startAuthorisation"] = link{Href: base + "/authorisations", Verbs: []string{"POST"}}
+	}
+	return out
+}
+
+// basketLocked finds the basket of the path for the requesting TPP, or
+// answers 404 RESOURCE_UNKNOWN (also for a deleted one).
 func (s *Server) basketLocked(w http.ResponseWriter, r *http.Request) *basket {
 	if !s.psuHeadersValidLocked(w, r) {
 		return nil
 	}
 	b := s.baskets[r.PathValue("basketId")]
-	if b == nil || b.tpp != info(r).tpp {
+	if b == nil || b.tpp != info(r).tpp || b.deleted {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "basketId", "unknown signing basket")
 		return nil
 	}
 	return b
 }
 
+// GET /v1/signing-baskets/{basketId}: the Berlin Group basket, its payment
+// ids, status and links.
 func (s *Server) getBasket(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b := s.basketLocked(w, r); b != nil {
-		out := map[string]any{"transactionStatus": b.status}
-		if r.URL.Path[len(r.URL.Path)-len("/status"):] != "/status" {
-			out["payments"] = b.paymentIDs
-		}
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, http.StatusOK, map[string]any{
+			"payments": b.paymentIDs, "transactionStatus": b.status, "_links": basketLinks(b),
+		})
 	}
 }
 
+// GET /v1/signing-baskets/{basketId}/status: {"transactionStatus"} only.
+func (s *Server) basketStatus(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.basketLocked(w, r); b != nil {
+		writeJSON(w, http.StatusOK, map[string]any{"transactionStatus": b.status})
+	}
+}
+
+// DELETE /v1/signing-baskets/{basketId}: 204, the basket is gone (later
+// calls 404) and its payments stay as they are; refused (400
+// CANCELLATION_INVALID) once the basket is authorised. An SCA of it under
+// way then fails.
 func (s *Server) deleteBasket(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -569,7 +658,7 @@ func (s *Server) deleteBasket(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "CANCELLATION_INVALID", "basketId", "the basket is authorised already")
 			return
 		}
-		b.status = "CANC"
+		b.deleted = true
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
@@ -590,7 +679,10 @@ func (s *Server) startBasketAuthorisation(w http.ResponseWriter, r *http.Request
 	s.scas[href[len(s.URL())+len("/sca/"):]].basketID = b.id
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"scaStatus": b.scaStatus, "authorisationId": b.authID,
-		"_links": map[string]link{"scaRedirect": {Href: href, Verbs: []string{"GET"}}},
+		"_links": map[string]link{
+			"scaRedirect": {Href: href, Verbs: []string{"GET"}},
+			"scaStatus":   {Href: basketPath(b) + "/authorisations/" + pathSeg(b.authID), Verbs: []string{"GET"}},
+		},
 	})
 }
 
@@ -630,11 +722,15 @@ func (s *Server) PaymentCount() int {
 func (s *Server) paymentViewLocked(p *payment) paymentView {
 	total := int64(0)
 	for _, e := range p.entries {
-		total += e.amount
+		total += convert(e.amount, e.currency, "NOK")
 	}
 	v := paymentView{Amount: formatAmount(total) + " NOK", Status: p.status}
+	if p.fee > 0 {
+		v.Fee = formatAmount(p.fee) + " NOK"
+	}
 	if len(p.entries) == 1 {
 		e := p.entries[0]
+		v.Amount = formatAmount(e.amount) + " " + e.currency
 		v.Creditor, v.CreditorAccount, v.Text = e.creditorName, e.creditor, e.remittance
 		if e.kid != "" {
 			v.Text = "KID " + e.kid

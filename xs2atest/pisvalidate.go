@@ -20,9 +20,13 @@ const (
 	ProductDomestic       = "norwegian-domestic-credit-transfers"
 	ProductInstant        = "instant-norwegian-domestic-credit-transfers-straks"
 	ProductDomesticNorway = "domestic-norway-credit-transfers"
+	// ProductCrossBorder is a payment to an iban abroad, in NOK or another
+	// currency, with fees (see the package documentation, Cross-border
+	// payments).
+	ProductCrossBorder = "cross-border-credit-transfers"
 )
 
-var products = map[string]bool{ProductDomestic: true, ProductInstant: true, ProductDomesticNorway: true}
+var products = map[string]bool{ProductDomestic: true, ProductInstant: true, ProductDomesticNorway: true, ProductCrossBorder: true}
 
 var frequencies = map[string]bool{
 	"Daily": true, "Weekly": true, "EveryTwoWeeks": true, "Monthly": true, "EveryTwoMonths": true,
@@ -136,38 +140,36 @@ func bbanOf(ref *accountRefJSON) string {
 
 // paymentFacts is what validation extracts from one payment.
 type paymentFacts struct {
-	amount                 int64
+	amount                 int64 // in currency
 	currency               string
-	creditor, creditorName string
+	creditor, creditorName string // creditor: its BBAN, or for a cross-border payment its IBAN
+	foreign                bool   // a cross-border payment: creditor is an IBAN abroad
 	remittance             string
 	kid, invoice           string
 	execDate               time.Time
 }
 
-// validatePayment checks one payment; prefix names the JSON path ("" or
-// "payments[3].").
-func validatePayment(p *paymentReq, prefix string, today time.Time) (*paymentFacts, *apiError) {
-	f := &paymentFacts{}
+// validatePayment checks one payment of product; prefix names the JSON
+// path ("" or "payments[3].").
+func validatePayment(p *paymentReq, prefix, product string, today time.Time) (*paymentFacts, *apiError) {
+	f := &paymentFacts{foreign: product == ProductCrossBorder}
 	if p.InstructedAmount == nil {
 		return nil, formatErr(prefix+"instructedAmount", "instructedAmount is required")
 	}
 	if !currencyRE.MatchString(p.InstructedAmount.Currency) {
 		return nil, formatErr(prefix+"instructedAmount.currency", "currency must be an ISO 4217 code")
 	}
-	if p.InstructedAmount.Currency != "NOK" {
-		return nil, formatErr(prefix+"instructedAmount.currency", "a Norwegian domestic payment is paid in NOK")
-	}
 	amt, ok := parseAmount(p.InstructedAmount.Amount, false)
 	if !ok || amt == 0 {
 		return nil, formatErr(prefix+"instructedAmount.amount", "amount must be a positive amount string like 100.26")
 	}
 	f.amount, f.currency = amt, p.InstructedAmount.Currency
-	f.creditor = bbanOf(p.CreditorAccount)
-	if p.CreditorAccount == nil || !validBBAN(f.creditor) {
-		return nil, formatErr(prefix+"creditorAccount", "creditorAccount must hold a valid Norwegian bban (11 digits, MOD11)")
+	check := checkDomesticCreditor
+	if f.foreign {
+		check = checkForeignCreditor
 	}
-	if p.CreditorAccount.Currency != "" && p.CreditorAccount.Currency != "NOK" {
-		return nil, formatErr(prefix+"creditorAccount.currency", "creditorAccount currency must be NOK")
+	if err := check(p, prefix, f); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(p.CreditorName) == "" || len([]rune(p.CreditorName)) > 70 {
 		return nil, formatErr(prefix+"creditorName", "creditorName is required, at most 70 characters")
@@ -190,44 +192,100 @@ func validatePayment(p *paymentReq, prefix string, today time.Time) (*paymentFac
 		}
 		f.execDate = d
 	}
+	if err := validateRemittance(p, prefix, f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// checkDomesticCreditor: a Norwegian payment is paid in NOK to a valid
+// Norwegian account (bban, or the BBAN inside a Norwegian iban).
+func checkDomesticCreditor(p *paymentReq, prefix string, f *paymentFacts) *apiError {
+	if f.currency != "NOK" {
+		return formatErr(prefix+"instructedAmount.currency", "a Norwegian domestic payment is paid in NOK")
+	}
+	f.creditor = bbanOf(p.CreditorAccount)
+	if p.CreditorAccount == nil || !validBBAN(f.creditor) {
+		return formatErr(prefix+"creditorAccount", "creditorAccount must hold a valid Norwegian bban (11 digits, MOD11)")
+	}
+	if p.CreditorAccount.Currency != "" && p.CreditorAccount.Currency != "NOK" {
+		return formatErr(prefix+"creditorAccount.currency", "creditorAccount currency must be NOK")
+	}
+	return nil
+}
+
+// checkForeignCreditor: a cross-border payment goes in a currency the bank
+// trades (nokPer) to a valid iban outside Norway, with the creditor's
+// country in creditorAddress.
+func checkForeignCreditor(p *paymentReq, prefix string, f *paymentFacts) *apiError {
+	if _, ok := nokPer[f.currency]; !ok {
+		return formatErr(prefix+"instructedAmount.currency", "currency is not offered for cross-border payments (NOK, EUR, USD, GBP, SEK, DKK, CHF)")
+	}
+	iban := ""
+	if p.CreditorAccount != nil {
+		iban = strings.ReplaceAll(p.CreditorAccount.IBAN, " ", "")
+	}
+	if !validIBAN(iban) {
+		return formatErr(prefix+"creditorAccount.iban", "a cross-border payment needs the creditor's iban, with valid check digits")
+	}
+	if strings.HasPrefix(iban, "NO") {
+		return formatErr(prefix+"creditorAccount.iban", "the creditor account is Norwegian: use a domestic payment product")
+	}
+	if p.CreditorAddress == nil {
+		return formatErr(prefix+"creditorAddress", "a cross-border payment needs the creditorAddress with its country")
+	}
+	f.creditor = iban
+	return nil
+}
+
+// validateRemittance checks the structured references: a KID (SCOR) and
+// an e-invoice (CINV with its issuer, always with a SCOR) for domestic
+// payments; an ISO 11649 RF creditor reference (SCOR) for cross-border ones.
+func validateRemittance(p *paymentReq, prefix string, f *paymentFacts) *apiError {
 	arrayPath := prefix + "remittanceInformationStructuredArray"
 	for i, ref := range p.RemittanceInformationStructuredArray {
-		path := arrayPath
-		switch ref.ReferenceType {
-		case "SCOR":
+		path := arrayPath + "[" + strconv.Itoa(i) + "]"
+		switch {
+		case ref.ReferenceType == "SCOR" && f.foreign:
+			if !validRF(ref.Reference) {
+				return formatErr(path+".reference", "a cross-border payment's SCOR reference must be an ISO 11649 RF creditor reference")
+			}
+		case ref.ReferenceType == "SCOR":
 			if !validKID(ref.Reference) {
-				return nil, formatErr(path, "invalid KID")
+				return formatErr(arrayPath, "invalid KID")
 			}
 			f.kid = ref.Reference
-		case "CINV":
+		case ref.ReferenceType == "CINV" && f.foreign:
+			return formatErr(path+".referenceType", "electronic invoices are domestic payments")
+		case ref.ReferenceType == "CINV":
 			if strings.TrimSpace(ref.Reference) == "" {
-				return nil, formatErr(path+"["+strconv.Itoa(i)+"].reference", "a CINV reference needs the invoice number")
+				return formatErr(path+".reference", "a CINV reference needs the invoice number")
 			}
 			if strings.TrimSpace(ref.ReferenceIssuer) == "" {
-				return nil, formatErr(path+"["+strconv.Itoa(i)+"].referenceIssuer", "a CINV reference needs the issuer code of the invoice scheme")
+				return formatErr(path+".referenceIssuer", "a CINV reference needs the issuer code of the invoice scheme")
 			}
 			f.invoice = ref.Reference
 		default:
-			return nil, formatErr(path+"["+strconv.Itoa(i)+"].referenceType", "referenceType must be SCOR or CINV")
+			return formatErr(path+".referenceType", "referenceType must be SCOR or CINV")
 		}
 	}
 	// service.md: an electronic invoice payment carries both a CINV (with
 	// the scheme's issuer) and a SCOR KID in remittanceInformationStructuredArray
 	if f.invoice != "" && f.kid == "" {
-		return nil, formatErr(arrayPath, "an electronic invoice payment (CINV) needs a KID reference of type SCOR as well")
+		return formatErr(arrayPath, "an electronic invoice payment (CINV) needs a KID reference of type SCOR as well")
 	}
 	if ref := p.RemittanceInformationStructured; ref != nil {
 		if ref.ReferenceType != "" && ref.ReferenceType != "SCOR" {
-			return nil, formatErr(prefix+"remittanceInformationStructured.referenceType", "referenceType must be SCOR")
+			return formatErr(prefix+"remittanceInformationStructured.referenceType", "referenceType must be SCOR")
 		}
 		if !validKID(ref.Reference) {
-			return nil, formatErr(prefix+"remittanceInformationStructured", "invalid KID")
+			return formatErr(prefix+"remittanceInformationStructured", "invalid KID")
 		}
 		if f.kid == "" {
 			f.kid = ref.Reference
 		}
 	}
-	return f, nil
+	return nil
 }
 
 // validatePeriodic checks the periodic fields.

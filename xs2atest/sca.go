@@ -26,6 +26,7 @@ const (
 
 const (
 	stageLogin    = "login"
+	stageApp      = "app" // TPP-Redirect-Preferred: False: the PSU confirms in the bank's app
 	stageContext  = "context"
 	stageAccounts = "accounts"
 	stageDebtor   = "debtor"
@@ -45,6 +46,7 @@ type scaRecord struct {
 	agreement                      *agreement // chosen context: nil = PRIVATE
 	bind                           bool       // the payment has no customer yet: this SCA binds it to the PSU
 	debtor                         string     // debtor account chosen or checked in this SCA, set on the payment at the end
+	app                            bool       // TPP-Redirect-Preferred: False: app biometrics after sign-in
 	created                        time.Time
 }
 
@@ -59,6 +61,7 @@ func (s *Server) newSCALocked(r *http.Request, kind scaKind, preset *agreement) 
 		redirectURI: r.Header.Get("TPP-Redirect-URI"), tppSessionID: r.Header.Get("TPP-Session-ID"),
 		preset: preset, stage: stageLogin, created: s.now(),
 		wantContext: strings.ToUpper(r.Header.Get("PSU-Context")),
+		app:         strings.EqualFold(r.Header.Get("TPP-Redirect-Preferred"), "false"),
 	}
 	s.scas[rec.token] = rec
 	return s.URL() + "/sca/" + rec.token
@@ -90,6 +93,11 @@ func (s *Server) serveSCA(w *bufWriter, r *http.Request) {
 	}
 	if s.now().Sub(rec.created) > scaTokenValidity {
 		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The authentication link has expired.")
+		return
+	}
+	if rec.kind == scaBasket && s.baskets[rec.basketID].deleted {
+		s.cancelSCALocked(rec)
+		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The signing basket was deleted.")
 		return
 	}
 	switch r.Method {
@@ -135,6 +143,12 @@ func (s *Server) postStage(w *bufWriter, r *http.Request, rec *scaRecord) {
 			return
 		}
 		rec.customer = id
+		if rec.app {
+			rec.stage = stageApp
+		} else {
+			s.afterLogin(rec)
+		}
+	case stageApp:
 		s.afterLogin(rec)
 	case stageContext:
 		ag, ok := s.chosenContext(rec, f)
@@ -450,7 +464,7 @@ func (s *Server) redirectTPP(w *bufWriter, rec *scaRecord, q url.Values) {
 }
 
 type paymentView struct {
-	Amount, Creditor, CreditorAccount, Debtor, Date, Text, Status string
+	Amount, Fee, Creditor, CreditorAccount, Debtor, Date, Text, Status string
 }
 
 type pageData struct {
@@ -460,10 +474,11 @@ type pageData struct {
 	Accounts                            []option
 	Payments                            []paymentView
 	Finished                            bool
+	App                                 bool // the app-biometrics variant
 }
 
 func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg string) {
-	d := &pageData{Error: errMsg, Action: s.cfg.basePath + "/sca/" + rec.token, Step: rec.stage}
+	d := &pageData{Error: errMsg, Action: s.cfg.basePath + "/sca/" + rec.token, Step: rec.stage, App: rec.app}
 	switch rec.kind {
 	case scaConsent:
 		d.Purpose = "A third-party provider asks for access to your account information."
@@ -549,7 +564,10 @@ var pageTemplate = template.Must(template.New("sca").Parse(`<!DOCTYPE html>
 {{if eq .Step "login"}}<label>National identity number (11 digits)
 <input type="text" name="nationalId" inputmode="numeric" pattern="[0-9]{11}" autocomplete="off" autofocus></label>
 <p>Sandbox customers: {{range .Customers}}<code>{{.}}</code> {{end}}</p>
+{{if .App}}<p class="app">After you sign in, you confirm in the bank's app with your fingerprint or face.</p>{{end}}
 <button type="submit" name="action" value="next">Sign in</button>
+{{else if eq .Step "app"}}<p class="app" id="app">Open the Fake bank app on your phone and confirm there with your fingerprint or face (biometrics). Then continue here.</p>
+<button type="submit" name="action" value="confirm">I have confirmed in the app</button>
 {{else if eq .Step "context"}}<fieldset><legend>Act as</legend>
 {{range .Options}}<label><input type="radio" name="choice" value="{{.Value}}"{{if .Checked}} checked{{end}}> {{.Label}}</label>
 {{else}}<p>No context is available for this customer.</p>{{end}}</fieldset>
@@ -563,7 +581,7 @@ var pageTemplate = template.Must(template.New("sca").Parse(`<!DOCTYPE html>
 {{end}}</fieldset>
 <button type="submit" name="action" value="next">Continue</button>
 {{else if eq .Step "confirm"}}{{range .Payments}}<table class="payment">
-<tr><td>Amount</td><td>{{.Amount}}</td></tr><tr><td>To</td><td>{{.Creditor}} {{.CreditorAccount}}</td></tr>
+<tr><td>Amount</td><td>{{.Amount}}</td></tr>{{if .Fee}}<tr><td>Fee</td><td>{{.Fee}}</td></tr>{{end}}<tr><td>To</td><td>{{.Creditor}} {{.CreditorAccount}}</td></tr>
 <tr><td>From</td><td>{{.Debtor}}</td></tr><tr><td>Date</td><td>{{.Date}}</td></tr><tr><td>Message</td><td>{{.Text}}</td></tr>
 <tr><td>Status</td><td>{{.Status}}</td></tr></table>{{end}}
 <button type="submit" name="action" value="confirm">{{if .Payments}}Sign{{else}}Confirm{{end}}</button>

@@ -148,3 +148,60 @@ func TestSCAOverTLS(t *testing.T) {
 	psu := c.privatePSU(PrivateCustomer2)
 	assert.Len(t, c.accounts(psu), 2)
 }
+
+// TPP-Redirect-Preferred: False (app biometrics): after sign-in the PSU
+// confirms in the bank's app, on a page of its own; the outcome is the
+// same as the plain redirect's, by browser and by CompleteSCA.
+func TestSCAAppBiometricsVariant(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := newTestClient(t, s)
+	b := &browser{t: t, hc: s.browser}
+	start := func(preferred string) string {
+		hdr := []string{"TPP-Session-ID", "sess-app"}
+		if preferred != "" {
+			hdr = append(hdr, "TPP-Redirect-Preferred", preferred)
+		}
+		return c.do("GET", "/v1/accounts", nil, hdr...).link(t, "scaRedirect")
+	}
+	tests := []struct {
+		preferred string
+		app       bool
+	}{{"False", true}, {"false", true}, {"True", false}, {"", false}}
+	for _, tt := range tests {
+		t.Run("preferred="+tt.preferred, func(t *testing.T) {
+			href := start(tt.preferred)
+			_, _, page := b.get(href)
+			assert.Equal(t, tt.app, strings.Contains(page, "bank's app"), "the sign-in page says what comes")
+			status, _, _ := b.post(href, url.Values{"step": {"login"}, "nationalId": {PrivateCustomer1}})
+			require.Equal(t, http.StatusSeeOther, status)
+			_, _, page = b.get(href)
+			if !tt.app {
+				assert.Contains(t, page, `value="context"`, "straight on to the context")
+				return
+			}
+			assert.Contains(t, page, `value="app"`)
+			assert.Contains(t, page, `id="app"`)
+			assert.Contains(t, page, "fingerprint or face")
+			status, _, _ = b.post(href, url.Values{"step": {"context"}, "choice": {"PRIVATE"}})
+			assert.Equal(t, http.StatusConflict, status, "no skipping the app")
+			status, _, _ = b.post(href, url.Values{"step": {"app"}, "action": {"confirm"}})
+			require.Equal(t, http.StatusSeeOther, status)
+			_, _, page = b.get(href)
+			assert.Contains(t, page, `value="context"`)
+			b.post(href, url.Values{"step": {"context"}, "choice": {"PRIVATE"}})
+			status, loc, _ := b.post(href, url.Values{"step": {"accounts"}, "account": {customerOf(t, s, PrivateCustomer1).Accounts[0].ResourceID}})
+			require.Equal(t, http.StatusSeeOther, status)
+			cb, err := url.Parse(loc)
+			require.NoError(t, err)
+			assert.Equal(t, psuIDFor(c.tpp.keyID, PrivateCustomer1), cb.Query().Get("psu-id"), "the psu-id carried over")
+		})
+	}
+
+	t.Run("CompleteSCA", func(t *testing.T) {
+		q := c.scaFlow(start("False"), PrivateCustomer2)
+		assert.Equal(t, psuIDFor(c.tpp.keyID, PrivateCustomer2), q.Get("psu-id"))
+		assert.Equal(t, "sess-app", q.Get("tpp-session-id"))
+		assert.Len(t, c.accounts(q.Get("psu-id")), 2, "both accounts consented (the card account is listed apart)")
+	})
+}

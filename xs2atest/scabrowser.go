@@ -15,7 +15,9 @@ import (
 // CompleteSCA plays the PSU's browser on the SCA pages behind scaRedirect
 // (the scaRedirect href of a 401, of POST /v1/consents, GET /v1/users or a
 // startAuthorisation answer): it signs in as customerNumber (the 11-digit
-// national id), chooses the context, ticks the accounts or signs the payment,
+// national id), confirms in the bank's app where the page asks for that
+// (an SCA started with TPP-Redirect-Preferred: False), chooses the context,
+// ticks the accounts or signs the payment,
 // and returns the callback URL, the TPP-Redirect-URI with psu-id,
 // tpp-session-id, context (and psu-corporate-id), without following it. With
 // Cancel the callback carries the failure parameters status, code and
@@ -154,7 +156,7 @@ func (s *Server) answerPage(page, customerNumber string, ch *scaChoice) (url.Val
 		}
 		form.Set("debtor", pick)
 		form.Set("action", "next")
-	default:
+	default: // confirm, and app: confirmed in the bank's app
 		form.Set("action", "confirm")
 	}
 	return form, nil

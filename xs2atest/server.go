@@ -75,6 +75,9 @@ type bankState struct {
 	baskets        map[string]*basket
 	usage          map[usageKey][]time.Time
 	dupes          map[dupKey][]string // ids of the payments of an invoice, oldest first
+	// processedInvoices holds the invoice numbers of authorised e-invoice
+	// payments: processed at the invoice scheme.
+	processedInvoices map[string]bool
 }
 
 // Request is one entry of the request log: what arrived, never bodies or
@@ -164,6 +167,7 @@ func (s *Server) resetLocked() {
 		agreements: map[string]*agreement{}, psus: map[string]*psuRecord{}, consents: map[consentKey]*consent{},
 		sessions: map[sessionKey]*session{}, scas: map[string]*scaRecord{}, payments: map[string]*payment{},
 		baskets: map[string]*basket{}, usage: map[usageKey][]time.Time{}, dupes: map[dupKey][]string{},
+		processedInvoices: map[string]bool{},
 	}
 	s.seedLocked()
 }

@@ -14,9 +14,10 @@
 //  4. A payment from an account of that agreement needs two signers. The
 //     first signs: the status becomes PATC (partially accepted). The TPP
 //     sends the second signer (CorporateCustomer1, a member of the same
-//     agreement) through the same startAuthorisation link
-//     (xs2a.PollOptions.OnPATC). With both signatures the status becomes
-//     ACTC, and ACSC after the bank's batch run.
+//     agreement) through the startAuthorisation link of the PATC status
+//     answer (xs2a.PollOptions.OnPATC) and reads that authorisation's status
+//     (finalised). With both signatures the status becomes ACTC, and ACSC
+//     after the bank's batch run.
 //
 // It needs no certificate and no network: the fake bank of package xs2atest
 // runs in-process and the program signs with a generated test-only
@@ -260,11 +261,12 @@ func (f *flow) twoSignerPayment(ctx context.Context, psu xs2a.PSU, from xs2a.Acc
 				f.srv.RunBatch()
 			}
 		},
-		// PATC: signed, but not by enough signers. The next signer goes
-		// through the same startAuthorisation link.
-		OnPATC: func(*xs2a.PaymentStatus) {
-			f.p.note("PATC: more signatures are needed; the TPP starts the authorisation again for the second signer")
-			if signErr = f.secondSignature(pollCtx, psu, ini.Links.StartAuthorisation); signErr != nil {
+		// PATC: signed, but not by enough signers. The next signer starts
+		// at the startAuthorisation link of the status answer (the same
+		// link as the initiation's), so the status link alone is enough.
+		OnPATC: func(s *xs2a.PaymentStatus) {
+			f.p.note("PATC: more signatures are needed; the TPP starts the authorisation again for the second signer, from the status answer's link")
+			if signErr = f.secondSignature(pollCtx, psu, s.Links.StartAuthorisation); signErr != nil {
 				stopPoll()
 			}
 		},
@@ -290,7 +292,7 @@ func (f *flow) twoSignerPayment(ctx context.Context, psu xs2a.PSU, from xs2a.Acc
 }
 
 // secondSignature sends the second representative through the payment's
-// startAuthorisation link.
+// startAuthorisation link, then reads that authorisation's status.
 func (f *flow) secondSignature(ctx context.Context, psu xs2a.PSU, startAuthorisation xs2a.Link) error {
 	auth, _, err := f.client.Payments.StartAuthorisation(ctx, psu, startAuthorisation)
 	if err != nil {
@@ -301,6 +303,11 @@ func (f *flow) secondSignature(ctx context.Context, psu xs2a.PSU, startAuthorisa
 		return err
 	}
 	f.p.result("callback: the second signature is in (psu-id %s… is the second signer's own)", cb.PSUID[:8])
+	st, _, err := f.client.Payments.AuthorisationStatus(ctx, psu, auth.Links.SCAStatus)
+	if err != nil {
+		return err
+	}
+	f.p.result("the second signer's authorisation: %s", st.SCAStatus)
 	return nil
 }
 

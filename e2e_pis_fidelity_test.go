@@ -1,0 +1,291 @@
+package xs2a_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/xs2a"
+	"github.com/tppkit/xs2a/xs2atest"
+)
+
+// What production banks of the platform do beyond the interface
+// description, through the SDK against the fake bank: the status answer's
+// id and links, the authorisation status, the signing basket's resources,
+// cross-border fees, the app-biometrics SCA, the moved execution date and
+// the e-invoice processed at the scheme.
+
+// Initiate, start the authorisation, read its status before and after the
+// PSU's SCA, and read the payment status with its links.
+func TestPaymentAuthorisationStatus(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.register(t, xs2atest.PrivateCustomer1)
+	debtor := b.account(t, xs2atest.PrivateCustomer1, 0)
+	ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "100.00", debtor.BBAN), nil)
+	require.NoError(t, err)
+
+	st := b.status(t, psu, ini)
+	assert.Equal(t, ini.PaymentID, st.PaymentID)
+	assert.Equal(t, ini.Links.Self.Href, st.Links.Self.Href)
+	assert.Equal(t, ini.Links.Status.Href, st.Links.Status.Href)
+	assert.Equal(t, ini.Links.StartAuthorisation, st.Links.StartAuthorisation, "RCVD: a signer is due")
+
+	cancelled, _, err := b.c.Payments.StartAuthorisation(ctx, psu, st.Links.StartAuthorisation)
+	require.NoError(t, err)
+	b.scaFails(t, cancelled.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
+	as, _, err := b.c.Payments.AuthorisationStatus(ctx, psu, cancelled.Links.SCAStatus)
+	require.NoError(t, err)
+	assert.Equal(t, xs2a.SCAStatusFailed, as.SCAStatus)
+
+	sca, _, err := b.c.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
+	require.NoError(t, err)
+	assert.Equal(t, xs2a.SCAStatusStarted, sca.SCAStatus)
+	as, resp, err := b.c.Payments.AuthorisationStatus(ctx, xs2a.PSU{ID: psu.ID}, sca.Links.SCAStatus)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, xs2a.SCAStatusStarted, as.SCAStatus)
+	assert.False(t, as.SCAStatus.Final())
+
+	b.sca(t, sca.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
+	as, _, err = b.c.Payments.AuthorisationStatus(ctx, xs2a.PSU{ID: psu.ID}, sca.Links.SCAStatus)
+	require.NoError(t, err)
+	assert.Equal(t, xs2a.SCAStatusFinalised, as.SCAStatus)
+	assert.True(t, as.SCAStatus.Final())
+
+	st = b.status(t, psu, ini)
+	assert.Equal(t, xs2a.TransactionStatusACTC, st.TransactionStatus)
+	assert.Equal(t, ini.PaymentID, st.PaymentID)
+	assert.True(t, st.Links.StartAuthorisation.IsZero(), "authorised: no signer is due")
+	assert.True(t, st.RequestedExecutionDate.IsZero(), "no date moved")
+}
+
+// A PATC payment's second signer starts from the status answer alone: a
+// TPP that kept only the status link finds startAuthorisation there.
+func TestPaymentPATCSecondSignerFromStatus(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	fjellvind, _ := b.Customer(xs2atest.CorporateCustomer2)
+	shared := fjellvind.Agreements[1]
+	invest := b.account(t, xs2atest.CorporateCustomer2, 1)
+	psu := b.register(t, xs2atest.CorporateCustomer2, xs2atest.Corporate(shared.ID))
+	ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "1000.00", invest.BBAN), nil)
+	require.NoError(t, err)
+	b.authorise(t, psu, ini, xs2atest.CorporateCustomer2)
+	statusLink := ini.Links.Status // all the TPP stored
+
+	signers := 0
+	st, err := b.c.Payments.PollStatus(ctx, psu, statusLink, &xs2a.PollOptions{
+		MinDelay: time.Millisecond, Backoff: 1, MaxAttempts: 10,
+		OnPATC: func(st *xs2a.PaymentStatus) {
+			signers++
+			next, _, err := b.c.Payments.StartAuthorisation(ctx, psu, st.Links.StartAuthorisation)
+			require.NoError(t, err)
+			b.sca(t, next.Links.SCARedirect.Href, xs2atest.CorporateCustomer1)
+			as, _, err := b.c.Payments.AuthorisationStatus(ctx, psu, next.Links.SCAStatus)
+			require.NoError(t, err)
+			assert.Equal(t, xs2a.SCAStatusFinalised, as.SCAStatus)
+		},
+		OnStatus: func(st *xs2a.PaymentStatus) {
+			if st.TransactionStatus == xs2a.TransactionStatusACTC {
+				b.RunBatch()
+			}
+		},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 1, signers)
+	assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
+	assert.Equal(t, ini.PaymentID, st.PaymentID)
+}
+
+// A signing basket read, its status, authorised; another one deleted.
+func TestSigningBasketReadAndDelete(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.register(t, xs2atest.PrivateCustomer1)
+	debtor := b.account(t, xs2atest.PrivateCustomer1, 0)
+	basket := func() (*xs2a.BasketInitiation, []string) {
+		var payments []*xs2a.Initiation
+		var ids []string
+		for _, amount := range []string{"10.00", "20.00"} {
+			ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, amount, debtor.BBAN), nil)
+			require.NoError(t, err)
+			payments, ids = append(payments, ini), append(ids, ini.PaymentID)
+		}
+		bi, _, err := b.c.SigningBaskets.Create(ctx, psu, &xs2a.SigningBasket{Payments: payments})
+		require.NoError(t, err)
+		return bi, ids
+	}
+
+	signed, ids := basket()
+	got, _, err := b.c.SigningBaskets.Get(ctx, psu, signed.Links.Self)
+	require.NoError(t, err)
+	assert.Equal(t, ids, got.Payments)
+	assert.Equal(t, xs2a.TransactionStatusRCVD, got.TransactionStatus)
+	assert.Equal(t, signed.Links.StartAuthorisation.Href, got.Links.StartAuthorisation.Href)
+	sca, _, err := b.c.Payments.StartAuthorisation(ctx, psu, got.Links.StartAuthorisation)
+	require.NoError(t, err)
+	b.sca(t, sca.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
+	as, _, err := b.c.Payments.AuthorisationStatus(ctx, psu, sca.Links.SCAStatus)
+	require.NoError(t, err)
+	assert.Equal(t, xs2a.SCAStatusFinalised, as.SCAStatus, "a basket's authorisation, through the same call")
+	st, _, err := b.c.SigningBaskets.Status(ctx, psu, signed.Links.Status)
+	require.NoError(t, err)
+	assert.Equal(t, &xs2a.BasketStatus{TransactionStatus: xs2a.TransactionStatusACTC}, st)
+	_, err = b.c.SigningBaskets.Cancel(ctx, psu, signed.Links.Self)
+	requireBankError(t, err, http.StatusBadRequest, xs2a.CodeCancellationInvalid)
+
+	dropped, ids := basket()
+	resp, err := b.c.SigningBaskets.Cancel(ctx, psu, dropped.Links.Self)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNoContent, resp.StatusCode)
+	_, _, err = b.c.SigningBaskets.Get(ctx, psu, dropped.Links.Self)
+	requireBankError(t, err, http.StatusNotFound, xs2a.CodeResourceUnknown)
+	for _, id := range ids {
+		assert.Equal(t, string(xs2a.TransactionStatusRCVD), b.PaymentStatus(id), "the payments stay")
+	}
+}
+
+// A payment abroad in EUR: the transfer and currency fees summed in
+// transactionFees, and the debtor charged in NOK with the fees.
+func TestCrossBorderPaymentFees(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.register(t, xs2atest.PrivateCustomer2)
+	debtor := b.account(t, xs2atest.PrivateCustomer2, 0)
+	require.Equal(t, "10026.00", b.Balance(debtor.ResourceID))
+	ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.CrossBorderCreditTransfers, &xs2a.Payment{
+		InstructedAmount: nok(t, "100.00"),
+		DebtorAccount:    &xs2a.AccountReference{BBAN: debtor.BBAN},
+		CreditorAccount:  xs2a.AccountReference{IBAN: "DE89370400440532013000"},
+		CreditorName:     "Müller Holz GmbH",
+		CreditorAddress:  &xs2a.Address{TownName: "Berlin", Country: "DE"},
+	}, nil)
+	require.NoError(t, err)
+	require.NotNil(t, ini.TransactionFees)
+	assert.Equal(t, xs2a.Amount{Currency: "NOK", Amount: "25.00"}, *ini.TransactionFees, "NOK abroad: the transfer fee")
+
+	eur, err := xs2a.ParseAmount("EUR", "200.00")
+	require.NoError(t, err)
+	ini, _, err = b.c.Payments.Initiate(ctx, psu, xs2a.CrossBorderCreditTransfers, &xs2a.Payment{
+		InstructedAmount: eur,
+		DebtorAccount:    &xs2a.AccountReference{BBAN: debtor.BBAN},
+		CreditorAccount:  xs2a.AccountReference{IBAN: "DE89370400440532013000"},
+		CreditorName:     "Müller Holz GmbH",
+		CreditorAddress:  &xs2a.Address{TownName: "Berlin", Country: "DE"},
+	}, nil)
+	require.NoError(t, err)
+	require.NotNil(t, ini.TransactionFees)
+	assert.Equal(t, xs2a.Amount{Currency: "NOK", Amount: "40.00"}, *ini.TransactionFees, "transfer and currency fee, summed")
+	require.NotNil(t, ini.TransactionFeeIndicator)
+	assert.True(t, *ini.TransactionFeeIndicator)
+
+	b.authorise(t, psu, ini, xs2atest.PrivateCustomer2)
+	b.RunBatch()
+	assert.Equal(t, xs2a.TransactionStatusACSC, b.status(t, psu, ini).TransactionStatus)
+	assert.Equal(t, "7686.00", b.Balance(debtor.ResourceID), "10026.00 - 200 EUR at 11.50 - 40.00")
+}
+
+// TPP-Redirect-Preferred: False: the SCA page asks the PSU to confirm in
+// the bank's app; the outcome is the same, and CompleteSCA gets through it.
+func TestRedirectPreferredFalseAppSCA(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.register(t, xs2atest.PrivateCustomer1)
+	app := false
+	psu.RedirectPreferred = &app
+	ini := smallPayment(t, b, psu)
+	sca, _, err := b.c.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
+	require.NoError(t, err)
+
+	page := b.scaPageAfterLogin(t, sca.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
+	assert.Contains(t, page, "confirm there with your fingerprint or face")
+	cb := b.sca(t, sca.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
+	assert.Equal(t, psu.ID, cb.PSUID, "the psu-id carried over")
+	assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, ini).TransactionStatus)
+
+	psu.RedirectPreferred = nil
+	plain, _, err := b.c.Payments.StartAuthorisation(ctx, psu, smallPayment(t, b, psu).Links.StartAuthorisation)
+	require.NoError(t, err)
+	assert.NotContains(t, b.scaPageAfterLogin(t, plain.Links.SCARedirect.Href, xs2atest.PrivateCustomer1), "fingerprint",
+		"without the header: the plain redirect")
+}
+
+// scaPageAfterLogin signs in on the SCA page behind href as a browser does
+// and returns the page that follows; the SCA itself is left unfinished.
+func (b *bank) scaPageAfterLogin(t *testing.T, href, customer string) string {
+	t.Helper()
+	hc := b.HTTPClient() // follows the 303 back to the page
+	resp, err := hc.PostForm(href, url.Values{"step": {"login"}, "nationalId": {customer}})
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	page, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", page)
+	return string(page)
+}
+
+// smallPayment initiates a small payment from PrivateCustomer1's first account.
+func smallPayment(t *testing.T, b *bank, psu xs2a.PSU) *xs2a.Initiation {
+	t.Helper()
+	ini, _, err := b.c.Payments.Initiate(context.Background(), psu, xs2a.NorwegianDomesticCreditTransfers,
+		b.payment(t, "1.00", b.account(t, xs2atest.PrivateCustomer1, 0).BBAN), nil)
+	require.NoError(t, err)
+	return ini
+}
+
+// Flow 4's "requestedExecutionDate may be adjusted": a date no longer
+// possible when the PSU signs moves to the next banking day, reported in
+// the status answer (ACWC); the payment is booked on the new date.
+func TestExecutionDateAdjusted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.register(t, xs2atest.PrivateCustomer1)
+	p := b.payment(t, "75.00", b.account(t, xs2atest.PrivateCustomer1, 0).BBAN)
+	p.RequestedExecutionDate = xs2a.Date{Year: 2025, Month: time.April, Day: 18} // Good Friday
+	ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, nil)
+	require.NoError(t, err)
+	b.authorise(t, psu, ini, xs2atest.PrivateCustomer1)
+
+	st := b.status(t, psu, ini)
+	assert.Equal(t, xs2a.TransactionStatusACWC, st.TransactionStatus, "accepted with a change")
+	assert.Equal(t, xs2a.Date{Year: 2025, Month: time.April, Day: 22}, st.RequestedExecutionDate, "after Easter Monday")
+	var details xs2a.Payment
+	_, err = b.c.Payments.Get(ctx, psu, ini.Links.Self, &details)
+	require.NoError(t, err)
+	assert.Equal(t, st.RequestedExecutionDate, details.RequestedExecutionDate)
+
+	b.clock.Set(time.Date(2025, time.April, 22, 12, 30, 0, 0, oslo))
+	assert.Equal(t, xs2a.TransactionStatusACSC, b.status(t, psu, ini).TransactionStatus, "booked by the 12:00 run of the new date")
+}
+
+// Flow 4: authorising an e-invoice payment sets the invoice to processed at
+// the invoice scheme; the TPP does nothing for it.
+func TestEInvoiceProcessedAtScheme(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.register(t, xs2atest.PrivateCustomer1)
+	p := b.payment(t, "842.50", "")
+	p.RemittanceInformationUnstructured = ""
+	inv := xs2a.EInvoice{KID: "12345678903", InvoiceNumber: "F-2025-0099"}
+	ini, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, false)
+	require.NoError(t, err)
+	assert.False(t, b.EInvoiceProcessed(inv.InvoiceNumber))
+	mark := b.rec.len()
+	b.authorise(t, psu, ini, xs2atest.PrivateCustomer1)
+	assert.True(t, b.EInvoiceProcessed(inv.InvoiceNumber))
+	assert.Equal(t, 1, b.rec.len()-mark, "the TPP sent the startAuthorisation and nothing more")
+}
