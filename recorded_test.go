@@ -35,7 +35,7 @@ func TestRecordedBankOfferedConsent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			bank, c := newAISBank(t, map[string]http.HandlerFunc{
-				"POST /v1/bank-offered-consents": serve(t, http.StatusCreated, "recorded/bank_offered_consent.json"),
+				"POST /v1/bank-offered-consents": serve(t, http.StatusCreated, "ais/recorded/bank_offered_consent.json"),
 			})
 			links, resp, err := c.Consents.CreateBankOffered(context.Background(), PSU{IPAddress: "192.0.2.10", Context: tt.context})
 			require.NoError(t, err, "the scaRedirect is the result, not an error")
@@ -89,7 +89,7 @@ func TestPSUContextHeader(t *testing.T) {
 			t.Parallel()
 			answer := `{"_links":{"scaRedirect":{"href":"https://sca.example/x"}}}`
 			if tt.want == "" {
-				answer = "recorded/account.json"
+				answer = "ais/recorded/account.json"
 			}
 			bank, c := newAISBank(t, map[string]http.HandlerFunc{tt.route: serve(t, http.StatusOK, answer)})
 			require.NoError(t, tt.call(c))
@@ -117,9 +117,9 @@ func TestPSUContextValidation(t *testing.T) {
 func TestRecordedSingleResources(t *testing.T) {
 	t.Parallel()
 	bank, c := newAISBank(t, map[string]http.HandlerFunc{
-		"GET " + recAccountPath:               serve(t, http.StatusOK, "recorded/account.json"),
-		"GET " + recCardPath:                  serve(t, http.StatusOK, "recorded/card_account.json"),
-		"GET " + recCardPath + "/balances":    serve(t, http.StatusOK, "recorded/card_balances.json"),
+		"GET " + recAccountPath:               serve(t, http.StatusOK, "ais/recorded/account.json"),
+		"GET " + recCardPath:                  serve(t, http.StatusOK, "ais/recorded/card_account.json"),
+		"GET " + recCardPath + "/balances":    serve(t, http.StatusOK, "ais/recorded/card_balances.json"),
 		"GET /v1/accounts/bare":               serve(t, http.StatusOK, `{"resourceId":"bare","bban":"32010012345"}`),
 		"GET /v1/card-accounts/bare":          serve(t, http.StatusOK, `{"resourceId":"bare","maskedPan":"5254******1234"}`),
 		"GET /v1/card-accounts/bare/balances": serve(t, http.StatusOK, `{"account":{"maskedPan":"5254******1234"},"balances":[]}`),
@@ -267,7 +267,7 @@ func TestRecordedCardPagesWithoutIDs(t *testing.T) {
 	t.Run("equal pages", func(t *testing.T) {
 		t.Parallel()
 		bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + recCardPath + "/transactions": byQuery(t, "page", map[string]string{
-			"": "recorded/card_transactions_page1.json", "2": "recorded/card_transactions_page2.json", "3": "recorded/card_transactions_page3.json",
+			"": "ais/recorded/card_transactions_page1.json", "2": "ais/recorded/card_transactions_page2.json", "3": "ais/recorded/card_transactions_page3.json",
 		})})
 		txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, recCardID, &TransactionQuery{BookingStatus: BookingBooked}))
 		require.NoError(t, err)
@@ -278,7 +278,7 @@ func TestRecordedCardPagesWithoutIDs(t *testing.T) {
 	t.Run("next leads back", func(t *testing.T) {
 		t.Parallel()
 		bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + recCardPath + "/transactions": byQuery(t, "page", map[string]string{
-			"": "recorded/card_transactions_page1.json", "2": "recorded/card_transactions_loop.json",
+			"": "ais/recorded/card_transactions_page1.json", "2": "ais/recorded/card_transactions_loop.json",
 		})})
 		txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, recCardID, nil))
 		require.Error(t, err)
@@ -293,10 +293,10 @@ func TestRecordedCardPagesWithoutIDs(t *testing.T) {
 func TestCardBalancesBudget(t *testing.T) {
 	t.Parallel()
 	bank, c := newAISBank(t, map[string]http.HandlerFunc{
-		"GET " + recCardPath + "/balances":    serve(t, http.StatusOK, "recorded/card_balances.json"),
-		"GET " + recCardPath:                  serve(t, http.StatusOK, "recorded/card_account.json"),
-		"GET " + recAccountPath:               serve(t, http.StatusOK, "recorded/account.json"),
-		"GET " + recAccountPath + "/balances": serve(t, http.StatusOK, "recorded/account_balances.json"),
+		"GET " + recCardPath + "/balances":    serve(t, http.StatusOK, "ais/recorded/card_balances.json"),
+		"GET " + recCardPath:                  serve(t, http.StatusOK, "ais/recorded/card_account.json"),
+		"GET " + recAccountPath:               serve(t, http.StatusOK, "ais/recorded/account.json"),
+		"GET " + recAccountPath + "/balances": serve(t, http.StatusOK, "ais/recorded/account_balances.json"),
 	})
 	ctx := context.Background()
 	for range AccessLimit {
@@ -323,7 +323,7 @@ func TestCardBalancesBudget(t *testing.T) {
 // panic, and a wrapped object decodes as the bare one does.
 func FuzzSingleResources(f *testing.F) {
 	for _, name := range []string{"account.json", "card_account.json", "card_balances.json", "account_balances.json"} {
-		f.Add(fixture(f, "recorded/"+name))
+		f.Add(fixture(f, "ais/recorded/"+name))
 	}
 	f.Add([]byte(`{"account":null}`))
 	f.Add([]byte(`{"account":"x","resourceId":"y"}`))
