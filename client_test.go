@@ -380,7 +380,8 @@ func TestDefaultTransportUsesTLS12AtLeast(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, uint16(tls.VersionTLS12), base.TLSClientConfig.MinVersion)
 	assert.NotZero(t, base.TLSHandshakeTimeout)
-	assert.NotZero(t, c.hc.Timeout)
+	assert.Zero(t, c.hc.Timeout, "no per-request timeout: each call has its deadline")
+	assert.Equal(t, defaultTimeout, c.cfg.timeout)
 
 	// A server that speaks only TLS 1.1 is refused.
 	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
