@@ -76,7 +76,7 @@ func memClient(t *testing.T, rt http.RoundTripper) *Client {
 }
 
 func TestLargeAnswerAllocationIsBoundedByItsSize(t *testing.T) {
-	body := accountsAnswer(24 << 20)
+	body := accountsAnswer(16 << 20)
 	psu := PSU{ID: testPSUID, IPAddress: "192.0.2.1"}
 	// Read once into a buffer of the announced length; without one, in
 	// pieces joined at the end: one copy more. The items decoded

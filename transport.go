@@ -32,7 +32,9 @@ import (
 // can be replayed (GetBody) only for idempotent methods, so that net/http
 // never sends a POST's body twice by itself; its HTTP/2 transport can still
 // replay a POST without a body (an authorisation) after the peer reset the
-// stream, which creates no payment.
+// stream, which creates no payment. The Transport of a Client hands Base no
+// request that net/http can send again, of any method: the Client's retries
+// are the only ones.
 //
 // Transport refuses to sign a redirect that leaves the origin (scheme, host
 // and port) of the request that was redirected, since net/http would carry
