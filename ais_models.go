@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 )
@@ -325,16 +326,76 @@ type listBody[T any] struct {
 func (l *listBody[T]) UnmarshalJSON(data []byte) error {
 	raw := bytes.TrimSpace(data)
 	if len(raw) > 0 && raw[0] == '[' {
-		return json.Unmarshal(raw, &l.items)
+		return l.decodeItems(raw)
 	}
-	var doc map[string]json.RawMessage
+	var doc map[string]rawView
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return err
 	}
 	if v, ok := doc[l.key]; ok {
-		return json.Unmarshal(v, &l.items)
+		return l.decodeItems(v)
 	}
 	return nil
+}
+
+// decodeItems decodes a JSON array into l.items. A large array gets its
+// slice made once for the items it holds instead of grown by copies, which
+// cost more than the slice itself; the slice made ahead is at most twice
+// the size of the array's JSON, whatever the array holds.
+func (l *listBody[T]) decodeItems(array []byte) error {
+	if len(array) >= 64<<10 {
+		size := max(int(reflect.TypeFor[T]().Size()), 1)
+		l.items = make([]T, 0, min(arrayLen(array), 2*len(array)/size))
+	}
+	return json.Unmarshal(array, &l.items)
+}
+
+// rawView is a JSON value as it lies in the input, not copied (as
+// json.RawMessage is). It is valid while the input is: listBody reads it
+// before its own UnmarshalJSON returns.
+type rawView []byte
+
+func (r *rawView) UnmarshalJSON(b []byte) error { *r = b; return nil }
+
+// arrayLen counts the elements of a JSON array (the commas outside strings
+// at its top level). Made for valid JSON; on anything else it returns a
+// count that is wrong but never more than len(array).
+func arrayLen(array []byte) int {
+	n, depth, inString, escaped, empty := 0, 0, false, false, true
+	for _, c := range array {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth == 1 {
+				empty = false
+			}
+			depth++
+			continue
+		case c == ']' || c == '}':
+			depth--
+			continue
+		case c == ',' && depth == 1:
+			n++
+		}
+		if depth == 1 && c > ' ' {
+			empty = false
+		}
+	}
+	if empty {
+		return 0
+	}
+	return n + 1
 }
 
 // list returns the items, never nil.

@@ -7,20 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // Version is the SDK's version, sent in User-Agent.
@@ -77,7 +70,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	if base.Scheme == "http" && !isLoopback(base.Hostname()) {
 		return nil, invalid("baseURL", "must use https (service.md: TLS 1.2 or higher); plain http is for loopback test servers only")
 	}
-	cfg := config{retry: DefaultRetryPolicy, now: time.Now}
+	cfg := config{retry: DefaultRetryPolicy, now: time.Now, timeout: defaultTimeout}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
@@ -87,12 +80,13 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 		return nil, invalid("RedirectURI", "is required: use WithRedirectURI (service.md: TPP-Redirect-URI on every request)")
 	}
 	c := &Client{cfg: cfg, base: base, basePath: strings.TrimSuffix(base.EscapedPath(), "/"), sleep: sleepCtx}
-	c.transport = &Transport{Signer: signer, RedirectURI: cfg.redirectURI, Now: cfg.now}
+	c.transport = &Transport{Signer: signer, RedirectURI: cfg.redirectURI, Now: cfg.now, once: true}
 	var hc http.Client
 	if cfg.hc != nil {
 		hc = *cfg.hc
 	} else {
-		hc = http.Client{Timeout: 60 * time.Second}
+		// No http.Client.Timeout: every call has a deadline (WithTimeout),
+		// its retries included.
 		c.transport.Base = defaultTransport()
 	}
 	if hc.Transport != nil {
@@ -241,8 +235,12 @@ func (c *Client) resolve(href string) (*url.URL, error) {
 // decoded and closed.
 type Response struct {
 	*http.Response
-	RequestID   string      // X-Request-ID sent (and kept across retries)
-	Attempts    int         // 1 unless retried
+	RequestID string // X-Request-ID sent (and kept across retries)
+	// Attempts is how many times the call was tried: 1 unless retried.
+	// Each try writes the request to the bank at most once (net/http does
+	// not send it again by itself), so it is also how many requests may
+	// have reached the bank, never fewer; RetryPolicy.MaxAttempts bounds it.
+	Attempts    int
 	AcceptFixes []AcceptFix // the x-accept-fix values sent
 }
 
@@ -263,119 +261,6 @@ type request struct {
 	// PSU-not-present guard (budget.go): the endpoint and account counted.
 	budgetEndpoint BudgetEndpoint
 	accountID      string
-}
-
-// do runs the pipeline of DESIGN.md for r and decodes a 2xx body into into
-// (when non-nil). It returns the *Response whenever the bank answered.
-func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error) {
-	if r.psu != nil {
-		if err := r.psu.validate(); err != nil {
-			return nil, err
-		}
-	}
-	u, err := c.resolve(r.href)
-	if err != nil {
-		return nil, err
-	}
-	if len(r.query) > 0 {
-		q := u.Query()
-		for k, vs := range r.query {
-			q[k] = append(q[k], vs...)
-		}
-		u.RawQuery = q.Encode()
-	}
-	body := r.rawBody
-	if r.body != nil {
-		if body, err = marshalCompact(r.body); err != nil {
-			return nil, fmt.Errorf("xs2a: %s: encoding the request: %w", r.op, err)
-		}
-	}
-	fixes := acceptFixes(ctx, c.cfg.fixes, r.fixes)
-	for _, f := range fixes {
-		if !f.valid() {
-			return nil, invalid("AcceptFix", "a value from the context cannot be sent in x-accept-fix")
-		}
-	}
-	requestID := uuid.NewString()
-	// A call without the PSU present to a limited endpoint spends one of
-	// the day's calls on every attempt (each reaches the bank); a retry the
-	// budget no longer allows is not made.
-	budgeted := r.budgetEndpoint != "" && r.psu != nil && !r.psu.Present() && r.psu.ID != ""
-	spend := func() error {
-		if !budgeted {
-			return nil
-		}
-		return c.budget.take(ctx, r.psu.ID, r.accountID, r.budgetEndpoint)
-	}
-	if err := spend(); err != nil {
-		return nil, err
-	}
-
-	policy := c.cfg.retry
-	attempts := max(policy.MaxAttempts, 1)
-	retryable := slices.Contains(policy.Methods, r.method)
-	idem := idempotent(r.method)
-	for attempt := 1; ; attempt++ {
-		req, err := c.newHTTPRequest(ctx, r, u, body, requestID, fixes)
-		if err != nil {
-			return nil, err
-		}
-		var sent atomic.Bool
-		if r.method != http.MethodGet && r.method != http.MethodHead {
-			req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-				WroteHeaders: func() { sent.Store(true) },
-			}))
-		}
-		start := time.Now()
-		resp, err := c.hc.Do(req)
-		if err != nil {
-			terr := &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: sent.Load(), Err: err}
-			// The log gets terr, whose text leaves out the URL (it holds
-			// resource ids), as the error returned does.
-			c.log(ctx, slog.LevelDebug, r, requestID, attempt, 0, start, terr)
-			// A request that may have reached the bank is retried only when
-			// idempotent; a context that ended is never retried.
-			if retryable && attempt < attempts && ctx.Err() == nil && !errors.Is(err, ErrCrossOrigin) && (idem || !sent.Load()) {
-				if werr := c.sleep(ctx, backoff(policy, attempt)); werr != nil {
-					return nil, terr
-				}
-				if spend() == nil {
-					continue
-				}
-			}
-			c.log(ctx, slog.LevelWarn, r, requestID, attempt, 0, start, terr)
-			return nil, terr
-		}
-		out := &Response{Response: resp, RequestID: requestID, Attempts: attempt, AcceptFixes: fixes}
-		c.log(ctx, slog.LevelDebug, r, requestID, attempt, resp.StatusCode, start, nil)
-		if resp.StatusCode >= 400 {
-			errBody, _ := readCapped(resp.Body, maxErrorBody, resp.ContentLength)
-			resp.Body.Close()
-			resp.Body = http.NoBody
-			if delay, ok := c.shouldRetry(policy, resp, errBody, retryable && idem, attempt, attempts); ok {
-				if werr := c.sleep(ctx, delay); werr != nil {
-					return out, &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Err: werr}
-				}
-				if spend() == nil {
-					continue
-				}
-			}
-			err := c.answerError(r, resp, errBody, requestID)
-			c.log(ctx, slog.LevelWarn, r, requestID, attempt, resp.StatusCode, start, err)
-			return out, err
-		}
-		if resp.StatusCode >= 300 {
-			// A redirect that was not followed (no Location): no answer
-			// to decode, and for a POST no telling what the bank did.
-			resp.Body.Close()
-			resp.Body = http.NoBody
-			err := &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true,
-				Err: fmt.Errorf("unexpected answer %s, a redirect that is not followed", resp.Status)}
-			c.log(ctx, slog.LevelWarn, r, requestID, attempt, resp.StatusCode, start, err)
-			return out, err
-		}
-		return out, c.decode(r, resp, requestID, into)
-	}
 }
 
 // newHTTPRequest builds one attempt's request (each attempt is signed afresh
@@ -453,13 +338,10 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 // scaRedirect into *SCARequiredError and unmarshals into into.
 func (c *Client) decode(r *request, resp *http.Response, requestID string, into any) error {
 	buf := bodyBuffers.Get().(*[]byte)
-	body, err := readInto(*buf, resp.Body, maxBody+1, resp.ContentLength) // one byte more: to tell a body over the cap
+	body, err := readAnswer(*buf, resp.Body, resp.ContentLength)
 	defer recycleBody(buf, body)
 	resp.Body.Close()
 	resp.Body = http.NoBody
-	if err == nil && len(body) > maxBody {
-		err = errBodyTooLarge // never cut a body and decode what is left
-	}
 	if err != nil {
 		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true, Err: fmt.Errorf("reading the response: %w", err)}
 	}
@@ -512,69 +394,6 @@ func scaRedirectOf(body []byte) (Link, []TPPMessage, bool) {
 		return Link{}, nil, false
 	}
 	return doc.Links.SCARedirect, doc.TPPMessages, true
-}
-
-// maxPrealloc bounds the buffer made ahead for a body from its
-// Content-Length, so that a false length cannot make the client allocate
-// much; a longer body grows the buffer as it arrives.
-const maxPrealloc = 4 << 20
-
-// readCapped reads at most limit bytes of r into a buffer of its own (see
-// readInto).
-func readCapped(r io.Reader, limit, size int64) ([]byte, error) {
-	return readInto(nil, r, limit, size)
-}
-
-// readInto reads at most limit bytes of r, into buf when it has room. size
-// is the length announced (Content-Length, -1 when unknown): the buffer is
-// made for it at once instead of growing from 512 bytes by copies (a
-// 500-entry transaction page is about 220 kB; BenchmarkDecodeTransactions).
-// Otherwise it grows as io.ReadAll's does.
-func readInto(buf []byte, r io.Reader, limit, size int64) ([]byte, error) {
-	b := buf[:0]
-	if size > 0 {
-		if n := int(min(size, limit, maxPrealloc)) + 1; cap(b) < n { // + 1: room to read the end
-			b = make([]byte, 0, n)
-		}
-	}
-	if cap(b) == 0 {
-		b = make([]byte, 0, 512)
-	}
-	lr := io.LimitReader(r, limit)
-	for {
-		n, err := lr.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			if err == io.EOF {
-				err = nil
-			}
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
-}
-
-// bodyBuffers recycles the buffers that successful answers are read into
-// (as *[]byte). Such a body is garbage once decoded: encoding/json copies
-// what it keeps (and a json.Unmarshaler must copy too), and nothing else in
-// decode keeps it. A new buffer for every 220 kB transaction page made the
-// client about 8% slower than json.Unmarshal alone, by the garbage
-// collection it caused (BenchmarkDecodeTransactions). Error bodies, which
-// *Error keeps, are read with readCapped into buffers of their own.
-var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooledBody is the largest buffer kept for reuse; larger ones are left
-// to the garbage collector.
-const maxPooledBody = 1 << 20
-
-// recycleBody returns body's buffer to bodyBuffers in buf.
-func recycleBody(buf *[]byte, body []byte) {
-	if cap(body) <= maxPooledBody {
-		*buf = body[:0]
-		bodyBuffers.Put(buf)
-	}
 }
 
 // marshalCompact encodes v as JSON without whitespace and without HTML

@@ -62,6 +62,8 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 		{"negative retry", "https://bank.example/api", signer, []Option{redirect, WithRetry(RetryPolicy{MaxAttempts: -1})}, "RetryPolicy", true},
 		{"nil http client", "https://bank.example/api", signer, []Option{redirect, WithHTTPClient(nil)}, "HTTPClient", true},
 		{"nil clock", "https://bank.example/api", signer, []Option{redirect, WithClock(nil)}, "Clock", true},
+		{"zero timeout", "https://bank.example/api", signer, []Option{redirect, WithTimeout(0)}, "Timeout", true},
+		{"negative timeout", "https://bank.example/api", signer, []Option{redirect, WithTimeout(-time.Second)}, "Timeout", true},
 		{"bad ASPSP-ID", "https://bank.example/api", signer, []Option{redirect, WithASPSPID("a\nb")}, "ASPSPID", true},
 		{"nil bank cert", "https://bank.example/api", signer, []Option{redirect, WithResponseVerification(nil, true)}, "bankCert", true},
 		{"plain http to a bank", "http://bank.example/api", signer, []Option{redirect}, "baseURL", true},
@@ -380,7 +382,8 @@ func TestDefaultTransportUsesTLS12AtLeast(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, uint16(tls.VersionTLS12), base.TLSClientConfig.MinVersion)
 	assert.NotZero(t, base.TLSHandshakeTimeout)
-	assert.NotZero(t, c.hc.Timeout)
+	assert.Zero(t, c.hc.Timeout, "no per-request timeout: each call has its deadline")
+	assert.Equal(t, defaultTimeout, c.cfg.timeout)
 
 	// A server that speaks only TLS 1.1 is refused.
 	srv := httptest.NewUnstartedServer(http.NotFoundHandler())

@@ -26,6 +26,13 @@
 // (status, X-Request-ID, attempts) and an error; on failure the *Response is
 // still returned when the bank answered.
 //
+// Every call ends. When its context has no deadline, the call gets one of 30
+// seconds (WithTimeout changes it); the retries, the waits between them and
+// the reading of the answer happen within it. A context with a deadline of
+// its own keeps it, shorter or longer: that is how a call gets more time.
+// A call that ends this way is a *TransportError wrapping
+// context.DeadlineExceeded (for a payment sent, also ErrOutcomeUnknown).
+//
 // # Request signing
 //
 // A Signer holds the TPP's eIDAS key and certificate (PEM, PKCS#12, or any
@@ -126,7 +133,12 @@
 //
 // GET calls are retried (DefaultRetryPolicy: 3 attempts, exponential backoff
 // with jitter, Retry-After honoured, waits end with the context), each attempt
-// signed afresh under the same X-Request-ID. A POST is never re-sent once it may
+// signed afresh under the same X-Request-ID. The client's retries are the only
+// ones: net/http, which re-sends a request by itself when a reused connection
+// fails, is never given one it can send again, so each attempt reaches the
+// bank at most once, Response.Attempts (and TransportError.Attempts) counts
+// every request that may have reached it, and RetryPolicy.MaxAttempts is the
+// true limit. A POST is never re-sent once it may
 // have reached the bank: when a payment initiation's answer is lost the error is
 // an error that answers errors.Is(err, ErrOutcomeUnknown) and carries the
 // X-Request-ID, so the TPP can find out before paying twice (see Lost payment

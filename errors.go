@@ -394,7 +394,10 @@ type TransportError struct {
 	Op        string
 	RequestID string
 	Sent      bool // the request was written, in whole or in part
-	Err       error
+	// Attempts is how many times the call was tried, each try written to
+	// the bank at most once (as Response.Attempts).
+	Attempts int
+	Err      error
 }
 
 // Error says what failed without the request's URL (it holds resource ids).

@@ -2,6 +2,7 @@ package xs2a
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -293,6 +294,44 @@ func FuzzAnswer(f *testing.F) {
 			if status >= 400 && status != http.StatusUnauthorized {
 				t.Fatalf("*SCARequiredError for status %d", status)
 			}
+		}
+	})
+}
+
+// FuzzArrayLen: for a valid JSON array, arrayLen counts its elements as
+// encoding/json does; for anything else it never passes len(input).
+func FuzzArrayLen(f *testing.F) {
+	for _, s := range []string{`[]`, `[ ]`, `[1]`, `[[1,2],{"a":[3,4]}]`, `["a,b","c\"]",{"d":"]"}]`, `[,,`, `["\\",1]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n := arrayLen(b)
+		if n < 0 || n > len(b) {
+			t.Fatalf("arrayLen(%q) = %d", b, n)
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(b, &items) == nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte("[")) && n != len(items) {
+			t.Fatalf("arrayLen(%q) = %d, encoding/json finds %d", b, n, len(items))
+		}
+	})
+}
+
+// FuzzPlainHrefObject: what the fast path of Link accepts, encoding/json
+// reads as the same href.
+func FuzzPlainHrefObject(f *testing.F) {
+	for _, s := range []string{`{"href":"/v1/accounts/x"}`, `{"href":"a\"b"}`, `{"href":""}`, `{"href":"é"}`, `"/v1/x"`, `{"href":"x","verbs":["GET"]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		href, ok := plainHrefObject(b)
+		if !ok {
+			return
+		}
+		var want struct {
+			Href string `json:"href"`
+		}
+		if err := json.Unmarshal(b, &want); err != nil || want.Href != href {
+			t.Fatalf("plainHrefObject(%q) = %q; encoding/json: %q, %v", b, href, want.Href, err)
 		}
 	})
 }

@@ -12,6 +12,10 @@ type Link struct {
 
 // UnmarshalJSON accepts {"href": "..."} and a bare "..." string.
 func (l *Link) UnmarshalJSON(b []byte) error {
+	if href, ok := plainHrefObject(b); ok {
+		*l = Link{Href: href}
+		return nil
+	}
 	if len(b) > 0 && b[0] == '"' {
 		*l = Link{}
 		return json.Unmarshal(b, &l.Href)
@@ -59,4 +63,22 @@ type SCALinkSet struct {
 // absent).
 func (l SCALinkSet) IsZero() bool {
 	return l.SCARedirect.IsZero() && l.Self.IsZero() && l.Status.IsZero() && l.SCAStatus.IsZero() && l.StartAuthorisation.IsZero()
+}
+
+// plainHrefObject reads the shape nearly every link has, {"href":"..."}
+// with no escape in the string and no space, without a decoder of its own:
+// a nested json.Unmarshal per link was most of what a large accounts list
+// allocated beyond its items. Any other shape is left to encoding/json.
+func plainHrefObject(b []byte) (string, bool) {
+	const head, tail = `{"href":"`, `"}`
+	if len(b) < len(head)+len(tail) || string(b[:len(head)]) != head || string(b[len(b)-len(tail):]) != tail {
+		return "", false
+	}
+	v := b[len(head) : len(b)-len(tail)]
+	for _, c := range v {
+		if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+			return "", false
+		}
+	}
+	return string(v), true
 }

@@ -28,6 +28,7 @@ type config struct {
 	verifyCert   *x509.Certificate
 	verifyStrict bool
 	userAgent    string
+	timeout      time.Duration
 }
 
 // WithRedirectURI sets the TPP-Redirect-URI sent on every request: the TPP's
@@ -156,6 +157,22 @@ func WithUserAgent(ua string) Option {
 			return invalid("UserAgent", "must be 1 to 200 printable ASCII characters")
 		}
 		c.userAgent = ua
+		return nil
+	}
+}
+
+// WithTimeout sets the deadline of a call whose context has none (default
+// 30 s): the call, its retries and the waits between them, and the reading
+// of the answer end within d, so a bank that stalls cannot hold a call, a
+// payment either, for ever. A context with a deadline of its own keeps it,
+// shorter or longer; that is also the way to allow one call more time.
+// There is no call without a deadline: d must be positive.
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return invalid("Timeout", "must be positive; to allow a call more time, give its context a deadline of its own")
+		}
+		c.timeout = d
 		return nil
 	}
 }

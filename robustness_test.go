@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptrace"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -226,9 +227,38 @@ func TestFaultBalances503RetryAfter(t *testing.T) {
 		"%d calls needed retries, at most %d attempts for one call; attempts per call: %v", n, sent, got503, retried, maxAttempts, attempts)
 }
 
+// expiringContext is a context with a deadline that passes when the test
+// says so, not by the clock.
+type expiringContext struct {
+	context.Context
+	once sync.Once
+	done chan struct{}
+}
+
+// newExpiringContext returns a context whose deadline passes once the
+// request has been written (httptrace WroteRequest).
+func newExpiringContext() context.Context {
+	c := &expiringContext{Context: context.Background(), done: make(chan struct{})}
+	expire := func() { c.once.Do(func() { close(c.done) }) }
+	return httptrace.WithClientTrace(c, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { expire() }})
+}
+
+func (c *expiringContext) Deadline() (time.Time, bool) { return time.Now().Add(time.Hour), true }
+func (c *expiringContext) Done() <-chan struct{}       { return c.done }
+func (c *expiringContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
 // A bank that stalls: the call ends when the context's deadline passes, as
 // a *TransportError that wraps context.DeadlineExceeded (for a POST also
-// ErrOutcomeUnknown: the request was sent).
+// ErrOutcomeUnknown: the request was sent). The deadline passes once the
+// request was written, whatever the clock says, so a busy machine cannot
+// make it pass before the bank has the request.
 func TestFaultStalledBankEndsAtTheDeadline(t *testing.T) {
 	t.Parallel()
 	b := newBank(t, xs2atest.WithFaults(
@@ -253,14 +283,13 @@ func TestFaultStalledBankEndsAtTheDeadline(t *testing.T) {
 		}, true},
 	}
 	for _, tt := range tests {
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		err := tt.call(ctx)
-		cancel()
+		err := tt.call(newExpiringContext())
 		require.Error(t, err, tt.name)
 		assert.ErrorIs(t, err, context.DeadlineExceeded, tt.name)
 		var te *xs2a.TransportError
 		require.ErrorAs(t, err, &te, tt.name)
 		assert.NotEmpty(t, te.RequestID)
+		assert.Equal(t, 1, te.Attempts, tt.name)
 		assert.Equal(t, tt.post, errors.Is(err, xs2a.ErrOutcomeUnknown), "%s: %v", tt.name, err)
 		t.Logf("stalled %s: %v", tt.name, err)
 	}

@@ -32,7 +32,9 @@ import (
 // can be replayed (GetBody) only for idempotent methods, so that net/http
 // never sends a POST's body twice by itself; its HTTP/2 transport can still
 // replay a POST without a body (an authorisation) after the peer reset the
-// stream, which creates no payment.
+// stream, which creates no payment. The Transport of a Client hands Base no
+// request that net/http can send again, of any method: the Client's retries
+// are the only ones.
 //
 // Transport refuses to sign a redirect that leaves the origin (scheme, host
 // and port) of the request that was redirected, since net/http would carry
@@ -43,6 +45,11 @@ type Transport struct {
 	Signer      *Signer
 	RedirectURI string           // TPP-Redirect-URI, set when the request has none
 	Now         func() time.Time // nil: time.Now
+
+	// once makes every request handed to Base one that net/http cannot
+	// send again by itself (see oneWrite); set by NewClient, whose retry
+	// loop is then the only thing that re-sends.
+	once bool
 }
 
 var (
@@ -113,6 +120,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	set("Signature", sb.String()[n:])
 	switch {
 	case body == nil:
+		if t.once {
+			oneWrite(r2)
+		}
 	case len(body) == 0:
 		r2.Body, r2.GetBody, r2.ContentLength = http.NoBody, nil, 0
 	default:
@@ -123,7 +133,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// itself: its HTTP/2 transport would, after a stream reset by the
 		// peer, even when the bank had read and acted on it
 		// (golang/go#47635). A payment is never sent twice.
-		if idempotent(r2.Method) {
+		if idempotent(r2.Method) && !t.once {
 			r2.GetBody = o.body.replay
 		}
 	}
@@ -238,6 +248,35 @@ func readBody(req *http.Request) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// oneWrite makes a request without a body one that net/http writes once:
+// its HTTP/1 transport silently sends a request again on a new connection
+// when a reused one fails (shouldRetryRequest), and its HTTP/2 transport
+// after some stream errors, but neither can for a request whose Body is set
+// and cannot be replayed (GetBody nil). So Body is an empty reader, and the
+// Transfer-Encoding "identity" keeps HTTP/1 from sending Content-Length,
+// chunked encoding or a body, the wire staying as for a nil Body; HTTP/2
+// ends the stream with an empty DATA frame instead of on the headers.
+// POST, PUT and PATCH keep their http.NoBody, which sends "Content-Length:
+// 0": HTTP/1 never replays those methods, and HTTP/2 only after the peer
+// reset the stream, a replay Client still counts (see Client.do).
+func oneWrite(r *http.Request) {
+	if hasBodySemantics(r.Method) {
+		return
+	}
+	r.Body, r.GetBody, r.ContentLength, r.TransferEncoding = emptyBody{}, nil, 0, identityEncoding
+}
+
+// identityEncoding is the Transfer-Encoding of oneWrite (never written to).
+var identityEncoding = []string{"identity"}
+
+// emptyBody is a body with nothing in it; being a zero-size value, it costs
+// no allocation in an interface.
+type emptyBody struct{}
+
+func (emptyBody) Read([]byte) (int, error)         { return 0, io.EOF }
+func (emptyBody) WriteTo(io.Writer) (int64, error) { return 0, nil }
+func (emptyBody) Close() error                     { return nil }
 
 // hasBodySemantics reports whether a method carries a body, if only an empty
 // one (an authorisation POST): such requests always carry a Digest.
