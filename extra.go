@@ -3,10 +3,13 @@ package xs2a
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -130,11 +133,44 @@ func unmarshalWithExtra(data []byte, v any, extra *Extra, names *fieldNames) err
 	if isNull(data) {
 		return nil
 	}
-	if err := json.Unmarshal(data, v); err != nil {
+	if err := decodeNested(data, v); err != nil {
 		return err
 	}
 	*extra = scanExtra(data, names)
 	return nil
+}
+
+// nestedDecoder is a json.Decoder over a reader that is reset for each
+// value, so that a model's UnmarshalJSON, called once per item of a large
+// list, does not make a decoder of its own each time (json.Unmarshal
+// does). Its buffer is kept with it.
+type nestedDecoder struct {
+	r   bytes.Reader
+	dec *json.Decoder
+}
+
+var nestedDecoders = sync.Pool{New: func() any {
+	d := new(nestedDecoder)
+	d.dec = json.NewDecoder(&d.r)
+	return d
+}}
+
+// decodeNested unmarshals the one JSON value data into v as json.Unmarshal
+// does. A decoder that failed, or holds bytes after the value, is dropped.
+func decodeNested(data []byte, v any) error {
+	d := nestedDecoders.Get().(*nestedDecoder)
+	d.r.Reset(data)
+	err := d.dec.Decode(v)
+	if err == nil && !d.dec.More() {
+		if _, terr := d.dec.Token(); terr == io.EOF {
+			nestedDecoders.Put(d)
+			return nil
+		}
+	}
+	if err == nil {
+		err = errors.New("xs2a: invalid JSON after the value")
+	}
+	return err
 }
 
 // marshalWithExtra encodes v (the model's plain type) and adds the members

@@ -264,3 +264,33 @@ func BenchmarkScanExtra(b *testing.B) {
 		}
 	}
 }
+
+// TestDecodeNested: the pooled decoder reads one value as json.Unmarshal
+// does, refuses what follows it, and a failure does not spoil the next call.
+func TestDecodeNested(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string // "" for an error
+	}{
+		{`{"id":"a"}`, "a"},
+		{"{\"id\":\"b\"}  \n", "b"},
+		{`{"id":"c"} {"id":"d"}`, ""},
+		{`{"id":"e"`, ""},
+		{`{"id":7}`, ""},
+		{`{"id":"f"}`, "f"},
+	} {
+		var v struct {
+			ID string `json:"id"`
+		}
+		err := decodeNested([]byte(tc.in), &v)
+		if tc.want == "" {
+			if err == nil {
+				t.Errorf("decodeNested(%q): no error", tc.in)
+			}
+			continue
+		}
+		if err != nil || v.ID != tc.want {
+			t.Errorf("decodeNested(%q) = %q, %v; want %q", tc.in, v.ID, err, tc.want)
+		}
+	}
+}
