@@ -435,7 +435,7 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 	}
 	if resp.StatusCode == http.StatusUnauthorized {
 		if link, msgs, ok := scaRedirectOf(body); ok {
-			return &SCARequiredError{Redirect: link, StatusCode: resp.StatusCode, RequestID: requestID, Messages: msgs}
+			return c.scaRequired(r, resp, requestID, link, msgs)
 		}
 	}
 	e := newError(resp, body, requestID, c.cfg.now())
@@ -472,7 +472,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	}
 	if !r.scaResult && bytes.Contains(body, []byte(`"scaRedirect"`)) {
 		if link, msgs, ok := scaRedirectOf(body); ok {
-			return &SCARequiredError{Redirect: link, StatusCode: resp.StatusCode, RequestID: requestID, Messages: msgs}
+			return c.scaRequired(r, resp, requestID, link, msgs)
 		}
 	}
 	if into == nil {
@@ -491,7 +491,20 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		}
 		return fmt.Errorf("xs2a: %s: decoding the response (X-Request-ID %s): %w", r.op, requestID, err)
 	}
+	if err := c.checkResultRedirect(r, resp, requestID, into); err != nil {
+		return unknown(err)
+	}
 	return nil
+}
+
+// scaRequired is the *SCARequiredError of an answer carrying link, or a
+// *SCARedirectError when link is no address to send the PSU to.
+func (c *Client) scaRequired(r *request, resp *http.Response, requestID string, link Link, msgs []TPPMessage) error {
+	link, err := c.checkSCARedirect(r, resp.StatusCode, requestID, link)
+	if err != nil {
+		return err
+	}
+	return &SCARequiredError{Redirect: link, StatusCode: resp.StatusCode, RequestID: requestID, Messages: msgs}
 }
 
 // scaRedirectOf finds _links.scaRedirect in a body.

@@ -45,6 +45,10 @@ var (
 	// ErrCrossOrigin: a request or link points outside the client's base
 	// address; signed requests are never sent there.
 	ErrCrossOrigin = errors.New("xs2a: refusing to send a signed request to another origin")
+	// ErrSCARedirectInvalid: an answer's scaRedirect is no web address the
+	// PSU's browser may be sent to (see SCARedirectError); it is not handed
+	// out.
+	ErrSCARedirectInvalid = errors.New("xs2a: scaRedirect is not a safe web address")
 )
 
 // Error codes of the Berlin Group NextGenPSD2 implementation guidelines, as
