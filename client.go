@@ -326,7 +326,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 		start := time.Now()
 		resp, err := c.hc.Do(req)
 		if err != nil {
-			terr := &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: sent.Load(), Err: err}
+			terr := &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: sent.Load(), Err: err}
 			// The log gets terr, whose text leaves out the URL (it holds
 			// resource ids), as the error returned does.
 			c.log(ctx, slog.LevelDebug, r, requestID, attempt, 0, start, terr)
@@ -351,7 +351,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 			resp.Body = http.NoBody
 			if delay, ok := c.shouldRetry(policy, resp, errBody, retryable && idem, attempt, attempts); ok {
 				if werr := c.sleep(ctx, delay); werr != nil {
-					return out, &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Err: werr}
+					return out, &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Err: werr}
 				}
 				if spend() == nil {
 					continue
@@ -366,7 +366,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 			// to decode, and for a POST no telling what the bank did.
 			resp.Body.Close()
 			resp.Body = http.NoBody
-			err := &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true,
+			err := &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true,
 				Err: fmt.Errorf("unexpected answer %s, a redirect that is not followed", resp.Status)}
 			c.log(ctx, slog.LevelWarn, r, requestID, attempt, resp.StatusCode, start, err)
 			return out, err
@@ -439,7 +439,7 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 		}
 	}
 	e := newError(resp, body, requestID, c.cfg.now())
-	e.Method, e.Op = r.method, r.op
+	e.Method, e.Op, e.ids = r.method, r.op, idsOf(r.psu)
 	return e
 }
 
@@ -455,7 +455,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		err = errBodyTooLarge // never cut a body and decode what is left
 	}
 	if err != nil {
-		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true, Err: fmt.Errorf("reading the response: %w", err)}
+		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: fmt.Errorf("reading the response: %w", err)}
 	}
 	// A request that created something (a payment) was accepted: if its
 	// answer cannot be trusted or read, its outcome is unknown to the caller.
@@ -463,7 +463,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		if idempotent(r.method) {
 			return err
 		}
-		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true, Err: err}
+		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: err}
 	}
 	if c.verifier != nil {
 		if err := c.verifier.verify(resp, body, requestID, true); err != nil {
@@ -489,7 +489,8 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		if !idempotent(r.method) {
 			return unknown(fmt.Errorf("decoding the answer: %w", err))
 		}
-		return fmt.Errorf("xs2a: %s: decoding the response (X-Request-ID %s): %w", r.op, requestID, err)
+		return &redactedError{err: err,
+			msg: fmt.Sprintf("xs2a: %s: decoding the response (X-Request-ID %s): %s", r.op, requestID, idsOf(r.psu).redact(err.Error()))}
 	}
 	if err := c.checkResultRedirect(r, resp, requestID, into); err != nil {
 		return unknown(err)
@@ -611,19 +612,20 @@ func (c *Client) log(ctx context.Context, level slog.Level, r *request, requestI
 		attrs = append(attrs, slog.Int("status", status))
 	}
 	if err != nil {
-		attrs = append(attrs, errorAttr(err))
+		attrs = append(attrs, errorAttr(err, idsOf(r.psu)))
 	}
 	c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
 }
 
 // errorAttr describes err for a log without the bank's free text: the code of
-// an answer, or the message of a transport failure (which names no path).
-func errorAttr(err error) slog.Attr {
+// an answer, or the message of a transport failure (which names no path),
+// with the call's PSU ids redacted.
+func errorAttr(err error, ids psuIDs) slog.Attr {
 	var e *Error
 	if errors.As(err, &e) {
-		return slog.String("error_code", e.Code)
+		return slog.String("error_code", safeText(ids.redact(e.Code), 100))
 	}
-	return slog.String("error", err.Error())
+	return slog.String("error", ids.redact(err.Error()))
 }
 
 // isLoopback reports a host name or address on this machine.

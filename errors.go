@@ -119,21 +119,28 @@ const maxErrorBody = 1 << 20
 //	if errors.As(err, &e) && e.Code == xs2a.CodeFormatError { ... }
 //	if errors.Is(err, xs2a.ErrConsentInvalid) { ... }
 //
-// Its message names the status, code and bank text, never the body or PSU data.
+// Its message names the status, code and bank text, never the body, and the
+// PSU-ID, PSU-CORPORATE-ID and TPP-Session-ID the call carried are replaced
+// by "[redacted]" wherever the bank's text echoes them (in any case). Code,
+// Messages and Body keep the bank's text as it came, ids included: they may
+// hold personal data, do not log them.
 type Error struct {
 	StatusCode int          // HTTP status
-	Code       string       // the first tppMessage's code ("" when none)
-	Messages   []TPPMessage // all tppMessages, in order
+	Code       string       // the first tppMessage's code ("" when none); raw
+	Messages   []TPPMessage // all tppMessages, in order; raw
 	RequestID  string       // X-Request-ID of the call
 	Body       []byte       // the raw body, at most 1 MiB; may hold personal data: do not log it
 	// RetryAfter is the wait the bank asked for in Retry-After (0 when none).
 	RetryAfter time.Duration
 	// Method and Op name the call ("GET", "accounts.balances").
 	Method, Op string
+
+	ids psuIDs // the call's PSU ids, redacted from the message
 }
 
-// Error names the operation, status, code and the bank's text (control
-// characters dropped, at most 200 characters), never the body.
+// Error names the operation, status, code and the bank's text (the call's
+// PSU ids redacted, control characters dropped, at most 200 characters),
+// never the body.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("xs2a: ")
@@ -144,11 +151,11 @@ func (e *Error) Error() string {
 	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Code != "" {
 		b.WriteString(": ")
-		b.WriteString(safeText(e.Code, 100))
+		b.WriteString(safeText(e.ids.redact(e.Code), 100))
 	}
 	if len(e.Messages) > 0 && e.Messages[0].Text != "" {
 		b.WriteString(": ")
-		b.WriteString(safeText(e.Messages[0].Text, 200))
+		b.WriteString(safeText(e.ids.redact(e.Messages[0].Text), 200))
 	}
 	if e.Is(ErrOutcomeUnknown) {
 		b.WriteString("; outcome unknown: the bank may have acted on the request, look it up before sending it again")
@@ -364,15 +371,23 @@ func (e *SCARequiredError) Is(target error) bool { return target == ErrSCARequir
 // answers errors.Is(err, ErrOutcomeUnknown): look the payment up (for example by
 // its X-Request-ID with the bank) before sending it again. The SDK never
 // re-sends such a request on its own.
+//
+// Its message leaves out the request's URL and replaces the PSU-ID,
+// PSU-CORPORATE-ID and TPP-Session-ID the call carried by "[redacted]"
+// wherever the cause's text (which may quote the bank's answer) holds them;
+// Err is the cause as it was, ids included.
 type TransportError struct {
 	Method    string
 	Op        string
 	RequestID string
-	Sent      bool // the request was written, in whole or in part
-	Err       error
+	Sent      bool  // the request was written, in whole or in part
+	Err       error // the cause; its text is raw
+
+	ids psuIDs // the call's PSU ids, redacted from the message
 }
 
-// Error says what failed without the request's URL (it holds resource ids).
+// Error says what failed without the request's URL (it holds resource ids)
+// or the call's PSU ids.
 func (e *TransportError) Error() string {
 	s := "xs2a: " + e.Op + ": "
 	if e.Is(ErrOutcomeUnknown) {
@@ -380,9 +395,9 @@ func (e *TransportError) Error() string {
 	}
 	var ue *url.Error
 	if errors.As(e.Err, &ue) {
-		s += ue.Err.Error()
+		s += e.ids.redact(ue.Err.Error())
 	} else {
-		s += e.Err.Error()
+		s += e.ids.redact(e.Err.Error())
 	}
 	if e.RequestID != "" {
 		s += " (X-Request-ID " + e.RequestID + ")"
