@@ -346,7 +346,7 @@ func invalid(field, format string, args ...any) *ValidationError {
 // browser to Redirect.Href, then take the psu-id from the callback (see
 // ParseCallback) and repeat the call. It answers errors.Is(err, ErrSCARequired).
 type SCARequiredError struct {
-	Redirect   Link   // the scaRedirect link (for the PSU's browser; may be on another host)
+	Redirect   Link   // the scaRedirect link (for the PSU's browser): https on any host, http on loopback; a relative link is resolved
 	StatusCode int    // 401 usually; 200/201 when a data call answered with a redirect
 	RequestID  string // X-Request-ID of the call
 	// Messages are the tppMessages of the answer, if any.
