@@ -155,8 +155,17 @@ func decimalField(raw json.RawMessage, field string, maxFraction int, signed boo
 	if len(raw) == 0 || isNull(raw) {
 		return "", nil
 	}
-	s := string(raw)
-	if raw[0] == '"' {
+	var s string
+	switch {
+	case raw[0] != '"':
+		s = string(raw)
+	case bytes.IndexByte(raw, '\\') < 0:
+		// A valid JSON string without escapes: its text is between the
+		// quotes (anything but ASCII fails isDecimal).
+		if s = string(raw[1 : len(raw)-1]); s == "" {
+			return "", nil
+		}
+	default:
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return "", keepPath(err, field)
 		}
