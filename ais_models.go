@@ -232,7 +232,7 @@ func (b *Balance) UnmarshalJSON(data []byte) error {
 	*b = Balance{}
 	w.plain = (*plain)(b)
 	if err := json.Unmarshal(data, &w); err != nil {
-		return err
+		return plainPath(err)
 	}
 	t, err := parseDateTime("lastChangeDateTime", w.LastChange)
 	b.LastChangeDateTime = t

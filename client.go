@@ -326,11 +326,11 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 	}
 	if resp.StatusCode == http.StatusUnauthorized {
 		if link, msgs, ok := scaRedirectOf(body); ok {
-			return &SCARequiredError{Redirect: link, StatusCode: resp.StatusCode, RequestID: requestID, Messages: msgs}
+			return c.scaRequired(r, resp, requestID, link, msgs)
 		}
 	}
 	e := newError(resp, body, requestID, c.cfg.now())
-	e.Method, e.Op = r.method, r.op
+	e.Method, e.Op, e.ids = r.method, r.op, idsOf(r.psu)
 	return e
 }
 
@@ -343,7 +343,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	resp.Body.Close()
 	resp.Body = http.NoBody
 	if err != nil {
-		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true, Err: fmt.Errorf("reading the response: %w", err)}
+		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: fmt.Errorf("reading the response: %w", err)}
 	}
 	// A request that created something (a payment) was accepted: if its
 	// answer cannot be trusted or read, its outcome is unknown to the caller.
@@ -351,7 +351,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		if idempotent(r.method) {
 			return err
 		}
-		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, Sent: true, Err: err}
+		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: err}
 	}
 	if c.verifier != nil {
 		if err := c.verifier.verify(resp, body, requestID, true); err != nil {
@@ -360,7 +360,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	}
 	if !r.scaResult && bytes.Contains(body, []byte(`"scaRedirect"`)) {
 		if link, msgs, ok := scaRedirectOf(body); ok {
-			return &SCARequiredError{Redirect: link, StatusCode: resp.StatusCode, RequestID: requestID, Messages: msgs}
+			return c.scaRequired(r, resp, requestID, link, msgs)
 		}
 	}
 	if into == nil {
@@ -377,9 +377,23 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		if !idempotent(r.method) {
 			return unknown(fmt.Errorf("decoding the answer: %w", err))
 		}
-		return fmt.Errorf("xs2a: %s: decoding the response (X-Request-ID %s): %w", r.op, requestID, err)
+		return &redactedError{err: err,
+			msg: fmt.Sprintf("xs2a: %s: decoding the response (X-Request-ID %s): %s", r.op, requestID, idsOf(r.psu).redact(err.Error()))}
+	}
+	if err := c.checkResultRedirect(r, resp, requestID, into); err != nil {
+		return unknown(err)
 	}
 	return nil
+}
+
+// scaRequired is the *SCARequiredError of an answer carrying link, or a
+// *SCARedirectError when link is no address to send the PSU to.
+func (c *Client) scaRequired(r *request, resp *http.Response, requestID string, link Link, msgs []TPPMessage) error {
+	link, err := c.checkSCARedirect(r, resp.StatusCode, requestID, link)
+	if err != nil {
+		return err
+	}
+	return &SCARequiredError{Redirect: link, StatusCode: resp.StatusCode, RequestID: requestID, Messages: msgs}
 }
 
 // scaRedirectOf finds _links.scaRedirect in a body.
@@ -423,19 +437,20 @@ func (c *Client) log(ctx context.Context, level slog.Level, r *request, requestI
 		attrs = append(attrs, slog.Int("status", status))
 	}
 	if err != nil {
-		attrs = append(attrs, errorAttr(err))
+		attrs = append(attrs, errorAttr(err, idsOf(r.psu)))
 	}
 	c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
 }
 
 // errorAttr describes err for a log without the bank's free text: the code of
-// an answer, or the message of a transport failure (which names no path).
-func errorAttr(err error) slog.Attr {
+// an answer, or the message of a transport failure (which names no path),
+// with the call's PSU ids redacted.
+func errorAttr(err error, ids psuIDs) slog.Attr {
 	var e *Error
 	if errors.As(err, &e) {
-		return slog.String("error_code", e.Code)
+		return slog.String("error_code", safeText(ids.redact(e.Code), 100))
 	}
-	return slog.String("error", err.Error())
+	return slog.String("error", ids.redact(err.Error()))
 }
 
 // isLoopback reports a host name or address on this machine.

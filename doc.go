@@ -123,11 +123,14 @@
 // errors.Is on the sentinels: ErrSCARequired, ErrSignatureInvalid,
 // ErrAccessExceeded, ErrConsentInvalid, ErrCorporateIDRequired,
 // ErrInsufficientFunds, ErrReferenceMixInvalid, ErrNotFound, ErrCrossOrigin,
-// ErrOutcomeUnknown, ErrDuplicatePayment, ErrSCAFailed. PollStatus reports a payment held for
+// ErrOutcomeUnknown, ErrDuplicatePayment, ErrSCAFailed, ErrSCARedirectInvalid. PollStatus reports a payment held for
 // lack of funds (ACCP, not final) as a *FundsError: cancel it before
 // retrying. Input the SDK refuses before sending is a *ValidationError naming
-// the field. Error messages start with "xs2a: " and
-// never hold PSU ids, keys or bodies.
+// the field. Error messages start with "xs2a: " and never hold keys or
+// bodies; the PSU-ID, PSU-CORPORATE-ID and TPP-Session-ID a call carried are
+// replaced by "[redacted]" where the bank's text echoes them (in any case),
+// in messages and logs. Error.Code, Error.Messages, Error.Body,
+// SCARequiredError.Messages and TransportError.Err keep the raw text.
 //
 // # Retries and payments sent once
 //
@@ -203,6 +206,17 @@
 // absolute links elsewhere and redirects to other hosts are refused. The SDK
 // logs (WithLogger) only the operation, method, status, X-Request-ID, attempt
 // and duration.
+//
+// An answer is untrusted. A scaRedirect is handed out only as an https
+// address with a host (any host: banks run SCA pages elsewhere), plain http
+// on a loopback host (test banks), or a relative link resolved under the base
+// address; anything else (javascript:, data:, "//host", whitespace or
+// backslash tricks) is a *SCARedirectError. An amount (and exchangeRate, and
+// the sandbox's balances) must be a plain decimal, as a JSON string or
+// number: an optional '-', 1 to 14 digits, optionally '.' and 1 to 3 digits
+// (up to 15 for a rate, which has no sign); exponents ("1e2"), '+', spaces,
+// NaN and hexadecimal are refused with a *json.UnmarshalTypeError naming the
+// JSON path of the field.
 //
 // # Testing a TPP
 //

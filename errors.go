@@ -55,6 +55,10 @@ var (
 	// ErrCrossOrigin: a request or link points outside the client's base
 	// address; signed requests are never sent there.
 	ErrCrossOrigin = errors.New("xs2a: refusing to send a signed request to another origin")
+	// ErrSCARedirectInvalid: an answer's scaRedirect is no web address the
+	// PSU's browser may be sent to (see SCARedirectError); it is not handed
+	// out.
+	ErrSCARedirectInvalid = errors.New("xs2a: scaRedirect is not a safe web address")
 )
 
 // Error codes of the Berlin Group NextGenPSD2 implementation guidelines, as
@@ -125,21 +129,28 @@ const maxErrorBody = 1 << 20
 //	if errors.As(err, &e) && e.Code == xs2a.CodeFormatError { ... }
 //	if errors.Is(err, xs2a.ErrConsentInvalid) { ... }
 //
-// Its message names the status, code and bank text, never the body or PSU data.
+// Its message names the status, code and bank text, never the body, and the
+// PSU-ID, PSU-CORPORATE-ID and TPP-Session-ID the call carried are replaced
+// by "[redacted]" wherever the bank's text echoes them (in any case). Code,
+// Messages and Body keep the bank's text as it came, ids included: they may
+// hold personal data, do not log them.
 type Error struct {
 	StatusCode int          // HTTP status
-	Code       string       // the first tppMessage's code ("" when none)
-	Messages   []TPPMessage // all tppMessages, in order
+	Code       string       // the first tppMessage's code ("" when none); raw
+	Messages   []TPPMessage // all tppMessages, in order; raw
 	RequestID  string       // X-Request-ID of the call
 	Body       []byte       // the raw body, at most 1 MiB; may hold personal data: do not log it
 	// RetryAfter is the wait the bank asked for in Retry-After (0 when none).
 	RetryAfter time.Duration
 	// Method and Op name the call ("GET", "accounts.balances").
 	Method, Op string
+
+	ids psuIDs // the call's PSU ids, redacted from the message
 }
 
-// Error names the operation, status, code and the bank's text (control
-// characters dropped, at most 200 characters), never the body.
+// Error names the operation, status, code and the bank's text (the call's
+// PSU ids redacted, control characters dropped, at most 200 characters),
+// never the body.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("xs2a: ")
@@ -150,11 +161,11 @@ func (e *Error) Error() string {
 	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Code != "" {
 		b.WriteString(": ")
-		b.WriteString(safeText(e.Code, 100))
+		b.WriteString(safeText(e.ids.redact(e.Code), 100))
 	}
 	if len(e.Messages) > 0 && e.Messages[0].Text != "" {
 		b.WriteString(": ")
-		b.WriteString(safeText(e.Messages[0].Text, 200))
+		b.WriteString(safeText(e.ids.redact(e.Messages[0].Text), 200))
 	}
 	if e.Is(ErrOutcomeUnknown) {
 		b.WriteString("; outcome unknown: the bank may have acted on the request, do not send it again blindly")
@@ -365,7 +376,7 @@ func invalid(field, format string, args ...any) *ValidationError {
 // browser to Redirect.Href, then take the psu-id from the callback (see
 // ParseCallback) and repeat the call. It answers errors.Is(err, ErrSCARequired).
 type SCARequiredError struct {
-	Redirect   Link   // the scaRedirect link (for the PSU's browser; may be on another host)
+	Redirect   Link   // the scaRedirect link (for the PSU's browser): https on any host, http on loopback; a relative link is resolved
 	StatusCode int    // 401 usually; 200/201 when a data call answered with a redirect
 	RequestID  string // X-Request-ID of the call
 	// Messages are the tppMessages of the answer, if any.
@@ -389,6 +400,11 @@ func (e *SCARequiredError) Is(target error) bool { return target == ErrSCARequir
 // idempotent (a POST) may have reached the bank, Sent is true and the error
 // answers errors.Is(err, ErrOutcomeUnknown): do not send it again blindly
 // (see ErrOutcomeUnknown). The SDK never re-sends such a request on its own.
+//
+// Its message leaves out the request's URL and replaces the PSU-ID,
+// PSU-CORPORATE-ID and TPP-Session-ID the call carried by "[redacted]"
+// wherever the cause's text (which may quote the bank's answer) holds them;
+// Err is the cause as it was, ids included.
 type TransportError struct {
 	Method    string
 	Op        string
@@ -397,10 +413,13 @@ type TransportError struct {
 	// Attempts is how many times the call was tried, each try written to
 	// the bank at most once (as Response.Attempts).
 	Attempts int
-	Err      error
+	Err      error // the cause; its text is raw
+
+	ids psuIDs // the call's PSU ids, redacted from the message
 }
 
-// Error says what failed without the request's URL (it holds resource ids).
+// Error says what failed without the request's URL (it holds resource ids)
+// or the call's PSU ids.
 func (e *TransportError) Error() string {
 	s := "xs2a: " + e.Op + ": "
 	if e.Is(ErrOutcomeUnknown) {
@@ -408,9 +427,9 @@ func (e *TransportError) Error() string {
 	}
 	var ue *url.Error
 	if errors.As(e.Err, &ue) {
-		s += ue.Err.Error()
+		s += e.ids.redact(ue.Err.Error())
 	} else {
-		s += e.Err.Error()
+		s += e.ids.redact(e.Err.Error())
 	}
 	if e.RequestID != "" {
 		s += " (X-Request-ID " + e.RequestID + ")"

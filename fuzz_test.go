@@ -222,7 +222,8 @@ func FuzzRetryAfter(f *testing.F) {
 // FuzzAnswer runs an arbitrary answer of the bank through the client's
 // pipeline (decode for 2xx, answerError and shouldRetry for >= 400): it never
 // panics, its errors are one line, a *SCARequiredError always holds a link,
-// and an *Error keeps the body and a wait that is not negative.
+// every scaRedirect handed out is a web address (checkFuzzedRedirect), and an
+// *Error keeps the body and a wait that is not negative.
 func FuzzAnswer(f *testing.F) {
 	c, err := NewClient("https://bank.example/api", testSigner(f), WithRedirectURI("https://tpp.example/cb"), WithClock(fixedNow))
 	if err != nil {
@@ -248,6 +249,12 @@ func FuzzAnswer(f *testing.F) {
 		{400, "application/json", "", `{"tppMessages":[{"code":"FORMAT_ERROR\r\nX-Forged: 1","text":"t"}]}`, false},
 		{200, "application/json", "", `{"transactions":{"booked":[{"bookingDate":"2025-01-0\n1","transactionAmount":{"currency":"NOK","amount":"1\n"}}]}}`, false},
 		{200, "application/json", "", `{"transactions":{"booked":[{"bookingDateTime":"2025-01-01T00:00:00\r\n"}]},"balances":[{"lastChangeDateTime":"x\ny"}]}`, false},
+		{401, "application/json", "", `{"_links":{"scaRedirect":{"href":"javascript:alert(1)"}}}`, false},
+		{200, "application/json", "", `{"_links":{"scaRedirect":"//evil.example/sca"}}`, false},
+		{201, "application/json", "", `{"_links":{"scaRedirect":{"href":"java\tscript:alert(1)"}}}`, true},
+		{201, "application/json", "", `{"_links":{"scaRedirect":{"href":"/\\evil.example"}}}`, true},
+		{201, "application/json", "", `{"_links":{"scaRedirect":{"href":"http://127.0.0.1:9/sca"}}}`, true},
+		{200, "application/json", "", `{"transactions":{"booked":[{"transactionAmount":{"currency":"NOK","amount":"1e400"}}]}}`, false},
 	} {
 		f.Add(s.status, s.ct, s.ra, []byte(s.body), s.scaResult)
 	}
@@ -262,10 +269,16 @@ func FuzzAnswer(f *testing.F) {
 			Body: io.NopCloser(bytes.NewReader(body))}
 		r := &request{op: "fuzz.answer", method: http.MethodGet, href: "/v1/x", scaResult: scaResult}
 		var err error
-		if status < 400 {
+		switch {
+		case status < 400 && scaResult:
+			var links SCALinks
+			if err = c.decode(r, resp, "rid", &links); err == nil && !links.Links.SCARedirect.IsZero() {
+				checkFuzzedRedirect(t, links.Links.SCARedirect.Href)
+			}
+		case status < 400:
 			var rep TransactionReport
 			err = c.decode(r, resp, "rid", &rep)
-		} else {
+		default:
 			err = c.answerError(r, resp, body, "rid")
 			var e *Error
 			if errors.As(err, &e) {
@@ -291,6 +304,7 @@ func FuzzAnswer(f *testing.F) {
 			if sca.Redirect.Href == "" {
 				t.Fatal("*SCARequiredError without a link")
 			}
+			checkFuzzedRedirect(t, sca.Redirect.Href)
 			if status >= 400 && status != http.StatusUnauthorized {
 				t.Fatalf("*SCARequiredError for status %d", status)
 			}
@@ -334,4 +348,22 @@ func FuzzPlainHrefObject(f *testing.F) {
 			t.Fatalf("plainHrefObject(%q) = %q; encoding/json: %q, %v", b, href, want.Href, err)
 		}
 	})
+}
+
+// checkFuzzedRedirect fails unless href is an address a browser may be sent
+// to: no whitespace, control character or backslash, https with a host and
+// no user info, or plain http on loopback.
+func checkFuzzedRedirect(t *testing.T, href string) {
+	t.Helper()
+	if strings.ContainsFunc(href, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\\' }) {
+		t.Fatalf("scaRedirect %q handed out with whitespace, a control character or a backslash", href)
+	}
+	u, err := url.Parse(href)
+	if err != nil {
+		t.Fatalf("scaRedirect %q handed out, which does not parse: %v", href, err)
+	}
+	https := u.Scheme == "https" || (u.Scheme == "http" && isLoopback(u.Hostname()))
+	if !https || u.Hostname() == "" || u.Opaque != "" || u.User != nil {
+		t.Fatalf("scaRedirect %q handed out: not an https address with a host", href)
+	}
 }

@@ -85,7 +85,7 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 		if o.retry {
 			if werr := c.sleep(ctx, o.wait); werr != nil {
 				if o.resp != nil {
-					return o.resp, &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, Attempts: o.resp.Attempts, Err: werr}
+					return o.resp, &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Attempts: o.resp.Attempts, Err: werr}
 				}
 				return nil, o.err
 			}
@@ -176,7 +176,7 @@ func (c *Client) send(ctx context.Context, cl *call, attempt int, into any) outc
 		// to decode, and for a POST no telling what the bank did.
 		resp.Body.Close()
 		resp.Body = http.NoBody
-		err := &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, Sent: true, Attempts: out.Attempts,
+		err := &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Sent: true, Attempts: out.Attempts,
 			Err: fmt.Errorf("unexpected answer %s, a redirect that is not followed", resp.Status)}
 		return outcome{resp: out, err: err, warn: true, status: resp.StatusCode, start: start}
 	}
@@ -192,7 +192,7 @@ func (c *Client) send(ctx context.Context, cl *call, attempt int, into any) outc
 // ended is never retried.
 func (c *Client) failed(ctx context.Context, cl *call, attempt int, sent bool, start time.Time, err error) outcome {
 	r := cl.r
-	terr := &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, Sent: sent, Attempts: cl.attempts(attempt), Err: err}
+	terr := &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Sent: sent, Attempts: cl.attempts(attempt), Err: err}
 	// The log gets terr, whose text leaves out the URL (it holds resource
 	// ids), as the error returned does.
 	c.log(ctx, slog.LevelDebug, r, cl.requestID, terr.Attempts, 0, start, terr)

@@ -1,5 +1,7 @@
 package xs2a
 
+import "encoding/json"
+
 // Models of the sandbox's mock-data operations (service.md, Sandbox;
 // platform-notes, Other endpoints). Each model carries the interface's own
 // JSON field names, so it marshals back to the JSON the sandbox uses.
@@ -91,6 +93,33 @@ type SandboxAccount struct {
 	// transactions.
 	BookedTransactions  int `json:"bookedTransactions"`
 	PendingTransactions int `json:"pendingTransactions"`
+}
+
+// UnmarshalJSON decodes an account of a sandbox answer. Balance and
+// CreditLimit may come as JSON strings or numbers and must be plain decimals
+// in the grammar of Amount.UnmarshalJSON; another value is a
+// *json.UnmarshalTypeError whose Field ends in "balance" or "creditLimit".
+func (a *SandboxAccount) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	type plain SandboxAccount
+	var w struct {
+		*plain
+		Balance     json.RawMessage `json:"balance"`
+		CreditLimit json.RawMessage `json:"creditLimit"`
+	}
+	*a = SandboxAccount{}
+	w.plain = (*plain)(a)
+	if err := json.Unmarshal(data, &w); err != nil {
+		return plainPath(err)
+	}
+	var err error
+	if a.Balance, err = decimalField(w.Balance, "balance", maxAmountFraction, true); err != nil {
+		return err
+	}
+	a.CreditLimit, err = decimalField(w.CreditLimit, "creditLimit", maxAmountFraction, true)
+	return err
 }
 
 // SandboxAgreement is a corporate agreement of the sandbox, as POST

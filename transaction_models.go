@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -131,7 +130,7 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 	*t = Transaction{}
 	w.plain = (*plain)(t)
 	if err := json.Unmarshal(data, &w); err != nil {
-		return err
+		return plainPath(err)
 	}
 	if raw := bytes.TrimSpace(w.Structured); len(raw) > 0 && !isNull(raw) {
 		var s StructuredRemittance
@@ -290,7 +289,10 @@ type ReportExchangeRate struct {
 	ContractIdentification string `json:"contractIdentification,omitempty"`
 }
 
-// UnmarshalJSON accepts exchangeRate as a string or a JSON number.
+// UnmarshalJSON accepts exchangeRate as a string or a JSON number, either a
+// plain decimal without a sign or exponent: 1 to 14 digits, and optionally
+// '.' and 1 to 15 digits ("11.52"). Another value is a
+// *json.UnmarshalTypeError whose Field ends in "exchangeRate".
 func (r *ReportExchangeRate) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -303,22 +305,15 @@ func (r *ReportExchangeRate) UnmarshalJSON(data []byte) error {
 	*r = ReportExchangeRate{}
 	w.plain = (*plain)(r)
 	if err := json.Unmarshal(data, &w); err != nil {
-		return err
+		return plainPath(err)
 	}
-	raw := bytes.TrimSpace(w.Rate)
-	switch {
-	case len(raw) == 0 || isNull(raw):
-	case raw[0] == '"':
-		return json.Unmarshal(raw, &r.ExchangeRate)
-	default:
-		var n json.Number
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return fmt.Errorf("xs2a: decoding exchangeRate: %w", err)
-		}
-		r.ExchangeRate = n.String()
-	}
-	return nil
+	rate, err := decimalField(w.Rate, "exchangeRate", maxRateFraction, false)
+	r.ExchangeRate = rate
+	return err
 }
+
+// maxRateFraction bounds the digits of an exchange rate after the '.'.
+const maxRateFraction = 15
 
 // CardTransaction is a booked or pending card account transaction (service.md,
 // "Account, balance and transaction fields"; Berlin Group cardTransaction).
@@ -378,7 +373,7 @@ func (t *CardTransaction) UnmarshalJSON(data []byte) error {
 	*t = CardTransaction{}
 	w.plain = (*plain)(t)
 	if err := json.Unmarshal(data, &w); err != nil {
-		return err
+		return plainPath(err)
 	}
 	at, err := parseDateTime("acceptorTransactionDateTime", w.Acceptor)
 	t.AcceptorTransactionDateTime = at

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -84,16 +85,19 @@ func (a Amount) String() string {
 	return a.Amount + " " + a.Currency
 }
 
-// UnmarshalJSON decodes an amount object. amount may be a JSON string (the
-// default since the amount-as-string fix, service.md General convention 5 and
-// release 1.7.6) or a JSON number, the form sent before. A number keeps its
-// decimal text exactly as sent ("100.50" stays "100.50"); a number with an
-// exponent is rewritten in plain decimal ("1e2" becomes "100", "1.5E-1"
-// becomes "0.15"). No floating point is involved. Unknown fields are ignored,
-// null leaves the Amount unchanged, and the value is not validated: call
-// Validate for that.
+// UnmarshalJSON decodes an amount object from an answer. amount may be a
+// JSON string (the interface's default since release 1.7.6) or a JSON
+// number, the form sent before; either must be a plain decimal in the grammar
+// Validate checks: an optional leading '-', 1 to 14 digits, and optionally
+// '.' and 1 to 3 digits. No '+', spaces, exponent ("1e2" is refused, not
+// rewritten), hexadecimal, NaN or Infinity. The text is kept as sent
+// ("100.50" stays "100.50"); no floating point is involved. A missing,
+// null or "" amount decodes as "". A malformed amount is a
+// *json.UnmarshalTypeError whose Field ends in "amount"; encoding/json puts
+// the path of the enclosing fields in front ("balances.balanceAmount.amount").
+// Unknown fields are ignored and null leaves the Amount unchanged.
 func (a *Amount) UnmarshalJSON(b []byte) error {
-	if string(bytes.TrimSpace(b)) == "null" {
+	if isNull(b) {
 		return nil
 	}
 	var w struct {
@@ -101,82 +105,108 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 		Amount   json.RawMessage `json:"amount"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return fmt.Errorf("xs2a: decoding amount: %w", err)
+		return keepPath(err, "amount")
 	}
-	out := Amount{Currency: w.Currency}
-	raw := bytes.TrimSpace(w.Amount)
-	switch {
-	case len(raw) == 0 || string(raw) == "null":
-	case raw[0] == '"':
-		if err := json.Unmarshal(raw, &out.Amount); err != nil {
-			return fmt.Errorf("xs2a: decoding amount: %w", err)
-		}
-	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
-		s, err := plainDecimal(string(raw))
-		if err != nil {
-			return err
-		}
-		out.Amount = s
-	default:
-		return errors.New("xs2a: decoding amount: amount is neither a string nor a number")
+	s, err := decimalField(w.Amount, "amount", maxAmountFraction, true)
+	if err != nil {
+		return err
 	}
-	*a = out
+	*a = Amount{Currency: w.Currency, Amount: s}
 	return nil
 }
 
-// maxDecimalShift bounds the exponent of a JSON number amount; anything
-// further out is far beyond what an Amount can hold.
-const maxDecimalShift = 64
+// maxAmountIntegerDigits and maxAmountFraction bound an amount's digits
+// before and after the '.' (the Berlin Group Amount pattern).
+const (
+	maxAmountIntegerDigits = 14
+	maxAmountFraction      = 3
+)
 
-// plainDecimal rewrites a JSON number in plain decimal notation without going
-// through a float. A number without an exponent is returned as it is.
-func plainDecimal(num string) (string, error) {
-	bad := errors.New("xs2a: decoding amount: not a JSON number")
-	mant, exp, hasExp := strings.Cut(strings.ToLower(num), "e")
-	sign := ""
-	if strings.HasPrefix(mant, "-") {
-		sign, mant = "-", mant[1:]
+// keepPath returns a *json.UnmarshalTypeError as it is, so that
+// encoding/json can put the path of the enclosing fields in front of its
+// Field; any other error is wrapped with what was being decoded.
+func keepPath(err error, what string) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return te
 	}
-	ip, fp, hasPoint := strings.Cut(mant, ".")
-	if !allDigits(ip) || (hasPoint && !allDigits(fp)) || (len(ip) > 1 && ip[0] == '0') {
-		return "", bad
+	return fmt.Errorf("xs2a: decoding %s: %w", what, err)
+}
+
+// plainPath returns err with the name of the embedded alias ("plain.") taken
+// out of a *json.UnmarshalTypeError's Field. The UnmarshalJSON methods that
+// decode through a struct embedding *plain call it, so that the path of a
+// field they refuse is the JSON path ("balances.balanceAmount.amount").
+func plainPath(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		te.Field = strings.TrimPrefix(te.Field, "plain.")
 	}
-	if !hasExp {
-		return num, nil
+	return err
+}
+
+// decimalField decodes the raw JSON value of the decimal field named field:
+// a string or a number holding a plain decimal (isDecimal with up to
+// maxFraction digits after the '.', and a leading '-' when signed).
+// Missing, null and "" give "". Anything else is a *json.UnmarshalTypeError
+// naming field, without the value (it is the bank's text).
+func decimalField(raw json.RawMessage, field string, maxFraction int, signed bool) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return "", nil
 	}
-	expDigits := strings.TrimLeft(exp, "+-")
-	if len(exp)-len(expDigits) > 1 || !allDigits(expDigits) {
-		return "", bad
-	}
-	digits := ip + fp
-	if strings.Trim(digits, "0") == "" {
-		return sign + "0", nil // zero whatever the exponent
-	}
-	e, err := strconv.Atoi(exp)
-	if err != nil {
-		return "", errors.New("xs2a: decoding amount: exponent out of range")
-	}
-	point := len(ip) + e // position of the decimal point within digits
-	if point > maxDecimalShift || point < -maxDecimalShift {
-		return "", errors.New("xs2a: decoding amount: exponent out of range")
-	}
-	var intPart, fracPart string
+	var s string
 	switch {
-	case point <= 0:
-		intPart, fracPart = "0", strings.Repeat("0", -point)+digits
-	case point >= len(digits):
-		intPart = digits + strings.Repeat("0", point-len(digits))
+	case raw[0] != '"':
+		s = string(raw)
+	case bytes.IndexByte(raw, '\\') < 0:
+		// A valid JSON string without escapes: its text is between the
+		// quotes (anything but ASCII fails isDecimal).
+		if s = string(raw[1 : len(raw)-1]); s == "" {
+			return "", nil
+		}
 	default:
-		intPart, fracPart = digits[:point], digits[point:]
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", keepPath(err, field)
+		}
+		if s == "" {
+			return "", nil
+		}
 	}
-	intPart = strings.TrimLeft(intPart, "0")
-	if intPart == "" {
-		intPart = "0"
+	if !isDecimal(s, maxFraction, signed) {
+		return "", &json.UnmarshalTypeError{Value: jsonKind(raw[0]) + " that is not a plain decimal",
+			Type: reflect.TypeFor[string](), Field: field}
 	}
-	if fracPart != "" {
-		return sign + intPart + "." + fracPart, nil
+	return s, nil
+}
+
+// isDecimal reports whether s is a plain decimal: an optional leading '-'
+// (when signed), 1 to 14 digits, and optionally a '.' followed by 1 to
+// maxFraction digits.
+func isDecimal(s string, maxFraction int, signed bool) bool {
+	if signed {
+		s = strings.TrimPrefix(s, "-")
 	}
-	return sign + intPart, nil
+	ip, fp, point := strings.Cut(s, ".")
+	if len(ip) > maxAmountIntegerDigits || !allDigits(ip) {
+		return false
+	}
+	return !point || (len(fp) <= maxFraction && allDigits(fp))
+}
+
+// jsonKind names the kind of JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "bool"
+	}
+	return "number"
 }
 
 // Date is a calendar date without a time or zone, the ISO 8601 YYYY-MM-DD

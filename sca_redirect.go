@@ -1,0 +1,121 @@
+package xs2a
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// SCARedirectError is an answer whose scaRedirect link is no web address the
+// PSU's browser may be sent to. The SDK hands out an scaRedirect only when it
+// is an absolute https URL with a host (on any host: banks run SCA pages
+// elsewhere), or plain http on a loopback host (a test bank), or a relative
+// link, which is resolved under the client's base address. It refuses other
+// schemes (javascript:, data:, file:, ...), plain http elsewhere,
+// scheme-relative links ("//host"), user info, and spaces, control characters
+// or backslashes anywhere in the link. The link is not handed out, and its
+// text is in no message (it may hold ids). It answers
+// errors.Is(err, ErrSCARedirectInvalid) and not ErrSCARequired; a payment or
+// consent whose answer it is answers ErrOutcomeUnknown as well.
+type SCARedirectError struct {
+	Op         string // the call ("accounts.list")
+	StatusCode int    // the status of the answer
+	RequestID  string // X-Request-ID of the call
+	Reason     string // what is wrong with the link, without its text
+}
+
+// Error names the call and the reason, never the link.
+func (e *SCARedirectError) Error() string {
+	s := "xs2a: "
+	if e.Op != "" {
+		s += e.Op + ": "
+	}
+	s += "refusing the bank's scaRedirect: the link " + e.Reason
+	if e.RequestID != "" {
+		s += " (X-Request-ID " + e.RequestID + ")"
+	}
+	return s
+}
+
+// Is reports target == ErrSCARedirectInvalid.
+func (e *SCARedirectError) Is(target error) bool { return target == ErrSCARedirectInvalid }
+
+// checkSCARedirect returns link with its href checked, and resolved under
+// the base address when relative, or a *SCARedirectError for the answer of
+// status to r.
+func (c *Client) checkSCARedirect(r *request, status int, requestID string, link Link) (Link, error) {
+	href, reason := c.scaRedirectHref(link.Href)
+	if reason != "" {
+		return Link{}, &SCARedirectError{Op: r.op, StatusCode: status, RequestID: requestID, Reason: reason}
+	}
+	link.Href = href
+	return link, nil
+}
+
+// scaRedirectHref returns the address an scaRedirect href sends the PSU's
+// browser to, or the reason it is refused. Browsers drop or reinterpret
+// whitespace, control characters and backslashes ("java\tscript:",
+// "/\evil.example" as "//evil.example"), so those are refused before the
+// href is parsed, and the parsed address is the one judged.
+func (c *Client) scaRedirectHref(href string) (string, string) {
+	if strings.ContainsFunc(href, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\\' }) {
+		return "", "holds spaces, control characters or backslashes"
+	}
+	u, err := url.Parse(href)
+	switch {
+	case err != nil:
+		return "", "is not a URL"
+	case u.Scheme == "" && u.Host == "" && !strings.HasPrefix(href, "//"):
+		resolved, err := c.resolve(href)
+		if err != nil {
+			return "", "is relative and does not resolve under the base address"
+		}
+		u, href = resolved, resolved.String()
+	}
+	if reason := webAddressReason(u); reason != "" {
+		return "", reason
+	}
+	return href, ""
+}
+
+// webAddressReason says why u is not an address to send a browser to, or
+// returns "": it must be https with a host and no user info, or plain http
+// on a loopback host.
+func webAddressReason(u *url.URL) string {
+	switch {
+	case u.Scheme == "":
+		return "has no scheme"
+	case u.Scheme != "https" && u.Scheme != "http":
+		return "is not an https address"
+	case u.Opaque != "" || u.Host == "" || u.Hostname() == "":
+		return "has no host"
+	case u.User != nil:
+		return "holds user info"
+	case u.Scheme == "http" && !isLoopback(u.Hostname()):
+		return "uses plain http on a host that is not loopback"
+	}
+	return ""
+}
+
+// scaRedirectHolder is a result whose _links may hold an scaRedirect
+// (SCALinks, Initiation, BasketInitiation).
+type scaRedirectHolder interface{ scaRedirectLink() *Link }
+
+func (s *SCALinks) scaRedirectLink() *Link         { return &s.Links.SCARedirect }
+func (i *Initiation) scaRedirectLink() *Link       { return &i.Links.SCARedirect }
+func (b *BasketInitiation) scaRedirectLink() *Link { return &b.Links.SCARedirect }
+
+// checkResultRedirect checks the scaRedirect of a decoded result, resolving a
+// relative one in place.
+func (c *Client) checkResultRedirect(r *request, resp *http.Response, requestID string, into any) error {
+	h, ok := into.(scaRedirectHolder)
+	if !ok || h.scaRedirectLink().IsZero() {
+		return nil
+	}
+	link, err := c.checkSCARedirect(r, resp.StatusCode, requestID, *h.scaRedirectLink())
+	if err != nil {
+		return err
+	}
+	*h.scaRedirectLink() = link
+	return nil
+}
