@@ -18,7 +18,8 @@ import (
 // instance accountName, creditLine or customerNumber on an account). It is
 // nil when there are none. The models that carry it (field Extra) are
 // Account, CardAccount, Balances, Balance, Transaction, CardTransaction,
-// Agreement, SCALinks, Initiation and PaymentStatus; marshalling one of them
+// Agreement, SCALinks, Initiation, PaymentStatus, AuthorisationStatus,
+// BasketDetails and BasketStatus; marshalling one of them
 // writes its Extra members back after the named fields, sorted by name. A
 // member whose name a field of the model takes (in any letter case, as
 // encoding/json matches names) is never collected, and is left out on

@@ -14,6 +14,9 @@ var (
 	scaLinksNames        = namesOf(reflect.TypeFor[SCALinks](), "")
 	initiationNames      = namesOf(reflect.TypeFor[Initiation](), "")
 	paymentStatusNames   = namesOf(reflect.TypeFor[PaymentStatus](), "")
+	authStatusNames      = namesOf(reflect.TypeFor[AuthorisationStatus](), "")
+	basketDetailsNames   = namesOf(reflect.TypeFor[BasketDetails](), "")
+	basketStatusNames    = namesOf(reflect.TypeFor[BasketStatus](), "")
 )
 
 // UnmarshalJSON decodes an account; members it does not name go to Extra.
@@ -103,4 +106,40 @@ func (s *PaymentStatus) UnmarshalJSON(data []byte) error {
 func (s PaymentStatus) MarshalJSON() ([]byte, error) {
 	type plain PaymentStatus
 	return marshalWithExtra(plain(s), s.Extra, paymentStatusNames)
+}
+
+// UnmarshalJSON decodes an authorisation status; members it does not name go to Extra.
+func (s *AuthorisationStatus) UnmarshalJSON(data []byte) error {
+	type plain AuthorisationStatus
+	return unmarshalWithExtra(data, (*plain)(s), &s.Extra, authStatusNames)
+}
+
+// MarshalJSON encodes an authorisation status with its Extra members.
+func (s AuthorisationStatus) MarshalJSON() ([]byte, error) {
+	type plain AuthorisationStatus
+	return marshalWithExtra(plain(s), s.Extra, authStatusNames)
+}
+
+// UnmarshalJSON decodes a signing basket; members it does not name go to Extra.
+func (b *BasketDetails) UnmarshalJSON(data []byte) error {
+	type plain BasketDetails
+	return unmarshalWithExtra(data, (*plain)(b), &b.Extra, basketDetailsNames)
+}
+
+// MarshalJSON encodes a signing basket with its Extra members.
+func (b BasketDetails) MarshalJSON() ([]byte, error) {
+	type plain BasketDetails
+	return marshalWithExtra(plain(b), b.Extra, basketDetailsNames)
+}
+
+// UnmarshalJSON decodes a signing basket's status; members it does not name go to Extra.
+func (s *BasketStatus) UnmarshalJSON(data []byte) error {
+	type plain BasketStatus
+	return unmarshalWithExtra(data, (*plain)(s), &s.Extra, basketStatusNames)
+}
+
+// MarshalJSON encodes a signing basket's status with its Extra members.
+func (s BasketStatus) MarshalJSON() ([]byte, error) {
+	type plain BasketStatus
+	return marshalWithExtra(plain(s), s.Extra, basketStatusNames)
 }

@@ -136,6 +136,9 @@ func TestExtraOnEveryModel(t *testing.T) {
 		{"SCALinks", new(SCALinks), `"consentId":"c","_links":{"scaRedirect":{"href":"/sca"}}`},
 		{"Initiation", new(Initiation), `"paymentId":"p","transactionStatus":"RCVD","_links":{}`},
 		{"PaymentStatus", new(PaymentStatus), `"transactionStatus":"ACCP","fundsAvailable":false`},
+		{"AuthorisationStatus", new(AuthorisationStatus), `"scaStatus":"finalised","_links":{"self":{"href":"/v1/x"}}`},
+		{"BasketDetails", new(BasketDetails), `"payments":["p"],"transactionStatus":"RCVD"`},
+		{"BasketStatus", new(BasketStatus), `"transactionStatus":"ACTC"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

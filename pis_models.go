@@ -293,6 +293,9 @@ type AuthorisationStatus struct {
 	PSUMessage string       `json:"psuMessage,omitempty"`
 	Links      SCALinkSet   `json:"_links,omitzero"`
 	Messages   []TPPMessage `json:"tppMessages,omitempty"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // InsufficientFunds reports whether the bank found too little money for the
@@ -341,12 +344,18 @@ type BasketDetails struct {
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
 	Links             InitiationLinks   `json:"_links,omitzero"`
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // BasketStatus is the answer of GET on a signing basket's status link.
 type BasketStatus struct {
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
+	// Extra holds the members the bank sent that the fields above do not
+	// name (see Extra).
+	Extra Extra `json:"-"`
 }
 
 // signingBasketBody is the JSON sent for a SigningBasket.
