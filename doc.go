@@ -110,8 +110,9 @@
 //
 // Account, CardAccount, Balances, Balance, Transaction, CardTransaction,
 // Agreement, SCALinks, Initiation, PaymentStatus, AuthorisationStatus,
-// BasketDetails and BasketStatus keep the members of the bank's JSON that their fields do not name in Extra (the values as the
-// bank sent them; nil when there are none): read one with Extra.Decode.
+// BasketDetails and BasketStatus keep the members of the bank's JSON that
+// their fields do not name in Extra (the values as the bank sent them; nil
+// when there are none): read one with Extra.Decode.
 // Marshalling such a model writes them back after its named fields; a named
 // field always wins over an Extra member of the same name.
 //

@@ -19,8 +19,8 @@ import (
 // nil when there are none. The models that carry it (field Extra) are
 // Account, CardAccount, Balances, Balance, Transaction, CardTransaction,
 // Agreement, SCALinks, Initiation, PaymentStatus, AuthorisationStatus,
-// BasketDetails and BasketStatus; marshalling one of them
-// writes its Extra members back after the named fields, sorted by name. A
+// BasketDetails and BasketStatus; marshalling one of them writes its Extra
+// members back after the named fields, sorted by name. A
 // member whose name a field of the model takes (in any letter case, as
 // encoding/json matches names) is never collected, and is left out on
 // marshalling: the named field wins. Values are written compacted, as
