@@ -97,7 +97,11 @@ func TestLargeAnswerAllocationIsBoundedByItsSize(t *testing.T) {
 			})
 			ratio := float64(got) / float64(len(body))
 			t.Logf("accounts list of %d B (%d accounts): %d B allocated, %.2f times the answer", len(body), n, got, ratio)
-			assert.LessOrEqual(t, ratio, tt.ratio)
+			bound := tt.ratio
+			if raceEnabled {
+				bound++ // sync.Pool drops a quarter of the pooled decoders under the race detector
+			}
+			assert.LessOrEqual(t, ratio, bound)
 		})
 	}
 }
