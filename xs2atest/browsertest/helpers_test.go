@@ -133,6 +133,7 @@ const (
 	nationalIDField = chromedp.CSS(`input[name="nationalId"]`)
 	contextRadios   = chromedp.CSSAll(`input[name="choice"]`)
 	accountBoxes    = chromedp.CSSAll(`input[name="account"]`)
+	debtorRadios    = chromedp.CSSAll(`input[name="debtor"]`)
 	nextButton      = chromedp.CSS(`button[name="action"][value="next"]`)
 	confirmButton   = chromedp.CSS(`button[name="action"][value="confirm"]`)
 	cancelButton    = chromedp.CSS(`button[name="action"][value="cancel"]`)
@@ -168,8 +169,20 @@ func confirmInApp() chromedp.Action[chromedp.Void] {
 // chooseContext clicks the nth offered context whose value starts with
 // prefix (PRIVATE, CORPORATE:) and continues; chosen gets its value.
 func chooseContext(prefix string, nth int, chosen *string) chromedp.Action[chromedp.Void] {
+	return chooseRadio(contextRadios, prefix, nth, chosen)
+}
+
+// chooseDebtor clicks the nth account offered to pay from and continues;
+// chosen gets its value (the account's resource id).
+func chooseDebtor(nth int, chosen *string) chromedp.Action[chromedp.Void] {
+	return chooseRadio(debtorRadios, "", nth, chosen)
+}
+
+// chooseRadio clicks the nth of the radios whose value starts with prefix
+// and presses the page's Continue.
+func chooseRadio(radios chromedp.CSSAll, prefix string, nth int, chosen *string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		nodes, err := chromedp.Nodes(contextRadios)(ctx, t)
+		nodes, err := chromedp.Nodes(radios)(ctx, t)
 		if err != nil {
 			return err
 		}
@@ -180,12 +193,20 @@ func chooseContext(prefix string, nth int, chosen *string) chromedp.Action[chrom
 			}
 		}
 		if nth >= len(match) {
-			return fmt.Errorf("the context page offers %d contexts %s..., want number %d", len(match), prefix, nth+1)
+			return fmt.Errorf("the page offers %d choices %q..., want number %d", len(match), prefix, nth+1)
 		}
 		*chosen = match[nth].AttributeValue("value")
 		_, err = chromedp.Steps(chromedp.MouseClickNode(match[nth]), chromedp.Click(nextButton))(ctx, t)
 		return err
 	})
+}
+
+// signPayment presses Sign on the page that shows the payment.
+func signPayment() chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.WaitVisible(chromedp.CSS("table.payment")),
+		chromedp.Click(confirmButton),
+	)
 }
 
 // tickAccounts ticks the offered accounts whose position pick accepts and
