@@ -80,8 +80,9 @@
 // browser can use (national id, context, accounts or payment, confirm or
 // cancel) that ends in a 303 to the TPP-Redirect-URI of the request that
 // started it. CompleteSCA walks the same pages over HTTP; SCAOption values
-// (Private, Corporate, Accounts, Cancel) steer it. The psu-id is a UUID
-// derived from the TPP's keyId and the customer (PSUID), the
+// (Private, Corporate, Accounts, Cancel) steer it; the module
+// xs2atest/browsertest drives the pages in headless Chromium. The psu-id is
+// a UUID derived from the TPP's keyId and the customer (PSUID), the
 // psu-corporate-id one derived from the keyId and the agreement
 // (CorporateID). A failed or cancelled SCA redirects with status=401,
 // code=SCA_INVALID and a message; a link is single-use and valid for an hour.
