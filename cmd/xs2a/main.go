@@ -24,6 +24,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -40,6 +41,7 @@ type env struct {
 	getenv         func(string) string
 	// open shows a URL to the person at the terminal (xdg-open); nil: never.
 	open func(url string) error
+	now  func() time.Time // the local clock (doctor)
 }
 
 // command is one subcommand.
@@ -71,7 +73,7 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 // run runs the command line args (without the program name) and returns
 // the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, open: xdgOpen}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, open: xdgOpen, now: time.Now}
 	return runEnv(ctx, e, args)
 }
 
