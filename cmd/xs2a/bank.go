@@ -133,8 +133,11 @@ func openFake(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper
 		client: client,
 		fake:   srv,
 		authenticate: func(ctx context.Context, href string) (*url.URL, error) {
-			fmt.Fprintf(e.stderr, "xs2a: embedded fake bank: SCA completed for the sandbox customer %s (%s)\n", cust.Name, strings.ToLower(cust.CustomerType))
-			return srv.CompleteSCA(ctx, href, b.customer)
+			u, err := srv.CompleteSCA(ctx, href, b.customer)
+			if err == nil {
+				fmt.Fprintf(e.stderr, "xs2a: embedded fake bank: SCA completed for the sandbox customer %s (%s)\n", cust.Name, strings.ToLower(cust.CustomerType))
+			}
+			return u, err
 		},
 		close: func() { client.Close(); srv.Close() },
 	}, nil
