@@ -8,7 +8,9 @@
 //	callback, _ := s.CompleteSCA(ctx, href, xs2atest.PrivateCustomer1)
 //	cb, _ := xs2a.ParseCallback(callback.Query())   // psu-id, tpp-session-id, context
 //
-// Programs (examples/quickstart) use Start and Close instead of NewServer.
+// Programs (examples/quickstart) use Start and Close instead of NewServer;
+// WithAddress makes it listen on a known address, as `xs2a fakebank` does
+// for TPPs in other languages and processes.
 //
 // Like a real bank, the server sits below a base path: URL is
 // http://127.0.0.1:PORT/api (DefaultBasePath; WithBasePath chooses another,

@@ -18,6 +18,7 @@ type config struct {
 	seed          uint64
 	basePath      string // "" or "/api": no trailing slash
 	keyIDVariants bool
+	addr          string // "" : a free loopback port
 }
 
 func defaultConfig() config {
@@ -48,6 +49,12 @@ func WithBasePath(p string) Option {
 		c.basePath = p
 	}
 }
+
+// WithAddress makes Start listen on addr ("127.0.0.1:8080", ":0") instead
+// of a free loopback port, so a program in another process or language can
+// reach the bank at a known address. Start fails when addr cannot be
+// listened on.
+func WithAddress(addr string) Option { return func(c *config) { c.addr = addr } }
 
 // WithTLS serves over HTTPS with a test certificate (service.md: "Transport is
 // TLS 1.2 or higher"). Server.Client and Server.HTTPClient trust it.

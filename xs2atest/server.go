@@ -130,6 +130,15 @@ func Start(opts ...Option) (*Server, error) {
 	s.mu.Unlock()
 
 	s.srv = httptest.NewUnstartedServer(s)
+	if cfg.addr != "" {
+		ln, err := net.Listen("tcp", cfg.addr)
+		if err != nil {
+			s.srv.Listener.Close()
+			return nil, err
+		}
+		s.srv.Listener.Close()
+		s.srv.Listener = ln
+	}
 	if cfg.tls {
 		s.srv.StartTLS()
 	} else {

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/tppkit/xs2a"
+	"github.com/tppkit/xs2a/xs2atest"
+)
+
+// certFlags name the TPP's certificate and key.
+type certFlags struct{ p12, p12Password, cert, key string }
+
+func (c *certFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.p12, "p12", "", "PKCS#12 file with the TPP's certificate and key")
+	fs.StringVar(&c.p12Password, "p12-password", "", "password of -p12 (default: $XS2A_P12_PASSWORD)")
+	fs.StringVar(&c.cert, "cert", "", "PEM certificate of the TPP (with -key)")
+	fs.StringVar(&c.key, "key", "", "PEM private key of the TPP (with -cert)")
+}
+
+func (c *certFlags) given() bool { return c.p12 != "" || c.cert != "" || c.key != "" }
+
+// check reports a half-given certificate as a usage error.
+func (c *certFlags) check(cmd string) error {
+	switch {
+	case c.p12 != "" && (c.cert != "" || c.key != ""):
+		return usagef("%s: give -p12, or -cert and -key, not both", cmd)
+	case c.p12 == "" && (c.cert == "") != (c.key == ""):
+		return usagef("%s: -cert and -key go together", cmd)
+	}
+	return nil
+}
+
+// signer loads the certificate and key; a wrong password or a key that does
+// not match the certificate is an error that says so.
+func (c *certFlags) signer(e *env, opts ...xs2a.SignerOption) (*xs2a.Signer, error) {
+	if c.p12 != "" {
+		pw := c.p12Password
+		if pw == "" {
+			pw = e.getenv("XS2A_P12_PASSWORD")
+		}
+		s, err := xs2a.LoadPKCS12(c.p12, pw, opts...)
+		if err != nil && strings.Contains(err.Error(), "password") {
+			return nil, fmt.Errorf("%s: wrong password (-p12-password or XS2A_P12_PASSWORD)", c.p12)
+		}
+		return s, err
+	}
+	return xs2a.LoadSigner(c.cert, c.key, opts...)
+}
+
+// bankFlags choose the bank the client subcommands call, and how.
+type bankFlags struct {
+	certFlags
+	baseURL, redirectURI, customer, psuID, psuIP string
+	open, json                                   bool
+	timeout                                      time.Duration
+}
+
+func (b *bankFlags) register(fs *flag.FlagSet) {
+	b.certFlags.register(fs)
+	fs.StringVar(&b.baseURL, "base-url", "", "base address of a real bank (empty: the embedded fake bank)")
+	fs.StringVar(&b.redirectURI, "redirect-uri", "http://localhost:8642/callback", "TPP-Redirect-URI: the bank sends the customer back here, to a listener of this command (port 0: a free one)")
+	fs.BoolVar(&b.open, "open", false, "open the SCA page in the browser (xdg-open)")
+	fs.StringVar(&b.customer, "customer", xs2atest.PrivateCustomer1, "embedded fake bank: the sandbox customer who completes SCA")
+	fs.StringVar(&b.psuID, "psu-id", "", "psu-id from an earlier SCA callback (a consent already given)")
+	fs.StringVar(&b.psuIP, "psu-ip", "127.0.0.1", "PSU-IP-Address: the customer is present")
+	fs.BoolVar(&b.json, "json", false, "print JSON instead of a table")
+	fs.DurationVar(&b.timeout, "timeout", 5*time.Minute, "give up after this long")
+}
+
+func (b *bankFlags) check(cmd string) error {
+	if err := b.certFlags.check(cmd); err != nil {
+		return err
+	}
+	if b.baseURL != "" && !b.given() {
+		return usagef("%s: -base-url needs the TPP's certificate: -p12, or -cert and -key", cmd)
+	}
+	if b.baseURL == "" && b.given() {
+		return usagef("%s: -p12, -cert and -key need -base-url (without it the embedded fake bank signs with a test certificate)", cmd)
+	}
+	return nil
+}
+
+// bank is a client and the way its customer gets through SCA.
+type bank struct {
+	client *xs2a.Client
+	fake   *xs2atest.Server // nil for a real bank
+	// authenticate sends the customer to scaRedirect and returns the
+	// callback URL.
+	authenticate func(ctx context.Context, scaRedirect string) (*url.URL, error)
+	close        func()
+}
+
+// openBank starts the embedded fake bank, or prepares for a real one. rt,
+// when not nil, wraps the HTTP transport (progress lines).
+func openBank(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper) (*bank, error) {
+	if rt == nil {
+		rt = func(t http.RoundTripper) http.RoundTripper { return t }
+	}
+	if b.baseURL == "" {
+		return openFake(e, b, rt)
+	}
+	return openReal(e, b, rt)
+}
+
+func openFake(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper) (*bank, error) {
+	srv, err := xs2atest.Start()
+	if err != nil {
+		return nil, err
+	}
+	cust, ok := srv.Customer(b.customer)
+	if !ok {
+		srv.Close()
+		return nil, usagef("-customer %s is not a sandbox customer (see xs2a sandbox customers)", b.customer)
+	}
+	hc := srv.HTTPClient()
+	hc.Transport = rt(hc.Transport)
+	client, err := srv.Client(nil, xs2a.WithHTTPClient(hc))
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	return &bank{
+		client: client,
+		fake:   srv,
+		authenticate: func(ctx context.Context, href string) (*url.URL, error) {
+			u, err := srv.CompleteSCA(ctx, href, b.customer)
+			if err == nil {
+				fmt.Fprintf(e.stderr, "xs2a: embedded fake bank: SCA completed for the sandbox customer %s (%s)\n", cust.Name, strings.ToLower(cust.CustomerType))
+			}
+			return u, err
+		},
+		close: func() { client.Close(); srv.Close() },
+	}, nil
+}
+
+func openReal(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper) (*bank, error) {
+	signer, err := b.signer(e)
+	if err != nil {
+		return nil, err
+	}
+	cb, redirectURI, err := listenCallback(b.redirectURI)
+	if err != nil {
+		return nil, err
+	}
+	hc := &http.Client{Transport: rt(http.DefaultTransport.(*http.Transport).Clone())}
+	client, err := xs2a.NewClient(b.baseURL, signer, xs2a.WithRedirectURI(redirectURI), xs2a.WithHTTPClient(hc))
+	if err != nil {
+		cb.close()
+		return nil, err
+	}
+	return &bank{
+		client: client,
+		authenticate: func(ctx context.Context, href string) (*url.URL, error) {
+			fmt.Fprintf(e.stderr, "xs2a: the customer must authenticate at the bank; open this page in a browser:\n  %s\n", href)
+			if b.open && e.open != nil {
+				if err := e.open(href); err != nil {
+					fmt.Fprintf(e.stderr, "xs2a: could not open a browser (%v): open the page yourself\n", err)
+				}
+			}
+			fmt.Fprintf(e.stderr, "xs2a: waiting for the bank's redirect to %s\n", redirectURI)
+			return cb.wait(ctx)
+		},
+		close: func() { client.Close(); cb.close() },
+	}, nil
+}
+
+// callback listens on the redirect URI's port for the bank's redirect.
+type callback struct {
+	got   chan *url.URL
+	close func()
+}
+
+// listenCallback listens on the host and port of redirectURI (port 0: a
+// free one) and returns the redirect URI with the port it listens on.
+func listenCallback(redirectURI string) (*callback, string, error) {
+	ru, err := url.Parse(redirectURI)
+	if err != nil || ru.Scheme != "http" || ru.Hostname() == "" {
+		return nil, "", usagef("-redirect-uri %q: want http://HOST:PORT/PATH on this machine", redirectURI)
+	}
+	port := ru.Port()
+	if port == "" {
+		port = "80"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(ru.Hostname(), port))
+	if err != nil {
+		return nil, "", fmt.Errorf("listening for the SCA callback on %s: %w", ru.Host, err)
+	}
+	ru.Host = net.JoinHostPort(ru.Hostname(), fmt.Sprint(ln.Addr().(*net.TCPAddr).Port))
+	cb := &callback{got: make(chan *url.URL, 1)}
+	path := ru.Path
+	if path == "" {
+		path = "/"
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		u := *ru
+		u.RawQuery = r.URL.RawQuery
+		select {
+		case cb.got <- &u:
+		default:
+		}
+		io.WriteString(w, "Done: you can close this window and return to the terminal.\n")
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	cb.close = func() { srv.Close() }
+	return cb, ru.String(), nil
+}
+
+func (cb *callback) wait(ctx context.Context) (*url.URL, error) {
+	select {
+	case u := <-cb.got:
+		return u, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no SCA callback arrived: %w", ctx.Err())
+	}
+}
+
+// withConsent calls f for the PSU; when the bank asks for SCA first, the
+// customer goes through it and f runs again with the psu-id of the
+// callback.
+func withConsent(ctx context.Context, bk *bank, b *bankFlags, f func(xs2a.PSU) error) (xs2a.PSU, error) {
+	psu := xs2a.PSU{ID: b.psuID, IPAddress: b.psuIP, SessionID: xs2a.NewSessionID()}
+	err := f(psu)
+	var sca *xs2a.SCARequiredError
+	if !errors.As(err, &sca) {
+		return psu, err
+	}
+	u, err := bk.authenticate(ctx, sca.Redirect.Href)
+	if err != nil {
+		return psu, err
+	}
+	cb, err := xs2a.ParseCallback(u.Query())
+	if err != nil {
+		return psu, fmt.Errorf("SCA did not succeed: %w", err)
+	}
+	psu = cb.PSU(b.psuIP)
+	return psu, f(psu)
+}
+
+// xdgOpen opens url in the desktop's browser, where xdg-open exists.
+func xdgOpen(url string) error {
+	path, err := exec.LookPath("xdg-open")
+	if err != nil {
+		return err
+	}
+	return exec.Command(path, url).Start()
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tppkit/xs2a/xs2atest"
+)
+
+const fakebankSynopsis = "fakebank [-addr 127.0.0.1:8080] [-tls] [-base-path /api] [-seed N] [-fault SPEC]... [-batch-every D] [-time T] [-log]"
+
+// faultList is the repeatable -fault flag.
+type faultList []xs2atest.Fault
+
+func (l *faultList) String() string { return fmt.Sprint(len(*l), " faults") }
+
+func (l *faultList) Set(spec string) error {
+	f, err := parseFault(spec)
+	if err != nil {
+		return err
+	}
+	*l = append(*l, f)
+	return nil
+}
+
+// parseFault reads "path=/v1/payments,method=POST,status=503,times=1" into
+// a Fault: keys path, method, status, retry-after, system, delay, drop,
+// times and rate, as xs2atest.Fault has them.
+func parseFault(spec string) (xs2atest.Fault, error) {
+	var f xs2atest.Fault
+	for _, part := range strings.Split(spec, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		var err error
+		switch k {
+		case "path":
+			f.Path = v
+		case "method":
+			f.Method = strings.ToUpper(v)
+		case "system":
+			f.System = v
+		case "drop":
+			f.Drop = true
+		case "status":
+			f.Status, err = strconv.Atoi(v)
+		case "times":
+			f.Times, err = strconv.Atoi(v)
+		case "rate":
+			f.Rate, err = strconv.ParseFloat(v, 64)
+		case "delay":
+			f.Delay, err = time.ParseDuration(v)
+		case "retry-after":
+			f.RetryAfter, err = time.ParseDuration(v)
+		default:
+			return f, fmt.Errorf("unknown key %q (path, method, status, retry-after, system, delay, drop, times, rate)", k)
+		}
+		if err != nil {
+			return f, fmt.Errorf("%s: %q is not a valid value", k, v)
+		}
+	}
+	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
+		return f, fmt.Errorf("status %d: want an error status, 400 to 599", f.Status)
+	}
+	return f, nil
+}
+
+type fakebankFlags struct {
+	addr, basePath, startTime string
+	tls, log, keyIDVariants   bool
+	seed                      uint64
+	faults                    faultList
+	batchEvery                time.Duration
+}
+
+func parseFakebank(e *env, args []string) (fakebankFlags, error) {
+	var c fakebankFlags
+	fs := newFlags("fakebank")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0: a free one)")
+	fs.BoolVar(&c.tls, "tls", false, "serve HTTPS with a self-signed test certificate (curl -k)")
+	fs.StringVar(&c.basePath, "base-path", xs2atest.DefaultBasePath, "path the interface is served under (\"\" for the root)")
+	fs.Uint64Var(&c.seed, "seed", 0, "seed of the sandbox data: the same seed gives the same ids (0: the fake bank's default)")
+	fs.Var(&c.faults, "fault", "inject a fault, repeatable: path=/v1/payments,method=POST,status=503,times=1 (keys: path, method, status, retry-after, system, delay, drop, times, rate)")
+	fs.DurationVar(&c.batchEvery, "batch-every", 0, "also run a payment batch this often (0: only at 06, 09, 12, 15 and 18 Oslo time)")
+	fs.StringVar(&c.startTime, "time", "", "start the bank's clock at this RFC 3339 time; it runs on from there")
+	fs.BoolVar(&c.keyIDVariants, "keyid-variants", false, "accept a lower-case serial and %20 for spaces in keyId, as some banks do")
+	fs.BoolVar(&c.log, "log", false, "log each request (method, path, status, X-Request-ID) to standard error")
+	return c, parse(e, fs, fakebankSynopsis, args)
+}
+
+// options turns the flags into the fake bank's options.
+func (c fakebankFlags) options(e *env) ([]xs2atest.Option, error) {
+	opts := []xs2atest.Option{xs2atest.WithAddress(c.addr), xs2atest.WithBasePath(c.basePath), xs2atest.WithFaults(c.faults...)}
+	if c.tls {
+		opts = append(opts, xs2atest.WithTLS())
+	}
+	if c.seed != 0 {
+		opts = append(opts, xs2atest.WithSeed(c.seed))
+	}
+	if c.keyIDVariants {
+		opts = append(opts, xs2atest.WithKeyIDVariants())
+	}
+	if c.log {
+		opts = append(opts, xs2atest.WithLogger(slog.New(slog.NewTextHandler(e.stderr, nil))))
+	}
+	if c.startTime != "" {
+		start, err := time.Parse(time.RFC3339, c.startTime)
+		if err != nil {
+			return nil, usagef("fakebank: -time %q is not an RFC 3339 time (2025-03-12T10:00:00Z)", c.startTime)
+		}
+		offset := time.Until(start)
+		opts = append(opts, xs2atest.WithClock(func() time.Time { return time.Now().Add(offset) }))
+	}
+	return opts, nil
+}
+
+// runFakebank serves the fake bank until ctx ends (SIGINT, SIGTERM).
+func runFakebank(ctx context.Context, e *env, args []string) error {
+	c, err := parseFakebank(e, args)
+	if err != nil {
+		return err
+	}
+	opts, err := c.options(e)
+	if err != nil {
+		return err
+	}
+	srv, err := xs2atest.Start(opts...)
+	if err != nil {
+		return fmt.Errorf("fakebank: %w", err)
+	}
+	defer srv.Close()
+	fmt.Fprintf(e.stdout, "xs2a fakebank: %s (test data only; Ctrl-C stops it)\n\n", srv.URL())
+	printSandboxCustomers(e, srv.Customers())
+	fmt.Fprintf(e.stdout, "\nEvery request under %s/v1 must be signed; any self-signed certificate will do.\n", srv.URL())
+	if c.batchEvery > 0 {
+		go runBatches(ctx, srv, c.batchEvery)
+	}
+	<-ctx.Done()
+	fmt.Fprintln(e.stdout, "xs2a fakebank: stopped")
+	return nil
+}
+
+// printSandboxCustomers writes the customers and their accounts as a table.
+func printSandboxCustomers(e *env, customers []xs2atest.Customer) {
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CUSTOMER\tTYPE\tNAME\tACCOUNTS")
+	for _, cu := range customers {
+		var accts []string
+		for _, a := range cu.Accounts {
+			accts = append(accts, firstNonEmpty(a.BBAN, a.MaskedPan))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cu.CustomerNumber, cu.CustomerType, cu.Name, strings.Join(accts, " "))
+	}
+	tw.Flush()
+}
+
+func runBatches(ctx context.Context, srv *xs2atest.Server, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			srv.RunBatch()
+		}
+	}
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

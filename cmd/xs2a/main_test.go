@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// runCmd runs the command line in-process; setup, when not nil, adjusts
+// the env first (variables, the browser hook). It returns the exit status
+// and what was written to standard output and error.
+func runCmd(t *testing.T, setup func(*env), args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, now: time.Now}
+	if setup != nil {
+		setup(e)
+	}
+	code := runEnv(context.Background(), e, args)
+	return code, stdout.String(), stderr.String()
+}
+
+// TestUsage: the command's own usage and its mistakes.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{"help", []string{"-h"}, 0, "Usage: xs2a <command>", ""},
+		{"long help", []string{"--help"}, 0, "fakebank", ""},
+		{"no command", nil, 2, "Usage: xs2a <command>", ""},
+		{"unknown command", []string{"frobnicate"}, 2, "", `xs2a: unknown command "frobnicate"`},
+		{"sandbox without what", []string{"sandbox"}, 2, "", "xs2a: sandbox: want init or customers"},
+		{"sandbox help", []string{"sandbox", "-h"}, 0, "Usage: xs2a sandbox", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, nil, tc.args...)
+			assert.Equal(t, tc.code, code)
+			assert.Contains(t, stdout, tc.stdout)
+			assert.Contains(t, stderr, tc.stderr)
+		})
+	}
+}
