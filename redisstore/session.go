@@ -73,6 +73,15 @@ func (s *SessionStore) Load(ctx context.Context, user string) (xs2a.SessionState
 		return xs2a.SessionState{}, err
 	}
 	key := s.cfg.sessionKey(user)
+	raw, err := s.get(ctx, key)
+	if err != nil {
+		return xs2a.SessionState{}, err
+	}
+	return decodeState(raw)
+}
+
+// get reads the encoded state under key ("" for none) and remembers it.
+func (s *SessionStore) get(ctx context.Context, key string) (string, error) {
 	var raw string
 	err := within(ctx, func(ctx context.Context) error {
 		var err error
@@ -82,14 +91,10 @@ func (s *SessionStore) Load(ctx context.Context, user string) (xs2a.SessionState
 		}
 		return err
 	})
-	if err != nil {
-		return xs2a.SessionState{}, err
-	}
-	st, err := decodeState(raw)
 	if err == nil {
 		s.remember(key, raw)
 	}
-	return st, err
+	return raw, err
 }
 
 // Update implements xs2a.SessionStore: fn's result replaces the user's
@@ -100,31 +105,44 @@ func (s *SessionStore) Update(ctx context.Context, user string, fn func(xs2a.Ses
 		return err
 	}
 	key := s.cfg.sessionKey(user)
-	raw := s.recall(key)
+	raw, confirmed := s.recall(key), false
 	for range maxUpdateTries {
 		st, err := decodeState(raw)
 		if err != nil {
 			return err
 		}
 		next, err := fn(st)
+		if err != nil && !confirmed {
+			// fn refused the state remembered: read what Redis holds.
+			if raw, err = s.get(ctx, key); err != nil {
+				return err
+			}
+			confirmed = true
+			continue
+		}
 		if err != nil {
 			return err
 		}
-		newRaw, err := encodeState(next)
-		if err != nil {
+		ok, cur, err := s.store(ctx, key, raw, next)
+		if ok || err != nil {
 			return err
 		}
-		ok, cur, err := s.compareAndSet(ctx, key, raw, newRaw)
-		if err != nil {
-			return err
-		}
-		if ok {
-			s.remember(key, newRaw)
-			return nil
-		}
-		raw = cur
+		raw, confirmed = cur, true
 	}
 	return ErrContention
+}
+
+// store encodes next and stores it under key if the key still holds old.
+func (s *SessionStore) store(ctx context.Context, key, old string, next xs2a.SessionState) (ok bool, cur string, err error) {
+	newRaw, err := encodeState(next)
+	if err != nil {
+		return false, "", err
+	}
+	ok, cur, err = s.compareAndSet(ctx, key, old, newRaw)
+	if ok {
+		s.remember(key, newRaw)
+	}
+	return ok, cur, err
 }
 
 // compareAndSet stores newRaw under key if it holds old; otherwise it
