@@ -132,4 +132,3 @@ func benchSignIn(b *testing.B, bank *xs2atest.Server, c *xs2a.Client) xs2a.PSU {
 	}
 	return cb.PSU(psuIP)
 }
-
