@@ -2,8 +2,11 @@ package xs2a_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -276,4 +279,65 @@ func TestLimitsSCASession(t *testing.T) {
 		_, _, err = b.c.Accounts.List(ctx, xs2a.PSU{ID: psu.ID}) // not present: no session needed
 		require.NoError(t, err)
 	})
+}
+
+// downStore is a Store that answers its first ok takes and then fails, as
+// a shared store that becomes unreachable.
+type downStore struct {
+	xs2a.Store
+	mu  sync.Mutex
+	ok  int
+	err error
+}
+
+func (s *downStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (bool, time.Time, error) {
+	s.mu.Lock()
+	if s.ok == 0 {
+		s.mu.Unlock()
+		return false, time.Time{}, s.err
+	}
+	s.ok--
+	s.mu.Unlock()
+	return s.Store.Take(ctx, key, now, limit, window)
+}
+
+// A PSU-not-present call whose budget store fails is not sent: its error
+// wraps the store's, and a retry the store cannot count is not made (the
+// bank's answer to the last attempt is returned).
+func TestLimitsStoreDownFailsClosed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	storeErr := errors.New("store unreachable")
+	tests := []struct {
+		name   string
+		ok     int // takes the store answers before failing
+		faults []xs2atest.Fault
+		sent   int
+	}{
+		{"first attempt", 0, nil, 0},
+		{"retry", 1, []xs2atest.Fault{{Path: "/v1/accounts/", Status: http.StatusServiceUnavailable, Times: 1}}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBank(t, xs2atest.WithFaults(tt.faults...))
+			psu := b.signIn(t, xs2atest.PrivateCustomer1)
+			account := b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID
+			c := b.client(t, xs2a.WithAccessBudget(&downStore{Store: xs2a.NewMemoryStore(), ok: tt.ok, err: storeErr}))
+			noWait(c)
+			mark := b.rec.len()
+			_, resp, err := c.Accounts.Balances(ctx, xs2a.PSU{ID: psu.ID}, account)
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, xs2a.ErrAccessExceeded)
+			assert.NotContains(t, err.Error(), psu.ID)
+			assert.Len(t, b.rec.since(mark, http.MethodGet, "/balances"), tt.sent)
+			if tt.sent == 0 {
+				require.ErrorIs(t, err, storeErr)
+				assert.True(t, strings.HasPrefix(err.Error(), "xs2a: access budget"), err.Error())
+				return
+			}
+			require.NotNil(t, resp)
+			assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "the bank's answer to the only attempt")
+		})
+	}
 }

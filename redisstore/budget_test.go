@@ -1,0 +1,165 @@
+package redisstore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/xs2a"
+	"github.com/tppkit/xs2a/redisstore"
+)
+
+var t0 = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
+
+const testKey = "xs2a:budget:0123abcd"
+
+// The rolling window as the SDK's memory store keeps it: limit calls in
+// (now-window, now], the next allowed when the oldest leaves, a call whose
+// time is ahead of now still counted.
+func TestBudgetStoreWindow(t *testing.T) {
+	t.Parallel()
+	s := redisstore.NewBudgetStore(startRedis(t).client(t))
+	ctx := context.Background()
+	take := func(at time.Time) (bool, time.Time) {
+		t.Helper()
+		ok, next, err := s.Take(ctx, testKey, at, xs2a.AccessLimit, xs2a.AccessWindow)
+		require.NoError(t, err)
+		return ok, next
+	}
+	for i := range xs2a.AccessLimit {
+		ok, _ := take(t0.Add(time.Duration(i) * time.Hour))
+		require.True(t, ok, "call %d", i+1)
+	}
+	ok, next := take(t0.Add(5 * time.Hour))
+	require.False(t, ok)
+	assert.True(t, next.Equal(t0.Add(xs2a.AccessWindow)), "next = %v", next)
+
+	ok, _ = take(t0.Add(xs2a.AccessWindow - time.Microsecond))
+	assert.False(t, ok, "still in the window")
+	ok, _ = take(t0.Add(xs2a.AccessWindow))
+	assert.True(t, ok, "the first call left the window")
+	ok, next = take(t0.Add(xs2a.AccessWindow))
+	assert.False(t, ok)
+	assert.True(t, next.Equal(t0.Add(xs2a.AccessWindow+time.Hour)), "next = %v", next)
+
+	ok, _ = take(t0.Add(-time.Hour))
+	assert.False(t, ok, "a clock behind the others frees nothing")
+}
+
+// Sub-microsecond times round up: a call never leaves its window early.
+func TestBudgetStoreRoundsUp(t *testing.T) {
+	t.Parallel()
+	s := redisstore.NewBudgetStore(startRedis(t).client(t))
+	at := t0.Add(time.Nanosecond)
+	ok, _, err := s.Take(context.Background(), testKey, at, 1, time.Hour)
+	require.NoError(t, err)
+	require.True(t, ok)
+	ok, next, err := s.Take(context.Background(), testKey, at.Add(time.Hour-time.Nanosecond), 1, time.Hour)
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.False(t, next.Before(at.Add(time.Hour)), "next %v before %v", next, at.Add(time.Hour))
+}
+
+// Keys carry the prefix and the SDK's hash as the hash tag, and expire one
+// window after the last recorded call.
+func TestBudgetStoreKeys(t *testing.T) {
+	t.Parallel()
+	rdb := startRedis(t).client(t)
+	ctx := context.Background()
+	tests := []struct {
+		name, key, want string
+		opts            []redisstore.Option
+	}{
+		{"SDK key", testKey, "xs2a:budget:{0123abcd}", nil},
+		{"prefix", testKey, "tpp-7:xs2a:budget:{0123abcd}", []redisstore.Option{redisstore.WithKeyPrefix("tpp-7:")}},
+		{"other key hashed", "psu-secret", "xs2a:budget:{" + sha("psu-secret") + "}", nil},
+		{"braces in an SDK key hashed", "xs2a:budget:{x}", "xs2a:budget:{" + sha("xs2a:budget:{x}") + "}", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := redisstore.NewBudgetStore(rdb, tt.opts...)
+			ok, _, err := s.Take(ctx, tt.key, t0, 4, time.Hour)
+			require.NoError(t, err)
+			require.True(t, ok)
+			ttl, err := rdb.PTTL(ctx, tt.want).Result()
+			require.NoError(t, err)
+			assert.True(t, ttl > 0 && ttl <= time.Hour, "TTL %v", ttl)
+		})
+	}
+	keys, err := rdb.Keys(ctx, "*").Result()
+	require.NoError(t, err)
+	assert.Len(t, keys, len(tests))
+	for _, k := range keys {
+		assert.NotContains(t, k, "psu-secret")
+	}
+}
+
+// Bad arguments and a bad store are refused before anything is sent.
+func TestBudgetStoreRefuses(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.client(t)
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		s      *redisstore.BudgetStore
+		now    time.Time
+		limit  int
+		window time.Duration
+		field  string // of the *xs2a.ValidationError; "" for another error
+	}{
+		{"limit 0", redisstore.NewBudgetStore(rdb), t0, 0, time.Hour, ""},
+		{"window 0", redisstore.NewBudgetStore(rdb), t0, 4, 0, ""},
+		{"zero time", redisstore.NewBudgetStore(rdb), time.Time{}, 4, time.Hour, ""},
+		{"after 2255", redisstore.NewBudgetStore(rdb), time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC), 4, time.Hour, ""},
+		{"nil client", redisstore.NewBudgetStore(nil), t0, 4, time.Hour, "rdb"},
+		{"brace in prefix", redisstore.NewBudgetStore(rdb, redisstore.WithKeyPrefix("{tpp}:")), t0, 4, time.Hour, "WithKeyPrefix"},
+		{"nil store", nil, t0, 4, time.Hour, "BudgetStore"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ok, _, err := tt.s.Take(ctx, testKey, tt.now, tt.limit, tt.window)
+			require.Error(t, err)
+			assert.False(t, ok)
+			var ve *xs2a.ValidationError
+			if tt.field != "" {
+				require.ErrorAs(t, err, &ve)
+				assert.Equal(t, tt.field, ve.Field)
+			}
+		})
+	}
+	n, err := rdb.DBSize(ctx).Result()
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing written")
+}
+
+// A context that has ended sends nothing.
+func TestBudgetStoreContextEnded(t *testing.T) {
+	t.Parallel()
+	rdb := startRedis(t).client(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := redisstore.NewBudgetStore(rdb).Take(ctx, testKey, t0, 4, time.Hour)
+	require.ErrorIs(t, err, context.Canceled)
+	n, err := rdb.DBSize(context.Background()).Result()
+	require.NoError(t, err)
+	assert.Zero(t, n)
+}
+
+// hashTag is the part of key Redis Cluster hashes: between the first "{"
+// and the next "}", when not empty.
+func hashTag(key string) string {
+	i := strings.IndexByte(key, '{')
+	if i < 0 {
+		return key
+	}
+	j := strings.IndexByte(key[i+1:], '}')
+	if j <= 0 {
+		return key
+	}
+	return key[i+1 : i+1+j]
+}

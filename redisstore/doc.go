@@ -1,0 +1,39 @@
+// Package redisstore keeps the xs2a SDK's shared state in Redis, so that
+// several replicas of a TPP act as one towards the bank:
+//
+//   - BudgetStore (give it to xs2a.WithAccessBudget) counts the calls made
+//     without the PSU present, 4 per account and endpoint in 24 hours, for
+//     the whole fleet. A Take is one Lua script over a sorted set per key:
+//     one round trip, atomic across replicas.
+//   - SessionStore (give it to xs2a.NewSessionManager) holds each user's
+//     TPP-Session-IDs, so a session one replica began or completed is the
+//     one every replica uses. An Update is one compare-and-set script,
+//     retried on the state another replica wrote first.
+//
+// Both take a redis.UniversalClient: redis.NewClient, NewClusterClient
+// (Redis Cluster) or NewFailoverClient (Sentinel). Time is always the
+// caller's (the SDK's clock), never Redis's.
+//
+// # Keys
+//
+// Budget keys are the SDK's ("xs2a:budget:" and a SHA-256 of PSU id,
+// account and endpoint) with the hash in braces, "xs2a:budget:{<hex>}";
+// session keys are "xs2a:session:{<hex>}", the SHA-256 of the user key.
+// WithKeyPrefix puts a prefix before both. Neither keys nor values hold a
+// PSU id, an account id or a user key in clear. Every command touches one
+// key, and the braces are the Cluster hash tag, so all of one user's (and
+// one budget count's) state sits in one slot. Budget keys expire one window
+// (24 hours) after their last call, session keys xs2a.SessionValidity after
+// their last change.
+//
+// # When Redis is unreachable
+//
+// Both stores fail closed: a Take that cannot reach Redis returns its error
+// and the SDK sends nothing (the call's error wraps the store's); a session
+// that cannot be read is not used. A call ends by its context's deadline
+// even when the go-redis client has no deadline of its own
+// (ContextTimeoutEnabled false). A Take that timed out may still have been
+// counted, which errs on the side of fewer calls. Redis run without
+// persistence forgets the day's counts on restart: use AOF (appendonly yes)
+// or replicas with Sentinel where that matters.
+package redisstore

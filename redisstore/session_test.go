@@ -1,0 +1,197 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/xs2a"
+	"github.com/tppkit/xs2a/redisstore"
+)
+
+// managers returns n SessionManagers over one Redis, each with its own
+// connections, on one fake clock.
+func managers(t *testing.T, srv *redisServer, c *clock, n int) []*xs2a.SessionManager {
+	t.Helper()
+	ms := make([]*xs2a.SessionManager, n)
+	for i := range ms {
+		ms[i] = xs2a.NewSessionManager(redisstore.NewSessionStore(srv.client(t)), c.Now)
+	}
+	return ms
+}
+
+// Eight replicas begin and complete SCA for 50 users at once: each user
+// ends with one Active session, the one begun last, that every replica
+// sees and none has Pending.
+func TestSessionFleetAgrees(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	ms := managers(t, srv, &clock{t: t0}, 8)
+	ctx := context.Background()
+	users := make([]string, 50)
+	for i := range users {
+		users[i] = fmt.Sprintf("tpp-user-%02d", i)
+	}
+	var mu sync.Mutex
+	completed := map[string]map[string]bool{} // user -> ids whose Complete succeeded
+	var wg sync.WaitGroup
+	for _, u := range users {
+		completed[u] = map[string]bool{}
+		for _, m := range ms {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				id, err := m.Begin(ctx, u)
+				if !assert.NoError(t, err) {
+					return
+				}
+				err = m.Complete(ctx, u, id)
+				if err == nil {
+					mu.Lock()
+					completed[u][id] = true
+					mu.Unlock()
+					return
+				}
+				assert.ErrorIs(t, err, xs2a.ErrUnknownSession, "a later Begin replaced it")
+			}()
+		}
+	}
+	wg.Wait()
+	for _, u := range users {
+		first, ok, err := ms[0].Current(ctx, u)
+		require.NoError(t, err)
+		require.True(t, ok, "user %s has a session", u)
+		assert.True(t, completed[u][first], "the Active id is one whose SCA completed")
+		for i, m := range ms {
+			id, ok, err := m.Current(ctx, u)
+			require.NoError(t, err)
+			assert.True(t, ok)
+			assert.Equal(t, first, id, "replica %d", i)
+			_, pending, err := m.Pending(ctx, u)
+			require.NoError(t, err)
+			assert.False(t, pending, "replica %d", i)
+		}
+	}
+}
+
+// An SCA aborted on one replica is valid on none; the session before it
+// stays valid everywhere until its hour ends.
+func TestSessionFleetAbort(t *testing.T) {
+	t.Parallel()
+	c := &clock{t: t0}
+	ms := managers(t, startRedis(t), c, 8)
+	ctx := context.Background()
+	const user = "tpp-user-1"
+	old, err := ms[0].Begin(ctx, user)
+	require.NoError(t, err)
+	require.NoError(t, ms[1].Complete(ctx, user, old))
+	aborted, err := ms[2].Begin(ctx, user)
+	require.NoError(t, err)
+	require.NoError(t, ms[3].Abort(ctx, user, aborted))
+	require.ErrorIs(t, ms[4].Complete(ctx, user, aborted), xs2a.ErrUnknownSession)
+	for i, m := range ms {
+		ok, err := m.Valid(ctx, user, aborted)
+		require.NoError(t, err)
+		assert.False(t, ok, "replica %d: the aborted session", i)
+		ok, err = m.Valid(ctx, user, old)
+		require.NoError(t, err)
+		assert.True(t, ok, "replica %d: the session before it", i)
+	}
+	c.Advance(xs2a.SessionValidity)
+	for i, m := range ms {
+		_, ok, err := m.Current(ctx, user)
+		require.NoError(t, err)
+		assert.False(t, ok, "replica %d: the hour is over", i)
+	}
+}
+
+// A user's state is one key: the user key hashed as its hash tag, behind
+// the prefix, with a TTL of the session's lifetime; nothing holds the user
+// key in clear, and a state back to zero deletes the key.
+func TestSessionStoreKeys(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.client(t)
+	ctx := context.Background()
+	s := redisstore.NewSessionStore(rdb, redisstore.WithKeyPrefix("tpp-7:"))
+	const user = "alice@example.com"
+	want := xs2a.SessionState{Active: "sess-a", ActiveUntil: t0.Add(time.Hour), Pending: "sess-b"}
+	require.NoError(t, s.Update(ctx, user, func(st xs2a.SessionState) (xs2a.SessionState, error) {
+		assert.Zero(t, st)
+		return want, nil
+	}))
+	key := "tpp-7:xs2a:session:{" + sha(user) + "}"
+	assert.Equal(t, sha(user), hashTag(key))
+	ttl, err := rdb.PTTL(ctx, key).Result()
+	require.NoError(t, err)
+	assert.True(t, ttl > 0 && ttl <= xs2a.SessionValidity, "TTL %v", ttl)
+	raw, err := rdb.Get(ctx, key).Result()
+	require.NoError(t, err)
+	assert.NotContains(t, raw, "alice")
+
+	other := redisstore.NewSessionStore(srv.client(t), redisstore.WithKeyPrefix("tpp-7:"))
+	got, err := other.Load(ctx, user)
+	require.NoError(t, err)
+	assert.Equal(t, want.Active, got.Active)
+	assert.Equal(t, want.Pending, got.Pending)
+	assert.True(t, want.ActiveUntil.Equal(got.ActiveUntil))
+
+	require.NoError(t, other.Update(ctx, user, func(xs2a.SessionState) (xs2a.SessionState, error) {
+		return xs2a.SessionState{}, nil
+	}))
+	n, err := rdb.Exists(ctx, key).Result()
+	require.NoError(t, err)
+	assert.Zero(t, n, "the zero state deletes the key")
+}
+
+// Update retries on the state another replica wrote meanwhile, and stores
+// nothing when fn fails.
+func TestSessionStoreUpdateConflict(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	ctx := context.Background()
+	a := redisstore.NewSessionStore(srv.client(t))
+	b := redisstore.NewSessionStore(srv.client(t))
+	set := func(s *redisstore.SessionStore, id string) {
+		t.Helper()
+		require.NoError(t, s.Update(ctx, "u", func(st xs2a.SessionState) (xs2a.SessionState, error) {
+			st.Pending = st.Pending + id
+			return st, nil
+		}))
+	}
+	set(a, "1") // a remembers "1"
+	set(b, "2") // b reads "1" after a first guess of nothing: "12"
+	set(a, "3") // a's guess "1" is stale: it retries on "12"
+	st, err := b.Load(ctx, "u")
+	require.NoError(t, err)
+	assert.Equal(t, "123", st.Pending)
+
+	boom := fmt.Errorf("refused")
+	err = a.Update(ctx, "u", func(xs2a.SessionState) (xs2a.SessionState, error) { return xs2a.SessionState{Pending: "x"}, boom })
+	require.ErrorIs(t, err, boom)
+	st, err = b.Load(ctx, "u")
+	require.NoError(t, err)
+	assert.Equal(t, "123", st.Pending, "nothing stored")
+}
+
+// A state that is not the store's own fails Load and Update, and the
+// error does not carry what Redis held.
+func TestSessionStoreForeignState(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.client(t)
+	ctx := context.Background()
+	require.NoError(t, rdb.Set(ctx, "xs2a:session:{"+sha("u")+"}", "secret-not-json", 0).Err())
+	s := redisstore.NewSessionStore(rdb)
+	_, err := s.Load(ctx, "u")
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "secret")
+	err = s.Update(ctx, "u", func(st xs2a.SessionState) (xs2a.SessionState, error) { return st, nil })
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "secret")
+}
