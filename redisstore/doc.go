@@ -12,7 +12,11 @@
 //
 // Both take a redis.UniversalClient: redis.NewClient, NewClusterClient
 // (Redis Cluster) or NewFailoverClient (Sentinel). Time is always the
-// caller's (the SDK's clock), never Redis's.
+// caller's (the SDK's clock), never Redis's. The module's tests run the
+// fleet's budget (exactly 4 calls at the bank from eight replicas), the
+// session agreement, Update under contention and the fail-closed outage
+// against real servers with each of the three: one redis-server, a Redis
+// Cluster of three masters and a master watched by a Sentinel.
 //
 // # Keys
 //
@@ -22,7 +26,8 @@
 // WithKeyPrefix puts a prefix before both. Neither keys nor values hold a
 // PSU id, an account id or a user key in clear. Every command touches one
 // key, and the braces are the Cluster hash tag, so all of one user's (and
-// one budget count's) state sits in one slot. Budget keys expire one window
+// one budget count's) state sits in one slot, whatever the prefix; no
+// script crosses slots. Budget keys expire one window
 // (24 hours) after their last call, session keys xs2a.SessionValidity after
 // their last change.
 //

@@ -39,11 +39,12 @@ func (c *clock) Advance(d time.Duration) {
 }
 
 // fleet is a fake bank, a PSU who granted access with SCA, and replicas of
-// a TPP that share a Redis budget.
+// a TPP that share a Redis budget under a key prefix of the fleet's own.
 type fleet struct {
 	bank    *xs2atest.Server
 	clock   *clock
-	redis   *redisServer
+	redis   *deployment
+	prefix  redisstore.Option
 	away    xs2a.PSU // the PSU, not present
 	account string
 }
@@ -51,9 +52,10 @@ type fleet struct {
 // noWait retries at once: the tests do not sleep.
 var noWait = xs2a.RetryPolicy{MaxAttempts: 3, Methods: []string{http.MethodGet}}
 
-func newFleet(t *testing.T, opts ...xs2atest.Option) *fleet {
+// newFleet sets up a fleet over Redis run as d.
+func newFleet(t *testing.T, d *deployment, opts ...xs2atest.Option) *fleet {
 	t.Helper()
-	f := &fleet{clock: &clock{t: t0}, redis: startRedis(t)}
+	f := &fleet{clock: &clock{t: t0}, redis: d, prefix: isolated()}
 	f.bank = xs2atest.NewServer(t, append([]xs2atest.Option{xs2atest.WithClock(f.clock.Now)}, opts...)...)
 	f.away = xs2a.PSU{ID: f.signIn(t, f.replica(t)).ID}
 	c, ok := f.bank.Customer(xs2atest.PrivateCustomer1)
@@ -64,13 +66,13 @@ func newFleet(t *testing.T, opts ...xs2atest.Option) *fleet {
 
 // replica is one TPP replica: an SDK client with connections of its own to
 // the bank and to Redis, counting in the shared budget.
-func (f *fleet) replica(t *testing.T, redisOpts ...func(*redis.Options)) *xs2a.Client {
+func (f *fleet) replica(t *testing.T, redisOpts ...func(*redis.UniversalOptions)) *xs2a.Client {
 	t.Helper()
 	tr := f.bank.HTTPClient().Transport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
 	c, err := f.bank.Client(nil,
 		xs2a.WithHTTPClient(&http.Client{Transport: tr}),
-		xs2a.WithAccessBudget(redisstore.NewBudgetStore(f.redis.client(t, redisOpts...))),
+		xs2a.WithAccessBudget(redisstore.NewBudgetStore(f.redis.client(t, redisOpts...), f.prefix)),
 		xs2a.WithRetry(noWait))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
@@ -133,7 +135,8 @@ func (f *fleet) storm(t *testing.T, replicas []*xs2a.Client, calls int) (ok, ref
 // Eight replicas, each with its own connections, 25 concurrent
 // PSU-not-present calls each on one account: the bank sees exactly its 4,
 // also when 30% of the connections drop after the bank read the request
-// (at most 4 then: a retry spends the budget too).
+// (at most 4 then: a retry spends the budget too). Over one redis-server,
+// a Cluster of three masters and Sentinel.
 func TestFleetSharesTheBudget(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -144,36 +147,46 @@ func TestFleetSharesTheBudget(t *testing.T) {
 		{"no faults", 0, true},
 		{"30% of connections dropped", 0.3, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var opts []xs2atest.Option
-			if tt.drop > 0 {
-				opts = append(opts, xs2atest.WithFaults(xs2atest.Fault{Path: "/v1/accounts/", Drop: true, Rate: tt.drop}))
-			}
-			f := newFleet(t, opts...)
-			replicas := make([]*xs2a.Client, 8)
-			for i := range replicas {
-				replicas[i] = f.replica(t)
-			}
-			ok, refused := f.storm(t, replicas, 25)
-			atBank := f.balancesAtBank()
-			if tt.exact {
-				assert.Equal(t, xs2a.AccessLimit, atBank, "calls at the bank")
-				assert.Equal(t, xs2a.AccessLimit, ok, "calls answered")
-				assert.Equal(t, 8*25-xs2a.AccessLimit, refused, "calls refused locally")
-				return
-			}
-			assert.LessOrEqual(t, atBank, xs2a.AccessLimit, "calls at the bank")
-			assert.Positive(t, refused, "calls refused locally")
-			dropped := 0
-			for _, r := range f.bank.Requests() {
-				if r.Dropped {
-					dropped++
+	for _, k := range kinds {
+		for _, tt := range tests {
+			t.Run(string(k)+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				var opts []xs2atest.Option
+				if tt.drop > 0 {
+					opts = append(opts, xs2atest.WithFaults(xs2atest.Fault{Path: "/v1/accounts/", Drop: true, Rate: tt.drop}))
 				}
-			}
-			assert.Equal(t, atBank, ok+dropped, "every request at the bank answered or dropped")
-			t.Logf("at the bank %d (dropped %d), answered %d, refused %d", atBank, dropped, ok, refused)
-		})
+				f := newFleet(t, shared(t, k), opts...)
+				f.checkStorm(t, tt.exact)
+			})
+		}
 	}
+}
+
+// checkStorm runs 25 calls on each of eight replicas and checks what
+// reached the bank: exactly its limit, or at most that when exact is false
+// (connections dropped).
+func (f *fleet) checkStorm(t *testing.T, exact bool) {
+	t.Helper()
+	replicas := make([]*xs2a.Client, 8)
+	for i := range replicas {
+		replicas[i] = f.replica(t)
+	}
+	ok, refused := f.storm(t, replicas, 25)
+	atBank := f.balancesAtBank()
+	if exact {
+		assert.Equal(t, xs2a.AccessLimit, atBank, "calls at the bank")
+		assert.Equal(t, xs2a.AccessLimit, ok, "calls answered")
+		assert.Equal(t, 8*25-xs2a.AccessLimit, refused, "calls refused locally")
+		return
+	}
+	assert.LessOrEqual(t, atBank, xs2a.AccessLimit, "calls at the bank")
+	assert.Positive(t, refused, "calls refused locally")
+	dropped := 0
+	for _, r := range f.bank.Requests() {
+		if r.Dropped {
+			dropped++
+		}
+	}
+	assert.Equal(t, atBank, ok+dropped, "every request at the bank answered or dropped")
+	t.Logf("at the bank %d (dropped %d), answered %d, refused %d", atBank, dropped, ok, refused)
 }

@@ -20,14 +20,18 @@ import (
 type redisServer struct {
 	dir  string
 	port int
+	args []string // before the port, bind and dir flags: a config file first
 	cmd  *exec.Cmd
 }
+
+// plainArgs run a server without persistence.
+var plainArgs = []string{"--save", "", "--appendonly", "no"}
 
 // startRedis starts a redis-server for t and stops it in cleanup. A machine
 // without redis-server fails the test: these tests never run on a mock.
 func startRedis(t testing.TB) *redisServer {
 	t.Helper()
-	r, err := launchRedis(t.TempDir())
+	r, err := launchRedis(t.TempDir(), plainArgs...)
 	if err != nil {
 		t.Fatalf("redis-server: %v", err)
 	}
@@ -35,15 +39,15 @@ func startRedis(t testing.TB) *redisServer {
 	return r
 }
 
-// launchRedis starts a redis-server in dir on a free port, trying a few
-// ports in case another process takes the one found free first.
-func launchRedis(dir string) (*redisServer, error) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		return nil, fmt.Errorf("not installed (apt-get install -y redis-server): %w", err)
+// launchRedis starts a redis-server with args in dir on a free port, trying
+// a few ports in case another process takes the one found free first.
+func launchRedis(dir string, args ...string) (*redisServer, error) {
+	if err := installed("redis-server"); err != nil {
+		return nil, err
 	}
 	var err error
 	for range 5 {
-		r := &redisServer{dir: dir}
+		r := &redisServer{dir: dir, args: args}
 		if r.port, err = freePort(); err != nil {
 			return nil, err
 		}
@@ -52,6 +56,15 @@ func launchRedis(dir string) (*redisServer, error) {
 		}
 	}
 	return nil, err
+}
+
+// installed fails with how to install a missing program of the
+// redis-server package: these tests never run on a mock.
+func installed(program string) error {
+	if _, err := exec.LookPath(program); err != nil {
+		return fmt.Errorf("%s not installed (apt-get install -y redis-server): %w", program, err)
+	}
+	return nil
 }
 
 func freePort() (int, error) {
@@ -65,8 +78,9 @@ func freePort() (int, error) {
 
 // start runs the server on r.port and waits until it answers PING.
 func (r *redisServer) start() error {
-	cmd := exec.Command("redis-server", "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", r.dir, "--logfile", r.dir+"/redis.log")
+	args := append(append([]string{}, r.args...), "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
+		"--dir", r.dir, "--logfile", r.dir+"/redis.log")
+	cmd := exec.Command("redis-server", args...)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -172,12 +186,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	exampleRedis, err = launchRedis(dir)
+	exampleRedis, err = launchRedis(dir, plainArgs...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "redis-server:", err)
 		os.Exit(1)
 	}
 	code := m.Run()
+	stopShared()
 	exampleRedis.stop()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)

@@ -14,15 +14,28 @@ import (
 	"github.com/tppkit/xs2a/redisstore"
 )
 
-// managers returns n SessionManagers over one Redis, each with its own
-// connections, on one fake clock.
-func managers(t *testing.T, srv *redisServer, c *clock, n int) []*xs2a.SessionManager {
+// managers returns n SessionManagers over Redis run as d, each with its
+// own connections, on one fake clock, under a key prefix of their own.
+func managers(t *testing.T, d *deployment, c *clock, n int) []*xs2a.SessionManager {
 	t.Helper()
+	prefix := isolated()
 	ms := make([]*xs2a.SessionManager, n)
 	for i := range ms {
-		ms[i] = xs2a.NewSessionManager(redisstore.NewSessionStore(srv.client(t)), c.Now)
+		ms[i] = xs2a.NewSessionManager(redisstore.NewSessionStore(d.client(t), prefix), c.Now)
 	}
 	return ms
+}
+
+// forEachKind runs test for each kind of Redis, in parallel, on the test
+// binary's shared deployment of it.
+func forEachKind(t *testing.T, test func(*testing.T, *deployment)) {
+	t.Helper()
+	for _, k := range kinds {
+		t.Run(string(k), func(t *testing.T) {
+			t.Parallel()
+			test(t, shared(t, k))
+		})
+	}
 }
 
 // Eight replicas begin and complete SCA for 50 users at once: each user
@@ -30,18 +43,21 @@ func managers(t *testing.T, srv *redisServer, c *clock, n int) []*xs2a.SessionMa
 // sees and none has Pending.
 func TestSessionFleetAgrees(t *testing.T) {
 	t.Parallel()
-	srv := startRedis(t)
-	ms := managers(t, srv, &clock{t: t0}, 8)
+	forEachKind(t, checkSessionFleetAgrees)
+}
+
+func checkSessionFleetAgrees(t *testing.T, d *deployment) {
+	ms := managers(t, d, &clock{t: t0}, 8)
 	ctx := context.Background()
 	users := make([]string, 50)
+	completed := map[string]map[string]bool{} // user -> ids whose Complete succeeded
 	for i := range users {
 		users[i] = fmt.Sprintf("tpp-user-%02d", i)
+		completed[users[i]] = map[string]bool{}
 	}
 	var mu sync.Mutex
-	completed := map[string]map[string]bool{} // user -> ids whose Complete succeeded
 	var wg sync.WaitGroup
 	for _, u := range users {
-		completed[u] = map[string]bool{}
 		for _, m := range ms {
 			wg.Add(1)
 			go func() {
@@ -83,8 +99,12 @@ func TestSessionFleetAgrees(t *testing.T) {
 // stays valid everywhere until its hour ends.
 func TestSessionFleetAbort(t *testing.T) {
 	t.Parallel()
+	forEachKind(t, checkSessionFleetAbort)
+}
+
+func checkSessionFleetAbort(t *testing.T, d *deployment) {
 	c := &clock{t: t0}
-	ms := managers(t, startRedis(t), c, 8)
+	ms := managers(t, d, c, 8)
 	ctx := context.Background()
 	const user = "tpp-user-1"
 	old, err := ms[0].Begin(ctx, user)
@@ -153,10 +173,14 @@ func TestSessionStoreKeys(t *testing.T) {
 // nothing when fn fails.
 func TestSessionStoreUpdateConflict(t *testing.T) {
 	t.Parallel()
-	srv := startRedis(t)
+	forEachKind(t, checkSessionStoreUpdateConflict)
+}
+
+func checkSessionStoreUpdateConflict(t *testing.T, d *deployment) {
 	ctx := context.Background()
-	a := redisstore.NewSessionStore(srv.client(t))
-	b := redisstore.NewSessionStore(srv.client(t))
+	prefix := isolated()
+	a := redisstore.NewSessionStore(d.client(t), prefix)
+	b := redisstore.NewSessionStore(d.client(t), prefix)
 	set := func(s *redisstore.SessionStore, id string) {
 		t.Helper()
 		require.NoError(t, s.Update(ctx, "u", func(st xs2a.SessionState) (xs2a.SessionState, error) {
