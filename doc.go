@@ -227,7 +227,9 @@
 // Package xs2atest runs the interface in-process: sandbox customers, the SCA
 // page, consent, sessions, limits, payment lifecycles on a controllable clock,
 // fault injection, and response signing. See its documentation and
-// examples/mocking.
+// examples/mocking. The command github.com/tppkit/xs2a/cmd/xs2a serves the
+// same fake bank on a real port for TPPs in any language (xs2a fakebank) and
+// runs account and payment calls from a terminal.
 //
 // # Conformance
 //
