@@ -373,7 +373,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		// A POST whose answer should say what was created, but is empty.
 		return unknown(errors.New("the answer has no body"))
 	}
-	if err := json.Unmarshal(body, into); err != nil {
+	if err := unmarshal(body, into); err != nil {
 		if !idempotent(r.method) {
 			return unknown(fmt.Errorf("decoding the answer: %w", err))
 		}
@@ -384,6 +384,15 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		return unknown(err)
 	}
 	return nil
+}
+
+// unmarshal decodes body into into: in one pass when into is a
+// fastDecoder that takes the body, with json.Unmarshal otherwise.
+func unmarshal(body []byte, into any) error {
+	if f, ok := into.(fastDecoder); ok && f.decodeFast(body) {
+		return nil
+	}
+	return json.Unmarshal(body, into)
 }
 
 // scaRequired is the *SCARequiredError of an answer carrying link, or a

@@ -21,6 +21,22 @@ var (
 
 // UnmarshalJSON decodes an account; members it does not name go to Extra.
 func (a *Account) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	r := reader{data: data}
+	var fast Account
+	if r.account(&fast) && r.end() {
+		*a = fast
+		return nil
+	}
+	return a.unmarshalReflect(data)
+}
+
+// unmarshalReflect is UnmarshalJSON through encoding/json, for what the
+// one-pass reader does not take (and as the reference it is tested
+// against).
+func (a *Account) unmarshalReflect(data []byte) error {
 	type plain Account
 	return unmarshalWithExtra(data, (*plain)(a), &a.Extra, accountNames)
 }
