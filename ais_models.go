@@ -225,9 +225,7 @@ func (b *Balance) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	r := reader{data: data}
-	var fast Balance
-	if r.balance(&fast) && r.end() {
-		*b = fast
+	if r.balance(b) && r.end() {
 		return nil
 	}
 	return b.unmarshalReflect(data)

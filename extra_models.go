@@ -25,9 +25,7 @@ func (a *Account) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	r := reader{data: data}
-	var fast Account
-	if r.account(&fast) && r.end() {
-		*a = fast
+	if r.account(a) && r.end() {
 		return nil
 	}
 	return a.unmarshalReflect(data)

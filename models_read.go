@@ -2,7 +2,7 @@ package xs2a
 
 import (
 	"reflect"
-	"strings"
+	"time"
 )
 
 // The one-pass decoders of the models read in bulk (Transaction,
@@ -56,7 +56,30 @@ func (r *reader) date(d *Date) bool {
 		r.i = start
 		return r.into(d)
 	}
+	if v, ok := dateOf(content); ok {
+		*d = v
+		return true
+	}
 	return d.UnmarshalText(content) == nil
+}
+
+// dateOf parses a YYYY-MM-DD date as ParseDate does, without making a
+// string of b; false for anything else.
+func dateOf(b []byte) (Date, bool) {
+	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
+		return Date{}, false
+	}
+	n := [3]int{}
+	for i, part := range [3][]byte{b[:4], b[5:7], b[8:]} {
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				return Date{}, false
+			}
+			n[i] = n[i]*10 + int(c-'0')
+		}
+	}
+	d := Date{Year: n[0], Month: time.Month(n[1]), Day: n[2]}
+	return d, d.valid()
 }
 
 // amount reads an Amount as Amount.UnmarshalJSON does.
@@ -327,7 +350,8 @@ func (r *reader) transaction(t *Transaction) bool {
 			return t.finish(r.data, structured, r.found[mark:])
 		case string(key) == "remittanceInformationStructured":
 			structured, ok = r.skip()
-		case strings.HasPrefix(string(key), additionalProprietaryPrefix):
+		case len(key) >= len(additionalProprietaryPrefix) &&
+			string(key[:len(additionalProprietaryPrefix)]) == additionalProprietaryPrefix:
 			ok = r.proprietary(t, string(key))
 		default:
 			ok = r.transactionMember(t, key)
@@ -568,12 +592,12 @@ func (t *CardTransaction) textField(key []byte) *string {
 	return nil
 }
 
-// account reads an Account as Account.UnmarshalJSON does.
+// account reads an Account into what it holds, as Account.UnmarshalJSON
+// does (Extra is replaced).
 func (r *reader) account(a *Account) bool {
 	if !r.open('{') {
 		return false
 	}
-	*a = Account{}
 	mark := len(r.found)
 	defer r.dropFound(mark)
 	for n := 0; ; n++ {

@@ -123,9 +123,7 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	r := reader{data: data}
-	var fast Transaction
-	if r.transaction(&fast) && r.end() {
-		*t = fast
+	if r.transaction(t) && r.end() {
 		return nil
 	}
 	return t.unmarshalReflect(data)
@@ -403,9 +401,7 @@ func (t *CardTransaction) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	r := reader{data: data}
-	var fast CardTransaction
-	if r.cardTransaction(&fast) && r.end() {
-		*t = fast
+	if r.cardTransaction(t) && r.end() {
 		return nil
 	}
 	return t.unmarshalReflect(data)
