@@ -20,8 +20,10 @@ type reader struct {
 	// found holds the members of the objects being read that go to
 	// their Extra (see collect).
 	found []extraSpan
-	// block holds the text of the short strings read (see text).
-	block strings.Builder
+	// block holds the text of the short strings read, and recent the
+	// strings last made from it, by a hash of their text (see text).
+	block  strings.Builder
+	recent [64]string
 }
 
 // maxReadDepth bounds the nesting the reader follows; deeper documents go
@@ -177,13 +179,20 @@ func (r *reader) str(s *string) bool {
 		*s = r.text(content)
 		return true
 	}
-	return json.Unmarshal(r.data[start:r.i], s) == nil
+	var v string // not s: s would escape, and cost every caller's variable an allocation
+	if json.Unmarshal(r.data[start:r.i], &v) != nil {
+		return false
+	}
+	*s = v
+	return true
 }
 
 // Strings of at most maxBlockText bytes are copied into blocks of
 // textBlock bytes shared by the strings that follow them in the document,
-// instead of one allocation each: a value kept from a decoded page keeps at
-// most a block or two of its neighbours' text alive.
+// instead of one allocation each, and a text met again (a counterparty's
+// name, a code, an account number repeated in a page) is the same string:
+// a value kept from a decoded page keeps a few blocks of text alive, not
+// the page.
 const (
 	textBlock    = 512
 	maxBlockText = 64
@@ -203,6 +212,14 @@ func (r *reader) text(b []byte) string {
 	if len(b) > maxBlockText {
 		return string(b)
 	}
+	h := uint(len(b))
+	for _, c := range b {
+		h = h*31 + uint(c)
+	}
+	seen := &r.recent[h%uint(len(r.recent))]
+	if *seen == string(b) {
+		return *seen
+	}
 	if r.block.Cap()-r.block.Len() < len(b) {
 		r.block = strings.Builder{}
 		r.block.Grow(max(min(textBlock, (len(r.data)-r.i)/2), len(b)))
@@ -211,7 +228,8 @@ func (r *reader) text(b []byte) string {
 	r.block.Write(b)
 	// The bytes written so far are never written again: a new block
 	// starts when this one is full.
-	return r.block.String()[start:]
+	*seen = r.block.String()[start:]
+	return *seen
 }
 
 // skip reads any value and returns it as it lies in the input.

@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"bytes"
 	"reflect"
 	"time"
 )
@@ -98,9 +99,9 @@ func (r *reader) amount(a *Amount) bool {
 		case !ok:
 			return false
 		case end:
-			s, err := decimalField(raw, "amount", maxAmountFraction, true)
+			s, ok := r.decimal(raw)
 			*a = Amount{Currency: cur, Amount: s}
-			return err == nil
+			return ok
 		case string(key) == "currency":
 			ok = r.str(&cur)
 		case string(key) == "amount":
@@ -112,6 +113,22 @@ func (r *reader) amount(a *Amount) bool {
 			return false
 		}
 	}
+}
+
+// decimal is the text of the raw value of an amount, as decimalField
+// gives it, with the text in a block (see text); false when decimalField
+// refuses it.
+func (r *reader) decimal(raw []byte) (string, bool) {
+	text := raw
+	if len(raw) >= 2 && raw[0] == '"' {
+		text = raw[1 : len(raw)-1]
+	}
+	if len(raw) == 0 || raw[0] == 'n' || len(text) == 0 || bytes.IndexByte(text, '\\') >= 0 {
+		s, err := decimalField(raw, "amount", maxAmountFraction, true)
+		return s, err == nil
+	}
+	s := r.text(text)
+	return s, isDecimal(s, maxAmountFraction, true)
 }
 
 // amountPtr reads an optional Amount.
