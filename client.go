@@ -261,6 +261,11 @@ type request struct {
 	// PSU-not-present guard (budget.go): the endpoint and account counted.
 	budgetEndpoint BudgetEndpoint
 	accountID      string
+	// readBuf, when set, is the buffer a successful answer is read into
+	// instead of one from bodyBuffers: a walk over pages reads all of them
+	// into one buffer of its own, which a pool shared by the processors
+	// would sometimes double.
+	readBuf *[]byte
 }
 
 // newHTTPRequest builds one attempt's request (each attempt is signed afresh
@@ -337,9 +342,16 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 // decode reads a 2xx body, verifies it if asked, turns an unexpected
 // scaRedirect into *SCARequiredError and unmarshals into into.
 func (c *Client) decode(r *request, resp *http.Response, requestID string, into any) error {
-	buf := bodyBuffers.Get().(*[]byte)
+	buf := r.readBuf
+	if buf == nil {
+		buf = bodyBuffers.Get().(*[]byte)
+	}
 	body, err := readAnswer(*buf, resp.Body, resp.ContentLength)
-	defer recycleBody(buf, body)
+	if r.readBuf == nil {
+		defer recycleBody(buf, body)
+	} else if body != nil {
+		*buf = body[:0]
+	}
 	resp.Body.Close()
 	resp.Body = http.NoBody
 	if err != nil {
