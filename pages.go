@@ -136,7 +136,7 @@ func keyOfLink(href string) linkKey {
 func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 	var zero T
 	href, query, offset := w.href, w.query, w.offset
-	linked := false // the bank pages by _links.next
+	linked := false            // the bank pages by _links.next
 	seen := map[linkKey]bool{} // the next links followed
 	// What unseen records, kept while the loop runs: at most one key per
 	// pending entry and standing order.
