@@ -230,12 +230,13 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 			yield(Transaction{}, err)
 			return
 		}
-		var buf []byte // every page is read into it
+		buf := walkBuffer()
+		defer func() { recycleBody(buf, *buf) }() // the buffer as the last page left it
 		w := pageWalk[Transaction]{
 			op: "accounts.transactions", href: transactionsPath(accountID), query: query,
 			limit: qc.Limit, offset: qc.Offset,
 			fetch: func(ctx context.Context, href string, query url.Values) (pageOf[Transaction], error) {
-				rep, _, err := s.transactionsPage(ctx, psu, accountID, href, query, &buf)
+				rep, _, err := s.transactionsPage(ctx, psu, accountID, href, query, buf)
 				if err != nil {
 					return pageOf[Transaction]{}, err
 				}
@@ -339,7 +340,8 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 			yield(CardTransaction{}, err)
 			return
 		}
-		var buf []byte // every page is read into it
+		buf := walkBuffer()
+		defer func() { recycleBody(buf, *buf) }() // the buffer as the last page left it
 		w := pageWalk[CardTransaction]{
 			op: "accounts.cardTransactions", href: cardAccountPath(cardAccountID) + "/transactions",
 			query: query, limit: qc.Limit, offset: qc.Offset,
@@ -347,7 +349,7 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 				var rep cardTransactionReport
 				resp, err := s.client.do(ctx, &request{
 					op: "accounts.cardTransactions", method: http.MethodGet, psu: &psu, href: href, query: query,
-					fixes: []AcceptFix{CardAccountSwitchAmounts}, readBuf: &buf,
+					fixes: []AcceptFix{CardAccountSwitchAmounts}, readBuf: buf,
 				}, &rep)
 				if err != nil {
 					return pageOf[CardTransaction]{}, corporateHint(psu, err)
