@@ -177,7 +177,7 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.transactionsPage(ctx, psu, accountID, transactionsPath(accountID), query)
+	return s.transactionsPage(ctx, psu, accountID, transactionsPath(accountID), query, nil)
 }
 
 // Transactions iterates over an account's transactions
@@ -230,11 +230,13 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 			yield(Transaction{}, err)
 			return
 		}
+		buf := walkBuffer()
+		defer func() { recycleBody(buf, *buf) }() // the buffer as the last page left it
 		w := pageWalk[Transaction]{
 			op: "accounts.transactions", href: transactionsPath(accountID), query: query,
 			limit: qc.Limit, offset: qc.Offset,
 			fetch: func(ctx context.Context, href string, query url.Values) (pageOf[Transaction], error) {
-				rep, _, err := s.transactionsPage(ctx, psu, accountID, href, query)
+				rep, _, err := s.transactionsPage(ctx, psu, accountID, href, query, buf)
 				if err != nil {
 					return pageOf[Transaction]{}, err
 				}
@@ -338,6 +340,8 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 			yield(CardTransaction{}, err)
 			return
 		}
+		buf := walkBuffer()
+		defer func() { recycleBody(buf, *buf) }() // the buffer as the last page left it
 		w := pageWalk[CardTransaction]{
 			op: "accounts.cardTransactions", href: cardAccountPath(cardAccountID) + "/transactions",
 			query: query, limit: qc.Limit, offset: qc.Offset,
@@ -345,7 +349,7 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 				var rep cardTransactionReport
 				resp, err := s.client.do(ctx, &request{
 					op: "accounts.cardTransactions", method: http.MethodGet, psu: &psu, href: href, query: query,
-					fixes: []AcceptFix{CardAccountSwitchAmounts},
+					fixes: []AcceptFix{CardAccountSwitchAmounts}, readBuf: buf,
 				}, &rep)
 				if err != nil {
 					return pageOf[CardTransaction]{}, corporateHint(psu, err)
@@ -545,12 +549,13 @@ func transactionQueryValues(q *TransactionQuery) (url.Values, error) {
 }
 
 // transactionsPage fetches one page of account transactions at href (a path
-// or a next link) and marks each entry booked or pending.
-func (s *AccountsService) transactionsPage(ctx context.Context, psu PSU, accountID, href string, query url.Values) (*TransactionReport, *Response, error) {
+// or a next link), read into buf when set (see request.readBuf), and marks
+// each entry booked or pending.
+func (s *AccountsService) transactionsPage(ctx context.Context, psu PSU, accountID, href string, query url.Values, buf *[]byte) (*TransactionReport, *Response, error) {
 	var out TransactionReport
 	resp, err := s.client.do(ctx, &request{
 		op: "accounts.transactions", method: http.MethodGet, psu: &psu, href: href, query: query,
-		budgetEndpoint: BudgetTransactions, accountID: accountID,
+		budgetEndpoint: BudgetTransactions, accountID: accountID, readBuf: buf,
 	}, &out)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)

@@ -224,6 +224,17 @@ func (b *Balance) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
 	}
+	r := reader{data: data}
+	if r.balance(b) && r.end() {
+		return nil
+	}
+	return b.unmarshalReflect(data)
+}
+
+// unmarshalReflect is UnmarshalJSON through encoding/json, for what the
+// one-pass reader does not take (and as the reference it is tested
+// against).
+func (b *Balance) unmarshalReflect(data []byte) error {
 	type plain Balance
 	var w struct {
 		*plain

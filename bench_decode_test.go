@@ -223,8 +223,7 @@ func liveHeap() uint64 {
 // peak-heap-bytes. It is one page twice over: page-bytes, the live size of
 // one page decoded on its own with json.Unmarshal (held, after a full
 // collection), and page-json-bytes, the size of its JSON, which stays in
-// the client's pool of read buffers (bodyBuffers) until the next page is
-// read into it. peak-per-page is peak-heap-bytes over their sum: about 1
+// the walk's read buffer until the next page is read into it. peak-per-page is peak-heap-bytes over their sum: about 1
 // shows that the iterator holds one page, not all 200.
 //
 //	go test -run='^$' -bench=IterateTransactions -benchtime=2s -count=5 .
@@ -326,4 +325,72 @@ func TestTransactionsIteratorHoldsOnePage(t *testing.T) {
 		n++
 	}
 	require.Equal(t, pages*size, n)
+}
+
+// BenchmarkIterateTransactionsPeak: the live heap while Accounts.Transactions
+// walks 10 000 and then 1 000 000 transactions (20 and 2 000 pages of 500,
+// generated as BenchmarkIterateTransactions' are), sampled after a full
+// collection at the first entry of every page (every tenth page of the
+// long walk), above what it was before the walk. peak-per-page-10k and
+// peak-per-page-1M are each peak over one page decoded plus its JSON (see
+// BenchmarkIterateTransactions); 1M-over-10k is how much the peak grows
+// with a walk a hundred times as long. Target: peak-per-page-1M <= 1.1.
+//
+//	go test -run='^$' -bench=IterateTransactionsPeak -benchtime=1x .
+func BenchmarkIterateTransactionsPeak(b *testing.B) {
+	page := onePageBytes(b)
+	var short, long uint64
+	for b.Loop() {
+		short = peakWhileIterating(b, 20, 1)
+		long = peakWhileIterating(b, 2000, 10)
+	}
+	b.ReportMetric(float64(short), "peak-heap-bytes-10k")
+	b.ReportMetric(float64(long), "peak-heap-bytes-1M")
+	b.ReportMetric(float64(short)/page, "peak-per-page-10k")
+	b.ReportMetric(float64(long)/page, "peak-per-page-1M")
+	b.ReportMetric(float64(long)/float64(short), "1M-over-10k")
+}
+
+// onePageBytes is the live size of one page of benchPageSize transactions
+// decoded with json.Unmarshal, plus the size of its JSON.
+func onePageBytes(b *testing.B) float64 {
+	pageJSON := appendTransactionsPage(nil, 0, benchPageSize, true)
+	runtime.GC()
+	before := liveHeap()
+	var one xs2a.TransactionReport
+	if err := json.Unmarshal(pageJSON, &one); err != nil {
+		b.Fatal(err)
+	}
+	size := float64(liveHeap() - before)
+	runtime.KeepAlive(&one)
+	runtime.KeepAlive(pageJSON) // counted in before: keep it out of the difference
+	return size + float64(len(pageJSON))
+}
+
+// peakWhileIterating walks pages pages of benchPageSize transactions with
+// Accounts.Transactions and returns the highest live heap above the start,
+// sampled at the first entry of every every-th page.
+func peakWhileIterating(b *testing.B, pages, every int) uint64 {
+	g := newTransactionsPages(pages, benchPageSize)
+	c := benchClient(b, readySignerFor(b), pageRT{page: g.page})
+	q := &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBooked}
+	runtime.GC() // with liveHeap's, two collections empty the pools: the walk's read buffer counts in its peak
+	base := liveHeap()
+	var peak uint64
+	n := 0
+	for tx, err := range c.Accounts.Transactions(context.Background(), benchPSU, "acc-1", q) {
+		if err != nil || tx.TransactionAmount.Currency != "NOK" {
+			b.Fatalf("entry %d: %v", n, err)
+		}
+		if n%(benchPageSize*every) == 0 {
+			if h := liveHeap(); h > base && h-base > peak {
+				peak = h - base
+			}
+		}
+		n++
+	}
+	if n != pages*benchPageSize {
+		b.Fatalf("%d transactions, want %d", n, pages*benchPageSize)
+	}
+	return peak
 }

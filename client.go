@@ -261,6 +261,11 @@ type request struct {
 	// PSU-not-present guard (budget.go): the endpoint and account counted.
 	budgetEndpoint BudgetEndpoint
 	accountID      string
+	// readBuf, when set, is the buffer a successful answer is read into
+	// instead of one from bodyBuffers: a walk over pages reads all of them
+	// into one buffer of its own, which a pool shared by the processors
+	// would sometimes double.
+	readBuf *[]byte
 }
 
 // newHTTPRequest builds one attempt's request (each attempt is signed afresh
@@ -337,9 +342,16 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 // decode reads a 2xx body, verifies it if asked, turns an unexpected
 // scaRedirect into *SCARequiredError and unmarshals into into.
 func (c *Client) decode(r *request, resp *http.Response, requestID string, into any) error {
-	buf := bodyBuffers.Get().(*[]byte)
+	buf := r.readBuf
+	if buf == nil {
+		buf = bodyBuffers.Get().(*[]byte)
+	}
 	body, err := readAnswer(*buf, resp.Body, resp.ContentLength)
-	defer recycleBody(buf, body)
+	if r.readBuf == nil {
+		defer recycleBody(buf, body)
+	} else if body != nil {
+		*buf = body[:0]
+	}
 	resp.Body.Close()
 	resp.Body = http.NoBody
 	if err != nil {
@@ -373,7 +385,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		// A POST whose answer should say what was created, but is empty.
 		return unknown(errors.New("the answer has no body"))
 	}
-	if err := json.Unmarshal(body, into); err != nil {
+	if err := unmarshal(body, into); err != nil {
 		if !idempotent(r.method) {
 			return unknown(fmt.Errorf("decoding the answer: %w", err))
 		}
@@ -384,6 +396,15 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		return unknown(err)
 	}
 	return nil
+}
+
+// unmarshal decodes body into into: in one pass when into is a
+// fastDecoder that takes the body, with json.Unmarshal otherwise.
+func unmarshal(body []byte, into any) error {
+	if f, ok := into.(fastDecoder); ok && f.decodeFast(body) {
+		return nil
+	}
+	return json.Unmarshal(body, into)
 }
 
 // scaRequired is the *SCARequiredError of an answer carrying link, or a

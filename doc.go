@@ -284,6 +284,8 @@
 //	  customer, account, transaction (not with another
 //	  account as debtor), balance; AIS and PIS on them
 //	Members outside the models kept (Extra), marshalled back TestExtraProductionAccounts, TestExtraRoundTrip
+//	Pages and lists decoded in one pass, as encoding/json    TestReaderMatchesEncodingJSON, FuzzReader
+//	  decodes them; a million transactions hold one page     BenchmarkIterateTransactionsPeak
 //	TPP contact e-mail                                       TestTPPService
 //	  bound to the TPP's certificate (403 for another's)     TestTPPContactBoundToCertificate
 //	cash-account-type-iso                                    TestFlow1AccountAccess/cash-account-type-iso

@@ -21,6 +21,20 @@ var (
 
 // UnmarshalJSON decodes an account; members it does not name go to Extra.
 func (a *Account) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	r := reader{data: data}
+	if r.account(a) && r.end() {
+		return nil
+	}
+	return a.unmarshalReflect(data)
+}
+
+// unmarshalReflect is UnmarshalJSON through encoding/json, for what the
+// one-pass reader does not take (and as the reference it is tested
+// against).
+func (a *Account) unmarshalReflect(data []byte) error {
 	type plain Account
 	return unmarshalWithExtra(data, (*plain)(a), &a.Extra, accountNames)
 }

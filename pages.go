@@ -122,11 +122,22 @@ func (w *pageWalk[T]) unseen(list []T, seen map[string]int) []T {
 	return fresh
 }
 
+// linkKey identifies a next link the walk followed: the first 16 bytes of
+// the SHA-256 of its href. A walk of a million transactions follows
+// thousands of links; their keys take a few dozen bytes each, where the
+// hrefs, kept as they are, made the walk's memory grow by a page's worth.
+type linkKey [16]byte
+
+func keyOfLink(href string) linkKey {
+	sum := sha256.Sum256([]byte(href))
+	return linkKey(sum[:16])
+}
+
 func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 	var zero T
 	href, query, offset := w.href, w.query, w.offset
-	linked := false // the bank pages by _links.next
-	seen := map[string]bool{}
+	linked := false            // the bank pages by _links.next
+	seen := map[linkKey]bool{} // the next links followed
 	// What unseen records, kept while the loop runs: at most one key per
 	// pending entry and standing order.
 	seenPending, seenInfo := map[string]int{}, map[string]int{}
@@ -191,11 +202,11 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 		}
 		switch {
 		case next != "":
-			if seen[next] {
+			if seen[keyOfLink(next)] {
 				yield(zero, fmt.Errorf("xs2a: %s: the bank's next link leads back to a page already read; stopping", w.op))
 				return
 			}
-			seen[next] = true
+			seen[keyOfLink(next)] = true
 			href, query, linked = next, nil, true
 		case linked || w.limit <= 0 || advance == 0:
 			return

@@ -130,6 +130,17 @@ func readChunks(head []byte, lr *io.LimitedReader, refuse bool) ([]byte, error) 
 // *Error keeps, are read with readCapped into buffers of their own.
 var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
+// walkBuffer is the read buffer of a walk over pages (request.readBuf),
+// taken from bodyBuffers; the walk hands it back with recycleBody when it
+// ends.
+func walkBuffer() *[]byte {
+	buf := bodyBuffers.Get().(*[]byte)
+	if *buf == nil {
+		*buf = []byte{} // not nil: recycleBody takes nil for "nothing read"
+	}
+	return buf
+}
+
 // maxPooledBody is the largest buffer kept for reuse; larger ones are left
 // to the garbage collector.
 const maxPooledBody = 1 << 20

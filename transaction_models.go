@@ -122,6 +122,17 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
 	}
+	r := reader{data: data}
+	if r.transaction(t) && r.end() {
+		return nil
+	}
+	return t.unmarshalReflect(data)
+}
+
+// unmarshalReflect is UnmarshalJSON through encoding/json, for what the
+// one-pass reader does not take (and as the reference it is tested
+// against).
+func (t *Transaction) unmarshalReflect(data []byte) error {
 	type plain Transaction
 	var w struct {
 		*plain
@@ -132,22 +143,11 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return plainPath(err)
 	}
-	if raw := bytes.TrimSpace(w.Structured); len(raw) > 0 && !isNull(raw) {
-		var s StructuredRemittance
-		switch raw[0] {
-		case '"':
-			if err := json.Unmarshal(raw, &s.Reference); err != nil {
-				return err
-			}
-		case '{':
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return err
-			}
-		default:
-			return errors.New("xs2a: decoding transaction: remittanceInformationStructured is neither a string nor an object")
-		}
-		t.RemittanceInformationStructured = &s
+	s, err := structuredRemittance(w.Structured)
+	if err != nil {
+		return err
 	}
+	t.RemittanceInformationStructured = s
 	t.Extra = scanExtra(data, transactionNames)
 	if !bytes.Contains(data, []byte(additionalProprietaryPrefix)) {
 		return nil
@@ -160,13 +160,9 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 		if !strings.HasPrefix(k, additionalProprietaryPrefix) || isNull(v) {
 			continue
 		}
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			var buf bytes.Buffer
-			if json.Compact(&buf, v) != nil {
-				continue
-			}
-			s = buf.String()
+		s, ok := proprietaryText(v)
+		if !ok {
+			continue
 		}
 		if t.AdditionalInformationProprietary == nil {
 			t.AdditionalInformationProprietary = make(map[string]string)
@@ -174,6 +170,45 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 		t.AdditionalInformationProprietary[k] = s
 	}
 	return nil
+}
+
+// structuredRemittance decodes the raw value of
+// remittanceInformationStructured: a string (into Reference) or an object;
+// nil when absent or null.
+func structuredRemittance(raw []byte) (*StructuredRemittance, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return nil, nil
+	}
+	var s StructuredRemittance
+	switch raw[0] {
+	case '"':
+		if err := json.Unmarshal(raw, &s.Reference); err != nil {
+			return nil, err
+		}
+	case '{':
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errors.New("xs2a: decoding transaction: remittanceInformationStructured is neither a string nor an object")
+	}
+	return &s, nil
+}
+
+// proprietaryText is the text of an additionalInformationProprietary*
+// value: a string, or the compact JSON text of another value; false when
+// it is not valid JSON.
+func proprietaryText(v []byte) (string, bool) {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s, true
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, v) != nil {
+		return "", false
+	}
+	return buf.String(), true
 }
 
 // MarshalJSON encodes the transaction as the bank does, with the
@@ -365,6 +400,17 @@ func (t *CardTransaction) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
 	}
+	r := reader{data: data}
+	if r.cardTransaction(t) && r.end() {
+		return nil
+	}
+	return t.unmarshalReflect(data)
+}
+
+// unmarshalReflect is UnmarshalJSON through encoding/json, for what the
+// one-pass reader does not take (and as the reference it is tested
+// against).
+func (t *CardTransaction) unmarshalReflect(data []byte) error {
 	type plain CardTransaction
 	var w struct {
 		*plain
