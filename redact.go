@@ -1,6 +1,9 @@
 package xs2a
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // redactedText stands in error strings and logs for a PSU id that the bank's
 // text echoed.
@@ -11,7 +14,8 @@ const redactedText = "[redacted]"
 // must not carry them into error strings or logs.
 type psuIDs []string
 
-// idsOf returns the ids p carries; nil for no PSU.
+// idsOf returns the ids p carries, longest first (so that an id holding
+// another is redacted whole); nil for no PSU.
 func idsOf(p *PSU) psuIDs {
 	if p == nil {
 		return nil
@@ -22,6 +26,7 @@ func idsOf(p *PSU) psuIDs {
 			ids = append(ids, id)
 		}
 	}
+	slices.SortStableFunc(ids, func(a, b string) int { return len(b) - len(a) })
 	return ids
 }
 

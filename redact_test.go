@@ -135,3 +135,24 @@ func TestRedact(t *testing.T) {
 	assert.Equal(t, "a", psuIDs(nil).redact("a"))
 	assert.Equal(t, psuIDs{echoPSU.ID, echoPSU.CorporateID, echoPSU.SessionID}, idsOf(&echoPSU))
 }
+
+// TestRedactOverlappingIDs: an id that holds another (a corporate id that
+// starts with the PSU-ID) is redacted whole, not left in part around the
+// shorter one's [redacted].
+func TestRedactOverlappingIDs(t *testing.T) {
+	t.Parallel()
+	p := PSU{ID: "ola", CorporateID: "OLA-nordmann-as", SessionID: "s-ola-1"}
+	tests := []struct{ in, want string }{
+		{"corporate ola-nordmann-as refused", "corporate [redacted] refused"},
+		{"user ola in session s-ola-1", "user [redacted] in session [redacted]"},
+		{"ola ola-nordmann-as", "[redacted] [redacted]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			got := idsOf(&p).redact(tc.in)
+			assert.Equal(t, tc.want, got)
+			assert.NotContains(t, got, "nordmann")
+		})
+	}
+}
