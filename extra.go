@@ -164,7 +164,9 @@ func decodeNested(data []byte, v any) error {
 	err := d.dec.Decode(v)
 	if err == nil && !d.dec.More() {
 		if _, terr := d.dec.Token(); terr == io.EOF {
-			nestedDecoders.Put(d)
+			if len(data) <= maxPooledBody {
+				nestedDecoders.Put(d) // a decoder keeps its buffer: none of a huge value
+			}
 			return nil
 		}
 	}
