@@ -245,13 +245,13 @@ func (m *SessionManager) update(ctx context.Context, user string, fn func(Sessio
 		fnErr = err
 		return ns, err
 	})
-	if fnErr != nil {
+	switch {
+	case err == nil:
+		return nil
+	case fnErr != nil && errors.Is(err, fnErr): // fn's answer on the state stored
 		return fnErr
 	}
-	if err != nil {
-		return storeError(err)
-	}
-	return nil
+	return storeError(err) // even after fn refused a state the store then could not confirm
 }
 
 func storeError(err error) error { return fmt.Errorf("xs2a: session store: %w", err) }

@@ -425,3 +425,37 @@ func TestSessionManagerPending(t *testing.T) {
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 }
+
+// guessingSessionStore runs fn on a guessed (stale) state first, as a
+// shared store with a cache may, then fails reading the real one.
+type guessingSessionStore struct {
+	guess SessionState
+	err   error
+}
+
+func (s guessingSessionStore) Update(_ context.Context, _ string, fn func(SessionState) (SessionState, error)) error {
+	if _, err := fn(s.guess); err == nil {
+		return nil
+	}
+	return s.err // the state could not be read to run fn on it
+}
+func (s guessingSessionStore) Load(context.Context, string) (SessionState, error) {
+	return SessionState{}, s.err
+}
+
+// A store that refused a guessed state with fn and then failed reports its
+// own error, not fn's: the session id may well be the real state's.
+func TestSessionStoreErrorAfterGuess(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("connection refused")
+	m := NewSessionManager(guessingSessionStore{guess: SessionState{Pending: "old"}, err: boom}, nil)
+	for name, err := range map[string]error{
+		"Complete": m.Complete(context.Background(), "u", "new"),
+		"Abort":    m.Abort(context.Background(), "u", "new"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.ErrorIs(t, err, boom)
+			assert.NotErrorIs(t, err, ErrUnknownSession)
+		})
+	}
+}

@@ -105,7 +105,10 @@ func micros(now time.Time, window time.Duration, limit int) (nowUS, winUS int64,
 	if now.Sub(time.UnixMicro(nowUS)) > 0 {
 		nowUS++
 	}
-	winUS = int64((window + time.Microsecond - 1) / time.Microsecond)
+	winUS = int64(window / time.Microsecond)
+	if window%time.Microsecond != 0 {
+		winUS++ // not window+999ns, which overflows for the longest windows
+	}
 	if nowUS < 0 || nowUS > maxMicros || winUS > maxMicros {
 		return 0, 0, errArgs
 	}

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,7 @@ func TestBudgetStoreRefuses(t *testing.T) {
 		{"window 0", redisstore.NewBudgetStore(rdb), t0, 4, 0, ""},
 		{"zero time", redisstore.NewBudgetStore(rdb), time.Time{}, 4, time.Hour, ""},
 		{"after 2255", redisstore.NewBudgetStore(rdb), time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC), 4, time.Hour, ""},
+		{"longest window", redisstore.NewBudgetStore(rdb), t0, 4, math.MaxInt64, ""},
 		{"nil client", redisstore.NewBudgetStore(nil), t0, 4, time.Hour, "rdb"},
 		{"brace in prefix", redisstore.NewBudgetStore(rdb, redisstore.WithKeyPrefix("{tpp}:")), t0, 4, time.Hour, "WithKeyPrefix"},
 		{"nil store", nil, t0, 4, time.Hour, "BudgetStore"},

@@ -129,7 +129,9 @@
 // next banking day (Monday to Friday, not a Norwegian public holiday, not 24
 // or 31 December): the payment becomes ACWC (accepted with a change) instead
 // of ACTC, its status and details report the new date, and the batch runs
-// book it then. Periodic payments keep their startDate.
+// book it then. Periodic payments keep their startDate. The instant
+// product runs every day: its past date moves to today, and it is executed
+// at once.
 //
 // An authorised e-invoice payment (CINV and SCOR) marks the invoice
 // processed at the invoice scheme once all its signers have signed;

@@ -268,3 +268,27 @@ func (s *safeBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// An id with "/" (written %2F in the path, as the platform's ids may be) is
+// hidden whole in log lines and in the text of a 404, not up to its "/".
+func TestLoggerHidesIDsWithSlash(t *testing.T) {
+	t.Parallel()
+	var buf safeBuffer
+	s := NewServer(t, WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
+	c := newTestClient(t, s)
+	psu := c.privatePSU(PrivateCustomer1)
+	const tail = "SecretTail9="
+	for _, tc := range []struct{ name, path string }{
+		{"balances", "/v1/accounts/enc!!QkFO%2F" + tail + "/balances"},
+		{"no such endpoint", "/v1/nothing/enc!!QkFO%2F" + tail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := c.do("GET", tc.path, nil, "PSU-ID", psu)
+			assert.Equal(t, 404, r.status)
+			assert.NotContains(t, string(r.body), tail, "the error text")
+		})
+	}
+	out := buf.String()
+	assert.Contains(t, out, "path=/api/v1/accounts/{id}/balances")
+	assert.NotContains(t, out, tail)
+}

@@ -516,7 +516,8 @@ func (s *Server) signPaymentLocked(p *payment, customerNumber string) {
 // moveExecDateLocked moves the requestedExecutionDate of a single or bulk
 // payment that is no longer possible when its last signer signs (in the
 // past by now, or not a banking day) to the next banking day from today,
-// and reports whether it moved it. Status and details then report the new
+// and reports whether it moved it. An instant payment runs every day: only
+// a past date moves, to today. Status and details then report the new
 // date.
 func (s *Server) moveExecDateLocked(p *payment) bool {
 	if p.execDate.IsZero() || p.service == "periodic-payments" {
@@ -526,7 +527,9 @@ func (s *Server) moveExecDateLocked(p *payment) bool {
 	if today := dateOf(s.now()); d.Before(today) {
 		d = today
 	}
-	d = nextBankingDay(d)
+	if p.product != ProductInstant { // instant payments run every day
+		d = nextBankingDay(d)
+	}
 	if d.Equal(p.execDate) {
 		return false
 	}

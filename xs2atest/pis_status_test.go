@@ -143,3 +143,35 @@ func TestEInvoiceProcessedAfterLastSigner(t *testing.T) {
 	c.authorise(r, CorporateCustomer1, hdrB)
 	assert.True(t, s.EInvoiceProcessed("F-77"))
 }
+
+// An instant payment runs every day: one dated today on a Saturday, or on a
+// public holiday, is executed when the PSU signs, not moved to the next
+// banking day.
+func TestInstantPaymentNotMovedOffBankingDays(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, today string
+	}{
+		{"a Saturday", "2025-03-15"},
+		{"Good Friday", "2025-04-18"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			day, err := time.ParseInLocation(time.DateOnly, tt.today, oslo)
+			require.NoError(t, err)
+			clock := newFakeClock(day.Add(10 * time.Hour))
+			s := NewServer(t, WithClock(clock.Now))
+			c := newTestClient(t, s)
+			hdr := c.pisPSU(PrivateCustomer1)
+			debtor := customerOf(t, s, PrivateCustomer1).Accounts[0].BBAN
+			r := c.do("POST", "/v1/payments/"+ProductInstant, singlePayment("10.00", withDebtor(debtor), func(p map[string]any) {
+				p["requestedExecutionDate"] = tt.today
+			}), hdr...)
+			require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+			c.authorise(r, PrivateCustomer1, hdr)
+			st := c.status(r)
+			assert.Equal(t, "ACSC", st["transactionStatus"])
+			assert.NotContains(t, st, "requestedExecutionDate")
+		})
+	}
+}

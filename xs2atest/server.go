@@ -217,7 +217,7 @@ func info(r *http.Request) *reqInfo { return r.Context().Value(ctxKey{}).(*reqIn
 // ServeHTTP runs the pipeline: batch catch-up, faults, signature and
 // header checks, the endpoint, response signing.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	lp := logPath{full: r.URL.Path}
+	lp := logPath{full: r.URL.Path, escaped: r.URL.EscapedPath()}
 	r, inside := s.belowBase(r)
 	if !inside {
 		bw := newBufWriter()
@@ -266,8 +266,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // logPath is a request's path for the log: below the base path ("" when
-// outside it) and as received.
-type logPath struct{ path, full string }
+// outside it) and as received, decoded and escaped (the log line templates
+// the escaped one, where an id's "/" is still %2F).
+type logPath struct{ path, full, escaped string }
 
 // belowBase returns r with the base path cut off its URL (as
 // http.StripPrefix does), so routes, faults and the SCA pages see
@@ -483,7 +484,7 @@ func (s *Server) logRequest(r *http.Request, lp logPath, status int, dropped boo
 	s.mu.Lock()
 	s.reqLog = append(s.reqLog, rec)
 	s.mu.Unlock()
-	s.cfg.logger.Info("xs2atest request", "method", rec.Method, "path", pathTemplate(rec.FullPath),
+	s.cfg.logger.Info("xs2atest request", "method", rec.Method, "path", pathTemplate(lp.escaped),
 		"status", status, "dropped", dropped, "x-request-id", rec.RequestID)
 }
 
@@ -597,7 +598,7 @@ func jsonReason(err error) string {
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "no such endpoint: "+r.Method+" "+pathTemplate(r.URL.Path))
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "no such endpoint: "+r.Method+" "+pathTemplate(r.URL.EscapedPath()))
 	})
 	s.sandboxRoutes(m)
 	s.aisRoutes(m)

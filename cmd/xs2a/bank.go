@@ -201,8 +201,13 @@ func listenCallback(redirectURI string) (*callback, string, error) {
 	if path == "" {
 		path = "/"
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+	// The path is compared, not given to a ServeMux: a path such as
+	// "/cb{x}" or "/a b" is no valid ServeMux pattern.
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != path {
+			http.NotFound(w, r)
+			return
+		}
 		u := *ru
 		u.RawQuery = r.URL.RawQuery
 		select {
@@ -211,7 +216,7 @@ func listenCallback(redirectURI string) (*callback, string, error) {
 		}
 		io.WriteString(w, "Done: you can close this window and return to the terminal.\n")
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	cb.close = func() { srv.Close() }
 	return cb, ru.String(), nil

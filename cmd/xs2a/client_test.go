@@ -145,6 +145,8 @@ func TestClientErrors(t *testing.T) {
 		{"wrong password", []string{"accounts", "-base-url", down, "-p12", c.p12, "-p12-password", "nope"}, 1, "wrong password"},
 		{"key of another certificate", []string{"accounts", "-base-url", down, "-cert", c.cert, "-key", other.key}, 1, "does not match the certificate"},
 		{"bank down", []string{"sandbox", "customers", "-base-url", down, "-cert", c.cert, "-key", c.key}, 1, "connection refused"},
+		{"redirect-uri with braces", []string{"accounts", "-base-url", down, "-cert", c.cert, "-key", c.key, "-redirect-uri", "http://127.0.0.1:0/cb{x}"}, 1, "connection refused"},
+		{"redirect-uri with a space", []string{"accounts", "-base-url", down, "-cert", c.cert, "-key", c.key, "-redirect-uri", "http://127.0.0.1:0/a%20b"}, 1, "connection refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
