@@ -25,6 +25,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 func main() {
@@ -108,7 +109,18 @@ func exitCode(e *env, err error) int {
 	}
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine folds white space into single spaces and drops other control
+// characters (an escape sequence in a bank's text must not reach the
+// terminal).
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
 
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: xs2a <command> [flags]")

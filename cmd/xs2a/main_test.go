@@ -48,3 +48,19 @@ func TestUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestOneLineDropsControlCharacters: a bank's text reaches the terminal as
+// one line, without escape sequences.
+func TestOneLineDropsControlCharacters(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text":                    "plain text",
+		"two\nlines\tand\r\ntabs":       "two lines and tabs",
+		"\x1b[2Jcleared \x1b]0;title\a": "[2Jcleared ]0;title",
+		"nul\x00 and del\x7f":           "nul and del",
+		"ﬁne ünïcode":                   "ﬁne ünïcode",
+	} {
+		if got := oneLine(in); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
