@@ -265,6 +265,23 @@ func (r *reader) skipValue(depth int) bool {
 	return false
 }
 
+// members reads an object, calling member with each key and the reader at
+// its value, which member reads; it fails when member or the object does.
+func (r *reader) members(member func(key []byte) bool) bool {
+	if !r.open('{') {
+		return false
+	}
+	for n := 0; ; n++ {
+		key, end, ok := r.next(n)
+		if !ok || end {
+			return ok
+		}
+		if !member(key) {
+			return false
+		}
+	}
+}
+
 // skipContainer reads the object or array opened by c at r.i.
 func (r *reader) skipContainer(c byte, depth int) bool {
 	r.i++

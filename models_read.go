@@ -149,34 +149,23 @@ func (r *reader) reference(a *AccountReference) bool {
 	if r.null() {
 		return true
 	}
-	if !r.open('{') {
-		return false
-	}
-	for n := 0; ; n++ {
-		key, end, ok := r.next(n)
-		if !ok || end {
-			return ok
-		}
+	return r.members(func(key []byte) bool {
 		switch string(key) {
 		case "iban":
-			ok = r.str(&a.IBAN)
+			return r.str(&a.IBAN)
 		case "bban":
-			ok = r.str(&a.BBAN)
+			return r.str(&a.BBAN)
 		case "pan":
-			ok = r.str(&a.PAN)
+			return r.str(&a.PAN)
 		case "maskedPan":
-			ok = r.str(&a.MaskedPAN)
+			return r.str(&a.MaskedPAN)
 		case "msisdn":
-			ok = r.str(&a.MSISDN)
+			return r.str(&a.MSISDN)
 		case "currency":
-			ok = r.str(&a.Currency)
-		default:
-			ok = r.unnamed(key, referenceNames)
+			return r.str(&a.Currency)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return r.unnamed(key, referenceNames)
+	})
 }
 
 // strings reads a []string that is still nil. Elements that are null (and
@@ -742,28 +731,17 @@ func (r *reader) accountLinks(l *AccountLinks) bool {
 	if r.null() {
 		return true
 	}
-	if !r.open('{') {
-		return false
-	}
-	for n := 0; ; n++ {
-		key, end, ok := r.next(n)
-		if !ok || end {
-			return ok
-		}
+	return r.members(func(key []byte) bool {
 		switch string(key) {
 		case "self":
-			ok = r.link(&l.Self)
+			return r.link(&l.Self)
 		case "balances":
-			ok = r.link(&l.Balances)
+			return r.link(&l.Balances)
 		case "transactions":
-			ok = r.link(&l.Transactions)
-		default:
-			ok = r.unnamed(key, accLinksNames)
+			return r.link(&l.Transactions)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return r.unnamed(key, accLinksNames)
+	})
 }
 
 // fastDecoder is an answer type that decodes itself in one pass (see
@@ -777,33 +755,22 @@ type fastDecoder interface {
 func (rep *TransactionReport) decodeFast(data []byte) bool {
 	r := reader{data: data}
 	var out TransactionReport
-	if !r.open('{') {
+	ok := r.members(func(key []byte) bool {
+		switch string(key) {
+		case "account":
+			return r.reference(&out.Account)
+		case "transactions":
+			return r.accountReport(&out.Transactions)
+		case "balances":
+			return r.into(&out.Balances)
+		}
+		return r.unnamed(key, reportNames)
+	})
+	if !ok || !r.end() {
 		return false
 	}
-	for n := 0; ; n++ {
-		key, end, ok := r.next(n)
-		switch {
-		case !ok:
-			return false
-		case end:
-			if !r.end() {
-				return false
-			}
-			*rep = out
-			return true
-		case string(key) == "account":
-			ok = r.reference(&out.Account)
-		case string(key) == "transactions":
-			ok = r.accountReport(&out.Transactions)
-		case string(key) == "balances":
-			ok = r.into(&out.Balances)
-		default:
-			ok = r.unnamed(key, reportNames)
-		}
-		if !ok {
-			return false
-		}
-	}
+	*rep = out
+	return true
 }
 
 // accountReport reads the transactions of a page into what they hold.
@@ -811,65 +778,43 @@ func (r *reader) accountReport(a *AccountReport) bool {
 	if r.null() {
 		return true
 	}
-	if !r.open('{') {
-		return false
-	}
-	for n := 0; ; n++ {
-		key, end, ok := r.next(n)
-		if !ok || end {
-			return ok
-		}
+	return r.members(func(key []byte) bool {
 		switch string(key) {
 		case "booked":
-			ok = readList(r, &a.Booked, (*reader).transaction)
+			return readList(r, &a.Booked, (*reader).transaction)
 		case "pending":
-			ok = readList(r, &a.Pending, (*reader).transaction)
+			return readList(r, &a.Pending, (*reader).transaction)
 		case "information":
-			ok = readList(r, &a.Information, (*reader).transaction)
+			return readList(r, &a.Information, (*reader).transaction)
 		case "_links":
-			ok = r.into(&a.Links)
-		default:
-			ok = r.unnamed(key, accReportNames)
+			return r.into(&a.Links)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return r.unnamed(key, accReportNames)
+	})
 }
 
 // decodeFast decodes a card transaction page (see fastDecoder).
 func (rep *cardTransactionReport) decodeFast(data []byte) bool {
 	r := reader{data: data}
 	var out cardTransactionReport
-	if !r.open('{') {
+	ok := r.members(func(key []byte) bool {
+		switch string(key) {
+		case "cardAccount":
+			return r.reference(&out.CardAccount)
+		case "debitAccounting":
+			return r.into(&out.DebitAccounting)
+		case "cardTransactions":
+			return r.cardAccountReport(&out.CardTransactions)
+		case "balances":
+			return r.into(&out.Balances)
+		}
+		return r.unnamed(key, cardReportNms)
+	})
+	if !ok || !r.end() {
 		return false
 	}
-	for n := 0; ; n++ {
-		key, end, ok := r.next(n)
-		switch {
-		case !ok:
-			return false
-		case end:
-			if !r.end() {
-				return false
-			}
-			*rep = out
-			return true
-		case string(key) == "cardAccount":
-			ok = r.reference(&out.CardAccount)
-		case string(key) == "debitAccounting":
-			ok = r.into(&out.DebitAccounting)
-		case string(key) == "cardTransactions":
-			ok = r.cardAccountReport(&out.CardTransactions)
-		case string(key) == "balances":
-			ok = r.into(&out.Balances)
-		default:
-			ok = r.unnamed(key, cardReportNms)
-		}
-		if !ok {
-			return false
-		}
-	}
+	*rep = out
+	return true
 }
 
 // cardAccountReport reads the card transactions of a page into what they
@@ -878,28 +823,17 @@ func (r *reader) cardAccountReport(a *cardAccountReport) bool {
 	if r.null() {
 		return true
 	}
-	if !r.open('{') {
-		return false
-	}
-	for n := 0; ; n++ {
-		key, end, ok := r.next(n)
-		if !ok || end {
-			return ok
-		}
+	return r.members(func(key []byte) bool {
 		switch string(key) {
 		case "booked":
-			ok = readList(r, &a.Booked, (*reader).cardTransaction)
+			return readList(r, &a.Booked, (*reader).cardTransaction)
 		case "pending":
-			ok = readList(r, &a.Pending, (*reader).cardTransaction)
+			return readList(r, &a.Pending, (*reader).cardTransaction)
 		case "_links":
-			ok = r.into(&a.Links)
-		default:
-			ok = r.unnamed(key, cardAccRepNms)
+			return r.into(&a.Links)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return r.unnamed(key, cardAccRepNms)
+	})
 }
 
 // decodeFast decodes an account list (see fastDecoder); lists of other
@@ -918,27 +852,16 @@ func (l *listBody[T]) decodeFast(data []byte) bool {
 		*list = items
 		return true
 	}
-	if !r.open('{') {
+	ok = r.members(func(key []byte) bool {
+		if string(key) == l.key {
+			return items == nil && readList(&r, &items, (*reader).account)
+		}
+		_, ok := r.skip()
+		return ok
+	})
+	if !ok || !r.end() {
 		return false
 	}
-	for n := 0; ; n++ {
-		key, end, ok := r.next(n)
-		switch {
-		case !ok:
-			return false
-		case end:
-			if !r.end() {
-				return false
-			}
-			*list = items
-			return true
-		case string(key) == l.key:
-			ok = items == nil && readList(&r, &items, (*reader).account)
-		default:
-			_, ok = r.skip()
-		}
-		if !ok {
-			return false
-		}
-	}
+	*list = items
+	return true
 }
