@@ -7,13 +7,13 @@ import (
 )
 
 // AcceptFix is a value of the x-accept-fix header, which turns on optional
-// early-access behaviour of the interface per request (service.md,
+// early-access behaviour of the interface per request (docs/interface.md,
 // Versioning). Several fixes are sent as one comma-separated header. Values
 // other than the constants below are sent as they are, so a fix announced
 // after this release can be used without an SDK update.
 type AcceptFix string
 
-// The fixes of service.md's Versioning table.
+// The fixes of docs/interface.md's Versioning table.
 const (
 	// AmountAsString serializes amounts as strings. Default at the bank since
 	// 08.2020; sending it is harmless.
@@ -30,11 +30,11 @@ const (
 )
 
 // Default reports whether the bank already applies the fix without the
-// header (service.md, Versioning: "Made default").
+// header (docs/interface.md, Versioning: "Made default").
 func (f AcceptFix) Default() bool { return f == AmountAsString }
 
 // valid reports whether f can be sent in the header: printable ASCII
-// (service.md, General conventions 2: the backend refuses what it cannot
+// (docs/interface.md, General conventions 2: the backend refuses what it cannot
 // process), without the list's comma, spaces or quotes.
 func (f AcceptFix) valid() bool {
 	return headerSafe(string(f), 200) && !strings.ContainsAny(string(f), ", \"")

@@ -12,10 +12,10 @@ import (
 	"time"
 )
 
-// AccountsService reads accounts, balances and transactions (service.md,
+// AccountsService reads accounts, balances and transactions (docs/interface.md,
 // Endpoints: /v1/accounts, /v1/card-accounts).
 //
-// Without valid consent the bank answers with SCA (service.md, Flow 1): the
+// Without valid consent the bank answers with SCA (docs/interface.md, Flow 1): the
 // error is a *SCARequiredError holding the scaRedirect link; send the PSU
 // there, take the psu-id from the callback into PSU.ID and call again. A
 // consent revoked at the bank answers errors.Is(err, ErrConsentInvalid); a
@@ -25,7 +25,7 @@ import (
 //
 // Calls without PSU.IPAddress (PSU not present) to balances and
 // transactions are limited to 4 per 24 hours per account, and transactions
-// to the last 90 days (service.md, Limits); the client guards both locally
+// to the last 90 days (docs/interface.md, Limits); the client guards both locally
 // (see WithAccessBudget). It also counts transaction details
 // (BudgetTransaction) and card account balances (CardBalances, under
 // BudgetBalances), which the Limits do not list, as a conservative choice.
@@ -49,19 +49,19 @@ type ConsentsService service
 type UsersService service
 
 // TransactionQuery filters GET /v1/accounts/{id}/transactions and
-// GET /v1/card-accounts/{id}/transactions (service.md, Endpoints). Zero
+// GET /v1/card-accounts/{id}/transactions (docs/interface.md, Endpoints). Zero
 // fields are not sent.
 type TransactionQuery struct {
 	// BookingStatus is sent as bookingStatus. For BookingBoth,
 	// BookingPending and BookingAll the bank returns all pending account
 	// transactions whatever DateFrom, DateTo and Limit say, on every page;
 	// in the sandbox, and for card accounts, pending entries are filtered
-	// and paged like booked ones (service.md, Endpoints). BookingAll adds
+	// and paged like booked ones (docs/interface.md, Endpoints). BookingAll adds
 	// the standing orders (see BookingAll).
 	BookingStatus BookingStatus
 	// DateFrom and DateTo are sent as YYYY-MM-DD, the calendar date in the
 	// time's own location. Without the PSU present DateFrom may be at most
-	// 90 days back (service.md, Limits).
+	// 90 days back (docs/interface.md, Limits).
 	DateFrom, DateTo time.Time
 	// Limit and Offset page the booked transactions (and, in the sandbox
 	// and for card accounts, the pending ones too); 499 is the page size
@@ -72,7 +72,7 @@ type TransactionQuery struct {
 // List returns the accounts the PSU consented to: GET /v1/accounts. An empty
 // list (also a closed account, which the bank leaves out) is an empty,
 // non-nil slice, never an error. Without PSU.ID or consent the error is a
-// *SCARequiredError (service.md, Flow 1).
+// *SCARequiredError (docs/interface.md, Flow 1).
 func (s *AccountsService) List(ctx context.Context, psu PSU) ([]Account, *Response, error) {
 	body := listBody[Account]{key: "accounts"}
 	resp, err := s.client.do(ctx, &request{op: "accounts.list", method: http.MethodGet, href: "/v1/accounts", psu: &psu}, &body)
@@ -188,7 +188,7 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 // yielded once as pending entries are.
 //
 // Pending entries come from every page. For bookingStatus both or pending a
-// production bank sends all of them, unfiltered, on a page (service.md,
+// production bank sends all of them, unfiltered, on a page (docs/interface.md,
 // Endpoints), while the sandbox filters and pages them like booked ones. So
 // a pending entry that comes again on a later page is yielded once: the same
 // transactionId, or, for an entry without one, the same JSON encoding.
@@ -255,7 +255,7 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 // {"transactionsDetails": {...}} (also the Berlin Group's
 // "transactionDetails", or a bare transaction) decodes into the Transaction;
 // its Status is empty, as the answer does not say. Without the PSU present
-// the call counts against the access budget (BudgetTransaction): service.md's
+// the call counts against the access budget (BudgetTransaction): docs/interface.md's
 // Limits do not list transaction details, so this is the SDK's conservative
 // choice, as a bank may count them (see BudgetTransaction).
 func (s *AccountsService) Transaction(ctx context.Context, psu PSU, accountID, transactionID string) (*Transaction, *Response, error) {
@@ -278,10 +278,10 @@ func (s *AccountsService) Transaction(ctx context.Context, psu PSU, accountID, t
 }
 
 // CardAccounts returns the PSU's card accounts: GET /v1/card-accounts. A 404
-// means the bank offers no card accounts (platform notes; release 1.19.0
+// means the bank offers no card accounts (docs/interface.md, Production; release 1.19.0
 // excluded them from the PSD2 channel): the result is then an empty list and
 // a nil error. The call is not counted by the access budget, with or without
-// the PSU present: service.md's Limits name only
+// the PSU present: docs/interface.md's Limits name only
 // /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
 func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAccount, *Response, error) {
 	body := listBody[CardAccount]{key: "cardAccounts"}
@@ -301,7 +301,7 @@ func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAcco
 // pending then booked entries of each page, each with Status set. Paging is
 // by offset and limit (following _links.next when the bank sends one), with
 // the stopping rules of Transactions. Card accounts filter and page pending
-// entries too (service.md, Endpoints: they are "unaffected" by the
+// entries too (docs/interface.md, Endpoints: they are "unaffected" by the
 // repetition), so entries are told apart by cardTransactionId alone: one
 // with the same id on a later page is yielded once, and equal entries
 // without ids are each yielded, on one page or on several.
@@ -310,13 +310,13 @@ func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAcco
 // currency and OriginalAmount the amount in the purchase's currency. The SDK
 // sends the x-accept-fix
 // cardaccount-switch-originalamount-and-transactionamount
-// (CardAccountSwitchAmounts) for that (service.md, Versioning). When the
+// (CardAccountSwitchAmounts) for that (docs/interface.md, Versioning). When the
 // caller removed it with ContextWithoutAcceptFixes, the bank uses its legacy
 // mapping, and the SDK swaps the two amounts of each entry back; an entry
 // without originalAmount is left as it is.
 //
 // Card transaction calls are not counted by the access budget and have no
-// local 90-day check, with or without the PSU present: service.md's Limits
+// local 90-day check, with or without the PSU present: docs/interface.md's Limits
 // name only /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
 //
 // A walk that follows _links.next stops with an error on a next link that
@@ -411,14 +411,14 @@ func (s *ConsentsService) create(ctx context.Context, psu PSU, op, path string) 
 }
 
 // Register registers a PSU for a PISP-only TPP: GET /v1/users, which answers
-// 200 with a scaRedirect link (service.md, Endpoints and Flow 3). The
+// 200 with a scaRedirect link (docs/interface.md, Endpoints and Flow 3). The
 // callback after that SCA carries the psu-id (and psu-corporate-id in
 // corporate context). PSU.Context, when set, is sent as PSU-Context.
 func (s *UsersService) Register(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
 	return s.scaCall(ctx, psu, "users.register", "/v1/users")
 }
 
-// User runs the SCA flow of GET /v1/user (service.md, Endpoints), which also
+// User runs the SCA flow of GET /v1/user (docs/interface.md, Endpoints), which also
 // gives a PISP that is not an AISP a corporate context: the callback carries
 // psu-corporate-id when the PSU chose one. PSU.Context, when set, is sent as
 // PSU-Context.
@@ -436,7 +436,7 @@ func (s *UsersService) scaCall(ctx context.Context, psu PSU, op, path string) (*
 }
 
 // Agreements returns the PSU's corporate agreements: GET /v1/agreements
-// (service.md, Endpoints and Flow 2). It needs PSU.ID (a *ValidationError
+// (docs/interface.md, Endpoints and Flow 2). It needs PSU.ID (a *ValidationError
 // otherwise, nothing sent). The PSU picks one; put its ID into
 // PSU.CorporateID. The answer {"agreements": [...]} and a bare array both
 // decode; none is an empty, non-nil slice.
@@ -453,7 +453,7 @@ func (s *UsersService) Agreements(ctx context.Context, psu PSU) ([]Agreement, *R
 }
 
 // corporateHint tells a caller whose request the bank refused for lack of a
-// (valid) PSU-CORPORATE-ID what to do (service.md, Flow 2). The bank's
+// (valid) PSU-CORPORATE-ID what to do (docs/interface.md, Flow 2). The bank's
 // *Error stays reachable with errors.As.
 func corporateHint(psu PSU, err error) error {
 	if !errors.Is(err, ErrCorporateIDRequired) {
@@ -484,7 +484,7 @@ func checkResourceID(field, id string) error {
 }
 
 // transactionsQuery validates an account transactions request and applies
-// the 90-day rule of PSU-not-present calls (service.md, Limits).
+// the 90-day rule of PSU-not-present calls (docs/interface.md, Limits).
 func (s *AccountsService) transactionsQuery(psu PSU, accountID string, q *TransactionQuery) (url.Values, error) {
 	if err := checkResourceID("accountID", accountID); err != nil {
 		return nil, err

@@ -10,13 +10,13 @@ import (
 )
 
 // BookingStatus is the bookingStatus query parameter of
-// GET /v1/accounts/{id}/transactions (service.md, Endpoints), and the group
+// GET /v1/accounts/{id}/transactions (docs/interface.md, Endpoints), and the group
 // (booked or pending) a yielded transaction came from. Values other than the
 // constants are sent as they are, so a status the bank adds later can be
 // used without an SDK update; they must be printable ASCII.
 type BookingStatus string
 
-// The booking statuses service.md names (and booked, the Berlin Group
+// The booking statuses docs/interface.md names (and booked, the Berlin Group
 // default).
 const (
 	// BookingBooked asks for booked (fully processed) transactions only.
@@ -24,11 +24,11 @@ const (
 	// BookingPending asks for pending transactions only. For accounts in
 	// production the bank returns all of them whatever dateFrom, dateTo and
 	// limit say; the sandbox and card accounts filter and page them like
-	// booked ones (service.md, Endpoints).
+	// booked ones (docs/interface.md, Endpoints).
 	BookingPending BookingStatus = "pending"
 	// BookingBoth asks for booked and pending transactions. Pending ones
 	// are, for accounts in production, all returned unfiltered; the sandbox
-	// and card accounts filter and page them (service.md, Endpoints). The
+	// and card accounts filter and page them (docs/interface.md, Endpoints). The
 	// iterators yield each pending entry once either way.
 	BookingBoth BookingStatus = "both"
 	// BookingAll asks for every entry the bank has (release 1.11.7): in the
@@ -51,7 +51,7 @@ func (s BookingStatus) IncludesPending() bool {
 	return s == BookingPending || s == BookingBoth || s == BookingAll
 }
 
-// CashAccountType is the cashAccountType of an account (service.md, "Account,
+// CashAccountType is the cashAccountType of an account (docs/interface.md, "Account,
 // balance and transaction fields"). With the x-accept-fix
 // cash-account-type-iso (CashAccountTypeISO) the bank sends the ISO 20022
 // ExternalCashAccountType1Code values below; without it, it may send its own
@@ -116,7 +116,7 @@ const (
 	UsageProfessional AccountUsage = "ORGA" // professional account
 )
 
-// Account is one entry of GET /v1/accounts (service.md, "Account, balance and
+// Account is one entry of GET /v1/accounts (docs/interface.md, "Account, balance and
 // transaction fields"; Berlin Group accountDetails). Pass ResourceID to the
 // other AccountsService methods.
 type Account struct {
@@ -132,7 +132,7 @@ type Account struct {
 	PSUName    string         `json:"psuName,omitempty"`
 	// Name is the account's name as the bank assigned it. It holds up to
 	// 70 characters when the x-accept-fix longer-names (LongerNames) is sent
-	// (service.md, Limits and Versioning), fewer without it; the SDK passes
+	// (docs/interface.md, Limits and Versioning), fewer without it; the SDK passes
 	// it through as it comes.
 	Name        string `json:"name,omitempty"`
 	DisplayName string `json:"displayName,omitempty"` // name the PSU gave the account online
@@ -166,7 +166,7 @@ type AccountLinks struct {
 	Transactions Link `json:"transactions,omitzero"`
 }
 
-// Balances is the answer of GET /v1/accounts/{id}/balances (service.md,
+// Balances is the answer of GET /v1/accounts/{id}/balances (docs/interface.md,
 // "Account, balance and transaction fields": the account's currency plus one
 // balance per balanceType, each in the account currency).
 type Balances struct {
@@ -209,7 +209,7 @@ type Balance struct {
 	BalanceType         BalanceType `json:"balanceType"`
 	CreditLimitIncluded *bool       `json:"creditLimitIncluded,omitempty"`
 	// LastChangeDateTime is sent as RFC 3339 with an offset
-	// ("2024-05-02T10:00:00+02:00", service.md General convention 3).
+	// ("2024-05-02T10:00:00+02:00", docs/interface.md General convention 3).
 	LastChangeDateTime       *time.Time `json:"lastChangeDateTime,omitempty"`
 	ReferenceDate            Date       `json:"referenceDate,omitzero"`
 	LastCommittedTransaction string     `json:"lastCommittedTransaction,omitempty"`
@@ -251,7 +251,7 @@ func (b *Balance) unmarshalReflect(data []byte) error {
 	return err
 }
 
-// MarshalJSON encodes lastChangeDateTime in the offset form of service.md
+// MarshalJSON encodes lastChangeDateTime in the offset form of docs/interface.md
 // General convention 3 ("+00:00" rather than "Z"), and the Extra members.
 func (b Balance) MarshalJSON() ([]byte, error) {
 	type plain Balance
@@ -261,7 +261,7 @@ func (b Balance) MarshalJSON() ([]byte, error) {
 	}{plain: plain(b), LastChange: formatDateTime(b.LastChangeDateTime)}, b.Extra, balanceNames)
 }
 
-// CardAccount is one entry of GET /v1/card-accounts (platform notes; Berlin
+// CardAccount is one entry of GET /v1/card-accounts (docs/interface.md, Production; Berlin
 // Group cardAccountDetails).
 type CardAccount struct {
 	// ResourceID is the opaque id of the card account in paths.
@@ -288,7 +288,7 @@ type CardAccount struct {
 }
 
 // Agreement is a corporate agreement of the PSU (GET /v1/agreements,
-// service.md Flow 2). Put ID into PSU.CorporateID to act for that company.
+// docs/interface.md Flow 2). Put ID into PSU.CorporateID to act for that company.
 type Agreement struct {
 	ID                 string `json:"id"`
 	Name               string `json:"name,omitempty"`
@@ -318,7 +318,7 @@ func parseDateTime(field string, s *string) (*time.Time, error) {
 	return nil, fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
 }
 
-// formatDateTime writes a date-time in the offset form of service.md General
+// formatDateTime writes a date-time in the offset form of docs/interface.md General
 // convention 3 ("2024-05-02T10:00:00+00:00"); "" for nil.
 func formatDateTime(t *time.Time) string {
 	if t == nil {

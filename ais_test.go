@@ -148,7 +148,7 @@ func TestAccountsListEmpty(t *testing.T) {
 	}
 }
 
-// A closed account is left out of the list by the bank (service.md, Errors:
+// A closed account is left out of the list by the bank (docs/interface.md, Errors:
 // "empty list, not 404"); the remaining accounts come back as they are.
 func TestAccountsListClosedAccountAbsent(t *testing.T) {
 	t.Parallel()

@@ -33,7 +33,7 @@ var benchPSU = xs2a.PSU{ID: "0b8c4f6e-1d2a-4e3b-8f9c-7a6b5c4d3e2f", IPAddress: "
 var benchCounterparties = []string{"Rema 1000 Torget", "Kraftverket Energi AS", "Arbeidsgiver AS", "Bergen Kommune", "Vinmonopolet Sentrum"}
 
 // appendTransactionsPage appends page number page (0-based) of an account's
-// booked transactions in the platform's JSON shape (platform notes,
+// booked transactions in the platform's JSON shape (docs/interface.md, Production,
 // Transactions: transactionId, bookingDate, valueDate, transactionAmount,
 // creditorName or debtorName, creditorAccount or debtorAccount,
 // remittanceInformationUnstructured, remittanceInformationUnstructuredArray,
@@ -293,7 +293,7 @@ func BenchmarkIterateTransactions(b *testing.B) {
 }
 
 // TestTransactionsIteratorHoldsOnePage checks that Accounts.Transactions
-// keeps at most one page (STYLE.md 8: memory stays bounded by one page):
+// keeps at most one page (memory stays bounded by one page):
 // once the first entry of page N is yielded, page N-1 must be unreachable.
 // The probe is a weak pointer to the backing array of the first entry's
 // RemittanceInformationUnstructuredArray, allocated by the decoder and

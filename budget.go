@@ -13,10 +13,10 @@ import (
 )
 
 // BudgetEndpoint names an endpoint whose PSU-not-present calls are counted
-// by the access budget (service.md, Limits: at most 4 calls per 24 hours
+// by the access budget (docs/interface.md, Limits: at most 4 calls per 24 hours
 // without PSU-IP-Address). Each endpoint has its own count per PSU and
 // account. Every request that may reach the bank counts, an automatic retry
-// too (service.md does not say whether the bank counts the requests it
+// too (docs/interface.md does not say whether the bank counts the requests it
 // answered with an error, so the SDK assumes it does); a retry the budget no
 // longer allows is not made, and the call returns the bank's last answer.
 type BudgetEndpoint string
@@ -30,7 +30,7 @@ const (
 	// BudgetTransactions counts GET /v1/accounts/{id}/transactions.
 	BudgetTransactions BudgetEndpoint = "transactions"
 	// BudgetTransaction counts GET /v1/accounts/{id}/transactions/{transactionId}
-	// (transaction details), separately from the transaction list. service.md's
+	// (transaction details), separately from the transaction list. docs/interface.md's
 	// Limits table does not list this endpoint: counting it is the SDK's
 	// conservative choice, not a rule of the interface, since a bank may
 	// count these calls too (the fake bank xs2atest does) and a call the bank
@@ -38,7 +38,7 @@ const (
 	BudgetTransaction BudgetEndpoint = "transaction-details"
 )
 
-// Limits of service.md for requests without PSU-IP-Address (PSU not present).
+// Limits of docs/interface.md for requests without PSU-IP-Address (PSU not present).
 const (
 	// AccessLimit is how many calls per AccessWindow an endpoint takes for
 	// one PSU and account while the PSU is not present.
@@ -72,7 +72,7 @@ type Store interface {
 // AccessExceededError is a PSU-not-present call the access budget refused
 // locally, before anything was sent, because the endpoint already had
 // AccessLimit calls for this PSU and account in the last AccessWindow
-// (service.md, Limits). It answers errors.Is(err, ErrAccessExceeded). Its
+// (docs/interface.md, Limits). It answers errors.Is(err, ErrAccessExceeded). Its
 // message names neither the PSU nor the account.
 type AccessExceededError struct {
 	Endpoint BudgetEndpoint // the counted endpoint
@@ -99,7 +99,7 @@ func ceilSecond(t time.Time) time.Time {
 }
 
 // accessBudget is the client's local guard of the PSU-not-present limits of
-// service.md: it counts calls in a Store and checks how old the asked-for
+// docs/interface.md: it counts calls in a Store and checks how old the asked-for
 // transactions are. A nil *accessBudget, or one with a nil store, counts
 // nothing (WithAccessBudget(nil)); the history check still applies.
 type accessBudget struct {
@@ -143,7 +143,7 @@ func (b *accessBudget) take(ctx context.Context, psuID, accountID string, ep Bud
 
 // checkHistory refuses a dateFrom, or a dateTo, more than HistoryLimit (90
 // days) before now: the bank refuses transactions that old asked for
-// without the PSU present (service.md, Limits), and a dateTo that old asks
+// without the PSU present (docs/interface.md, Limits), and a dateTo that old asks
 // for nothing else, yet would spend one of the day's calls. The dates are
 // sent as YYYY-MM-DD in their own location, and the bank counts the 90 days
 // from today in its own calendar (historyZone), so the check compares that

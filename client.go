@@ -27,7 +27,7 @@ var errBodyTooLarge = fmt.Errorf("the body is larger than %d MiB", maxBody>>20)
 
 // Client calls the bank's interface for a TPP. Create it with NewClient; it is
 // safe for concurrent use and should be shared. The services group the
-// endpoints of service.md:
+// endpoints of docs/interface.md:
 //
 //	client.Accounts.List(ctx, psu)                 // GET /v1/accounts
 //	client.Payments.Initiate(ctx, psu, product, p, nil) // POST /v1/payments/{product}
@@ -68,7 +68,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 		return nil, invalid("baseURL", "must have no query, fragment or user info")
 	}
 	if base.Scheme == "http" && !isLoopback(base.Hostname()) {
-		return nil, invalid("baseURL", "must use https (service.md: TLS 1.2 or higher); plain http is for loopback test servers only")
+		return nil, invalid("baseURL", "must use https (docs/interface.md: TLS 1.2 or higher); plain http is for loopback test servers only")
 	}
 	cfg := config{retry: DefaultRetryPolicy, now: time.Now, timeout: defaultTimeout}
 	for _, o := range opts {
@@ -77,7 +77,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 		}
 	}
 	if cfg.redirectURI == "" {
-		return nil, invalid("RedirectURI", "is required: use WithRedirectURI (service.md: TPP-Redirect-URI on every request)")
+		return nil, invalid("RedirectURI", "is required: use WithRedirectURI (docs/interface.md: TPP-Redirect-URI on every request)")
 	}
 	c := &Client{cfg: cfg, base: base, basePath: strings.TrimSuffix(base.EscapedPath(), "/"), sleep: sleepCtx}
 	c.transport = &Transport{Signer: signer, RedirectURI: cfg.redirectURI, Now: cfg.now, once: true}
@@ -115,7 +115,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 }
 
 // defaultTransport is http.DefaultTransport's settings with TLS 1.2 as the
-// minimum (service.md, General conventions 7) and bounded handshakes.
+// minimum (docs/interface.md, General conventions 7) and bounded handshakes.
 func defaultTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -147,7 +147,7 @@ var errRedirectNotIdempotent = errors.New("xs2a: the bank answered with a redire
 
 // checkRedirect follows redirects only within the base address (its origin
 // and its path, as resolve keeps links), and only for idempotent requests:
-// a POST is never sent twice (DESIGN.md), and the outcome of one answered
+// a POST is never sent twice, and the outcome of one answered
 // by a redirect is unknown (ErrOutcomeUnknown).
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 {
@@ -484,7 +484,7 @@ func isLoopback(host string) bool {
 }
 
 // withTLS12 returns rt, or for an *http.Transport whose TLS configuration
-// allows versions below 1.2, a clone that does not (service.md, General
+// allows versions below 1.2, a clone that does not (docs/interface.md, General
 // conventions 7). The caller's transport is never modified.
 func withTLS12(rt http.RoundTripper) http.RoundTripper {
 	t, ok := rt.(*http.Transport)

@@ -149,7 +149,7 @@ func TestRequestCarriesTheInterfaceHeaders(t *testing.T) {
 	assert.Equal(t, "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", h.Get("PSU-CORPORATE-ID"))
 	assert.Equal(t, "192.0.2.10", h.Get("PSU-IP-Address"))
 	assert.Equal(t, "sess-1", h.Get("TPP-Session-ID"))
-	assert.Equal(t, "False", h.Get("TPP-Redirect-Preferred"), "written as service.md writes it")
+	assert.Equal(t, "False", h.Get("TPP-Redirect-Preferred"), "written as docs/interface.md writes it")
 	assert.Equal(t, "NO-BANK-1", h.Get("ASPSP-ID"))
 	assert.Equal(t, "longer-names,cardaccount-switch-originalamount-and-transactionamount,amount-as-string", h.Get("x-accept-fix"))
 	assert.Equal(t, []AcceptFix{LongerNames, CardAccountSwitchAmounts, AmountAsString}, resp.AcceptFixes)
@@ -427,7 +427,7 @@ func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r)
 }
 
-// TestErrorsTable maps every row of service.md's Errors table that a client
+// TestErrorsTable maps every row of docs/interface.md's Errors table that a client
 // observes over HTTP to the typed error a TPP branches on. (Failed SCA is a
 // redirect, covered by ParseCallback; the empty account list by the
 // accounts tests.)

@@ -11,7 +11,7 @@ import (
 
 // Digest returns the value of the Digest header for body:
 // "SHA-256=<base64 of the SHA-256 of the exact body bytes>", as the bank's
-// reference client sends it on every request with a body (service.md, Request
+// reference client sends it on every request with a body (docs/interface.md, Request
 // headers). A nil or empty body gives the digest of the empty byte string,
 // the Berlin Group rule for requests without a body.
 func Digest(body []byte) string {

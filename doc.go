@@ -239,7 +239,7 @@
 // the exact typed error or state; what the fake does not produce is listed
 // after the table. The rules and the tests that cover them:
 //
-//	service.md rule                                          test
+//	docs/interface.md rule                                  test
 //	Flow 1: 401 scaRedirect, SCA, callback psu-id, PSU-ID,   TestFlow1AccountAccess
 //	  accounts, balances, 1100 booked in 3 pages of 499,
 //	  pending once and unfiltered, transaction details,

@@ -1,5 +1,5 @@
 // Package xs2a_test holds the SDK's examples and its end-to-end suite. The
-// suite runs every flow of the bank's interface (service.md), and every row of
+// suite runs every flow of the bank's interface (docs/interface.md), and every row of
 // its Errors and Limits tables that the fake bank can produce, against
 // xs2atest.NewServer through the exported API of xs2a and xs2atest only. Each
 // test has its own bank on a fake clock (xs2atest.WithClock, wired into the
@@ -9,7 +9,7 @@
 //
 // # Coverage
 //
-//	service.md rule                                          test
+//	docs/interface.md rule                                  test
 //	Flow 1: 401 scaRedirect, SCA, callback psu-id, PSU-ID,   TestFlow1AccountAccess
 //	  accounts, balances, 1100 booked in 3 pages of 499,
 //	  pending once and unfiltered, transaction details,
@@ -540,7 +540,7 @@ func TestSandboxService(t *testing.T) {
 	assert.Equal(t, today.AddDays(-2), page.Transactions.Booked[0].BookingDate)
 	assert.Equal(t, "Varekjøp", page.Transactions.Booked[0].RemittanceInformationUnstructured)
 	assert.Equal(t, xs2a.TransactionCode{Value: "Varekjøp", Code: "VARER"}, page.Transactions.Booked[0].ProprietaryBankTransactionCode,
-		"a transaction code with value and code (service.md, sandbox)")
+		"a transaction code with value and code (docs/interface.md, sandbox)")
 
 	// and the payment operations
 	ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "100.00", account.BBAN), nil)

@@ -5,7 +5,7 @@ import (
 	"errors"
 )
 
-// EInvoice identifies the electronic invoice a payment settles (service.md,
+// EInvoice identifies the electronic invoice a payment settles (docs/interface.md,
 // "Electronic invoice payment" and Flow 4).
 type EInvoice struct {
 	KID           string // the invoice's KID, sent as the SCOR reference; must pass ValidKID
@@ -15,7 +15,7 @@ type EInvoice struct {
 	Issuer string
 }
 
-// InitiateEInvoice pays an electronic invoice (service.md, Flow 4): a single
+// InitiateEInvoice pays an electronic invoice (docs/interface.md, Flow 4): a single
 // payment, POST /v1/payments/{product} (usually
 // NorwegianDomesticCreditTransfers), whose
 // remittanceInformationStructuredArray holds the invoice's KID (type SCOR)
@@ -37,7 +37,7 @@ type EInvoice struct {
 //
 // When the PSU authorises the payment, the bank marks the invoice as
 // processed at the invoice scheme. The TPP must not change that status
-// itself (service.md, Flow 4); the SDK has no call that does.
+// itself (docs/interface.md, Flow 4); the SDK has no call that does.
 func (s *PaymentsService) InitiateEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice, retry bool) (*Initiation, *Response, error) {
 	body, err := einvoicePayment(psu, product, p, inv)
 	if err != nil {

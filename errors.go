@@ -214,7 +214,7 @@ func (e *Error) Is(target error) bool {
 		if e.HasCode(CodeConsentInvalid) || e.HasCode(CodeConsentExpired) || e.HasCode(CodeConsentUnknown) {
 			return true
 		}
-		// platform notes: a consent revoked at the bank shows as 403, whatever
+		// docs/interface.md, Production: a consent revoked at the bank shows as 403, whatever
 		// the code, unless the code blames the TPP's certificate or role.
 		return e.StatusCode == http.StatusForbidden && !e.blamesTPP()
 	case ErrCorporateIDRequired:

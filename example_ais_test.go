@@ -36,7 +36,7 @@ func reply(w http.ResponseWriter, status int, body string) {
 	io.WriteString(w, body)
 }
 
-// ExampleAccountsService_List runs Flow 1 of service.md: the first call has
+// ExampleAccountsService_List runs Flow 1 of docs/interface.md: the first call has
 // no PSU-ID, so the bank asks for SCA; after the SCA callback the TPP stores
 // the psu-id and calls again.
 func ExampleAccountsService_List() {
@@ -105,7 +105,7 @@ func ExampleAccountsService_Transactions() {
 	// booked  2026-02-01  -1200.00 Huseier
 }
 
-// ExampleUsersService_Agreements runs Flow 2 of service.md: a PSU who acts
+// ExampleUsersService_Agreements runs Flow 2 of docs/interface.md: a PSU who acts
 // for a company must send PSU-CORPORATE-ID; the TPP lets the PSU pick one of
 // the corporate agreements and calls again.
 func ExampleUsersService_Agreements() {

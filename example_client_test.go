@@ -98,7 +98,7 @@ func ExampleNewClient() {
 	fmt.Println(err)
 	// Output:
 	// the bank asks for SCA: true
-	// xs2a: invalid RedirectURI: is required: use WithRedirectURI (service.md: TPP-Redirect-URI on every request)
+	// xs2a: invalid RedirectURI: is required: use WithRedirectURI (docs/interface.md: TPP-Redirect-URI on every request)
 }
 
 // LoadSigner reads the TPP's eIDAS certificate and key from PEM files. The

@@ -48,7 +48,7 @@ func examplePaymentBank() *httptest.Server {
 	return httptest.NewServer(mux)
 }
 
-// Example_singlePayment runs service.md's Flow 3: initiate a payment, start
+// Example_singlePayment runs docs/interface.md's Flow 3: initiate a payment, start
 // the PSU's authorisation, send the PSU to the scaRedirect link, then poll
 // the status until it is final.
 func Example_singlePayment() {
@@ -117,7 +117,7 @@ func Example_singlePayment() {
 }
 
 // ExamplePaymentsService_InitiateEInvoice pays an electronic invoice
-// (service.md, Flow 4). The first attempt goes without
+// (docs/interface.md, Flow 4). The first attempt goes without
 // allowLogicalDuplicate; only a retry of the same invoice after a failure the
 // PSU or TPP can correct sets it.
 func ExamplePaymentsService_InitiateEInvoice() {

@@ -14,7 +14,7 @@ import (
 )
 
 // newSandboxStub serves a tiny part of the sandbox under /api with the JSON
-// the sandbox uses (service.md, Sandbox; platform-notes, Other endpoints).
+// the sandbox uses (docs/interface.md, Sandbox; docs/interface.md, Production, Other endpoints).
 // Real tests use the xs2atest fake bank instead.
 func newSandboxStub() *httptest.Server {
 	var mu sync.Mutex

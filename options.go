@@ -32,7 +32,7 @@ type config struct {
 }
 
 // WithRedirectURI sets the TPP-Redirect-URI sent on every request: the TPP's
-// callback after SCA (service.md, TPP redirect). Required.
+// callback after SCA (docs/interface.md, TPP redirect). Required.
 func WithRedirectURI(uri string) Option {
 	return func(c *config) error {
 		u, err := url.Parse(uri)
@@ -61,7 +61,7 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithAcceptFixes sends these x-accept-fix values on every request (service.md,
+// WithAcceptFixes sends these x-accept-fix values on every request (docs/interface.md,
 // Versioning). Per call, ContextWithAcceptFixes and ContextWithoutAcceptFixes
 // add and remove values.
 func WithAcceptFixes(fixes ...AcceptFix) Option {
@@ -133,7 +133,7 @@ func WithASPSPID(id string) Option {
 }
 
 // WithResponseVerification verifies the Signature and Digest of the bank's
-// responses with bankCert (service.md, Authentication, item 3). A response
+// responses with bankCert (docs/interface.md, Authentication, item 3). A response
 // without a Signature passes unless require is true; then a successful (2xx)
 // response without one fails, and so does a 401 whose scaRedirect the PSU
 // would be sent to. A signature that covers x-request-id must name the

@@ -34,7 +34,7 @@ func pageSignature[T any](list []T, key func(*T) string) string {
 	return string(h.Sum(nil))
 }
 
-// pageWalk runs the paging of the transaction iterators (STYLE.md 8).
+// pageWalk runs the paging of the transaction iterators.
 type pageWalk[T any] struct {
 	op            string
 	href          string     // first page: the endpoint's path
@@ -45,7 +45,7 @@ type pageWalk[T any] struct {
 	// none.
 	id func(*T) string
 	// repeatsPending: the bank may send the pending entries again on later
-	// pages (accounts, service.md Endpoints), so pending entries without an
+	// pages (accounts, docs/interface.md Endpoints), so pending entries without an
 	// id are recognised by their content. Card accounts page their pending
 	// entries ("card accounts are unaffected"): only ids are compared, and
 	// equal entries on different pages are different transactions.

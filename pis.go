@@ -10,9 +10,9 @@ import (
 )
 
 // PaymentsService initiates, authorises, reads and cancels payments
-// (service.md, Endpoints: POST /v1/payments/{product} and the links it returns).
+// (docs/interface.md, Endpoints: POST /v1/payments/{product} and the links it returns).
 //
-// The single payment of service.md's Flow 3, in calls:
+// The single payment of docs/interface.md's Flow 3, in calls:
 //
 //	ini, _, err := client.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &payment, nil)
 //	sca, _, err := client.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
@@ -25,8 +25,8 @@ import (
 // (sca.Links.SCAStatus).
 //
 // Payment initiation needs the PSU present: psu.IPAddress is required
-// (service.md, Limits). psu.ID may be empty: a PISP-only TPP can initiate for
-// a customer it has not registered (service.md, Flow 5: single SCA), whose
+// (docs/interface.md, Limits). psu.ID may be empty: a PISP-only TPP can initiate for
+// a customer it has not registered (docs/interface.md, Flow 5: single SCA), whose
 // payment SCA then signs the customer in; the callback's psu-id is the one
 // to keep (Callback.PSU). A POST that may have reached the bank is never sent
 // again by the SDK: when no answer came, the error answers
@@ -38,7 +38,7 @@ type PaymentsService service
 // SigningBasketsService groups payments for one SCA (POST /v1/signing-baskets).
 type SigningBasketsService service
 
-// Initiate sends a single payment, POST /v1/payments/{product} (service.md,
+// Initiate sends a single payment, POST /v1/payments/{product} (docs/interface.md,
 // Endpoints and "Payment initiation request"). product is one of the product
 // constants (NorwegianDomesticCreditTransfers, ...) or another product name
 // of lower-case letters, digits and '-'. p is checked first (see Payment)
@@ -62,7 +62,7 @@ func (s *PaymentsService) Initiate(ctx context.Context, psu PSU, product string,
 }
 
 // InitiatePeriodic sends a standing order, POST
-// /v1/periodic-payments/{product} (service.md, Endpoints; platform notes,
+// /v1/periodic-payments/{product} (docs/interface.md, Endpoints; docs/interface.md, Production,
 // Payments). p is checked first (see PeriodicPayment: a MonthlyVariable
 // schedule needs distinct months) and is not modified; psu.IPAddress is
 // required. A periodic payment cannot go into a signing basket.
@@ -80,7 +80,7 @@ func (s *PaymentsService) InitiatePeriodic(ctx context.Context, psu PSU, product
 }
 
 // InitiateBulk sends several payments from one account, POST
-// /v1/bulk-payments/{product} (platform notes, Payments). b is checked
+// /v1/bulk-payments/{product} (docs/interface.md, Production, Payments). b is checked
 // first (see BulkPayment; every entry as a Payment) and is not modified;
 // psu.IPAddress is required. Poll a bulk payment with PollOptions.Bulk, for
 // which PART is final. A bulk payment cannot go into a signing basket.
@@ -100,7 +100,7 @@ func (s *PaymentsService) InitiateBulk(ctx context.Context, psu PSU, product str
 // checkInitiation checks what every initiation needs besides its body.
 func checkInitiation(psu PSU, product string) error {
 	if psu.IPAddress == "" {
-		return invalid("PSU.IPAddress", "is required: payment initiation needs the PSU present (service.md, Limits)")
+		return invalid("PSU.IPAddress", "is required: payment initiation needs the PSU present (docs/interface.md, Limits)")
 	}
 	if !validProduct(product) {
 		return invalid("product", "must be a payment product such as %q: lower-case letters, digits and '-'", NorwegianDomesticCreditTransfers)
@@ -138,13 +138,13 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, op, prefix, pro
 
 // StartAuthorisation starts the PSU's SCA of a payment (or signing basket):
 // POST to the startAuthorisation link of the initiation, with an empty body
-// (service.md, Endpoints). Send the PSU's browser to Links.SCARedirect of the
+// (docs/interface.md, Endpoints). Send the PSU's browser to Links.SCARedirect of the
 // answer; the PSU sees the payment there and signs it (Flow 3).
 //
 // For a payment that needs several signatures (corporate context), call it
 // again for each further signer, with the same link or the one of the PATC
 // status answer (PaymentStatus.Links.StartAuthorisation): the status stays
-// PATC until all have signed (service.md, Payment status; see
+// PATC until all have signed (docs/interface.md, Payment status; see
 // PollOptions.OnPATC). The answer's Links.SCAStatus is the new
 // authorisation's own link (AuthorisationStatus).
 func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link Link) (*SCALinks, *Response, error) {
@@ -167,7 +167,7 @@ func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link 
 }
 
 // Status reads a payment's status, GET on the status link of the initiation
-// (service.md, Endpoints). Statuses change asynchronously after the PSU's
+// (docs/interface.md, Endpoints). Statuses change asynchronously after the PSU's
 // approval; PollStatus reads until the status is final. For product
 // DomesticNorwayCreditTransfers the bank answers with an error until the
 // payment is approved.
@@ -212,7 +212,7 @@ func (s *PaymentsService) Get(ctx context.Context, psu PSU, link Link, into any)
 }
 
 // Cancel cancels a payment, DELETE on the self link of the initiation
-// (service.md: available for all products in the sandbox; platform notes).
+// (docs/interface.md: available for all products in the sandbox; docs/interface.md, Production).
 // When the bank wants the PSU to authorise the cancellation it answers with
 // a scaRedirect, returned as a *SCARequiredError.
 func (s *PaymentsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
@@ -230,11 +230,11 @@ func (c *Client) follow(ctx context.Context, op, method string, psu PSU, link Li
 }
 
 // Create sends a signing basket, POST /v1/signing-baskets with
-// {"paymentIds":[...],"consentIds":[...]} (platform notes, Payments), so the
+// {"paymentIds":[...],"consentIds":[...]} (docs/interface.md, Production, Payments), so the
 // PSU authorises several payments with one SCA: follow
 // Links.StartAuthorisation with PaymentsService.StartAuthorisation, or send
 // the PSU to Links.SCARedirect. Bulk and periodic payments are refused before
-// sending, as the bank refuses them with REFERENCE_MIX_INVALID (service.md,
+// sending, as the bank refuses them with REFERENCE_MIX_INVALID (docs/interface.md,
 // Errors): a *ValidationError whose Field is "SigningBasket.Payments[i]".
 // A basket of ids only (PaymentIDs) cannot be checked that way; the bank's
 // refusal then answers errors.Is(err, ErrReferenceMixInvalid).

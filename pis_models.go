@@ -7,7 +7,7 @@ import (
 )
 
 // Payment products of the path /v1/{payments|periodic-payments|bulk-payments}/{product}
-// (service.md, Endpoints; platform notes). The product parameter of the
+// (docs/interface.md, Endpoints; docs/interface.md, Production). The product parameter of the
 // Initiate methods is a plain string, so a product this list does not name
 // can be used as well; it must be a safe path segment (lower-case letters,
 // digits and '-').
@@ -19,7 +19,7 @@ const (
 	// payment (Straks).
 	InstantNorwegianDomesticCreditTransfersStraks = "instant-norwegian-domestic-credit-transfers-straks"
 	// DomesticNorwayCreditTransfers: details and status of a payment of this
-	// product are unavailable before the PSU has approved it (service.md,
+	// product are unavailable before the PSU has approved it (docs/interface.md,
 	// Endpoints); PollStatus tolerates the errors of that time (NotYetFor).
 	DomesticNorwayCreditTransfers = "domestic-norway-credit-transfers"
 	// SEPACreditTransfers is the SEPA credit transfer in euro.
@@ -42,7 +42,7 @@ const (
 )
 
 // Payment is the body of a single payment initiation, POST
-// /v1/payments/{product} (service.md, "Payment initiation request"), and an
+// /v1/payments/{product} (docs/interface.md, "Payment initiation request"), and an
 // entry of BulkPayment.Payments. JSON names are the interface's; the body is
 // sent compact, as the reference client does, because it is digested.
 //
@@ -52,11 +52,11 @@ const (
 // (a BBAN must pass the Norwegian MOD11 check, an IBAN its checksum); a
 // CreditorName of 1 to 70 characters; at most 140 characters of
 // RemittanceInformationUnstructured; only printable Latin-1 text in every
-// text field (service.md, General conventions 2: the bank refuses characters
+// text field (docs/interface.md, General conventions 2: the bank refuses characters
 // such as emoji with 400); a SCOR reference holding a valid KID (a KID error
 // is a 400 at the bank) or ISO 11649 RF creditor reference
 // (ValidCreditorReference); and either a structured reference (KID, invoice) or
-// an unstructured message, never both (platform notes).
+// an unstructured message, never both (docs/interface.md, Production).
 type Payment struct {
 	// EndToEndIdentification is the TPP's reference, passed through to the
 	// creditor where the product allows (at most 35 characters).
@@ -64,7 +64,7 @@ type Payment struct {
 	// InstructedAmount is the amount and currency to pay.
 	InstructedAmount Amount `json:"instructedAmount"`
 	// DebtorAccount is the account to pay from; nil lets the PSU choose it
-	// during SCA (as for electronic invoices, service.md Flow 4). Leave it
+	// during SCA (as for electronic invoices, docs/interface.md Flow 4). Leave it
 	// nil in the entries of a bulk payment (BulkPayment.DebtorAccount).
 	DebtorAccount *AccountReference `json:"debtorAccount,omitempty"`
 	// CreditorAccount is the account to pay to. Required.
@@ -76,7 +76,7 @@ type Payment struct {
 	// PurposeCode is an ISO 20022 purpose code (4 characters).
 	PurposeCode string `json:"purposeCode,omitempty"`
 	// RequestedExecutionDate is the day to pay; zero: as soon as possible.
-	// The bank may move it (service.md, Flow 4). Not used in the entries of
+	// The bank may move it (docs/interface.md, Flow 4). Not used in the entries of
 	// a bulk payment (BulkPayment.RequestedExecutionDate) nor in a periodic
 	// payment (PeriodicPayment.StartDate).
 	RequestedExecutionDate Date `json:"requestedExecutionDate,omitzero"`
@@ -90,11 +90,11 @@ type Payment struct {
 	RemittanceInformationStructuredArray []StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
 	// RemittanceInformationStructured formerly carried a KID.
 	//
-	// Deprecated: use RemittanceInformationStructuredArray (service.md, Versioning: to be removed).
+	// Deprecated: use RemittanceInformationStructuredArray (docs/interface.md, Versioning: to be removed).
 	RemittanceInformationStructured *StructuredRemittance `json:"remittanceInformationStructured,omitempty"`
 }
 
-// Address is a postal address (creditorAddress of service.md's payment
+// Address is a postal address (creditorAddress of docs/interface.md's payment
 // initiation request). Country, an ISO 3166 alpha-2 code, is required.
 type Address struct {
 	StreetName     string `json:"streetName,omitempty"`
@@ -105,7 +105,7 @@ type Address struct {
 }
 
 // Frequency is how often a periodic payment is executed (frequency of
-// POST /v1/periodic-payments/{product}; platform notes, Payments).
+// POST /v1/periodic-payments/{product}; docs/interface.md, Production, Payments).
 type Frequency string
 
 // The frequencies the interface accepts.
@@ -119,7 +119,7 @@ const (
 	SemiAnnual     Frequency = "SemiAnnual"
 	Annual         Frequency = "Annual"
 	// MonthlyVariable executes in the months listed in
-	// PeriodicPayment.MonthsOfExecution, each at most once (service.md:
+	// PeriodicPayment.MonthsOfExecution, each at most once (docs/interface.md:
 	// duplicate month identifiers are rejected, release 1.18.1).
 	MonthlyVariable Frequency = "MonthlyVariable"
 )
@@ -144,7 +144,7 @@ const (
 )
 
 // PeriodicPayment is the body of POST /v1/periodic-payments/{product}
-// (service.md, Endpoints: "Bulk and periodic payments exist"; platform notes,
+// (docs/interface.md, Endpoints: bulk and periodic payments exist; docs/interface.md, Production,
 // Payments): the fields of Payment (embedded, so they sit at the top level of
 // the JSON) and the schedule. RequestedExecutionDate is not used: the first
 // execution is StartDate.
@@ -180,7 +180,7 @@ type InitiateOptions struct {
 	// AllowLogicalDuplicate sends allowLogicalDuplicate=true: the bank then
 	// accepts a payment equal to one it has seen before. Set it only when a
 	// payment is deliberately repeated, for example an invoice retried after
-	// a failure the PSU or TPP can correct (service.md, Flow 4); see
+	// a failure the PSU or TPP can correct (docs/interface.md, Flow 4); see
 	// InitiateEInvoice.
 	AllowLogicalDuplicate bool
 }
@@ -207,7 +207,7 @@ func (k paymentKind) String() string {
 	return "unknown"
 }
 
-// Initiation is the answer to a payment initiation (service.md: "the
+// Initiation is the answer to a payment initiation (docs/interface.md: "the
 // transaction data, links (startAuthorisation, status, and scaRedirect where
 // SCA is due), transactionFeeIndicator and transactionFees"). Pass
 // Links.StartAuthorisation to PaymentsService.StartAuthorisation, and
@@ -244,7 +244,7 @@ func (l InitiationLinks) IsZero() bool {
 	return l.Self.IsZero() && l.Status.IsZero() && l.StartAuthorisation.IsZero() && l.SCARedirect.IsZero() && l.SCAStatus.IsZero()
 }
 
-// PaymentStatus is the answer of GET <status link> (service.md: "Returns the
+// PaymentStatus is the answer of GET <status link> (docs/interface.md: "Returns the
 // payment status"; "the attribute fundsAvailable, which indicates a rejection
 // caused by lack of funds"). Banks of the platform also send the payment's
 // id and its links, so a status read is enough to go on: the next signer of
@@ -301,7 +301,7 @@ type AuthorisationStatus struct {
 // InsufficientFunds reports whether the bank found too little money for the
 // payment: fundsAvailable is false, whatever the status. With a final status
 // (RJCT) the payment was refused for good. The bank reports it as ACCP with
-// fundsAvailable false (service.md, Payment status), a status that is not
+// fundsAvailable false (docs/interface.md, Payment status), a status that is not
 // final: the payment waits and may still be executed at a later batch run
 // when funds arrive. PollStatus returns such a status with a *FundsError;
 // cancel the payment (PaymentsService.Cancel) before initiating it again or
@@ -316,7 +316,7 @@ func (s *PaymentStatus) InsufficientFunds() bool {
 // PaymentID of each of Payments.
 //
 // Only single payments may go into a basket: the bank refuses bulk and
-// periodic payments with REFERENCE_MIX_INVALID (service.md, Errors), and
+// periodic payments with REFERENCE_MIX_INVALID (docs/interface.md, Errors), and
 // SigningBaskets.Create refuses them before sending when it can tell, from
 // the Initiate method that created them or from their links.
 type SigningBasket struct {
@@ -440,7 +440,7 @@ func (p *Payment) validate(field string) error {
 
 // validatePayment checks one structured reference of a payment: a
 // reference and a type of at most 35 characters, and in a SCOR reference a
-// valid KID (service.md, Errors: a KID error is a 400) or a valid ISO 11649
+// valid KID (docs/interface.md, Errors: a KID error is a 400) or a valid ISO 11649
 // RF creditor reference (SEPA and cross-border payments).
 func (r *StructuredRemittance) validatePayment(field string) error {
 	if r.Reference == "" {
@@ -547,7 +547,7 @@ func (p *PeriodicPayment) validate() error {
 			return invalid(f, "must be a month, \"1\" to \"12\"")
 		}
 		if slices.Contains(p.MonthsOfExecution[:i], m) {
-			return invalid(f, "repeats a month: the bank rejects duplicate month identifiers (service.md, Endpoints)")
+			return invalid(f, "repeats a month: the bank rejects duplicate month identifiers (docs/interface.md, Endpoints)")
 		}
 	}
 	return nil

@@ -17,7 +17,7 @@ var ErrUnknownStatus = errors.New("xs2a: unknown transaction status")
 var ErrPollAttempts = errors.New("xs2a: payment status still not final after the last poll")
 
 // FundsError is the error PollStatus returns when the bank reports
-// fundsAvailable false on a status that is not final (service.md, Payment
+// fundsAvailable false on a status that is not final (docs/interface.md, Payment
 // status: "A payment rejected for lack of funds is reported with status ACCP
 // and fundsAvailable"). ACCP is not final: the bank keeps the payment and may
 // still execute it at a later batch run, once the money is on the account
@@ -85,7 +85,7 @@ type PollOptions struct {
 	OnStatus func(*PaymentStatus)
 	// OnPATC, when set, is called once each time the status becomes PATC:
 	// the payment needs several signatures and some are still missing
-	// (service.md, Payment status). Send the next signer through
+	// (docs/interface.md, Payment status). Send the next signer through
 	// StartAuthorisation with the status answer's
 	// Links.StartAuthorisation (or the initiation's, the same link). It is
 	// not called again while the status stays PATC.
@@ -98,13 +98,13 @@ type PollOptions struct {
 	// the status does not exist yet counts as "not yet": a 404, or a 4xx
 	// (not 401 or 429) whose code is RESOURCE_UNKNOWN. Some products
 	// (DomesticNorwayCreditTransfers) have no status before the PSU has
-	// approved the payment (service.md, Endpoints: "details and status are
+	// approved the payment (docs/interface.md, Endpoints: "details and status are
 	// unavailable before the payment is approved"). Any other 4xx (a 400
 	// FORMAT_ERROR, say) ends the poll at once. Default 2 minutes;
 	// negative: no such tolerance. After it the error is returned.
 	NotYetFor time.Duration
 	// Bulk makes PART (partially accepted) final, as it is for bulk
-	// payments (platform notes, Payments).
+	// payments (docs/interface.md, Production, Payments).
 	Bulk bool
 }
 
@@ -146,7 +146,7 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 }
 
 // PollStatus reads the payment status behind link (the status link of the
-// initiation) until it settles, as service.md asks ("statuses are updated
+// initiation) until it settles, as docs/interface.md asks ("statuses are updated
 // asynchronously, so the TPP polls the status link after PSU approval"). It
 // returns:
 //
@@ -156,7 +156,7 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 //   - with a *FundsError (errors.Is(err, ErrInsufficientFunds)), a status
 //     that is not final and whose fundsAvailable is false: the bank reports
 //     a payment it could not execute for lack of funds as ACCP with
-//     fundsAvailable false (service.md, Payment status), and may still
+//     fundsAvailable false (docs/interface.md, Payment status), and may still
 //     execute it at a later batch run when funds arrive. Cancel it
 //     (Cancel) before initiating it again or telling the PSU it failed.
 //
@@ -254,7 +254,7 @@ func (o *PollOptions) transient(err error, elapsed time.Duration) (time.Duration
 	case e.StatusCode == http.StatusUnauthorized:
 		return 0, false
 	case e.StatusCode == http.StatusNotFound || (e.StatusCode >= 400 && e.StatusCode < 500 && e.HasCode(CodeResourceUnknown)):
-		// The status of a payment not yet approved (service.md, Endpoints).
+		// The status of a payment not yet approved (docs/interface.md, Endpoints).
 		return 0, o.NotYetFor > 0 && elapsed < o.NotYetFor && !e.HasCode(CodeFundsNotAvailable)
 	}
 	return 0, false

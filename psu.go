@@ -6,7 +6,7 @@ import (
 )
 
 // PSU is the payment service user a call acts for. It is passed by value to
-// every call and turned into headers by one set of rules (service.md, Request
+// every call and turned into headers by one set of rules (docs/interface.md, Request
 // headers and Limits):
 //
 //   - ID goes into PSU-ID: the psu-id of the SCA callback, persisted by the
@@ -89,7 +89,7 @@ func (p PSU) setHeaders(h http.Header) {
 		h.Set("TPP-Session-ID", p.SessionID)
 	}
 	if p.RedirectPreferred != nil {
-		// service.md writes the value as False (and so True).
+		// docs/interface.md writes the value as False (and so True).
 		v := "False"
 		if *p.RedirectPreferred {
 			v = "True"

@@ -3,7 +3,7 @@ package xs2a
 import "strings"
 
 // Reference types of remittanceInformationStructuredArray entries used by the
-// electronic invoice payment of service.md ("Payment initiation request" and
+// electronic invoice payment of docs/interface.md ("Payment initiation request" and
 // flow 4): an entry of type CINV carries the invoice number, an entry of type
 // SCOR the KID (the creditor's structured reference).
 const (
@@ -18,7 +18,7 @@ const (
 )
 
 // DefaultInvoiceIssuer is the referenceIssuer that EInvoiceReferences puts on
-// the CINV reference. service.md (electronic invoice payment) requires "the
+// the CINV reference. docs/interface.md (electronic invoice payment) requires "the
 // issuer code of the invoice scheme" there without giving it; BITS-EFAKTURA,
 // the code of the Norwegian eFaktura scheme, is what one bank portal's sample
 // of the same platform shows. It is a default, not a certainty: a TPP that
@@ -30,7 +30,7 @@ const DefaultInvoiceIssuer = "BITS-EFAKTURA"
 const maxReferenceLen = 35
 
 // StructuredRemittance is one entry of remittanceInformationStructuredArray in
-// a payment initiation (service.md, "Payment initiation request" and
+// a payment initiation (docs/interface.md, "Payment initiation request" and
 // "Electronic invoice payment"). For an electronic invoice use
 // EInvoiceReferences rather than building the entries by hand.
 type StructuredRemittance struct {
@@ -40,9 +40,9 @@ type StructuredRemittance struct {
 }
 
 // EInvoiceReferences builds the remittanceInformationStructuredArray of an
-// electronic invoice payment (service.md: "Electronic invoice payment ... must
-// contain (a) a reference of type CINV whose referenceIssuer is the issuer
-// code of the invoice scheme, and (b) a CID/KID reference of type SCOR"). It
+// electronic invoice payment (docs/interface.md, Electronic invoice
+// payments: a reference of type CINV whose referenceIssuer is the issuer
+// code of the invoice scheme, and the KID as a reference of type SCOR). It
 // returns the SCOR entry (the KID) first and then the CINV entry (the invoice
 // number, issued by DefaultInvoiceIssuer), the order of the platform's sample.
 //
@@ -55,7 +55,7 @@ func EInvoiceReferences(kid, invoiceNumber string) ([]StructuredRemittance, erro
 }
 
 // EInvoiceReferencesWithIssuer is EInvoiceReferences with another issuer code
-// of the invoice scheme on the CINV reference (service.md, electronic invoice
+// of the invoice scheme on the CINV reference (docs/interface.md, electronic invoice
 // payment: "referenceIssuer is the issuer code of the invoice scheme"), for a
 // bank that expects a code other than DefaultInvoiceIssuer. The issuer must be
 // 1 to 35 characters of text the bank can process (Field "issuer").
@@ -85,8 +85,8 @@ func checkReference(field, s string) error {
 
 // ValidKID reports whether kid is a well-formed Norwegian KID, the customer
 // payment reference carried as the SCOR reference of an electronic invoice
-// payment (service.md: "a CID/KID reference of type SCOR"; Errors: "KID error
-// in a payment" is a 400). A KID is 2 to 25 characters: digits, the last one a
+// payment (docs/interface.md, Electronic invoice payments; a KID error in a
+// payment is a 400, Errors). A KID is 2 to 25 characters: digits, the last one a
 // control character computed over the digits before it by either
 //
 //   - MOD10 (Luhn): weights 2,1,2,1,... from the rightmost payload digit, the
@@ -196,7 +196,7 @@ func mod97Rotated(s string) (rem int, ok bool) {
 var bbanWeights = [10]int{5, 4, 3, 2, 7, 6, 5, 4, 3, 2}
 
 // ValidBBAN reports whether bban is a Norwegian account number (kontonummer),
-// the form of debtorAccount.bban and creditorAccount.bban in service.md's
+// the form of debtorAccount.bban and creditorAccount.bban in docs/interface.md's
 // payment initiation request: exactly 11 digits, bank code (4), account group
 // (2) and 5 digits, the last one a MOD11 control digit over the first ten with
 // weights 5,4,3,2,7,6,5,4,3,2 (r = sum mod 11; control 0 when r = 0, none when
@@ -225,7 +225,7 @@ func ValidBBAN(bban string) bool {
 // NormalizeBBAN removes the separators people write in Norwegian account
 // numbers (spaces, no-break spaces and dots: "8601 11 17947", "8601.11.17947"),
 // so that the result can be checked with ValidBBAN and sent as the bban of an
-// account reference (service.md, payment initiation request). It changes
+// account reference (docs/interface.md, payment initiation request). It changes
 // nothing else and does not validate.
 func NormalizeBBAN(s string) string {
 	if !strings.ContainsAny(s, " .\u00a0") {
@@ -259,7 +259,7 @@ var ibanLengths = map[string]int{
 
 // ValidIBAN reports whether iban is an IBAN in electronic form (ISO 13616: no
 // spaces, upper case), as carried in the iban of an account reference
-// (Berlin Group AccountReference, which service.md's interface is based on):
+// (Berlin Group AccountReference, which docs/interface.md's interface is based on):
 // a country of the IBAN registry, that country's length, upper-case letters
 // and digits only, check digits 02..98 and the ISO 7064 MOD 97-10 checksum.
 // A Norwegian IBAN (NO, 15 characters) must also embed an account number that
@@ -287,7 +287,7 @@ func ValidIBAN(iban string) bool {
 
 // BBANFromIBAN returns the Norwegian account number inside a Norwegian IBAN
 // ("NO9386011117947" -> "86011117947"), so an account known by its IBAN can be
-// given as the bban that service.md's payment initiation request carries. ok
+// given as the bban that docs/interface.md's payment initiation request carries. ok
 // is false when iban is not a valid (ValidIBAN) Norwegian IBAN.
 func BBANFromIBAN(iban string) (bban string, ok bool) {
 	if len(iban) != 15 || iban[:2] != "NO" || !ValidIBAN(iban) {

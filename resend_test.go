@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A payment is never sent twice by the SDK on its own (DESIGN.md), also not
+// A payment is never sent twice by the SDK on its own, also not
 // by net/http underneath it: these tests come from a review that found
 // three ways it was.
 
@@ -128,7 +128,7 @@ func postOverResetHTTP2(t *testing.T, useTLS bool) {
 	assert.ErrorIs(t, err, ErrOutcomeUnknown, "the bank read the POST; its answer was lost")
 	mu.Lock()
 	defer mu.Unlock()
-	assert.Len(t, posts, 1, "a payment initiation is never re-sent automatically (DESIGN.md)")
+	assert.Len(t, posts, 1, "a payment initiation is never re-sent automatically")
 }
 
 // TestRedirectAnswersToPOST: a redirect answering a POST is not followed

@@ -10,11 +10,11 @@ import (
 	"time"
 )
 
-// SandboxService runs the sandbox's mock-data operations (service.md,
+// SandboxService runs the sandbox's mock-data operations (docs/interface.md,
 // Sandbox): reset the sandbox to its known state, list its customers, and
 // create customers, accounts, corporate agreements, transactions and balances
 // that the payment and account operations then work on. The paths are those
-// of platform-notes, Other endpoints.
+// of docs/interface.md, Production, Other endpoints.
 //
 // These calls act for no PSU: they carry no PSU headers, and are signed like
 // every other request. Input is checked before anything is sent; a refused
@@ -34,7 +34,7 @@ const (
 )
 
 // Initialize resets the sandbox to its known state with POST
-// /v1/sandbox/initialize and an empty body (service.md, Sandbox and
+// /v1/sandbox/initialize and an empty body (docs/interface.md, Sandbox and
 // Endpoints): customers, accounts and other data created through the mock-data
 // operations are removed; two private customers (each with 2 accounts and a
 // card account) and two corporate customers (each with 2 accounts) remain
@@ -49,9 +49,9 @@ func (s *SandboxService) Initialize(ctx context.Context) (*Response, error) {
 }
 
 // Customers lists the sandbox customers with GET /v1/sandbox/customers
-// (service.md, Sandbox and Endpoints), with their accounts and agreements when
+// (docs/interface.md, Sandbox and Endpoints), with their accounts and agreements when
 // opts asks for them (includeAccounts=true, includeAgreements=true;
-// platform-notes, Other endpoints). opts may be nil. Each account's
+// docs/interface.md, Production, Other endpoints). opts may be nil. Each account's
 // CustomerNumber is filled from its customer.
 func (s *SandboxService) Customers(ctx context.Context, opts *CustomersOptions) ([]SandboxCustomer, *Response, error) {
 	q := url.Values{}
@@ -82,7 +82,7 @@ func (s *SandboxService) Customers(ctx context.Context, opts *CustomersOptions) 
 }
 
 // decodeSandboxCustomers reads {"customers":[...]}, the sandbox's answer, and
-// also a bare array, since service.md does not show the body.
+// also a bare array, since docs/interface.md does not show the body.
 func decodeSandboxCustomers(raw json.RawMessage) ([]SandboxCustomer, error) {
 	raw = bytes.TrimSpace(raw)
 	out := []SandboxCustomer{}
@@ -117,10 +117,10 @@ func fillAccountOwner(c *SandboxCustomer) {
 }
 
 // CreateCustomer creates a sandbox customer with POST /v1/sandbox/customers
-// (service.md, Sandbox: mock-data operations create customers;
-// platform-notes, Other endpoints). It sends customerNumber (11 digits, the
+// (docs/interface.md, Sandbox: mock-data operations create customers;
+// docs/interface.md, Production, Other endpoints). It sends customerNumber (11 digits, the
 // mock national id used on the sandbox SCA page), customerType (PRIVATE or
-// CORPORATE; the sandbox answers 400 to anything else, service.md Errors) and
+// CORPORATE; the sandbox answers 400 to anything else, docs/interface.md Errors) and
 // name, and returns the customer as created (a corporate customer comes with
 // a default agreement). c is not modified.
 func (s *SandboxService) CreateCustomer(ctx context.Context, c *SandboxCustomer) (*SandboxCustomer, *Response, error) {
@@ -156,9 +156,9 @@ func (s *SandboxService) CreateCustomer(ctx context.Context, c *SandboxCustomer)
 }
 
 // CreateAccount creates an account, or with Card set a card account, for the
-// customer a.CustomerNumber with POST /v1/sandbox/accounts (service.md,
+// customer a.CustomerNumber with POST /v1/sandbox/accounts (docs/interface.md,
 // Sandbox: mock-data operations create accounts, and card accounts may be
-// inserted as supplementary card accounts; platform-notes, Other endpoints).
+// inserted as supplementary card accounts; docs/interface.md, Production, Other endpoints).
 // Checked before sending: CustomerNumber 11 digits; Currency an ISO 4217 code;
 // Name present; a BBAN, when given, a valid Norwegian account number and only
 // without Card; Balance and CreditLimit decimal amounts; CreditLimit and
@@ -246,8 +246,8 @@ func validateSandboxAccount(a *SandboxAccount) error {
 }
 
 // CreateAgreement creates a corporate agreement with POST
-// /v1/sandbox/agreements (platform-notes, Other endpoints: "POST
-// /v1/sandbox/agreements (corporate)"; service.md Flows 2): the owner
+// /v1/sandbox/agreements (docs/interface.md, Production, Other endpoints: "POST
+// /v1/sandbox/agreements (corporate)"; docs/interface.md Flows 2): the owner
 // a.CustomerNumber (a corporate customer) grants the accounts a.Accounts
 // (resource ids of its accounts) to a.Members (customer numbers; the owner is
 // always a member), and a payment needs a.SignersRequired of them (0: one).
@@ -303,7 +303,7 @@ func (s *SandboxService) CreateAgreement(ctx context.Context, a *SandboxAgreemen
 
 // CreateTransaction creates a mock transaction on the account mockAccountID
 // (a ResourceID) with POST /v1/sandbox/accounts/{mockAccountId}/transactions
-// (service.md, Sandbox and Endpoints; platform-notes: "booking and value date
+// (docs/interface.md, Sandbox and Endpoints; docs/interface.md, Production: "booking and value date
 // in the past, bookingDate <= valueDate"). Checked before sending, with the
 // client's clock (WithClock) and the bank's calendar (Europe/Oslo):
 // BookingDate and ValueDate not after today, BookingDate not after ValueDate
@@ -311,7 +311,7 @@ func (s *SandboxService) CreateAgreement(ctx context.Context, a *SandboxAgreemen
 // TransactionAmount and OriginalAmount valid amounts, account references
 // valid, and text fields printable Latin-1 within the Berlin Group lengths.
 // A DebtorAccount other than the account itself is refused by the sandbox
-// (service.md, Sandbox) with an *Error. tx is not modified; TransactionID is
+// (docs/interface.md, Sandbox) with an *Error. tx is not modified; TransactionID is
 // never sent.
 func (s *SandboxService) CreateTransaction(ctx context.Context, mockAccountID string, tx *SandboxTransaction) (*SandboxTransaction, *Response, error) {
 	if err := checkSandboxID("mockAccountID", mockAccountID); err != nil {
@@ -406,8 +406,8 @@ func validateSandboxTransaction(tx *SandboxTransaction, today Date) error {
 
 // SetBalance sets the booked balance of the account mockAccountID (a
 // ResourceID) with PUT /v1/sandbox/accounts/{mockAccountId}/balances and the
-// body {"balanceAmount":{"amount","currency"}} (service.md, Sandbox: mock-data
-// operations update balances; platform-notes, Other endpoints). The amount
+// body {"balanceAmount":{"amount","currency"}} (docs/interface.md, Sandbox: mock-data
+// operations update balances; docs/interface.md, Production, Other endpoints). The amount
 // must be a valid Amount; the sandbox refuses a currency other than the
 // account's.
 func (s *SandboxService) SetBalance(ctx context.Context, mockAccountID string, b *SandboxBalance) (*Response, error) {
@@ -429,7 +429,7 @@ func (s *SandboxService) SetBalance(ctx context.Context, mockAccountID string, b
 }
 
 // checkCustomerNumber checks a sandbox customer number: the mock national
-// identification number, 11 digits (service.md, Sandbox).
+// identification number, 11 digits (docs/interface.md, Sandbox).
 func checkCustomerNumber(field, n string) error {
 	if len(n) != 11 || !allDigits(n) {
 		return invalid(field, "must be 11 digits (the mock national identification number)")

@@ -2,32 +2,32 @@ package xs2a
 
 import "encoding/json"
 
-// Models of the sandbox's mock-data operations (service.md, Sandbox;
-// platform-notes, Other endpoints). Each model carries the interface's own
+// Models of the sandbox's mock-data operations (docs/interface.md, Sandbox;
+// docs/interface.md, Production, Other endpoints). Each model carries docs/interface.md's own
 // JSON field names, so it marshals back to the JSON the sandbox uses.
 
 // CustomerType is the kind of a sandbox customer, sent and returned as
-// customerType (service.md, Sandbox: "two private customers ... and two
+// customerType (docs/interface.md, Sandbox: "two private customers ... and two
 // corporate customers"; Errors: "Sandbox: invalid CustomerType" is a
 // validation error). Unknown values decode without error and stay visible.
 type CustomerType string
 
-// The customer types of service.md, Sandbox.
+// The customer types of docs/interface.md, Sandbox.
 const (
 	// CustomerPrivate is a private person (a natural person PSU).
 	CustomerPrivate CustomerType = "PRIVATE"
 	// CustomerCorporate is a company; it acts through corporate agreements
-	// (service.md, Flows 2: corporate context).
+	// (docs/interface.md, Flows 2: corporate context).
 	CustomerCorporate CustomerType = "CORPORATE"
 )
 
 // Valid reports whether t is one of the customer types the sandbox accepts
-// (service.md, Errors: "Sandbox: invalid CustomerType" is a validation error).
+// (docs/interface.md, Errors: "Sandbox: invalid CustomerType" is a validation error).
 func (t CustomerType) Valid() bool { return t == CustomerPrivate || t == CustomerCorporate }
 
-// Sandbox customer numbers after SandboxService.Initialize (platform-notes,
+// Sandbox customer numbers after SandboxService.Initialize (docs/interface.md, Production,
 // Other endpoints). Each is the 11-digit mock national identification number
-// typed on the sandbox SCA page (service.md, Sandbox).
+// typed on the sandbox SCA page (docs/interface.md, Sandbox).
 const (
 	SandboxPrivateCustomer1   = "13039319955"
 	SandboxPrivateCustomer2   = "12085592767"
@@ -36,7 +36,7 @@ const (
 )
 
 // SandboxCustomer is a sandbox customer as GET /v1/sandbox/customers lists it
-// and POST /v1/sandbox/customers creates it (service.md, Sandbox).
+// and POST /v1/sandbox/customers creates it (docs/interface.md, Sandbox).
 // CreateCustomer sends only CustomerNumber, CustomerType and Name; Accounts
 // and Agreements are filled by the sandbox (Customers fills them only when
 // CustomersOptions asks for them).
@@ -54,7 +54,7 @@ type SandboxCustomer struct {
 }
 
 // SandboxAccount is a sandbox account or card account, as listed with a
-// SandboxCustomer and as POST /v1/sandbox/accounts creates it (service.md,
+// SandboxCustomer and as POST /v1/sandbox/accounts creates it (docs/interface.md,
 // Sandbox: mock-data operations create accounts; card accounts may be
 // inserted as supplementary card accounts).
 //
@@ -87,7 +87,7 @@ type SandboxAccount struct {
 	// CreditLimit is a card account's credit limit as a decimal string.
 	CreditLimit string `json:"creditLimit,omitempty"`
 	// Closed reports an account closed in the backend (it then disappears
-	// from account lists: service.md, Errors).
+	// from account lists: docs/interface.md, Errors).
 	Closed bool `json:"closed,omitempty"`
 	// BookedTransactions and PendingTransactions count the account's
 	// transactions.
@@ -123,9 +123,9 @@ func (a *SandboxAccount) UnmarshalJSON(data []byte) error {
 }
 
 // SandboxAgreement is a corporate agreement of the sandbox, as POST
-// /v1/sandbox/agreements creates it (platform-notes, Other endpoints: "POST
+// /v1/sandbox/agreements creates it (docs/interface.md, Production, Other endpoints: "POST
 // /v1/sandbox/agreements (corporate)"): the accounts a company grants to its
-// members, and how many members must sign a payment (service.md, Flows 2 and
+// members, and how many members must sign a payment (docs/interface.md, Flows 2 and
 // the multi-signature rows of the payment status table).
 //
 // CreateAgreement sends CustomerNumber, Name, Accounts, SignersRequired and
@@ -147,11 +147,11 @@ type SandboxAgreement struct {
 }
 
 // SandboxTransaction is a mock transaction that POST
-// /v1/sandbox/accounts/{mockAccountId}/transactions creates (service.md,
-// Sandbox and Endpoints; platform-notes: "booking and value date in the past,
+// /v1/sandbox/accounts/{mockAccountId}/transactions creates (docs/interface.md,
+// Sandbox and Endpoints; docs/interface.md, Production: "booking and value date in the past,
 // bookingDate <= valueDate"). Its fields are those of a booked transaction of
 // the accounts endpoints. A transaction with another account as debtor is
-// refused by the sandbox (service.md, Sandbox).
+// refused by the sandbox (docs/interface.md, Sandbox).
 type SandboxTransaction struct {
 	// TransactionID is set by the sandbox; it is never sent.
 	TransactionID     string `json:"transactionId,omitempty"`
@@ -167,12 +167,12 @@ type SandboxTransaction struct {
 	DebtorName      string            `json:"debtorName,omitempty"`
 	CreditorAccount *AccountReference `json:"creditorAccount,omitempty"`
 	// DebtorAccount, when set, must be the account the transaction is
-	// created for (service.md, Sandbox).
+	// created for (docs/interface.md, Sandbox).
 	DebtorAccount                     *AccountReference `json:"debtorAccount,omitempty"`
 	RemittanceInformationUnstructured string            `json:"remittanceInformationUnstructured,omitempty"`
 	// ProprietaryBankTransactionCode is the transaction code: a Value
 	// alone is sent as a string, a Value with a Code as the object
-	// {"value", "code"} (service.md: "Transaction code can be given with
+	// {"value", "code"} (docs/interface.md: "Transaction code can be given with
 	// both value and code in the sandbox").
 	ProprietaryBankTransactionCode TransactionCode `json:"proprietaryBankTransactionCode,omitzero"`
 	AdditionalInformation          string          `json:"additionalInformation,omitempty"`
@@ -185,14 +185,14 @@ type SandboxTransaction struct {
 }
 
 // SandboxBalance is the body of PUT /v1/sandbox/accounts/{mockAccountId}/balances
-// (service.md, Endpoints: sandbox balance-update endpoints; platform-notes,
+// (docs/interface.md, Endpoints: sandbox balance-update endpoints; docs/interface.md, Production,
 // Other endpoints): the account's new booked balance.
 type SandboxBalance struct {
 	BalanceAmount Amount `json:"balanceAmount"`
 }
 
 // CustomersOptions are the boolean query options of GET
-// /v1/sandbox/customers (platform-notes, Other endpoints: "boolean query
+// /v1/sandbox/customers (docs/interface.md, Production, Other endpoints: "boolean query
 // options to include accounts and agreements"). A nil *CustomersOptions
 // lists the customers alone.
 type CustomersOptions struct {

@@ -248,7 +248,7 @@ func TestSandboxCreateCustomer(t *testing.T) {
 }
 
 // The sandbox refuses an invalid CustomerType with 400 FORMAT_ERROR
-// (service.md, Errors: "Sandbox: invalid CustomerType ... validation error").
+// (docs/interface.md, Errors: an invalid CustomerType is a validation error).
 // The SDK refuses unknown types locally, so this bank refuses a type the SDK
 // knows: the answer must surface as *Error.
 func TestSandboxCreateCustomerBankRefuses(t *testing.T) {
@@ -433,7 +433,7 @@ func TestSandboxAccountIDIsEscaped(t *testing.T) {
 	require.Empty(t, r.Query)
 }
 
-// service.md, Sandbox: creating a transaction for an account with another
+// docs/interface.md, Sandbox: creating a transaction for an account with another
 // account as debtor returns an error.
 func TestSandboxCreateTransactionOtherDebtor(t *testing.T) {
 	t.Parallel()
@@ -809,7 +809,7 @@ func FuzzDecodeSandboxCustomers(f *testing.F) {
 }
 
 // TestSandboxTransactionCodeForms: a code with only a value is sent as a
-// string, one with a code too as the object service.md allows in the
+// string, one with a code too as the object docs/interface.md allows in the
 // sandbox ("both value and code").
 func TestSandboxTransactionCodeForms(t *testing.T) {
 	t.Parallel()

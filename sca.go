@@ -13,7 +13,7 @@ import (
 )
 
 // ErrSCAFailed: the bank sent the PSU back from the SCA redirect with an
-// error (service.md "TPP redirect", query parameters after failed SCA). The
+// error (docs/interface.md "TPP redirect", query parameters after failed SCA). The
 // error is a *SCAFailure holding the bank's status, code and message.
 var ErrSCAFailed = errors.New("xs2a: SCA failed")
 
@@ -23,10 +23,10 @@ var ErrSCAFailed = errors.New("xs2a: SCA failed")
 var ErrInvalidCallback = errors.New("xs2a: invalid SCA callback")
 
 // PSUContext is the context the PSU selected during SCA, sent back in the
-// context parameter of the TPP redirect (service.md "TPP redirect").
+// context parameter of the TPP redirect (docs/interface.md "TPP redirect").
 type PSUContext string
 
-// The contexts of service.md "TPP redirect".
+// The contexts of docs/interface.md "TPP redirect".
 const (
 	// ContextPrivate: the PSU acts for themself.
 	ContextPrivate PSUContext = "PRIVATE"
@@ -35,11 +35,11 @@ const (
 	ContextCorporate PSUContext = "CORPORATE"
 )
 
-// Valid reports whether c is one of the contexts service.md defines.
+// Valid reports whether c is one of the contexts docs/interface.md defines.
 func (c PSUContext) Valid() bool { return c == ContextPrivate || c == ContextCorporate }
 
 // Callback holds the query parameters the bank sends to the TPP-Redirect-URI
-// after a successful SCA (service.md "TPP redirect (callback the TPP
+// after a successful SCA (docs/interface.md "TPP redirect (callback the TPP
 // implements)"). ParseCallback returns it only when every field is valid.
 type Callback struct {
 	// PSUID is the psu-id: an RFC 4122 UUID in lower case, stable for this
@@ -58,7 +58,7 @@ type Callback struct {
 }
 
 // SCAFailure is the result of a failed SCA: the bank sent the PSU to the
-// TPP-Redirect-URI with the failure parameters of service.md "TPP redirect".
+// TPP-Redirect-URI with the failure parameters of docs/interface.md "TPP redirect".
 // It answers errors.Is(err, ErrSCAFailed). Message is the bank's text, fully
 // URL-decoded, with control characters replaced by spaces; show it to the
 // PSU if you like, but it is the bank's wording, not the SDK's.
@@ -112,7 +112,7 @@ func (e *CallbackError) Error() string {
 // Is reports target == ErrInvalidCallback.
 func (e *CallbackError) Is(target error) bool { return target == ErrInvalidCallback }
 
-// The query parameters of service.md "TPP redirect".
+// The query parameters of docs/interface.md "TPP redirect".
 const (
 	paramPSUID          = "psu-id"
 	paramPSUCorporateID = "psu-corporate-id"
@@ -153,14 +153,14 @@ const (
 const maxCallbackText = 200
 
 // ParseCallback reads the query of a request to the TPP-Redirect-URI
-// (service.md "TPP redirect (callback the TPP implements)"). It is a pure
+// (docs/interface.md, "TPP redirect"). It is a pure
 // function of q.
 //
 // After a successful SCA it returns the *Callback: psu-id and psu-corporate-id
 // must be RFC 4122 UUIDs in 8-4-4-4-12 form (any case; returned in lower case),
 // tpp-session-id printable ASCII of at most 200 characters (empty or absent
 // when the request that triggered SCA carried no TPP-Session-ID, which is
-// optional: service.md's table marks the parameter required, but it only
+// optional: docs/interface.md's table marks the parameter required, but it only
 // echoes that header, so a callback without it is accepted; tie it to the
 // user another way, see CallbackHandler, and note that
 // SessionManager.Complete refuses an empty id), context
@@ -350,11 +350,11 @@ func canonicalUUID(s string) (string, bool) {
 	return "", false
 }
 
-// NewSessionID returns a new TPP-Session-ID (service.md "Request headers"): a
+// NewSessionID returns a new TPP-Session-ID (docs/interface.md "Request headers"): a
 // random version 4 UUID. SessionManager.Begin uses it.
 func NewSessionID() string { return uuid.NewString() }
 
-// CallbackHandler serves the TPP-Redirect-URI (service.md "TPP redirect
+// CallbackHandler serves the TPP-Redirect-URI (docs/interface.md "TPP redirect
 // (callback the TPP implements)"). It answers GET only (405 with an Allow
 // header otherwise), reads the query with ParseCallback, and calls onSuccess
 // with the *Callback or onFailure with the error: a *SCAFailure when the bank

@@ -14,7 +14,7 @@ import (
 var ErrUnknownSession = errors.New("xs2a: unknown TPP-Session-ID")
 
 // SessionValidity is how long an SCA carried under one TPP-Session-ID stays
-// valid, counted from SCA completion (service.md "Consent and SCA session").
+// valid, counted from SCA completion (docs/interface.md "Consent and SCA session").
 const SessionValidity = time.Hour
 
 // SessionState is what a SessionStore keeps per user. It is exported so that
@@ -82,7 +82,7 @@ func (s *memorySessionStore) Load(ctx context.Context, user string) (SessionStat
 }
 
 // SessionManager keeps the TPP-Session-IDs of each user by the rules of
-// service.md "Consent and SCA session":
+// docs/interface.md "Consent and SCA session":
 //
 //   - An SCA carried under one TPP-Session-ID is valid for SessionValidity (1
 //     hour) from SCA completion; after that SCA must be redone.

@@ -15,7 +15,7 @@ import (
 // newFakeClock is the sessions tests' clock.
 func newFakeClock() *testClock { return newTestClock(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)) }
 
-// TestSessionRules drives the rules of service.md "Consent and SCA session"
+// TestSessionRules drives the rules of docs/interface.md "Consent and SCA session"
 // step by step. Each step acts and then checks which session ids are valid.
 // Names "A", "B", ... stand for the ids Begin returned, in order.
 func TestSessionRules(t *testing.T) {

@@ -537,7 +537,7 @@ func TestCryptoSignerKey(t *testing.T) {
 	}
 }
 
-// TestNordicIssuer checks the RFC 2047 form (service.md, Authentication,
+// TestNordicIssuer checks the RFC 2047 form (docs/interface.md, Authentication,
 // item 7) for the issuer with non-ASCII text, against a golden value, and
 // that it decodes to the plain value.
 func TestNordicIssuerGolden(t *testing.T) {

@@ -1,7 +1,7 @@
 package xs2a
 
 // TransactionStatus is a payment's status code (transactionStatus), one of
-// the ISO 20022 codes the Berlin Group guidelines use (service.md, "Payment
+// the ISO 20022 codes the Berlin Group guidelines use (docs/interface.md, "Payment
 // status"). Codes the SDK does not know decode as they are; Known reports
 // them.
 type TransactionStatus string
@@ -14,7 +14,7 @@ const (
 	// TransactionStatusACCP (AcceptedCustomerProfile): the preceding check
 	// of technical validation was successful, and the customer profile
 	// check too. This bank also reports a payment rejected for lack of funds
-	// as ACCP with fundsAvailable false (service.md, Payment status), which
+	// as ACCP with fundsAvailable false (docs/interface.md, Payment status), which
 	// is not final: see PaymentStatus.InsufficientFunds and FundsError.
 	TransactionStatusACCP TransactionStatus = "ACCP"
 	// TransactionStatusACSC (AcceptedSettlementCompleted): settlement on the
@@ -49,12 +49,12 @@ const (
 	// TransactionStatusPATC (PartiallyAcceptedTechnicalCorrect): the payment
 	// needs several signatures and at least one but not all signers have
 	// authorised it. Each further signer goes through the same
-	// startAuthorisation link (service.md, Payment status; see
+	// startAuthorisation link (docs/interface.md, Payment status; see
 	// PollOptions.OnPATC).
 	TransactionStatusPATC TransactionStatus = "PATC"
 	// TransactionStatusPART (PartiallyAccepted): some payments of a bulk
 	// payment were accepted, others rejected. Final for a bulk payment
-	// (platform notes), which Final does not know: poll a bulk payment with
+	// (docs/interface.md, Production), which Final does not know: poll a bulk payment with
 	// PollOptions.Bulk.
 	TransactionStatusPART TransactionStatus = "PART"
 )

@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// TPPService registers the TPP's contact e-mail (service.md, Endpoints: TPP
+// TPPService registers the TPP's contact e-mail (docs/interface.md, Endpoints: TPP
 // dialogue endpoints; release 1.18.0 "contact e-mail registration"). The
 // address is a non-personal, shared mailbox used for technical and
 // operational notifications such as major downtime; registration is optional.
-// The paths are those of platform-notes, Other endpoints:
+// The paths are those of docs/interface.md, Production, Other endpoints:
 // PUT and GET /v1/tpps/{tppId}/contact-information with {"email": "..."}.
 // These calls act for no PSU and are signed like every other request. The
 // bank binds a tppId to the TPP's certificate: pass Signer.TPPID() (the
@@ -29,7 +29,7 @@ type contactInformation struct {
 
 // SetContactEmail registers or updates the TPP's contact e-mail with PUT
 // /v1/tpps/{tppId}/contact-information and the body {"email": email}
-// (service.md, Endpoints: TPP dialogue endpoints; platform-notes, Other
+// (docs/interface.md, Endpoints: TPP dialogue endpoints; docs/interface.md, Production, Other
 // endpoints). tppID is the TPP's authorisation number, like
 // "NO-FSA-987654321". Checked before sending: tppID is a non-empty path
 // segment of letters, digits and "-._~:"; email is a bare address (no
@@ -52,8 +52,8 @@ func (s *TPPService) SetContactEmail(ctx context.Context, tppID, email string) (
 }
 
 // ContactEmail returns the TPP's registered contact e-mail with GET
-// /v1/tpps/{tppId}/contact-information (service.md, Endpoints: TPP dialogue
-// endpoints; platform-notes, Other endpoints). Registration is optional: when
+// /v1/tpps/{tppId}/contact-information (docs/interface.md, Endpoints: TPP dialogue
+// endpoints; docs/interface.md, Production, Other endpoints). Registration is optional: when
 // none is registered the bank answers 404, and ContactEmail returns "", the
 // response and the *Error, for which errors.Is(err, ErrNotFound) is true.
 func (s *TPPService) ContactEmail(ctx context.Context, tppID string) (string, *Response, error) {

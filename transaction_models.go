@@ -10,7 +10,7 @@ import (
 )
 
 // TransactionReport is the answer of GET /v1/accounts/{id}/transactions
-// (service.md, Endpoints; platform notes: {"account", "transactions":
+// (docs/interface.md, Endpoints; docs/interface.md, Production: {"account", "transactions":
 // {"booked", "pending", "_links": {"next"}}}).
 type TransactionReport struct {
 	Account      AccountReference `json:"account,omitzero"`
@@ -19,7 +19,7 @@ type TransactionReport struct {
 }
 
 // AccountReport holds one page of transactions, grouped into booked (fully
-// processed) and pending ones (service.md, "Account, balance and transaction
+// processed) and pending ones (docs/interface.md, "Account, balance and transaction
 // fields"). A next link points to the following page.
 type AccountReport struct {
 	Booked  []Transaction `json:"booked,omitempty"`
@@ -44,7 +44,7 @@ type ReportLinks struct {
 // Transaction.AdditionalInformationProprietary.
 const additionalProprietaryPrefix = "additionalInformationProprietary"
 
-// Transaction is a booked or pending account transaction (service.md,
+// Transaction is a booked or pending account transaction (docs/interface.md,
 // "Account, balance and transaction fields"; Berlin Group transactions). For
 // booked transactions TransactionID is stable; properties of pending ones may
 // change between reads. CreditorName and DebtorName are filled when the
@@ -87,7 +87,7 @@ type Transaction struct {
 	// AdditionalInformationProprietary collects the keys starting with
 	// "additionalInformationProprietary" (additionalInformationProprietary1,
 	// ...), which the bank adds only when it has such references
-	// (service.md). A value that is not a JSON string is kept as its JSON
+	// (docs/interface.md). A value that is not a JSON string is kept as its JSON
 	// text. On encoding, keys with that prefix are written back as
 	// top-level fields; other keys are left out.
 	AdditionalInformationProprietary map[string]string `json:"-"`
@@ -251,7 +251,7 @@ func (t Transaction) marshalProprietary() ([]byte, error) {
 
 // TransactionCode is a bank transaction code. The bank sends it as a JSON
 // string, and the sandbox also as an object {"value": ..., "code": ...}
-// (service.md: "Transaction code can be given with both value and code in
+// (docs/interface.md: "Transaction code can be given with both value and code in
 // the sandbox"); both decode. A string decodes into Value.
 type TransactionCode struct {
 	Value string `json:"value,omitempty"`
@@ -320,7 +320,7 @@ type ReportExchangeRate struct {
 	UnitCurrency   string `json:"unitCurrency,omitempty"`
 	TargetCurrency string `json:"targetCurrency,omitempty"`
 	QuotationDate  Date   `json:"quotationDate,omitzero"`
-	// ContractIdentification is Max35Text (service.md).
+	// ContractIdentification is Max35Text (docs/interface.md).
 	ContractIdentification string `json:"contractIdentification,omitempty"`
 }
 
@@ -350,7 +350,7 @@ func (r *ReportExchangeRate) UnmarshalJSON(data []byte) error {
 // maxRateFraction bounds the digits of an exchange rate after the '.'.
 const maxRateFraction = 15
 
-// CardTransaction is a booked or pending card account transaction (service.md,
+// CardTransaction is a booked or pending card account transaction (docs/interface.md,
 // "Account, balance and transaction fields"; Berlin Group cardTransaction).
 //
 // TransactionAmount is always the amount in the card account's currency and
@@ -428,7 +428,7 @@ func (t *CardTransaction) unmarshalReflect(data []byte) error {
 }
 
 // MarshalJSON encodes acceptorTransactionDateTime in the offset form of
-// service.md General convention 3, and the Extra members.
+// docs/interface.md General convention 3, and the Extra members.
 func (t CardTransaction) MarshalJSON() ([]byte, error) {
 	type plain CardTransaction
 	return marshalWithExtra(struct {
@@ -458,7 +458,7 @@ type CardAcceptorAddress struct {
 }
 
 // cardTransactionReport is the answer of
-// GET /v1/card-accounts/{id}/transactions (platform notes; Berlin Group
+// GET /v1/card-accounts/{id}/transactions (docs/interface.md, Production; Berlin Group
 // cardAccountsTransactionsResponse200).
 type cardTransactionReport struct {
 	CardAccount      AccountReference  `json:"cardAccount,omitzero"`

@@ -184,7 +184,7 @@ func TestAccountsTransactionsPendingOnEveryPage(t *testing.T) {
 	}{
 		{
 			// The sandbox filters and pages pending entries like booked ones
-			// (service.md, Endpoints: "sandbox and card accounts are
+			// (docs/interface.md, Endpoints: "sandbox and card accounts are
 			// unaffected").
 			name: "paged like booked (sandbox)",
 			answers: map[string]string{
@@ -237,7 +237,7 @@ func TestAccountsTransactionsPendingOnEveryPage(t *testing.T) {
 }
 
 // TestCardTransactionsPending: card accounts page their pending entries
-// (service.md, Endpoints: "card accounts are unaffected" by the repetition),
+// (docs/interface.md, Endpoints: "card accounts are unaffected" by the repetition),
 // so only an entry with the same cardTransactionId is the same transaction;
 // equal entries without ids, on one page or on several, are each yielded.
 func TestCardTransactionsPending(t *testing.T) {
@@ -821,7 +821,7 @@ func FuzzTransactionsPage(f *testing.F) {
 	})
 }
 
-// Card account calls are outside the access budget (service.md's Limits name
+// Card account calls are outside the access budget (docs/interface.md's Limits name
 // only /v1/accounts/{id}/balances and /transactions); transaction details
 // are counted, as the SDK's conservative choice.
 func TestCardCallsAreNotCounted(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 )
 
 // Transport is an http.RoundTripper that stamps and signs every request as
-// the interface demands (service.md, Request headers and Authentication). On a
+// the interface demands (docs/interface.md, Request headers and Authentication). On a
 // clone of the request it sets Date (RFC 7231, from Now), X-Request-ID (a
 // UUID, only if absent), TPP-Redirect-URI (only if absent),
 // TPP-Signature-Certificate, Digest (on POST, PUT and PATCH and any request

@@ -40,7 +40,7 @@ const (
 )
 
 // testPaymentBody is a typical single payment initiation as compact JSON
-// (about 400 bytes, service.md, Payment initiation request).
+// (about 400 bytes, docs/interface.md, Payment initiation request).
 const testPaymentBody = `{"instructedAmount":{"currency":"NOK","amount":"1250.00"},` +
 	`"debtorAccount":{"bban":"12345678903","currency":"NOK"},` +
 	`"creditorAccount":{"bban":"98765432106","currency":"NOK"},` +
@@ -117,7 +117,7 @@ var sigPart = regexp.MustCompile(`^([A-Za-z]+)="([^"]*)"(,|$)`)
 
 // splitSignature is a parser independent of parseSignature: the parts
 // keyId, algorithm, headers and signature, each once, in that order
-// (service.md, Authentication, item 4).
+// (docs/interface.md, Authentication, item 4).
 func splitSignature(t testing.TB, v string) map[string]string {
 	t.Helper()
 	parts := map[string]string{}
@@ -134,7 +134,7 @@ func splitSignature(t testing.TB, v string) map[string]string {
 	return parts
 }
 
-// buildSigningString is the signing string of draft-cavage (service.md,
+// buildSigningString is the signing string of draft-cavage (docs/interface.md,
 // Authentication, item 6) written independently of signingString.
 func buildSigningString(t testing.TB, names []string, h http.Header, method, target, host string) string {
 	t.Helper()
@@ -248,7 +248,7 @@ func TestTransportGolden(t *testing.T) {
 }
 
 // TestTransportSignedHeaders checks which headers are signed, in which
-// order, and when Digest is sent (service.md, Authentication, item 5).
+// order, and when Digest is sent (docs/interface.md, Authentication, item 5).
 func TestTransportSignedHeaders(t *testing.T) {
 	t.Parallel()
 	psu := func(p PSU) func(*http.Request) { return func(r *http.Request) { p.setHeaders(r.Header) } }
@@ -395,7 +395,7 @@ func TestTransportRequestIDAndRedirectURI(t *testing.T) {
 }
 
 // TestTransportLeavesRequestAlone: the caller's request, header map and URL
-// are unchanged after RoundTrip (STYLE.md, item 3).
+// are unchanged after RoundTrip.
 func TestTransportLeavesRequestAlone(t *testing.T) {
 	t.Parallel()
 	for _, withBody := range []bool{false, true} {

@@ -14,7 +14,7 @@ import (
 
 // Amount is an amount of money as the interface carries it in
 // instructedAmount, balanceAmount, transactionAmount, transactionFees and the
-// like: {"currency": "NOK", "amount": "100.26"}. service.md General convention
+// like: {"currency": "NOK", "amount": "100.26"}. docs/interface.md General convention
 // 5 and the amount-as-string fix (default since release 1.7.6) make amount a
 // JSON string; Amount keeps it as the decimal text, never as a float, so no
 // øre is lost. Build one with ParseAmount, or set the fields and call Validate.
@@ -28,7 +28,7 @@ type Amount struct {
 var amountPattern = regexp.MustCompile(`^-?[0-9]{1,14}(\.[0-9]{1,3})?$`)
 
 // ParseAmount returns the Amount of currency and amount after the checks of
-// Amount.Validate (service.md, payment initiation request: instructedAmount is
+// Amount.Validate (docs/interface.md, payment initiation request: instructedAmount is
 // "currency (ISO 4217 code), amount (string)"). The text is kept as given:
 // ParseAmount("NOK", "100.50") holds "100.50". Errors are *ValidationError.
 func ParseAmount(currency, amount string) (Amount, error) {
@@ -40,7 +40,7 @@ func ParseAmount(currency, amount string) (Amount, error) {
 }
 
 // Validate checks the amount against the Berlin Group Amount type that
-// service.md's instructedAmount uses: Amount matches
+// docs/interface.md's instructedAmount uses: Amount matches
 // ^-?[0-9]{1,14}(\.[0-9]{1,3})?$ and Currency is an ISO 4217 code in shape
 // (three letters A-Z). The error is a *ValidationError with Field
 // "Amount.Amount" or "Amount.Currency".
@@ -210,7 +210,7 @@ func jsonKind(c byte) string {
 }
 
 // Date is a calendar date without a time or zone, the ISO 8601 YYYY-MM-DD
-// form of service.md General convention 3 (requestedExecutionDate,
+// form of docs/interface.md General convention 3 (requestedExecutionDate,
 // bookingDate, valueDate, dateFrom, dateTo, startDate, endDate).
 //
 // The zero Date means "no date": String and MarshalText give "", MarshalJSON
@@ -224,7 +224,7 @@ type Date struct {
 	Day   int        // 1..31
 }
 
-// DateOf returns the date of t in t's location (service.md General convention
+// DateOf returns the date of t in t's location (docs/interface.md General convention
 // 3: dates in JSON are YYYY-MM-DD). The zero time gives the zero Date.
 func DateOf(t time.Time) Date {
 	if t.IsZero() {
@@ -239,7 +239,7 @@ func dateError() error {
 	return invalid("Date", "must be a calendar date in the form YYYY-MM-DD")
 }
 
-// ParseDate parses an ISO 8601 calendar date "YYYY-MM-DD" (service.md General
+// ParseDate parses an ISO 8601 calendar date "YYYY-MM-DD" (docs/interface.md General
 // convention 3), strictly: four-digit year 0001..9999, two-digit month and
 // day, a day that exists in that month. The error is a *ValidationError.
 func ParseDate(s string) (Date, error) {
@@ -267,7 +267,7 @@ func (d Date) valid() bool {
 	return d.Day <= last
 }
 
-// String returns the date as YYYY-MM-DD (service.md General convention 3), or
+// String returns the date as YYYY-MM-DD (docs/interface.md General convention 3), or
 // "" for the zero Date.
 func (d Date) String() string {
 	if d.IsZero() {
@@ -281,7 +281,7 @@ func (d Date) String() string {
 func (d Date) IsZero() bool { return d == Date{} }
 
 // Compare returns -1 when d is before other, +1 when after, 0 when equal
-// (the order of service.md General convention 3 dates, like time.Time.Compare).
+// (the order of docs/interface.md General convention 3 dates, like time.Time.Compare).
 func (d Date) Compare(other Date) int {
 	switch {
 	case d.Year != other.Year:
@@ -330,7 +330,7 @@ func (d Date) In(loc *time.Location) time.Time {
 	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
 }
 
-// MarshalText returns YYYY-MM-DD (service.md General convention 3), or empty
+// MarshalText returns YYYY-MM-DD (docs/interface.md General convention 3), or empty
 // text for the zero Date. A Date that is not a real date of the years
 // 1..9999 is an error.
 func (d Date) MarshalText() ([]byte, error) {
@@ -343,7 +343,7 @@ func (d Date) MarshalText() ([]byte, error) {
 	return []byte(d.String()), nil
 }
 
-// UnmarshalText parses YYYY-MM-DD (service.md General convention 3). Empty
+// UnmarshalText parses YYYY-MM-DD (docs/interface.md General convention 3). Empty
 // text gives the zero Date. A date-time ("2024-01-02T10:00:00+01:00"), which
 // some banks send where a date belongs, gives its date part as written,
 // without converting it to another zone.
@@ -378,7 +378,7 @@ func isDateTimeTail(rest string) bool {
 	return true
 }
 
-// MarshalJSON returns "YYYY-MM-DD" (service.md General convention 3), or null
+// MarshalJSON returns "YYYY-MM-DD" (docs/interface.md General convention 3), or null
 // for the zero Date; tag the field omitzero to leave an unset date out.
 func (d Date) MarshalJSON() ([]byte, error) {
 	if d.IsZero() {
@@ -405,7 +405,7 @@ func (d *Date) UnmarshalJSON(b []byte) error {
 }
 
 // AccountReference identifies an account in a request or a response
-// (debtorAccount, creditorAccount, account, cardAccount): service.md's
+// (debtorAccount, creditorAccount, account, cardAccount): docs/interface.md's
 // payment initiation request gives accounts as {"bban", "currency"}; the
 // Berlin Group AccountReference the interface is based on also allows iban,
 // pan, maskedPan and msisdn.
@@ -419,7 +419,7 @@ type AccountReference struct {
 }
 
 // Validate checks the reference as a debtorAccount or creditorAccount of
-// service.md's payment initiation request: at least one of IBAN, BBAN, PAN,
+// docs/interface.md's payment initiation request: at least one of IBAN, BBAN, PAN,
 // MaskedPAN and MSISDN; a BBAN that passes ValidBBAN; an IBAN that passes
 // ValidIBAN (and, for a Norwegian IBAN given with a BBAN, holds that BBAN); a
 // Currency, when set, that is an ISO 4217 code in shape. PAN, MaskedPAN and

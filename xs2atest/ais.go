@@ -218,7 +218,7 @@ const cardBalanceType = "any_balance_type"
 
 // GET /v1/accounts/{id}/balances (and card accounts). PSU not present: at
 // most 4 calls per 24 hours to an account's balances; card accounts are not
-// counted (service.md's Limits name only /v1/accounts/{id}/balances).
+// counted (docs/interface.md's Limits name only /v1/accounts/{id}/balances).
 func (s *Server) getBalances(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -232,7 +232,7 @@ func TestPSUNotPresentLimits(t *testing.T) {
 	assert.NotEmpty(t, r.link(t, "scaRedirect"))
 }
 
-// TestNinetyDaysCountFromLastOnlineAccessWithSCA: service.md, Limits:
+// TestNinetyDaysCountFromLastOnlineAccessWithSCA: docs/interface.md, Limits:
 // transactions without the PSU present are read for "accounts the PSU
 // accessed online with SCA within the last 90 days". The 90 days count from
 // the later of the consent SCA and the last request for the account with the
@@ -527,7 +527,7 @@ func TestUsersAndAgreementsNeedPSU(t *testing.T) {
 	assert.JSONEq(t, `{"agreements":[]}`, string(r.body))
 }
 
-// TestCardAccountsNotLimited: service.md's Limits name only
+// TestCardAccountsNotLimited: docs/interface.md's Limits name only
 // /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions, so card
 // account calls without the PSU present are neither counted (4 per 24 h)
 // nor held to the 90-day rules.

@@ -2,7 +2,7 @@ package xs2atest
 
 import "time"
 
-// The sandbox's simulated batch processing: 5 runs a day (service.md
+// The sandbox's simulated batch processing: 5 runs a day (docs/interface.md
 // "Sandbox", "Limits") at these hours, Europe/Oslo. Periodic payments are
 // not processed.
 var batchHours = []int{6, 9, 12, 15, 18}

@@ -87,7 +87,7 @@ func cardTxOf(t *transaction, fixed bool) cardTxJSON {
 // not under the rule that sends all pending account transactions on every
 // page); bookingStatus all reads as both (cards have no standing orders) and
 // information, which the Berlin Group does not define for cards, gives 400.
-// Not under the PSU-not-present Limits either: service.md names only the
+// Not under the PSU-not-present Limits either: docs/interface.md names only the
 // /v1/accounts balances and transactions, so no 4-per-24-hours count and no
 // 90-day rule.
 func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {

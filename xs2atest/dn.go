@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// The keyId's CA part (service.md "Authentication": "CA=<issuer, RFC 2253>")
+// The keyId's CA part (docs/interface.md "Authentication": "CA=<issuer, RFC 2253>")
 // in the strict string form of RFC 2253, written here independently of the
 // SDK's Signer, and a normaliser for the CA a TPP sends.
 

@@ -172,7 +172,7 @@ func TestCheckKeyIDEIDASIssuer(t *testing.T) {
 	sn := "SN=1A2B3C,CA="
 	tests := []struct {
 		name, keyID string
-		ok          bool // by default (service.md: upper-case serial, RFC 2253 CA)
+		ok          bool // by default (docs/interface.md: upper-case serial, RFC 2253 CA)
 		variantsOK  bool // with WithKeyIDVariants
 	}{
 		{"strict RFC 2253", sn + strict, true, true},

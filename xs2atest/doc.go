@@ -1,5 +1,5 @@
 // Package xs2atest is a fake bank for tests and examples: an in-process
-// HTTP server that runs the interface of the SDK's spec (service.md) with
+// HTTP server that runs the interface of the SDK's spec (docs/interface.md) with
 // sandbox data, so every flow of package xs2a runs offline.
 //
 //	s := xs2atest.NewServer(t)                      // closed by t.Cleanup
@@ -30,7 +30,7 @@
 // TPP-Signature-Certificate (base64 DER, PEM tolerated), algorithm rsa-sha256
 // (PKCS#1 v1.5) or ecdsa-sha256 (P-256, ASN.1 DER), the parts in the order
 // keyId, algorithm, headers, signature. A value with text other than ASCII
-// (a non-ASCII issuer) must be RFC 2047 encoded (=?utf-8?B?...?=, service.md
+// (a non-ASCII issuer) must be RFC 2047 encoded (=?utf-8?B?...?=, docs/interface.md
 // Authentication 7); raw non-ASCII text is refused. Any value may be sent so
 // wrapped (the SDK's WithRFC2047Signature): a value that starts with "=?"
 // must then consist of encoded words only (charset utf-8, us-ascii or
@@ -52,7 +52,7 @@
 // re-encoded value), which some TPP libraries produce. Escapes compare by
 // the character they stand for ("\22" or "\"" for a quote, hex in either
 // case), as RFC 2253 allows both. The serial must be upper-case hex and the
-// CA must write its spaces as spaces (service.md, Authentication 4): a
+// CA must write its spaces as spaces (docs/interface.md, Authentication 4): a
 // lower-case serial or "%20" for a space gets 400 SIGNATURE_INVALID, unless
 // WithKeyIDVariants makes the server accept these variants, which some
 // banks accept (for testing the SDK's WithLowerCaseSerial and
@@ -90,11 +90,11 @@
 // code=SCA_INVALID and a message; a link is single-use and valid for an hour.
 // A Fault with a status on an SCA page fails the SCA with that status, its
 // code and a message, and on a server error (status 500 or more) the system
-// parameter too (Fault.System, default "SCA"), as service.md sends system
+// parameter too (Fault.System, default "SCA"), as docs/interface.md sends system
 // "on server errors" only.
 //
 // A payment initiated without PSU-ID (single, periodic, bulk or e-invoice:
-// the single SCA of a PISP-only journey, service.md Flow 5) is created for
+// the single SCA of a PISP-only journey, docs/interface.md Flow 5) is created for
 // the TPP but bound to no customer; its status and details are the TPP's to
 // read. At its SCA the PSU signs in, chooses the context and, where the
 // payment names none, the debtor among the accounts and card accounts it
@@ -175,7 +175,7 @@
 //
 // # Lack of funds
 //
-// service.md asks for "a proper error response (not a 500)" for
+// docs/interface.md asks for "a proper error response (not a 500)" for
 // insufficient funds and a payment status that carries fundsAvailable. The
 // fake bank decides where each applies by when a payment is executed. The
 // instant product (ProductInstant) is executed at authorisation: an
@@ -188,9 +188,9 @@
 // initiated without PSU-ID) stay or become ACCP with fundsAvailable false
 // and are booked by a later batch run once the money is there.
 //
-// # Rules of service.md and what the server does
+// # Rules of docs/interface.md and what the server does
 //
-//	Rule (service.md)                                      Fake bank
+//	Rule (docs/interface.md)                                      Fake bank
 //	Signature missing / invalid                            400 SIGNATURE_MISSING / SIGNATURE_INVALID
 //	                                                       (no certificate: 400 CERTIFICATE_MISSING; unreadable: CERTIFICATE_INVALID)
 //	TPP-Redirect-URI required on every request             400 FORMAT_ERROR

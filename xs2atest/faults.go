@@ -20,13 +20,13 @@ type Fault struct {
 	// (Path "/sca/") without Body, the SCA fails instead: the PSU is
 	// redirected to the TPP with the failure parameters status (Status),
 	// code and message, and system on a server error (Status >= 500), as
-	// service.md's failed-SCA redirect has them.
+	// docs/interface.md's failed-SCA redirect has them.
 	Status     int
 	Body       string        // raw body for Status (e.g. an HTML gateway page)
 	RetryAfter time.Duration // Retry-After header (whole seconds) for Status
 
 	// System is the system parameter of an SCA page's failure redirect on a
-	// server error (service.md: "Name of the internal system that produced
+	// server error (docs/interface.md: "Name of the internal system that produced
 	// the error, on server errors"); "" means "SCA".
 	System string
 
@@ -103,7 +103,7 @@ const defaultFaultSystem = "SCA"
 // failSCA ends the SCA behind an SCA page hit by fault f as a failed SCA
 // (an aborted one for the session rules: the old TPP-Session-ID stays
 // valid): a redirect to the TPP with status, code and message, and system
-// only on a server error (service.md, failed-SCA query parameters). It
+// only on a server error (docs/interface.md, failed-SCA query parameters). It
 // returns false when the page has no SCA in progress, which then gets the
 // plain fault answer.
 func (s *Server) failSCA(w *bufWriter, r *http.Request, f Fault) bool {

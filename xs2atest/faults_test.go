@@ -42,7 +42,7 @@ func TestFaultStatus(t *testing.T) {
 }
 
 // TestFaultOnSCAPageFailsTheSCA: a Fault with a status on an SCA page ends
-// the SCA with the failed-SCA redirect of service.md: status, code and
+// the SCA with the failed-SCA redirect of docs/interface.md: status, code and
 // message, and system ("Name of the internal system that produced the
 // error, on server errors") only for a status of 500 or more. The aborted
 // SCA leaves the old session valid.

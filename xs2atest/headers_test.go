@@ -9,7 +9,7 @@ import (
 )
 
 // TestHeaderFormats: X-Request-ID must be a UUID, PSU-IP-Address an IP
-// address and TPP-Redirect-Preferred True or False (service.md, Request
+// address and TPP-Redirect-Preferred True or False (docs/interface.md, Request
 // headers), Date the RFC 7231 IMF-fixdate (conventions 4); otherwise 400
 // FORMAT_ERROR with the header as path.
 func TestHeaderFormats(t *testing.T) {

@@ -38,7 +38,7 @@ func MockPaymentStatus(status string) ResponderOption {
 
 // MockInsufficientFunds makes the payment status responder report
 // fundsAvailable false, as the bank does for a payment it could not pay for
-// lack of funds (service.md: "A payment rejected for lack of funds is
+// lack of funds (docs/interface.md: "A payment rejected for lack of funds is
 // reported with status ACCP and fundsAvailable"). Combine it with
 // MockPaymentStatus("ACCP").
 func MockInsufficientFunds() ResponderOption { return func(c *mockConfig) { c.noFunds = true } }

@@ -32,7 +32,7 @@ func defaultConfig() config {
 
 // DefaultBasePath is the path the fake bank serves its interface under
 // unless WithBasePath says otherwise: real banks sit below a base path
-// (platform notes: /v1/accounts/x/balances under https://psd2.bank.no/api).
+// (docs/interface.md, Production: /v1/accounts/x/balances under https://psd2.bank.no/api).
 const DefaultBasePath = "/api"
 
 // WithBasePath serves the interface under path p instead of
@@ -56,7 +56,7 @@ func WithBasePath(p string) Option {
 // listened on.
 func WithAddress(addr string) Option { return func(c *config) { c.addr = addr } }
 
-// WithTLS serves over HTTPS with a test certificate (service.md: "Transport is
+// WithTLS serves over HTTPS with a test certificate (docs/interface.md: "Transport is
 // TLS 1.2 or higher"). Server.Client and Server.HTTPClient trust it.
 func WithTLS() Option { return func(c *config) { c.tls = true } }
 
@@ -82,7 +82,7 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithResponseSigning makes the bank sign its API responses (service.md
+// WithResponseSigning makes the bank sign its API responses (docs/interface.md
 // "Authentication": "The service may sign response bodies"): each response
 // gets Date, Digest (SHA-256 of the body) and a Signature over
 // "date digest x-request-id" made with the server's own generated test
@@ -90,7 +90,7 @@ func WithLogger(l *slog.Logger) Option {
 func WithResponseSigning() Option { return func(c *config) { c.signResponses = true } }
 
 // WithKeyIDVariants makes the bank accept two keyId variants that some banks
-// accept although service.md ("Authentication", 4) writes keyId as
+// accept although docs/interface.md ("Authentication", 4) writes keyId as
 // "SN=<hex serial, upper case>,CA=<issuer as RFC 2253>": the serial in
 // lower-case hex, and "%20" for a space in the CA. It is for testing a
 // signer that writes them, such as the SDK's WithLowerCaseSerial and
@@ -140,6 +140,6 @@ func Accounts(ids ...string) SCAOption {
 
 // Cancel makes the PSU abort the SCA: the bank redirects to the TPP with the
 // failure parameters status (401), code (SCA_INVALID) and message. The
-// system parameter comes on server errors only (service.md), which a
+// system parameter comes on server errors only (docs/interface.md), which a
 // Fault on an SCA page produces.
 func Cancel() SCAOption { return func(c *scaChoice) { c.cancel = true } }

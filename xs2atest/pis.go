@@ -85,7 +85,7 @@ func writeAPIError(w http.ResponseWriter, e *apiError) {
 
 // POST /v1/{payments|periodic-payments|bulk-payments}/{product}. With a
 // PSU-ID the payment belongs to that PSU and is checked at once. Without one
-// (a PISP-only journey, service.md Flow 5) it is created unbound: the PSU who
+// (a PISP-only journey, docs/interface.md Flow 5) it is created unbound: the PSU who
 // signs in at its SCA gets it, and its debtorAccount is checked then (see
 // bindingLocked).
 func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
@@ -291,7 +291,7 @@ func paymentPath(p *payment) string {
 // contextAccountsLocked lists the open accounts and card accounts of a
 // context: a private customer's own (ag nil), or the accounts of the
 // agreement a corporate PSU acts for. The PSU may consent to them and pay
-// from them (service.md, Sandbox: payments from card accounts are supported).
+// from them (docs/interface.md, Sandbox: payments from card accounts are supported).
 func (s *Server) contextAccountsLocked(customerNumber string, ag *agreement) []string {
 	var ids []string
 	if ag != nil {

@@ -391,7 +391,7 @@ func TestDebtorChosenAtSCA(t *testing.T) {
 	}
 }
 
-// service.md, Sandbox: "Payments from card accounts are supported in the
+// docs/interface.md, Sandbox: "Payments from card accounts are supported in the
 // sandbox." debtorAccount names an account by bban or iban, a card account
 // by maskedPan; only the PSU's own (in its context) are accepted.
 func TestPaymentDebtorAccount(t *testing.T) {
@@ -464,7 +464,7 @@ func TestCardAccountPaymentInBatch(t *testing.T) {
 	assert.Equal(t, "-50000.00", s.Balance(card.ResourceID))
 }
 
-// TestDomesticNorwayHiddenBeforeApproval: service.md, Endpoints: "For
+// TestDomesticNorwayHiddenBeforeApproval: docs/interface.md, Endpoints: "For
 // product domestic-norway-credit-transfers, details and status are
 // unavailable before the payment is approved": while it waits for its SCA
 // (RCVD) and while only some of the required signers have signed (PATC).
@@ -610,7 +610,7 @@ func TestPaymentOfAnotherTPPIsUnknown(t *testing.T) {
 	assert.Equal(t, 404, g.status)
 }
 
-// service.md, Flow 2 and Errors: "Requests for corporate users without
+// docs/interface.md, Flow 2 and Errors: "Requests for corporate users without
 // PSU-CORPORATE-ID get 400", on every call on a payment as on the account
 // calls. A call without PSU-ID (status polling) needs no PSU at all.
 func TestPaymentCallsOfCorporatePSU(t *testing.T) {
@@ -684,7 +684,7 @@ func TestPaymentCallsOfCorporatePSU(t *testing.T) {
 	})
 }
 
-// service.md, Errors: "Insufficient funds: a proper error response". The
+// docs/interface.md, Errors: insufficient funds get a proper error response. The
 // instant product, executed at authorisation, is refused at initiation with
 // 400 FUNDS_NOT_AVAILABLE when its debtorAccount cannot pay amount and fee;
 // the other products, and instant payments whose debtor is not known yet or
@@ -738,7 +738,7 @@ func TestInsufficientFundsAtInitiation(t *testing.T) {
 // but not known yet: no PSU-ID.
 var present = []string{"PSU-IP-Address", "192.0.2.7", "TPP-Session-ID", "journey-1"}
 
-// service.md, Flow 5 and release 1.17.0: "Single SCA for PISP-only journeys
+// docs/interface.md, Flow 5 and release 1.17.0: "Single SCA for PISP-only journeys
 // is supported." A payment initiated without PSU-ID (single, e-invoice,
 // periodic, bulk) is bound to the PSU who signs in at its SCA and chooses a
 // context (and a debtor where the payment names none); the success

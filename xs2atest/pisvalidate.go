@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Validation of payment initiation bodies (service.md "Payment initiation
+// Validation of payment initiation bodies (docs/interface.md "Payment initiation
 // request", "Electronic invoice payment", periodic and bulk payments).
 
 var (
@@ -269,7 +269,7 @@ func validateRemittance(p *paymentReq, prefix string, f *paymentFacts) *apiError
 			return formatErr(path+".referenceType", "referenceType must be SCOR or CINV")
 		}
 	}
-	// service.md: an electronic invoice payment carries both a CINV (with
+	// docs/interface.md: an electronic invoice payment carries both a CINV (with
 	// the scheme's issuer) and a SCOR KID in remittanceInformationStructuredArray
 	if f.invoice != "" && f.kid == "" {
 		return formatErr(arrayPath, "an electronic invoice payment (CINV) needs a KID reference of type SCOR as well")

@@ -55,7 +55,7 @@ func (c *consent) accessedOnline(accountID string, at time.Time) {
 
 // lastSCAAccess is the latest time the PSU accessed the account with SCA:
 // the consent SCA that granted it, or a later online access under a valid
-// SCA session (service.md, Limits: "accounts the PSU accessed online with
+// SCA session (docs/interface.md, Limits: "accounts the PSU accessed online with
 // SCA within the last 90 days"). Zero when neither happened.
 func (c *consent) lastSCAAccess(accountID string) time.Time {
 	t := c.accounts[accountID]
@@ -123,7 +123,7 @@ func (s *Server) resolvePSULocked(w http.ResponseWriter, r *http.Request, kind s
 // corporateContextLocked reads the PSU-CORPORATE-ID of a request by a known
 // PSU: the agreement it names, nil without one. On failure it has answered
 // 400 CORPORATE_ID_INVALID: the id names no agreement of the PSU, or it is
-// missing while the PSU acts in corporate context (service.md, Flow 2:
+// missing while the PSU acts in corporate context (docs/interface.md, Flow 2:
 // "Requests for corporate users without PSU-CORPORATE-ID get 400").
 func (s *Server) corporateContextLocked(w http.ResponseWriter, r *http.Request, rec *psuRecord) (*agreement, bool) {
 	cid := corporateIDOf(r)
@@ -203,7 +203,7 @@ func (s *Server) aisAccessLocked(w http.ResponseWriter, r *http.Request, account
 		writeError(w, http.StatusForbidden, "CONSENT_INVALID", "", "the PSU has revoked the consent at the bank")
 		return nil, nil, false
 	}
-	if c == nil { // a consent without accounts is still a consent: its list is empty (service.md, Errors)
+	if c == nil { // a consent without accounts is still a consent: its list is empty (docs/interface.md, Errors)
 		writeSCARequired(w, "CONSENT_INVALID", "no consent: the PSU must give consent",
 			s.newSCALocked(r, scaConsent, p.agreement))
 		return nil, nil, false
@@ -247,7 +247,7 @@ func (s *Server) countUsageLocked(w http.ResponseWriter, p *psuCtx, accountID, e
 }
 
 // RevokeConsent revokes, at the bank, every consent the customer has given
-// to any TPP (service.md: the PSU may revoke consent directly at the bank,
+// to any TPP (docs/interface.md: the PSU may revoke consent directly at the bank,
 // without notice to the TPP). Later account requests get 403 CONSENT_INVALID
 // until the PSU gives consent again through SCA.
 func (s *Server) RevokeConsent(customerNumber string) {

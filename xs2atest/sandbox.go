@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Sandbox mock-data endpoints (service.md "Sandbox"). They need a valid
+// Sandbox mock-data endpoints (docs/interface.md "Sandbox"). They need a valid
 // signature like every other request.
 
 func (s *Server) sandboxRoutes(m *http.ServeMux) {
@@ -264,7 +264,7 @@ type sandboxTx struct {
 	Pending                           bool            `json:"pending"`
 }
 
-// txCodeJSON is proprietaryBankTransactionCode. service.md, Resources:
+// txCodeJSON is proprietaryBankTransactionCode. docs/interface.md, Resources:
 // "Transaction code can be given with both value and code in the sandbox":
 // a mock transaction gives it as a string (the value) or as an object
 // {"value": ..., "code": ...}, and reads back in the same form. Generated

@@ -232,7 +232,7 @@ func TestAmounts(t *testing.T) {
 	}
 }
 
-// TestSandboxTransactionDebtorMustBeThisAccount: service.md, Sandbox: a mock
+// TestSandboxTransactionDebtorMustBeThisAccount: docs/interface.md, Sandbox: a mock
 // transaction "for an account with another account as debtor returns an
 // error", whichever identifier names the other account (bban, iban or
 // maskedPan); the account itself may be named by any of them.
@@ -281,7 +281,7 @@ func TestSandboxTransactionDebtorMustBeThisAccount(t *testing.T) {
 	}
 }
 
-// TestSandboxTransactionCode: service.md, Resources: "Transaction code can
+// TestSandboxTransactionCode: docs/interface.md, Resources: "Transaction code can
 // be given with both value and code in the sandbox". A mock transaction's
 // proprietaryBankTransactionCode is a string (the value) or an object
 // {"value","code"}; it reads back in the same form (a string when only a

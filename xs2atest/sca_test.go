@@ -122,7 +122,7 @@ func TestSCACancelAndRedirectQuery(t *testing.T) {
 	assert.Equal(t, "401", q.Get("status"))
 	assert.Equal(t, "SCA_INVALID", q.Get("code"))
 	assert.Equal(t, "The PSU cancelled the authentication.", q.Get("message"))
-	assert.False(t, q.Has("system"), "system comes on server errors only (service.md), a cancel is none")
+	assert.False(t, q.Has("system"), "system comes on server errors only (docs/interface.md), a cancel is none")
 
 	r = c.do("GET", "/v1/accounts", nil)
 	cb, err = s.CompleteSCA(t.Context(), r.link(t, "scaRedirect"), PrivateCustomer1)

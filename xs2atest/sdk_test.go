@@ -23,7 +23,7 @@ import (
 // The fake bank against the SDK's own signing Transport: every signer
 // variant the SDK offers must be accepted by the bank's independent verifier
 // (the keyId variants WithLowerCaseSerial and WithEscapedSpacesInCA with
-// xs2atest.WithKeyIDVariants, as service.md's keyId is upper-case and
+// xs2atest.WithKeyIDVariants, as docs/interface.md's keyId is upper-case and
 // unescaped).
 
 func signerFrom(t *testing.T, o testcert.Options, opts ...xs2a.SignerOption) *xs2a.Signer {
@@ -129,7 +129,7 @@ func TestSDKTransportIsAccepted(t *testing.T) {
 }
 
 // TestSDKKeyIDVariantsRefusedByDefault: the SDK's keyId variants are not
-// the form service.md gives (upper-case serial, RFC 2253 issuer), so the
+// the form docs/interface.md gives (upper-case serial, RFC 2253 issuer), so the
 // fake bank refuses them unless WithKeyIDVariants is on.
 func TestSDKKeyIDVariantsRefusedByDefault(t *testing.T) {
 	t.Parallel()

@@ -32,7 +32,7 @@ var oslo = func() *time.Location {
 const maxBody = 1 << 20
 
 // Server is the fake bank: an in-process HTTP server that runs the interface
-// of service.md (sandbox data, request-signature verification, SCA by
+// of docs/interface.md (sandbox data, request-signature verification, SCA by
 // redirect, consent, sessions, limits, payments with batch runs). All state is
 // in memory and guarded by one mutex, so concurrent requests are safe.
 type Server struct {
@@ -85,7 +85,7 @@ type bankState struct {
 type Request struct {
 	Method string
 	// Path is the URL path below the base path, no query: "/v1/accounts",
-	// as service.md and _links write it; "" for a request outside the base
+	// as docs/interface.md and _links write it; "" for a request outside the base
 	// path (answered 404).
 	Path      string
 	FullPath  string // the URL path as received, base path included
@@ -353,9 +353,9 @@ func (s *Server) handle(w *bufWriter, r *http.Request) {
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// checkHeaderFormats checks the headers of service.md "Request headers"
+// checkHeaderFormats checks the headers of docs/interface.md "Request headers"
 // whose values have a fixed form: X-Request-ID is required and a UUID; Date,
-// when present, the RFC 7231 IMF-fixdate (service.md, conventions 4);
+// when present, the RFC 7231 IMF-fixdate (docs/interface.md, conventions 4);
 // PSU-IP-Address, when present, an IPv4 or IPv6 address; and
 // TPP-Redirect-Preferred, when present, True or False, and PSU-Context,
 // when present, PRIVATE or CORPORATE (both in any case). It returns the offending header and a text, or "".
@@ -401,7 +401,7 @@ func checkRedirectURI(v string) (bool, string) {
 }
 
 // processableRequest reports whether PSU-* and TPP-* headers and every JSON
-// string of the body hold only printable Latin-1 text (service.md: a UTF-8
+// string of the body hold only printable Latin-1 text (docs/interface.md: a UTF-8
 // character the backend cannot process, such as an emoji, gives 400).
 func processableRequest(h http.Header, body []byte) (string, bool) {
 	for name, vals := range h {

@@ -24,7 +24,7 @@ import (
 	"unicode/utf8"
 )
 
-// signatureParams are the parts of a Signature header (service.md
+// signatureParams are the parts of a Signature header (docs/interface.md
 // "Authentication"), in their required order keyId, algorithm, headers,
 // signature.
 type signatureParams struct {
@@ -318,7 +318,7 @@ func goIssuerStrings(cert *x509.Certificate) []string {
 }
 
 // checkKeyID compares keyId "SN=<hex>,CA=<issuer>" with the certificate
-// (service.md, Authentication 4: the serial in upper-case hex, the issuer
+// (docs/interface.md, Authentication 4: the serial in upper-case hex, the issuer
 // as RFC 2253). The serial compares as a number; the CA must be the issuer
 // in strict RFC 2253 form or in Go's pkix form, with escapes compared by
 // the character they stand for (normalizeDN: "\22" and "\"" are the same).

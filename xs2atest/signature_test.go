@@ -160,7 +160,7 @@ func TestVerifyRequest(t *testing.T) {
 		{name: "RFC 2047 encoded, non-ASCII issuer", tpp: nonASCII, edit: func(r *http.Request) {
 			r.Header.Set("Signature", mime.BEncoding.Encode("utf-8", nonASCII.signatureValue(t, r.Header, keyIDOf(nonASCII.cert))))
 		}},
-		// service.md, Authentication 7: non-ASCII text in the Signature is MIME-encoded per RFC 2047
+		// docs/interface.md, Authentication 7: non-ASCII text in the Signature is MIME-encoded per RFC 2047
 		{name: "raw non-ASCII issuer, not RFC 2047 encoded", tpp: nonASCII, edit: func(r *http.Request) {
 			r.Header.Set("Signature", nonASCII.signatureValue(t, r.Header, keyIDOf(nonASCII.cert)))
 		}, code: "SIGNATURE_INVALID"},
@@ -226,7 +226,7 @@ func TestVerifyRequest(t *testing.T) {
 	}
 }
 
-// TestKeyIDVariants: service.md, Authentication 4 writes keyId as
+// TestKeyIDVariants: docs/interface.md, Authentication 4 writes keyId as
 // "SN=<hex serial, upper case>,CA=<issuer as RFC 2253>". A lower-case serial
 // and "%20" for a space in the CA are refused by default and accepted with
 // WithKeyIDVariants; the strict keyId is accepted either way.

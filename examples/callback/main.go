@@ -8,7 +8,7 @@
 //     SCA's TPP-Session-ID in an xs2a.SessionManager and stores the psu-id
 //     for the TPP's user in a tiny in-memory store; on failure (the bank's
 //     status, code and message: an *xs2a.SCAFailure) it aborts the pending
-//     session, so the earlier one stays valid (service.md, "Consent and SCA
+//     session, so the earlier one stays valid (docs/interface.md, "Consent and SCA
 //     session"). Either way it redirects the browser to a page without the
 //     query, which holds the psu-id.
 //   - GET /accounts lists the PSU's accounts with the stored psu-id and the

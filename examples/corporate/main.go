@@ -1,4 +1,4 @@
-// Command corporate runs service.md's Flow 2, the corporate context, against
+// Command corporate runs docs/interface.md's Flow 2, the corporate context, against
 // the embedded fake bank and prints a transcript that teaches it:
 //
 //  1. A representative of a company (the fake bank's CorporateCustomer2,

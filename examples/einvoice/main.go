@@ -1,4 +1,4 @@
-// Command einvoice pays an electronic invoice (service.md, Flow 4) against
+// Command einvoice pays an electronic invoice (docs/interface.md, Flow 4) against
 // the embedded fake bank and prints a transcript that teaches the flow:
 //
 //  1. A PISP-only TPP registers the PSU with GET /v1/users: the PSU passes

@@ -229,7 +229,7 @@ func waitForCallback(ctx context.Context, redirectURI, scaRedirect string, p *pr
 	}
 }
 
-// accountFlow is service.md's Flow 1.
+// accountFlow is docs/interface.md's Flow 1.
 func accountFlow(ctx context.Context, b *bank, cfg config, p *printer) (xs2a.PSU, []xs2a.Account, error) {
 	p.heading("Flow 1: account information")
 	psu := xs2a.PSU{IPAddress: cfg.psuIP, SessionID: xs2a.NewSessionID()}
@@ -291,7 +291,7 @@ func accountFlow(ctx context.Context, b *bank, cfg config, p *printer) (xs2a.PSU
 	return psu, accounts, nil
 }
 
-// paymentFlow is service.md's Flow 3: a transfer between the customer's own
+// paymentFlow is docs/interface.md's Flow 3: a transfer between the customer's own
 // accounts.
 func paymentFlow(ctx context.Context, b *bank, psu xs2a.PSU, accounts []xs2a.Account, p *printer) error {
 	p.heading("Flow 3: a single payment")
