@@ -98,7 +98,7 @@ func verifySignature(p signatureParams, src headerSource, cert *x509.Certificate
 	for _, name := range p.Headers {
 		v, ok := src.value(name)
 		if !ok {
-			return errors.New("signed header " + name + " is missing")
+			return errors.New("signed header " + safeText(name, 40) + " is missing")
 		}
 		lines = append(lines, name+": "+v)
 	}
