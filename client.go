@@ -325,7 +325,7 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 		// must be signed when signatures are required, as a success must:
 		// it decides where the PSU logs in.
 		sca := resp.StatusCode == http.StatusUnauthorized && bytes.Contains(body, []byte(`"scaRedirect"`))
-		if err := c.verifier.verify(resp, body, requestID, sca); err != nil {
+		if err := c.verifier.verify(resp, pieces{body}, requestID, sca); err != nil {
 			return err
 		}
 	}
@@ -348,9 +348,9 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	}
 	body, err := readAnswer(*buf, resp.Body, resp.ContentLength)
 	if r.readBuf == nil {
-		defer recycleBody(buf, body)
+		defer recycleBody(buf, body.head())
 	} else if body != nil {
-		*buf = body[:0]
+		*buf = body.head()[:0]
 	}
 	resp.Body.Close()
 	resp.Body = http.NoBody
@@ -370,15 +370,15 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 			return unknown(err)
 		}
 	}
-	if !r.scaResult && bytes.Contains(body, []byte(`"scaRedirect"`)) {
-		if link, msgs, ok := scaRedirectOf(body); ok {
+	if !r.scaResult && body.contains(`"scaRedirect"`) {
+		if link, msgs, ok := scaRedirectOf(body.join()); ok {
 			return c.scaRequired(r, resp, requestID, link, msgs)
 		}
 	}
 	if into == nil {
 		return nil
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
+	if body.blank() {
 		if idempotent(r.method) {
 			return nil // an empty list or nothing to say
 		}
@@ -399,12 +399,18 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 }
 
 // unmarshal decodes body into into: in one pass when into is a
-// fastDecoder that takes the body, with json.Unmarshal otherwise.
-func unmarshal(body []byte, into any) error {
-	if f, ok := into.(fastDecoder); ok && f.decodeFast(body) {
+// fastDecoder that takes the body (through a window when it is large and in
+// pieces), with json.Unmarshal otherwise.
+func unmarshal(body pieces, into any) error {
+	f, fast := into.(fastDecoder)
+	if fast && len(body) > 1 && body.len() >= minPieces && decodePieces(f, body, maxChunk) {
 		return nil
 	}
-	return json.Unmarshal(body, into)
+	data := body.join()
+	if fast && decodeFast(f, data) {
+		return nil
+	}
+	return json.Unmarshal(data, into)
 }
 
 // scaRequired is the *SCARequiredError of an answer carrying link, or a

@@ -35,6 +35,11 @@ func appendDigest(dst, body []byte) []byte {
 // Entries of other algorithms are ignored. A mismatch is a *SignatureError
 // (errors.Is(err, ErrSignatureInvalid)).
 func VerifyDigest(header string, body []byte) error {
+	return verifyDigest(header, body)
+}
+
+// verifyDigest is VerifyDigest for a body in pieces.
+func verifyDigest(header string, body ...[]byte) error {
 	checked := false
 	for entry := range strings.SplitSeq(header, ",") {
 		alg, val, ok := strings.Cut(strings.TrimSpace(entry), "=")
@@ -54,7 +59,9 @@ func VerifyDigest(header string, body []byte) error {
 		if err != nil {
 			return &SignatureError{Reason: "malformed Digest value"}
 		}
-		h.Write(body)
+		for _, b := range body {
+			h.Write(b)
+		}
 		if subtle.ConstantTimeCompare(h.Sum(nil), want) != 1 {
 			return &SignatureError{Reason: "Digest does not match the body"}
 		}

@@ -24,6 +24,9 @@ type reader struct {
 	// strings last made from it, by a hash of their text (see text).
 	block  strings.Builder
 	recent [64]string
+	// win, when set, is the window the reader sees a body in pieces
+	// through (see window).
+	win *window
 }
 
 // maxReadDepth bounds the nesting the reader follows; deeper documents go
@@ -362,7 +365,12 @@ func digits(d []byte, i int) int {
 }
 
 // end reports whether nothing but white space is left.
-func (r *reader) end() bool { return r.ws() == 0 && r.i == len(r.data) }
+func (r *reader) end() bool {
+	if r.win != nil {
+		r.win.take(len(r.win.p)) // all of the body, to see it end
+	}
+	return r.ws() == 0 && r.i == len(r.data)
+}
 
 // into decodes the next value with encoding/json into v (a pointer to the
 // field it belongs to), as encoding/json decodes a member into a field that

@@ -21,6 +21,7 @@ var (
 	amountNames    = namesOf(reflect.TypeFor[Amount](), "")
 	referenceNames = namesOf(reflect.TypeFor[AccountReference](), "")
 	linkNames      = namesOf(reflect.TypeFor[Link](), "")
+	codeNames      = namesOf(reflect.TypeFor[TransactionCode](), "")
 	accLinksNames  = namesOf(reflect.TypeFor[AccountLinks](), "")
 	reportNames    = namesOf(reflect.TypeFor[TransactionReport](), "")
 	accReportNames = namesOf(reflect.TypeFor[AccountReport](), "")
@@ -204,11 +205,27 @@ func (r *reader) code(c *TransactionCode) bool {
 	if r.null() {
 		return true
 	}
-	if r.ws() != '"' {
-		return r.into(c)
+	switch r.ws() {
+	case '"':
+		*c = TransactionCode{}
+		return r.str(&c.Value)
+	case '{':
+		var out TransactionCode
+		ok := r.members(func(key []byte) bool {
+			switch string(key) {
+			case "value":
+				return r.str(&out.Value)
+			case "code":
+				return r.str(&out.Code)
+			}
+			return r.unnamed(key, codeNames)
+		})
+		if ok {
+			*c = out
+		}
+		return ok
 	}
-	*c = TransactionCode{}
-	return r.str(&c.Value)
+	return r.into(c)
 }
 
 // link reads a Link as Link.UnmarshalJSON does.
@@ -267,9 +284,9 @@ func (r *reader) dropFound(mark int) { r.found = r.found[:mark] }
 
 // readList reads an array into *list (nil so far; a repeated member
 // fails), each element with item. The list is allocated once, at the
-// length countElements finds (no more than the bytes could hold), and not
-// grown by copies. null gives nil and [] an empty list, as encoding/json
-// gives; a null element stays zero.
+// length countElements finds (see listCap), and not grown by copies. null
+// gives nil and [] an empty list, as encoding/json gives; a null element
+// stays zero.
 func readList[T any](r *reader, list *[]T, item func(*reader, *T) bool) bool {
 	if r.null() {
 		*list = nil
@@ -278,10 +295,30 @@ func readList[T any](r *reader, list *[]T, item func(*reader, *T) bool) bool {
 	if *list != nil || !r.open('[') {
 		return false
 	}
+	if w := r.win; w != nil && !w.inList && len(r.found) == 0 {
+		return readListIn(w, list, item)
+	}
+	s := make([]T, 0, listCap[T](countElements(r.data, r.i), len(r.data)-r.i))
+	return readElements(r, list, s, item, nil)
+}
+
+// listCap is the room made for a list of count elements whose JSON takes at
+// most bytes: count, but never more than 8 bytes of T for a byte of JSON
+// (a Transaction of 800 B is at least 100 B of JSON), so that a list of
+// elements the reader then refuses ([0,0,...]) makes no large list first.
+func listCap[T any](count, bytes int) int {
 	size := max(int(reflect.TypeFor[T]().Size()), 1)
-	s := make([]T, 0, min(countElements(r.data, r.i), 2*(len(r.data)-r.i)/size+1))
+	return min(count, 8*bytes/size+1)
+}
+
+// readElements reads the elements of the array the reader is in into s,
+// then *list, each with item, calling before (when set) ahead of each.
+func readElements[T any](r *reader, list *[]T, s []T, item func(*reader, *T) bool, before func() bool) bool {
 	var zero T
 	for n := 0; ; n++ {
+		if before != nil && !before() {
+			return false
+		}
 		end, ok := r.elem(n)
 		switch {
 		case !ok:
@@ -301,41 +338,11 @@ func readList[T any](r *reader, list *[]T, item func(*reader, *T) bool) bool {
 }
 
 // countElements counts the elements of the array whose content starts at
-// data[i] (after its '['): the commas at its top level, plus one. It jumps
-// over strings with endOfString. Made for valid JSON: on anything else the
-// count is wrong, which costs the list a copy or some room, never a wrong
-// value.
+// data[i] (after its '['), as listScan does.
 func countElements(data []byte, i int) int {
-	n, depth, empty := 0, 0, true
-	for ; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '"':
-			e := endOfString(data, i)
-			if e < 0 {
-				return n
-			}
-			i, empty = e-1, false
-		case '{', '[':
-			depth++
-			empty = false
-		case '}', ']':
-			if depth == 0 {
-				if empty {
-					return 0
-				}
-				return n + 1
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				n++
-			}
-		case ' ', '\t', '\r', '\n':
-		default:
-			empty = false
-		}
-	}
-	return n
+	var s listScan
+	s.scan(data[i:])
+	return s.count()
 }
 
 // transaction reads a Transaction as Transaction.UnmarshalJSON does.
@@ -744,16 +751,18 @@ func (r *reader) accountLinks(l *AccountLinks) bool {
 	})
 }
 
-// fastDecoder is an answer type that decodes itself in one pass (see
-// reader). decodeFast reports false, leaving the value as it was, when
-// encoding/json must decode the body instead.
+// fastDecoder is an answer type that decodes itself in one pass over a
+// reader (see reader). read reports false, leaving the value as it was,
+// when encoding/json must decode the body instead.
 type fastDecoder interface {
-	decodeFast(data []byte) bool
+	read(r *reader) bool
 }
 
-// decodeFast decodes a transaction page (see fastDecoder).
-func (rep *TransactionReport) decodeFast(data []byte) bool {
-	r := reader{data: data}
+// decodeFast decodes data into f in one pass (see fastDecoder).
+func decodeFast(f fastDecoder, data []byte) bool { return f.read(&reader{data: data}) }
+
+// read decodes a transaction page (see fastDecoder).
+func (rep *TransactionReport) read(r *reader) bool {
 	var out TransactionReport
 	ok := r.members(func(key []byte) bool {
 		switch string(key) {
@@ -793,9 +802,8 @@ func (r *reader) accountReport(a *AccountReport) bool {
 	})
 }
 
-// decodeFast decodes a card transaction page (see fastDecoder).
-func (rep *cardTransactionReport) decodeFast(data []byte) bool {
-	r := reader{data: data}
+// read decodes a card transaction page (see fastDecoder).
+func (rep *cardTransactionReport) read(r *reader) bool {
 	var out cardTransactionReport
 	ok := r.members(func(key []byte) bool {
 		switch string(key) {
@@ -836,17 +844,16 @@ func (r *reader) cardAccountReport(a *cardAccountReport) bool {
 	})
 }
 
-// decodeFast decodes an account list (see fastDecoder); lists of other
-// models go to encoding/json.
-func (l *listBody[T]) decodeFast(data []byte) bool {
+// read decodes an account list (see fastDecoder); lists of other models
+// go to encoding/json.
+func (l *listBody[T]) read(r *reader) bool {
 	list, ok := any(&l.items).(*[]Account)
 	if !ok {
 		return false
 	}
-	r := reader{data: data}
 	var items []Account
 	if r.ws() == '[' {
-		if !readList(&r, &items, (*reader).account) || !r.end() {
+		if !readList(r, &items, (*reader).account) || !r.end() {
 			return false
 		}
 		*list = items
@@ -854,7 +861,7 @@ func (l *listBody[T]) decodeFast(data []byte) bool {
 	}
 	ok = r.members(func(key []byte) bool {
 		if string(key) == l.key {
-			return items == nil && readList(&r, &items, (*reader).account)
+			return items == nil && readList(r, &items, (*reader).account)
 		}
 		_, ok := r.skip()
 		return ok

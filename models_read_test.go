@@ -45,7 +45,7 @@ func bodyCase[T any, P interface {
 	return readerCase{name: name,
 		fast: func(data []byte) (any, bool) {
 			v := fresh()
-			ok := P(&v).decodeFast(data)
+			ok := decodeFast(P(&v), data)
 			return list(&v), ok
 		},
 		reference: func(data []byte) (any, bool) {

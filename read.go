@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"bytes"
 	"io"
 	"sync"
 )
@@ -21,18 +22,18 @@ func readCapped(r io.Reader, limit, size int64) ([]byte, error) {
 }
 
 // readAnswer reads a successful answer into buf when it has room (see
-// readInto). One longer than maxBody is errBodyTooLarge: refused by its
-// Content-Length before anything is read, or as soon as more than maxBody
-// bytes arrived, without joining what was read.
-func readAnswer(buf []byte, r io.Reader, size int64) ([]byte, error) {
+// readUpTo), leaving a body of unknown length in the pieces it was read in.
+// One longer than maxBody is errBodyTooLarge: refused by its Content-Length
+// before anything is read, or as soon as more than maxBody bytes arrived.
+func readAnswer(buf []byte, r io.Reader, size int64) (pieces, error) {
 	if size > maxBody {
 		return nil, errBodyTooLarge
 	}
-	b, err := readUpTo(buf, r, maxBody+1, size, true) // one byte more: to tell a body over the cap
-	if err == nil && len(b) > maxBody {
+	p, err := readUpTo(buf, r, maxBody+1, size, true) // one byte more: to tell a body over the cap
+	if err == nil && p.len() > maxBody {
 		err = errBodyTooLarge // never cut a body and decode what is left
 	}
-	return b, err
+	return p, err
 }
 
 // readInto reads at most limit bytes of r, into buf when it has room. size
@@ -44,14 +45,17 @@ func readAnswer(buf []byte, r io.Reader, size int64) ([]byte, error) {
 //     bytes; a 500-entry transaction page of about 220 kB is read at once,
 //     BenchmarkDecodeTransactions), made once;
 //   - otherwise: pieces of at most maxChunk, never past limit, joined at the
-//     end into one buffer of the exact length: about twice the body.
+//     end into one buffer of the exact length: about twice the body
+//     (readAnswer leaves them apart).
 func readInto(buf []byte, r io.Reader, limit, size int64) ([]byte, error) {
-	return readUpTo(buf, r, limit, size, false)
+	p, err := readUpTo(buf, r, limit, size, false)
+	return p.join(), err
 }
 
-// readUpTo is readInto; with refuse, a body of unknown length that reaches
-// limit is errBodyTooLarge, its pieces left unjoined.
-func readUpTo(buf []byte, r io.Reader, limit, size int64, refuse bool) ([]byte, error) {
+// readUpTo is readInto without the join: the body in one piece when it fit
+// the first buffer, else in the pieces it was read in. With refuse, a body
+// of unknown length that reaches limit is errBodyTooLarge.
+func readUpTo(buf []byte, r io.Reader, limit, size int64, refuse bool) (pieces, error) {
 	lr := &io.LimitedReader{R: r, N: limit}
 	b := buf[:0]
 	if size > 0 {
@@ -64,13 +68,13 @@ func readUpTo(buf []byte, r io.Reader, limit, size int64, refuse bool) ([]byte, 
 	}
 	b, done, err := fill(b, lr)
 	if done {
-		return b, err
+		return pieces{b}, err
 	}
 	if size > int64(len(b)) {
 		whole := make([]byte, len(b), min(size, limit)+1)
 		copy(whole, b)
 		if b, done, err = fill(whole, lr); done {
-			return b, err
+			return pieces{b}, err
 		}
 	}
 	return readChunks(b, lr, refuse)
@@ -93,19 +97,17 @@ func fill(b []byte, r io.Reader) (_ []byte, done bool, err error) {
 }
 
 // readChunks reads the rest of lr after head, in pieces of at most
-// maxChunk and never more than lr may still give, and joins them (with
-// refuse, not when lr reached its limit: errBodyTooLarge).
-func readChunks(head []byte, lr *io.LimitedReader, refuse bool) ([]byte, error) {
-	chunks := [][]byte{head}
-	total := len(head)
+// maxChunk and never more than lr may still give (with refuse, not when lr
+// reached its limit: errBodyTooLarge).
+func readChunks(head []byte, lr *io.LimitedReader, refuse bool) (pieces, error) {
+	p := pieces{head}
 	next := max(2*cap(head), 4<<10)
 	var err error
 	for lr.N > 0 {
 		c := make([]byte, 0, min(int64(next), lr.N))
 		var done bool
 		c, done, err = fill(c, lr)
-		chunks = append(chunks, c)
-		total += len(c)
+		p = append(p, c)
 		if done {
 			break
 		}
@@ -114,20 +116,84 @@ func readChunks(head []byte, lr *io.LimitedReader, refuse bool) ([]byte, error) 
 	if refuse && lr.N == 0 {
 		return nil, errBodyTooLarge
 	}
-	out := make([]byte, 0, total+1) // + 1: as a buffer read at once has
-	for _, c := range chunks {
-		out = append(out, c...)
+	return p, err
+}
+
+// pieces is a body as read: its bytes in order, in one slice or more.
+type pieces [][]byte
+
+// len is the length of the body.
+func (p pieces) len() int {
+	n := 0
+	for _, b := range p {
+		n += len(b)
 	}
-	return out, err
+	return n
+}
+
+// join returns the body in one slice: the piece itself when there is one,
+// else a new slice of the exact length (plus one byte of room, as a buffer
+// read at once has).
+func (p pieces) join() []byte {
+	switch len(p) {
+	case 0:
+		return nil
+	case 1:
+		return p[0]
+	}
+	out := make([]byte, 0, p.len()+1)
+	for _, b := range p {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// head is the first piece, the buffer the body was read into (nil when
+// nothing was read).
+func (p pieces) head() []byte {
+	if len(p) == 0 {
+		return nil
+	}
+	return p[0]
+}
+
+// blank reports a body of nothing but white space.
+func (p pieces) blank() bool {
+	for _, b := range p {
+		if len(bytes.TrimSpace(b)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// contains reports whether s occurs in the body, also across pieces.
+func (p pieces) contains(s string) bool {
+	n := len(s) - 1 // the most of s that can lie on one side of a seam
+	var seam []byte // the last n bytes of the pieces so far
+	for _, b := range p {
+		if bytes.Contains(b, []byte(s)) {
+			return true
+		}
+		seam = append(seam, b[:min(len(b), n)]...)
+		if bytes.Contains(seam, []byte(s)) {
+			return true
+		}
+		if len(b) >= n {
+			seam = append(seam[:0], b[len(b)-n:]...)
+		} else {
+			seam = seam[len(seam)-min(len(seam), n):]
+		}
+	}
+	return false
 }
 
 // bodyBuffers recycles the buffers that successful answers are read into
 // (as *[]byte). Such a body is garbage once decoded: encoding/json copies
 // what it keeps (and a json.Unmarshaler must copy too), and nothing else in
-// decode keeps it. A new buffer for every 220 kB transaction page made the
-// client about 8% slower than json.Unmarshal alone, by the garbage
-// collection it caused (BenchmarkDecodeTransactions). Error bodies, which
-// *Error keeps, are read with readCapped into buffers of their own.
+// decode keeps it (BenchmarkDecodeTransactions measures what the reuse
+// saves). Error bodies, which *Error keeps, are read with readCapped into
+// buffers of their own.
 var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // walkBuffer is the read buffer of a walk over pages (request.readBuf),

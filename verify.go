@@ -136,7 +136,7 @@ type responseVerifier struct {
 // carries an scaRedirect; the caller says so in success). A signature over
 // x-request-id must name this request's: a signed answer to another request,
 // replayed, is refused.
-func (v *responseVerifier) verify(resp *http.Response, body []byte, requestID string, success bool) error {
+func (v *responseVerifier) verify(resp *http.Response, body pieces, requestID string, success bool) error {
 	fail := func(reason string) error { return &SignatureError{Reason: reason, RequestID: requestID} }
 	sigHeader := resp.Header.Get("Signature")
 	if sigHeader == "" {
@@ -149,7 +149,7 @@ func (v *responseVerifier) verify(resp *http.Response, body []byte, requestID st
 	if err != nil {
 		return fail(err.Error())
 	}
-	if len(body) > 0 && !slices.Contains(p.Headers, "digest") {
+	if body.len() > 0 && !slices.Contains(p.Headers, "digest") {
 		return fail("the signature does not cover the body (no digest)")
 	}
 	if err := verifySignature(p, headerSource{h: resp.Header}, v.cert); err != nil {
@@ -159,7 +159,7 @@ func (v *responseVerifier) verify(resp *http.Response, body []byte, requestID st
 		return fail("the signed answer is for another request (X-Request-ID)")
 	}
 	if d := resp.Header.Get("Digest"); d != "" {
-		if err := VerifyDigest(d, body); err != nil {
+		if err := verifyDigest(d, body...); err != nil {
 			return fail("Digest does not match the body")
 		}
 	}
