@@ -69,35 +69,6 @@ type Store interface {
 	Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (ok bool, next time.Time, err error)
 }
 
-// AccessExceededError is a PSU-not-present call the access budget refused
-// locally, before anything was sent, because the endpoint already had
-// AccessLimit calls for this PSU and account in the last AccessWindow
-// (docs/interface.md, Limits). It answers errors.Is(err, ErrAccessExceeded). Its
-// message names neither the PSU nor the account.
-type AccessExceededError struct {
-	Endpoint BudgetEndpoint // the counted endpoint
-	Next     time.Time      // when the next call is allowed
-}
-
-// Error names the endpoint and, in UTC rounded up to the second, when the
-// next call is allowed.
-func (e *AccessExceededError) Error() string {
-	return fmt.Sprintf("xs2a: access exceeded: %d calls without the PSU present in 24h to %s; next call allowed at %s",
-		AccessLimit, safeText(string(e.Endpoint), 64), ceilSecond(e.Next).UTC().Format(time.RFC3339))
-}
-
-// Is reports target == ErrAccessExceeded.
-func (e *AccessExceededError) Is(target error) bool { return target == ErrAccessExceeded }
-
-// ceilSecond rounds t up to a whole second, so that the RFC 3339 time in a
-// message is never before the moment the call is really allowed.
-func ceilSecond(t time.Time) time.Time {
-	if u := t.Truncate(time.Second); !u.Equal(t) {
-		return u.Add(time.Second)
-	}
-	return t
-}
-
 // accessBudget is the client's local guard of the PSU-not-present limits of
 // docs/interface.md: it counts calls in a Store and checks how old the asked-for
 // transactions are. A nil *accessBudget, or one with a nil store, counts

@@ -8,46 +8,6 @@ import (
 	"time"
 )
 
-// ErrUnknownStatus: with PollOptions.Strict, the bank reported a
-// transactionStatus that is not a Berlin Group code (TransactionStatus.Known).
-var ErrUnknownStatus = errors.New("xs2a: unknown transaction status")
-
-// ErrPollAttempts: PollStatus read the status PollOptions.MaxAttempts times
-// and it was still not final.
-var ErrPollAttempts = errors.New("xs2a: payment status still not final after the last poll")
-
-// FundsError is the error PollStatus returns when the bank reports
-// fundsAvailable false on a status that is not final (docs/interface.md, Payment
-// status: "A payment rejected for lack of funds is reported with status ACCP
-// and fundsAvailable"). ACCP is not final: the bank keeps the payment and may
-// still execute it at a later batch run, once the money is on the account
-// (the sandbox runs 5 batches a day). A TPP that treats it as failed and
-// initiates the payment again may pay twice. So cancel it first
-// (PaymentsService.Cancel with Initiation.Links.Self), and only then retry
-// or tell the PSU it failed; or poll again later.
-//
-// It answers errors.Is(err, ErrInsufficientFunds). A final status with
-// fundsAvailable false (RJCT) is not a FundsError: PollStatus returns it with
-// a nil error, and PaymentStatus.InsufficientFunds gives the reason.
-type FundsError struct {
-	// Status is the status read: the same *PaymentStatus PollStatus
-	// returns with the error.
-	Status *PaymentStatus
-}
-
-// Error says the payment is not final and what to do.
-func (e *FundsError) Error() string {
-	st := "(none)"
-	if e.Status != nil {
-		st = safeText(string(e.Status.TransactionStatus), 35)
-	}
-	return "xs2a: insufficient funds: payment status " + st + " is not final, and the bank may still execute the payment when funds arrive: " +
-		"cancel it (Payments.Cancel) before retrying or telling the PSU it failed"
-}
-
-// Is makes errors.Is(err, ErrInsufficientFunds) true.
-func (e *FundsError) Is(target error) bool { return target == ErrInsufficientFunds }
-
 // Defaults of PollOptions.
 const (
 	DefaultPollMinDelay  = 2 * time.Second // public clients of the platform poll every 2 s

@@ -139,12 +139,3 @@ func headerSafe(s string, max int) bool {
 	}
 	return true
 }
-
-// PSU returns the PSU context a successful SCA callback establishes: its
-// psu-id, psu-corporate-id (corporate context), tpp-session-id and the
-// context the PSU chose. Pass the PSU's device address as ipAddress when the
-// PSU is present, "" otherwise.
-func (cb *Callback) PSU(ipAddress string) PSU {
-	return PSU{ID: cb.PSUID, CorporateID: cb.PSUCorporateID, SessionID: cb.TPPSessionID, IPAddress: ipAddress,
-		Context: cb.Context}
-}
