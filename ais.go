@@ -26,7 +26,7 @@ import (
 // Calls without PSU.IPAddress (PSU not present) to balances and
 // transactions are limited to 4 per 24 hours per account, and transactions
 // to the last 90 days (docs/interface.md, Limits); the client guards both locally
-// (see WithAccessBudget). It also counts transaction details
+// (see WithBudgetStore). It also counts transaction details
 // (BudgetTransaction) and card account balances (CardBalances, under
 // BudgetBalances), which the Limits do not list, as a conservative choice.
 // The other card account calls and the single-account reads (Get,

@@ -647,8 +647,8 @@ func ExampleSessionManager() {
 
 // Without the PSU present (no IPAddress) an account's balances may be read 4
 // times in 24 hours. The client counts the calls and refuses the fifth before
-// it reaches the bank; replicas of a TPP share the count through one Store.
-func ExampleWithAccessBudget() {
+// it reaches the bank; replicas of a TPP share the count through one BudgetStore.
+func ExampleWithBudgetStore() {
 	srv, client := startExampleBank()
 	defer srv.Close()
 	defer client.Close()
@@ -661,13 +661,13 @@ func ExampleWithAccessBudget() {
 	id := accounts[0].ResourceID
 
 	// Two replicas of the TPP, one shared store (Redis in production).
-	shared := xs2a.NewMemoryStore()
-	replicaA, err := srv.Client(nil, xs2a.WithAccessBudget(shared))
+	shared := xs2a.NewMemoryBudgetStore()
+	replicaA, err := srv.Client(nil, xs2a.WithBudgetStore(shared))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer replicaA.Close()
-	replicaB, err := srv.Client(nil, xs2a.WithAccessBudget(shared))
+	replicaB, err := srv.Client(nil, xs2a.WithBudgetStore(shared))
 	if err != nil {
 		log.Fatal(err)
 	}

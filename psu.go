@@ -15,7 +15,7 @@ import (
 //   - IPAddress goes into PSU-IP-Address and must be set only when the PSU is
 //     present in real time. A call without it is a PSU-not-present call:
 //     balances and transactions are then limited to 4 calls per 24 hours and
-//     transactions to the last 90 days (see WithAccessBudget). Payment
+//     transactions to the last 90 days (see WithBudgetStore). Payment
 //     initiation always needs it.
 //   - SessionID goes into TPP-Session-ID (see SessionManager, NewSessionID).
 //   - RedirectPreferred, when set, goes into TPP-Redirect-Preferred as True or
