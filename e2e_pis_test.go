@@ -137,7 +137,7 @@ func TestFlow4ElectronicInvoice(t *testing.T) {
 	p.CreditorName = "Fjordkraft AS"
 	mark := b.rec.len()
 
-	first, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, false)
+	first, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, nil)
 	require.NoError(t, err)
 	var body map[string]any
 	_, err = b.c.Payments.Get(ctx, psu, first.Links.Self, &body)
@@ -151,11 +151,11 @@ func TestFlow4ElectronicInvoice(t *testing.T) {
 	failure := b.scaFails(t, startAuth(t, b, psu, first), xs2atest.PrivateCustomer1)
 	assert.Equal(t, xs2a.CodeSCAInvalid, failure.Code)
 
-	_, _, err = b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, false)
+	_, _, err = b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, nil)
 	e := requireBankError(t, err, http.StatusBadRequest, xs2a.CodePaymentFailed)
 	assert.Contains(t, e.Messages[0].Text, "logical duplicate")
 
-	retry, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, true)
+	retry, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, &xs2a.InitiateOptions{AllowLogicalDuplicate: true})
 	require.NoError(t, err)
 	b.authorise(t, psu, retry, xs2atest.PrivateCustomer1, xs2atest.Accounts(sparekonto.ResourceID))
 	assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, retry).TransactionStatus)
@@ -204,7 +204,7 @@ func TestErrorsEInvoiceOutcomeResolved(t *testing.T) {
 			p.RemittanceInformationUnstructured = ""
 			mark := b.rec.len()
 
-			_, _, err := b.c.Payments.InitiateEInvoice(lostAnswerContext(t, tt.hangUp), psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, false)
+			_, _, err := b.c.Payments.InitiateEInvoice(lostAnswerContext(t, tt.hangUp), psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, nil)
 			require.ErrorIs(t, err, xs2a.ErrOutcomeUnknown)
 			if !tt.landed {
 				assert.Zero(t, b.PaymentCount(), "the bank never acted on the lost attempt")
@@ -386,7 +386,7 @@ func TestPaymentCancellation(t *testing.T) {
 
 	single, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "10.00", debtor), nil)
 	require.NoError(t, err)
-	periodic, _, err := b.c.Payments.InitiatePeriodic(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
+	periodic, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
 		Payment: *b.payment(t, "20.00", debtor), StartDate: today.AddDays(1), Frequency: xs2a.Weekly}, nil)
 	require.NoError(t, err)
 	for _, ini := range []*xs2a.Initiation{single, periodic} {
@@ -483,7 +483,7 @@ func TestLimitsBatchExcludesPeriodic(t *testing.T) {
 	debtor := b.account(t, xs2atest.PrivateCustomer2, 0)
 	today := xs2a.DateOf(b.clock.Now().In(oslo))
 
-	periodic, _, err := b.c.Payments.InitiatePeriodic(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
+	periodic, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
 		Payment: *b.payment(t, "500.00", debtor.BBAN), StartDate: today, Frequency: xs2a.Monthly, DayOfExecution: "12",
 	}, nil)
 	require.NoError(t, err)

@@ -401,7 +401,7 @@ func ExamplePaymentsService_ResolveEInvoice() {
 		CreditorAccount:  xs2a.AccountReference{BBAN: "86011117947"},
 		CreditorName:     "Kraftselskapet AS",
 	}
-	_, _, err := client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice, false)
+	_, _, err := client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice, nil)
 	fmt.Println("outcome unknown:", errors.Is(err, xs2a.ErrOutcomeUnknown))
 
 	res, _, err := client.Payments.ResolveEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice)
