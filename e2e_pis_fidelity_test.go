@@ -83,7 +83,7 @@ func TestPaymentPATCSecondSignerFromStatus(t *testing.T) {
 	statusLink := ini.Links.Status // all the TPP stored
 
 	signers := 0
-	st, err := b.c.Payments.PollStatus(ctx, psu, statusLink, &xs2a.PollOptions{
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, statusLink, &xs2a.PollOptions{
 		MinDelay: time.Millisecond, Backoff: 1, MaxAttempts: 10,
 		OnPATC: func(st *xs2a.PaymentStatus) {
 			signers++

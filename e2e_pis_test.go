@@ -54,7 +54,7 @@ func TestFlow3SinglePayment(t *testing.T) {
 	assert.Equal(t, psu.SessionID, cb.TPPSessionID)
 
 	var seen []xs2a.TransactionStatus
-	st, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
 		seen = append(seen, s.TransactionStatus)
 		if s.TransactionStatus == xs2a.TransactionStatusACTC {
 			b.RunBatch()
@@ -91,7 +91,7 @@ func TestFlow3SinglePayment(t *testing.T) {
 		_, err = b.c.Payments.Get(ctx, psu, ini.Links.Self, nil)
 		requireBankError(t, err, http.StatusBadRequest, xs2a.CodeResourceUnknown)
 		b.authorise(t, psu, ini, xs2atest.PrivateCustomer1)
-		st, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+		st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
 			if s.TransactionStatus == xs2a.TransactionStatusACTC {
 				b.RunBatch()
 			}
@@ -290,7 +290,7 @@ func TestFlow5SingleSCAPISPOnly(t *testing.T) {
 		assert.Equal(t, stranger.SessionID, cb.TPPSessionID)
 		assert.Equal(t, xs2a.ContextPrivate, cb.Context)
 
-		st, err := b.c.Payments.PollStatus(ctx, stranger, ini.Links.Status, fastPoll(collect(b)))
+		st, _, err := b.c.Payments.PollStatus(ctx, stranger, ini.Links.Status, fastPoll(collect(b)))
 		require.NoError(t, err)
 		assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 		assert.True(t, st.TransactionStatus.Final())
@@ -321,7 +321,7 @@ func TestFlow5SingleSCAPISPOnly(t *testing.T) {
 		assert.Equal(t, xs2atest.CorporateID(signer(t).KeyID(), fjellvind.Agreements[0].ID), cb.PSUCorporateID)
 
 		psu := cb.PSU(psuIP)
-		st, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(collect(b)))
+		st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(collect(b)))
 		require.NoError(t, err)
 		assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 		assert.Equal(t, "1247500.00", b.Balance(driftskonto.ResourceID), "paid from the account the PSU chose")
@@ -420,7 +420,7 @@ func TestPaymentStatusPATC(t *testing.T) {
 	require.NoError(t, err)
 	b.authorise(t, psu, ini, xs2atest.CorporateCustomer2)
 	patc := 0
-	st, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: time.Millisecond, Backoff: 1, MaxAttempts: 10,
 		OnPATC: func(st *xs2a.PaymentStatus) {
 			patc++
@@ -515,7 +515,7 @@ func TestErrorsInsufficientFunds(t *testing.T) {
 	ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
 	require.NoError(t, err, "accepted: funds are checked at execution")
 	b.authorise(t, psu, ini, xs2atest.PrivateCustomer2)
-	st, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
 		if s.TransactionStatus == xs2a.TransactionStatusACTC {
 			b.RunBatch()
 		}
@@ -553,7 +553,7 @@ func TestErrorsInsufficientFundsCancelThenRetry(t *testing.T) {
 	first, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
 	require.NoError(t, err)
 	b.authorise(t, psu, first, xs2atest.PrivateCustomer2)
-	_, err = b.c.Payments.PollStatus(ctx, psu, first.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+	_, _, err = b.c.Payments.PollStatus(ctx, psu, first.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
 		if s.TransactionStatus == xs2a.TransactionStatusACTC {
 			b.RunBatch()
 		}
@@ -569,7 +569,7 @@ func TestErrorsInsufficientFundsCancelThenRetry(t *testing.T) {
 	retry, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
 	require.NoError(t, err)
 	b.authorise(t, psu, retry, xs2atest.PrivateCustomer2)
-	st, err := b.c.Payments.PollStatus(ctx, psu, retry.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, retry.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
 		if s.TransactionStatus == xs2a.TransactionStatusACTC {
 			b.RunBatch()
 		}

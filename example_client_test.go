@@ -363,7 +363,7 @@ func ExamplePaymentsService_Initiate() {
 	// bank plays it.
 	psuFromSCA(ctx, srv, auth.Links.SCARedirect.Href, xs2atest.PrivateCustomer2, psu.IPAddress)
 
-	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
+	st, _, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: 10 * time.Millisecond, // the default is 2 s
 		OnStatus: func(s *xs2a.PaymentStatus) {
 			fmt.Println("status:", s.TransactionStatus)
@@ -453,7 +453,7 @@ func ExamplePaymentsService_PollStatus() {
 	psuFromSCA(ctx, srv, auth.Links.SCARedirect.Href, xs2atest.PrivateCustomer2, psu.IPAddress)
 	srv.RunBatch()
 
-	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{MinDelay: 10 * time.Millisecond})
+	st, _, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{MinDelay: 10 * time.Millisecond})
 	var funds *xs2a.FundsError
 	switch {
 	case errors.As(err, &funds):

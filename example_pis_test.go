@@ -90,7 +90,7 @@ func Example_singlePayment() {
 	fmt.Println("send the PSU to:", sca.Links.SCARedirect.Href)
 
 	// After the PSU is back on the TPP-Redirect-URI:
-	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
+	st, _, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: time.Millisecond, // seconds in real use; the default is 2 s
 		OnStatus: func(s *xs2a.PaymentStatus) { fmt.Println("status:", s.TransactionStatus) },
 	})

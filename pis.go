@@ -17,7 +17,7 @@ import (
 //	ini, _, err := client.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &payment, nil)
 //	sca, _, err := client.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
 //	// send the PSU's browser to sca.Links.SCARedirect.Href; after the callback:
-//	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
+//	st, _, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
 //
 // A payment that needs several signers reports PATC after the first: the
 // next signer starts at st.Links.StartAuthorisation of that status answer,

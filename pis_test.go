@@ -396,19 +396,19 @@ func TestValidationRejectsBeforeSending(t *testing.T) {
 			return err
 		}},
 		{"poll without link", "link", func(ctx context.Context, c *Client) error {
-			_, err := c.Payments.PollStatus(ctx, presentPSU, Link{}, nil)
+			_, _, err := c.Payments.PollStatus(ctx, presentPSU, Link{}, nil)
 			return err
 		}},
 		{"poll backoff below 1", "PollOptions.Backoff", func(ctx context.Context, c *Client) error {
-			_, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{Backoff: 0.5})
+			_, _, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{Backoff: 0.5})
 			return err
 		}},
 		{"poll max below min", "PollOptions.MaxDelay", func(ctx context.Context, c *Client) error {
-			_, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{MinDelay: time.Minute, MaxDelay: time.Second})
+			_, _, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{MinDelay: time.Minute, MaxDelay: time.Second})
 			return err
 		}},
 		{"poll negative attempts", "PollOptions.MaxAttempts", func(ctx context.Context, c *Client) error {
-			_, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{MaxAttempts: -1})
+			_, _, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{MaxAttempts: -1})
 			return err
 		}},
 	}

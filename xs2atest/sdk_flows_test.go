@@ -152,7 +152,7 @@ func TestSDKPaymentFlow(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.TransactionStatus("ACTC"), st.TransactionStatus)
 	s.RunBatch()
-	st, err = c.Payments.PollStatus(ctx, psu, in.Links.Status, &xs2a.PollOptions{MinDelay: time.Millisecond, MaxAttempts: 3})
+	st, _, err = c.Payments.PollStatus(ctx, psu, in.Links.Status, &xs2a.PollOptions{MinDelay: time.Millisecond, MaxAttempts: 3})
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.TransactionStatus("ACSC"), st.TransactionStatus)
 

@@ -232,7 +232,7 @@ func (f *flow) retry(ctx context.Context, psu xs2a.PSU) (xs2a.TransactionStatus,
 	}
 	f.p.result("the bank reports the debtor account the PSU chose: %s", chosen.DebtorAccount.BBAN)
 	settled := false
-	status, err := f.client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
+	status, _, err := f.client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: 20 * time.Millisecond,
 		Backoff:  1,
 		OnStatus: func(s *xs2a.PaymentStatus) {
