@@ -165,8 +165,8 @@
 //     duplicate check for them. A refusal that answers ErrDuplicatePayment
 //     proves an earlier payment, but an acceptance proves nothing: sending
 //     again makes a second payment. The SDK sends allowLogicalDuplicate only
-//     when asked (InitiateOptions.AllowLogicalDuplicate, InitiateEInvoice's
-//     retry).
+//     when asked (InitiateOptions.AllowLogicalDuplicate, for Initiate and
+//     InitiateEInvoice).
 //   - The bank executes a payment after the PSU's SCA, which starts from the
 //     startAuthorisation link of the initiation's answer; a payment whose
 //     answer was lost stays unauthorised unless the bank exempted it from
