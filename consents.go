@@ -37,12 +37,21 @@ func (s *ConsentsService) Create(ctx context.Context, psu PSU) (*SCALinks, *Resp
 }
 
 func (s *ConsentsService) create(ctx context.Context, psu PSU, op, path string) (*SCALinks, *Response, error) {
+	links, resp, err := s.client.startSCA(ctx, psu, op, http.MethodPost, path)
+	return links, resp, corporateHint(psu, err)
+}
+
+// startSCA sends a call whose answer is an SCA redirect (a consent or a
+// registration), with PSU.Context as PSU-Context; a POST has an empty body.
+func (c *Client) startSCA(ctx context.Context, psu PSU, op, method, path string) (*SCALinks, *Response, error) {
+	r := &request{op: op, method: method, href: path, psu: &psu, scaResult: true, psuContext: true}
+	if method == http.MethodPost {
+		r.rawBody = []byte{}
+	}
 	var out SCALinks
-	resp, err := s.client.do(ctx, &request{
-		op: op, method: http.MethodPost, href: path, rawBody: []byte{}, psu: &psu, scaResult: true, psuContext: true,
-	}, &out)
+	resp, err := c.do(ctx, r, &out)
 	if err != nil {
-		return nil, resp, corporateHint(psu, err)
+		return nil, resp, err
 	}
 	return &out, resp, nil
 }

@@ -14,7 +14,7 @@ type UsersService service
 // callback after that SCA carries the psu-id (and psu-corporate-id in
 // corporate context). PSU.Context, when set, is sent as PSU-Context.
 func (s *UsersService) Register(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
-	return s.scaCall(ctx, psu, "users.register", "/v1/users")
+	return s.client.startSCA(ctx, psu, "users.register", http.MethodGet, "/v1/users")
 }
 
 // User runs the SCA flow of GET /v1/user (docs/interface.md, Endpoints), which also
@@ -22,16 +22,7 @@ func (s *UsersService) Register(ctx context.Context, psu PSU) (*SCALinks, *Respo
 // psu-corporate-id when the PSU chose one. PSU.Context, when set, is sent as
 // PSU-Context.
 func (s *UsersService) User(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
-	return s.scaCall(ctx, psu, "users.user", "/v1/user")
-}
-
-func (s *UsersService) scaCall(ctx context.Context, psu PSU, op, path string) (*SCALinks, *Response, error) {
-	var out SCALinks
-	resp, err := s.client.do(ctx, &request{op: op, method: http.MethodGet, href: path, psu: &psu, scaResult: true, psuContext: true}, &out)
-	if err != nil {
-		return nil, resp, err
-	}
-	return &out, resp, nil
+	return s.client.startSCA(ctx, psu, "users.user", http.MethodGet, "/v1/user")
 }
 
 // Agreements returns the PSU's corporate agreements: GET /v1/agreements
