@@ -26,7 +26,7 @@ import (
 // Calls without PSU.IPAddress (PSU not present) to balances and
 // transactions are limited to 4 per 24 hours per account, and transactions
 // to the last 90 days (docs/interface.md, Limits); the client guards both locally
-// (see WithAccessBudget). It also counts transaction details
+// (see WithBudgetStore). It also counts transaction details
 // (BudgetTransaction) and card account balances (CardBalances, under
 // BudgetBalances), which the Limits do not list, as a conservative choice.
 // The other card account calls and the single-account reads (Get,
@@ -38,15 +38,6 @@ import (
 // is; "/", "%", space and non-ASCII bytes become %XX), and _links hrefs are
 // followed verbatim.
 type AccountsService service
-
-// ConsentsService asks for bank-offered consent: CreateBankOffered
-// (POST /v1/bank-offered-consents, as the production banks run it) or Create
-// (POST /v1/consents, as the interface description writes it).
-type ConsentsService service
-
-// UsersService registers PSUs and reads their corporate agreements
-// (GET /v1/users, /v1/user, /v1/agreements).
-type UsersService service
 
 // TransactionQuery filters GET /v1/accounts/{id}/transactions and
 // GET /v1/card-accounts/{id}/transactions (docs/interface.md, Endpoints). Zero
@@ -371,85 +362,6 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 		}
 		w.walk(ctx, yield)
 	}
-}
-
-// CreateBankOffered asks for bank-offered consent as the banks of the
-// platform run it in production: POST /v1/bank-offered-consents with an
-// empty body (digested as the empty byte string) and PSU.Context, when set,
-// as PSU-Context (PRIVATE or CORPORATE; the SCA page may preselect it). The
-// answer carries Links.SCARedirect: send the PSU there; consent is given
-// during that SCA, and the callback (ParseCallback) carries the psu-id and
-// the context the PSU chose.
-//
-// Use CreateBankOffered against the production banks, whose recorded
-// consent journeys start here; use Create for a bank that serves only the
-// POST /v1/consents of the written interface description. Both give the
-// same consent.
-func (s *ConsentsService) CreateBankOffered(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
-	return s.create(ctx, psu, "consents.createBankOffered", "/v1/bank-offered-consents")
-}
-
-// Create asks for bank-offered consent: POST /v1/consents with an empty body
-// (the interface description's consent call: the bank ignores the body and
-// answers only with an SCA redirect), and PSU.Context, when set, as
-// PSU-Context. Send the PSU to Links.SCARedirect; consent is collected
-// during that SCA. Production banks of the platform are known to run
-// consent through CreateBankOffered; prefer that one against them.
-func (s *ConsentsService) Create(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
-	return s.create(ctx, psu, "consents.create", "/v1/consents")
-}
-
-func (s *ConsentsService) create(ctx context.Context, psu PSU, op, path string) (*SCALinks, *Response, error) {
-	var out SCALinks
-	resp, err := s.client.do(ctx, &request{
-		op: op, method: http.MethodPost, href: path, rawBody: []byte{}, psu: &psu, scaResult: true, psuContext: true,
-	}, &out)
-	if err != nil {
-		return nil, resp, corporateHint(psu, err)
-	}
-	return &out, resp, nil
-}
-
-// Register registers a PSU for a PISP-only TPP: GET /v1/users, which answers
-// 200 with a scaRedirect link (docs/interface.md, Endpoints and Flow 3). The
-// callback after that SCA carries the psu-id (and psu-corporate-id in
-// corporate context). PSU.Context, when set, is sent as PSU-Context.
-func (s *UsersService) Register(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
-	return s.scaCall(ctx, psu, "users.register", "/v1/users")
-}
-
-// User runs the SCA flow of GET /v1/user (docs/interface.md, Endpoints), which also
-// gives a PISP that is not an AISP a corporate context: the callback carries
-// psu-corporate-id when the PSU chose one. PSU.Context, when set, is sent as
-// PSU-Context.
-func (s *UsersService) User(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
-	return s.scaCall(ctx, psu, "users.user", "/v1/user")
-}
-
-func (s *UsersService) scaCall(ctx context.Context, psu PSU, op, path string) (*SCALinks, *Response, error) {
-	var out SCALinks
-	resp, err := s.client.do(ctx, &request{op: op, method: http.MethodGet, href: path, psu: &psu, scaResult: true, psuContext: true}, &out)
-	if err != nil {
-		return nil, resp, err
-	}
-	return &out, resp, nil
-}
-
-// Agreements returns the PSU's corporate agreements: GET /v1/agreements
-// (docs/interface.md, Endpoints and Flow 2). It needs PSU.ID (a *ValidationError
-// otherwise, nothing sent). The PSU picks one; put its ID into
-// PSU.CorporateID. The answer {"agreements": [...]} and a bare array both
-// decode; none is an empty, non-nil slice.
-func (s *UsersService) Agreements(ctx context.Context, psu PSU) ([]Agreement, *Response, error) {
-	if psu.ID == "" {
-		return nil, nil, invalid("PSU.ID", "is required: GET /v1/agreements needs the psu-id of an earlier SCA")
-	}
-	body := listBody[Agreement]{key: "agreements"}
-	resp, err := s.client.do(ctx, &request{op: "users.agreements", method: http.MethodGet, href: "/v1/agreements", psu: &psu}, &body)
-	if err != nil {
-		return nil, resp, err
-	}
-	return body.list(), resp, nil
 }
 
 // corporateHint tells a caller whose request the bank refused for lack of a

@@ -74,8 +74,8 @@ func (s *bodySizeRT) RoundTrip(r *http.Request) (*http.Response, error) {
 		ContentLength: int64(len(benchInitiation)), Request: r}, nil
 }
 
-// BenchmarkBulkPayment10k: Payments.InitiateBulk of 10 000 payments through
-// a canned RoundTripper (readySigner: no RSA operation): checking every
+// BenchmarkBulkPayment10k: Payments.Initiate of a bulk payment of 10 000
+// payments through a canned RoundTripper (readySigner: no RSA operation): checking every
 // entry, encoding the body, digesting and sending it, and decoding the
 // answer. alloc-bytes-per-body-byte is all bytes allocated per call over
 // the size of the JSON body sent (about 2.3 MB).
@@ -89,9 +89,9 @@ func BenchmarkBulkPayment10k(b *testing.B) {
 	c := benchClient(b, readySignerFor(b), rt)
 	ctx := context.Background()
 	initiate := func() {
-		ini, _, err := c.Payments.InitiateBulk(ctx, benchPSU, xs2a.NorwegianDomesticCreditTransfers, bulk, nil)
+		ini, _, err := c.Payments.Initiate(ctx, benchPSU, xs2a.NorwegianDomesticCreditTransfers, bulk, nil)
 		if err != nil || ini.PaymentID != "bulk-1" {
-			b.Fatalf("InitiateBulk: %v", err)
+			b.Fatalf("Initiate: %v", err)
 		}
 	}
 	initiate()

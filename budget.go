@@ -50,66 +50,37 @@ const (
 	HistoryLimit = 90 * 24 * time.Hour
 )
 
-// budgetKeyPrefix starts every key the access budget hands to a Store.
+// budgetKeyPrefix starts every key the access budget hands to a BudgetStore.
 const budgetKeyPrefix = "xs2a:budget:"
 
-// Store counts the calls of the access budget (see WithAccessBudget).
+// BudgetStore counts the calls of the access budget (see WithBudgetStore).
 // Implementations must be safe for concurrent use. When several replicas of
-// a TPP call the bank for the same PSUs, they must share one Store (for
+// a TPP call the bank for the same PSUs, they must share one BudgetStore (for
 // example a Redis sorted set per key, trimmed and counted in one script), or
 // together they will spend more than the bank allows.
 //
 // Keys start with "xs2a:budget:" followed by a hex SHA-256 of the PSU id,
 // the account id and the endpoint; they never hold a PSU id or account id in
 // clear, so a shared store can be inspected without exposing them.
-type Store interface {
+type BudgetStore interface {
 	// Take records one call under key at now if fewer than limit calls were
 	// recorded in (now-window, now]; otherwise it records nothing and returns
 	// ok=false and the time the oldest counted call leaves the window.
 	Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (ok bool, next time.Time, err error)
 }
 
-// AccessExceededError is a PSU-not-present call the access budget refused
-// locally, before anything was sent, because the endpoint already had
-// AccessLimit calls for this PSU and account in the last AccessWindow
-// (docs/interface.md, Limits). It answers errors.Is(err, ErrAccessExceeded). Its
-// message names neither the PSU nor the account.
-type AccessExceededError struct {
-	Endpoint BudgetEndpoint // the counted endpoint
-	Next     time.Time      // when the next call is allowed
-}
-
-// Error names the endpoint and, in UTC rounded up to the second, when the
-// next call is allowed.
-func (e *AccessExceededError) Error() string {
-	return fmt.Sprintf("xs2a: access exceeded: %d calls without the PSU present in 24h to %s; next call allowed at %s",
-		AccessLimit, safeText(string(e.Endpoint), 64), ceilSecond(e.Next).UTC().Format(time.RFC3339))
-}
-
-// Is reports target == ErrAccessExceeded.
-func (e *AccessExceededError) Is(target error) bool { return target == ErrAccessExceeded }
-
-// ceilSecond rounds t up to a whole second, so that the RFC 3339 time in a
-// message is never before the moment the call is really allowed.
-func ceilSecond(t time.Time) time.Time {
-	if u := t.Truncate(time.Second); !u.Equal(t) {
-		return u.Add(time.Second)
-	}
-	return t
-}
-
 // accessBudget is the client's local guard of the PSU-not-present limits of
-// docs/interface.md: it counts calls in a Store and checks how old the asked-for
+// docs/interface.md: it counts calls in a BudgetStore and checks how old the asked-for
 // transactions are. A nil *accessBudget, or one with a nil store, counts
-// nothing (WithAccessBudget(nil)); the history check still applies.
+// nothing (WithBudgetStore(nil)); the history check still applies.
 type accessBudget struct {
-	store Store
+	store BudgetStore
 	now   func() time.Time
 }
 
 // newAccessBudget returns a budget counting in store (nil: no counting) with
 // the clock now (nil: time.Now).
-func newAccessBudget(store Store, now func() time.Time) *accessBudget {
+func newAccessBudget(store BudgetStore, now func() time.Time) *accessBudget {
 	if now == nil {
 		now = time.Now
 	}
@@ -180,7 +151,7 @@ var historyZone = func() *time.Location {
 	return time.FixedZone("CET", 60*60)
 }()
 
-// budgetKey derives the Store key of one PSU, account and endpoint: the
+// budgetKey derives the BudgetStore key of one PSU, account and endpoint: the
 // prefix and a hex SHA-256 of the three parts, each preceded by its length
 // so that no two triples share an input.
 func budgetKey(psuID, accountID string, ep BudgetEndpoint) string {
@@ -198,8 +169,8 @@ func budgetKey(psuID, accountID string, ep BudgetEndpoint) string {
 // window that is not positive.
 var errStoreArgs = errors.New("xs2a: access budget store: limit and window must be positive")
 
-// memoryStore is the in-process Store: a map from key to the times of the
-// calls still in their window.
+// memoryStore is the in-process BudgetStore: a map from key to the times of
+// the calls still in their window.
 type memoryStore struct {
 	mu        sync.Mutex
 	keys      map[string]*memoryEntry
@@ -212,15 +183,15 @@ type memoryEntry struct {
 	until time.Time   // when the last call leaves its window
 }
 
-// NewMemoryStore returns a Store that counts in memory, for a TPP running as
-// a single process (the default of WithAccessBudget). It is safe for
-// concurrent use. Keys whose calls have all left their window are dropped,
+// NewMemoryBudgetStore returns a BudgetStore that counts in memory, for a
+// TPP running as a single process (the default of WithBudgetStore). It is
+// safe for concurrent use. Keys whose calls have all left their window are dropped,
 // so memory stays bounded by the keys in use within about one window.
-func NewMemoryStore() Store {
+func NewMemoryBudgetStore() BudgetStore {
 	return &memoryStore{keys: make(map[string]*memoryEntry)}
 }
 
-// Take implements Store. Calls recorded at a time after now (a clock that
+// Take implements BudgetStore. Calls recorded at a time after now (a clock that
 // went back) still count, so a clock step never frees calls early.
 func (s *memoryStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (bool, time.Time, error) {
 	if err := ctx.Err(); err != nil {

@@ -17,9 +17,9 @@ import (
 
 var budgetT0 = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
 
-// recordingStore is a Store that remembers the keys it was asked for.
+// recordingStore is a BudgetStore that remembers the keys it was asked for.
 type recordingStore struct {
-	Store
+	BudgetStore
 	mu   sync.Mutex
 	keys []string
 }
@@ -28,10 +28,10 @@ func (s *recordingStore) Take(ctx context.Context, key string, now time.Time, li
 	s.mu.Lock()
 	s.keys = append(s.keys, key)
 	s.mu.Unlock()
-	return s.Store.Take(ctx, key, now, limit, window)
+	return s.BudgetStore.Take(ctx, key, now, limit, window)
 }
 
-// failingStore is a Store that always fails.
+// failingStore is a BudgetStore that always fails.
 type failingStore struct{ err error }
 
 func (s failingStore) Take(context.Context, string, time.Time, int, time.Duration) (bool, time.Time, error) {
@@ -44,7 +44,7 @@ func TestAccessBudgetFifthCallRefused(t *testing.T) {
 		t.Run(string(ep), func(t *testing.T) {
 			t.Parallel()
 			clock := newTestClock(budgetT0)
-			b := newAccessBudget(NewMemoryStore(), clock.Now)
+			b := newAccessBudget(NewMemoryBudgetStore(), clock.Now)
 			ctx := context.Background()
 			for i := range AccessLimit {
 				require.NoErrorf(t, b.take(ctx, "psu-secret-17", "acct-secret-42", ep), "call %d", i+1)
@@ -84,7 +84,7 @@ func TestAccessBudgetFifthCallRefused(t *testing.T) {
 func TestAccessBudgetWindowRolls(t *testing.T) {
 	t.Parallel()
 	clock := newTestClock(budgetT0)
-	b := newAccessBudget(NewMemoryStore(), clock.Now)
+	b := newAccessBudget(NewMemoryBudgetStore(), clock.Now)
 	ctx := context.Background()
 	take := func() error { return b.take(ctx, "psu", "acct", BudgetBalances) }
 
@@ -139,7 +139,7 @@ func TestAccessBudgetCountsSeparately(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			clock := newTestClock(budgetT0)
-			b := newAccessBudget(NewMemoryStore(), clock.Now)
+			b := newAccessBudget(NewMemoryBudgetStore(), clock.Now)
 			ctx := context.Background()
 			for range AccessLimit {
 				require.NoError(t, b.take(ctx, "psu-a", "acct-1", BudgetTransactions))
@@ -161,7 +161,7 @@ func TestAccessBudgetCountsSeparately(t *testing.T) {
 
 func TestAccessBudgetKeysAreHashed(t *testing.T) {
 	t.Parallel()
-	rec := &recordingStore{Store: NewMemoryStore()}
+	rec := &recordingStore{BudgetStore: NewMemoryBudgetStore()}
 	b := newAccessBudget(rec, newTestClock(budgetT0).Now)
 	ctx := context.Background()
 	triples := []struct {
@@ -316,7 +316,7 @@ func TestAccessBudgetOff(t *testing.T) {
 func TestAccessBudgetConcurrent(t *testing.T) {
 	t.Parallel()
 	clock := newTestClock(budgetT0)
-	b := newAccessBudget(NewMemoryStore(), clock.Now)
+	b := newAccessBudget(NewMemoryBudgetStore(), clock.Now)
 	ctx := context.Background()
 	var (
 		wg              sync.WaitGroup
@@ -352,7 +352,7 @@ func TestAccessBudgetConcurrent(t *testing.T) {
 
 func TestMemoryStorePrunes(t *testing.T) {
 	t.Parallel()
-	s := NewMemoryStore().(*memoryStore)
+	s := NewMemoryBudgetStore().(*memoryStore)
 	ctx := context.Background()
 	for i := range 50 {
 		ok, _, err := s.Take(ctx, budgetKey("psu", string(rune('A'+i)), BudgetBalances), budgetT0, AccessLimit, AccessWindow)
@@ -386,7 +386,7 @@ func TestMemoryStorePrunes(t *testing.T) {
 
 func TestMemoryStoreStaysBounded(t *testing.T) {
 	t.Parallel()
-	s := NewMemoryStore().(*memoryStore)
+	s := NewMemoryBudgetStore().(*memoryStore)
 	ctx := context.Background()
 	now := budgetT0
 	// One new key an hour for six weeks: at most 24 keys are live at a time.
@@ -407,7 +407,7 @@ func TestMemoryStoreTake(t *testing.T) {
 	ctx := context.Background()
 	t.Run("next with a smaller limit", func(t *testing.T) {
 		t.Parallel()
-		s := NewMemoryStore()
+		s := NewMemoryBudgetStore()
 		for i := range 4 {
 			ok, _, err := s.Take(ctx, "k", budgetT0.Add(time.Duration(i)*time.Hour), 4, AccessWindow)
 			require.NoError(t, err)
@@ -421,7 +421,7 @@ func TestMemoryStoreTake(t *testing.T) {
 	})
 	t.Run("a clock that went back does not free calls", func(t *testing.T) {
 		t.Parallel()
-		s := NewMemoryStore()
+		s := NewMemoryBudgetStore()
 		for range 4 {
 			ok, _, err := s.Take(ctx, "k", budgetT0, 4, AccessWindow)
 			require.NoError(t, err)
@@ -434,7 +434,7 @@ func TestMemoryStoreTake(t *testing.T) {
 	})
 	t.Run("bad arguments", func(t *testing.T) {
 		t.Parallel()
-		s := NewMemoryStore()
+		s := NewMemoryBudgetStore()
 		for _, a := range []struct {
 			limit  int
 			window time.Duration
@@ -445,7 +445,7 @@ func TestMemoryStoreTake(t *testing.T) {
 	})
 	t.Run("cancelled context", func(t *testing.T) {
 		t.Parallel()
-		s := NewMemoryStore()
+		s := NewMemoryBudgetStore()
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		ok, _, err := s.Take(cctx, "k", budgetT0, 4, AccessWindow)

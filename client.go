@@ -96,7 +96,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	hc.CheckRedirect = c.checkRedirect
 	c.hc = &hc
 	if !cfg.budgetSet {
-		cfg.budgetStore = NewMemoryStore()
+		cfg.budgetStore = NewMemoryBudgetStore()
 	}
 	c.budget = newAccessBudget(cfg.budgetStore, cfg.now)
 	if cfg.verifyCert != nil {

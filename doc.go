@@ -165,8 +165,8 @@
 //     duplicate check for them. A refusal that answers ErrDuplicatePayment
 //     proves an earlier payment, but an acceptance proves nothing: sending
 //     again makes a second payment. The SDK sends allowLogicalDuplicate only
-//     when asked (InitiateOptions.AllowLogicalDuplicate, InitiateEInvoice's
-//     retry).
+//     when asked (InitiateOptions.AllowLogicalDuplicate, for Initiate and
+//     InitiateEInvoice).
 //   - The bank executes a payment after the PSU's SCA, which starts from the
 //     startAuthorisation link of the initiation's answer; a payment whose
 //     answer was lost stays unauthorised unless the bank exempted it from
@@ -187,9 +187,10 @@
 // balances, which a bank may count too) and refuses the fifth locally with an
 // *AccessExceededError that says when the next call is allowed, so the bank's
 // quota is not spent on a refusal; a too old DateFrom is a *ValidationError.
-// The counting Store is in memory by default; share one between replicas with
-// WithAccessBudget, or turn the guard off with WithAccessBudget(nil). The
-// nested module github.com/tppkit/xs2a/redisstore has a Store and a
+// The counting BudgetStore is in memory by default; share one between
+// replicas with WithBudgetStore, or turn the guard off with
+// WithBudgetStore(nil). The
+// nested module github.com/tppkit/xs2a/redisstore has a BudgetStore and a
 // SessionStore in Redis for that; when the store cannot be reached a
 // PSU-not-present call is not sent (it fails closed).
 //

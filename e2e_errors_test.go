@@ -264,7 +264,7 @@ func TestErrorsKID(t *testing.T) {
 	mark := b.rec.len()
 	p := b.payment(t, "10.00", debtor)
 	p.RemittanceInformationUnstructured = ""
-	_, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, xs2a.EInvoice{KID: badKID, InvoiceNumber: "F-1"}, false)
+	_, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, xs2a.EInvoice{KID: badKID, InvoiceNumber: "F-1"}, nil)
 	requireInvalid(t, err, "EInvoice.KID")
 	p.RemittanceInformationStructuredArray = []xs2a.StructuredRemittance{{Reference: badKID, ReferenceType: xs2a.ReferenceTypeSCOR}}
 	_, _, err = b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, nil)
@@ -309,11 +309,11 @@ func TestErrorsBasketReferenceMix(t *testing.T) {
 
 	single, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "10.00", debtor), nil)
 	require.NoError(t, err)
-	periodic, _, err := b.c.Payments.InitiatePeriodic(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
+	periodic, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
 		Payment: *b.payment(t, "20.00", debtor), StartDate: today.AddDays(1), Frequency: xs2a.Monthly}, nil)
 	require.NoError(t, err)
 	entry := *b.payment(t, "30.00", "")
-	bulk, _, err := b.c.Payments.InitiateBulk(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.BulkPayment{
+	bulk, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.BulkPayment{
 		DebtorAccount: xs2a.AccountReference{BBAN: debtor}, Payments: []xs2a.Payment{entry, entry}}, nil)
 	require.NoError(t, err)
 
@@ -349,7 +349,7 @@ func TestErrorsMonthlyVariableDuplicateMonths(t *testing.T) {
 	order := &xs2a.PeriodicPayment{Payment: *b.payment(t, "400.00", debtor), StartDate: start,
 		Frequency: xs2a.MonthlyVariable, MonthsOfExecution: []string{"1", "6", "1"}}
 
-	_, _, err := b.c.Payments.InitiatePeriodic(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, order, nil)
+	_, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, order, nil)
 	requireInvalid(t, err, "PeriodicPayment.MonthsOfExecution[2]")
 	assert.Zero(t, b.RequestCount("POST", "/v1/periodic-payments/"))
 
@@ -361,7 +361,7 @@ func TestErrorsMonthlyVariableDuplicateMonths(t *testing.T) {
 	assert.Zero(t, b.PaymentCount())
 
 	order.MonthsOfExecution = []string{"1", "6", "9"}
-	ini, _, err := b.c.Payments.InitiatePeriodic(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, order, nil)
+	ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, order, nil)
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.TransactionStatusRCVD, ini.TransactionStatus)
 }

@@ -52,7 +52,7 @@ func TestLimitsPSUNotPresent(t *testing.T) {
 				b := newBank(t)
 				c := b.c
 				if !local {
-					c = b.client(t, xs2a.WithAccessBudget(nil))
+					c = b.client(t, xs2a.WithBudgetStore(nil))
 				}
 				psu := b.signIn(t, xs2atest.PrivateCustomer2)
 				account := b.account(t, xs2atest.PrivateCustomer2, 0).ResourceID
@@ -122,7 +122,7 @@ func TestLimits90Days(t *testing.T) {
 		requireInvalid(t, err, "TransactionQuery.DateFrom")
 	}
 	assert.Empty(t, b.rec.since(mark, http.MethodGet, ""), "nothing sent")
-	noGuard := b.client(t, xs2a.WithAccessBudget(nil))
+	noGuard := b.client(t, xs2a.WithBudgetStore(nil))
 	_, _, err = noGuard.Accounts.TransactionsPage(ctx, away, account, &xs2a.TransactionQuery{DateFrom: day91})
 	requireInvalid(t, err, "TransactionQuery.DateFrom") // the budget's off switch leaves the 90 days
 
@@ -281,10 +281,10 @@ func TestLimitsSCASession(t *testing.T) {
 	})
 }
 
-// downStore is a Store that answers its first ok takes and then fails, as
+// downStore is a BudgetStore that answers its first ok takes and then fails, as
 // a shared store that becomes unreachable.
 type downStore struct {
-	xs2a.Store
+	xs2a.BudgetStore
 	mu  sync.Mutex
 	ok  int
 	err error
@@ -298,7 +298,7 @@ func (s *downStore) Take(ctx context.Context, key string, now time.Time, limit i
 	}
 	s.ok--
 	s.mu.Unlock()
-	return s.Store.Take(ctx, key, now, limit, window)
+	return s.BudgetStore.Take(ctx, key, now, limit, window)
 }
 
 // A PSU-not-present call whose budget store fails is not sent: its error
@@ -323,7 +323,7 @@ func TestLimitsStoreDownFailsClosed(t *testing.T) {
 			b := newBank(t, xs2atest.WithFaults(tt.faults...))
 			psu := b.signIn(t, xs2atest.PrivateCustomer1)
 			account := b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID
-			c := b.client(t, xs2a.WithAccessBudget(&downStore{Store: xs2a.NewMemoryStore(), ok: tt.ok, err: storeErr}))
+			c := b.client(t, xs2a.WithBudgetStore(&downStore{BudgetStore: xs2a.NewMemoryBudgetStore(), ok: tt.ok, err: storeErr}))
 			noWait(c)
 			mark := b.rec.len()
 			_, resp, err := c.Accounts.Balances(ctx, xs2a.PSU{ID: psu.ID}, account)

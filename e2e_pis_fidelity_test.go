@@ -83,7 +83,7 @@ func TestPaymentPATCSecondSignerFromStatus(t *testing.T) {
 	statusLink := ini.Links.Status // all the TPP stored
 
 	signers := 0
-	st, err := b.c.Payments.PollStatus(ctx, psu, statusLink, &xs2a.PollOptions{
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, statusLink, &xs2a.PollOptions{
 		MinDelay: time.Millisecond, Backoff: 1, MaxAttempts: 10,
 		OnPATC: func(st *xs2a.PaymentStatus) {
 			signers++
@@ -281,7 +281,7 @@ func TestEInvoiceProcessedAtScheme(t *testing.T) {
 	p := b.payment(t, "842.50", "")
 	p.RemittanceInformationUnstructured = ""
 	inv := xs2a.EInvoice{KID: "12345678903", InvoiceNumber: "F-2025-0099"}
-	ini, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, false)
+	ini, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, nil)
 	require.NoError(t, err)
 	assert.False(t, b.EInvoiceProcessed(inv.InvoiceNumber))
 	mark := b.rec.len()

@@ -54,7 +54,7 @@ func TestFlow3SinglePayment(t *testing.T) {
 	assert.Equal(t, psu.SessionID, cb.TPPSessionID)
 
 	var seen []xs2a.TransactionStatus
-	st, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
 		seen = append(seen, s.TransactionStatus)
 		if s.TransactionStatus == xs2a.TransactionStatusACTC {
 			b.RunBatch()
@@ -91,7 +91,7 @@ func TestFlow3SinglePayment(t *testing.T) {
 		_, err = b.c.Payments.Get(ctx, psu, ini.Links.Self, nil)
 		requireBankError(t, err, http.StatusBadRequest, xs2a.CodeResourceUnknown)
 		b.authorise(t, psu, ini, xs2atest.PrivateCustomer1)
-		st, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+		st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
 			if s.TransactionStatus == xs2a.TransactionStatusACTC {
 				b.RunBatch()
 			}
@@ -137,7 +137,7 @@ func TestFlow4ElectronicInvoice(t *testing.T) {
 	p.CreditorName = "Fjordkraft AS"
 	mark := b.rec.len()
 
-	first, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, false)
+	first, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, nil)
 	require.NoError(t, err)
 	var body map[string]any
 	_, err = b.c.Payments.Get(ctx, psu, first.Links.Self, &body)
@@ -151,11 +151,11 @@ func TestFlow4ElectronicInvoice(t *testing.T) {
 	failure := b.scaFails(t, startAuth(t, b, psu, first), xs2atest.PrivateCustomer1)
 	assert.Equal(t, xs2a.CodeSCAInvalid, failure.Code)
 
-	_, _, err = b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, false)
+	_, _, err = b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, nil)
 	e := requireBankError(t, err, http.StatusBadRequest, xs2a.CodePaymentFailed)
 	assert.Contains(t, e.Messages[0].Text, "logical duplicate")
 
-	retry, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, true)
+	retry, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, &xs2a.InitiateOptions{AllowLogicalDuplicate: true})
 	require.NoError(t, err)
 	b.authorise(t, psu, retry, xs2atest.PrivateCustomer1, xs2atest.Accounts(sparekonto.ResourceID))
 	assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, retry).TransactionStatus)
@@ -204,7 +204,7 @@ func TestErrorsEInvoiceOutcomeResolved(t *testing.T) {
 			p.RemittanceInformationUnstructured = ""
 			mark := b.rec.len()
 
-			_, _, err := b.c.Payments.InitiateEInvoice(lostAnswerContext(t, tt.hangUp), psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, false)
+			_, _, err := b.c.Payments.InitiateEInvoice(lostAnswerContext(t, tt.hangUp), psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, nil)
 			require.ErrorIs(t, err, xs2a.ErrOutcomeUnknown)
 			if !tt.landed {
 				assert.Zero(t, b.PaymentCount(), "the bank never acted on the lost attempt")
@@ -290,7 +290,7 @@ func TestFlow5SingleSCAPISPOnly(t *testing.T) {
 		assert.Equal(t, stranger.SessionID, cb.TPPSessionID)
 		assert.Equal(t, xs2a.ContextPrivate, cb.Context)
 
-		st, err := b.c.Payments.PollStatus(ctx, stranger, ini.Links.Status, fastPoll(collect(b)))
+		st, _, err := b.c.Payments.PollStatus(ctx, stranger, ini.Links.Status, fastPoll(collect(b)))
 		require.NoError(t, err)
 		assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 		assert.True(t, st.TransactionStatus.Final())
@@ -321,7 +321,7 @@ func TestFlow5SingleSCAPISPOnly(t *testing.T) {
 		assert.Equal(t, xs2atest.CorporateID(signer(t).KeyID(), fjellvind.Agreements[0].ID), cb.PSUCorporateID)
 
 		psu := cb.PSU(psuIP)
-		st, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(collect(b)))
+		st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(collect(b)))
 		require.NoError(t, err)
 		assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 		assert.Equal(t, "1247500.00", b.Balance(driftskonto.ResourceID), "paid from the account the PSU chose")
@@ -386,7 +386,7 @@ func TestPaymentCancellation(t *testing.T) {
 
 	single, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "10.00", debtor), nil)
 	require.NoError(t, err)
-	periodic, _, err := b.c.Payments.InitiatePeriodic(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
+	periodic, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
 		Payment: *b.payment(t, "20.00", debtor), StartDate: today.AddDays(1), Frequency: xs2a.Weekly}, nil)
 	require.NoError(t, err)
 	for _, ini := range []*xs2a.Initiation{single, periodic} {
@@ -420,7 +420,7 @@ func TestPaymentStatusPATC(t *testing.T) {
 	require.NoError(t, err)
 	b.authorise(t, psu, ini, xs2atest.CorporateCustomer2)
 	patc := 0
-	st, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: time.Millisecond, Backoff: 1, MaxAttempts: 10,
 		OnPATC: func(st *xs2a.PaymentStatus) {
 			patc++
@@ -483,7 +483,7 @@ func TestLimitsBatchExcludesPeriodic(t *testing.T) {
 	debtor := b.account(t, xs2atest.PrivateCustomer2, 0)
 	today := xs2a.DateOf(b.clock.Now().In(oslo))
 
-	periodic, _, err := b.c.Payments.InitiatePeriodic(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
+	periodic, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
 		Payment: *b.payment(t, "500.00", debtor.BBAN), StartDate: today, Frequency: xs2a.Monthly, DayOfExecution: "12",
 	}, nil)
 	require.NoError(t, err)
@@ -515,7 +515,7 @@ func TestErrorsInsufficientFunds(t *testing.T) {
 	ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
 	require.NoError(t, err, "accepted: funds are checked at execution")
 	b.authorise(t, psu, ini, xs2atest.PrivateCustomer2)
-	st, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
 		if s.TransactionStatus == xs2a.TransactionStatusACTC {
 			b.RunBatch()
 		}
@@ -553,7 +553,7 @@ func TestErrorsInsufficientFundsCancelThenRetry(t *testing.T) {
 	first, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
 	require.NoError(t, err)
 	b.authorise(t, psu, first, xs2atest.PrivateCustomer2)
-	_, err = b.c.Payments.PollStatus(ctx, psu, first.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+	_, _, err = b.c.Payments.PollStatus(ctx, psu, first.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
 		if s.TransactionStatus == xs2a.TransactionStatusACTC {
 			b.RunBatch()
 		}
@@ -569,7 +569,7 @@ func TestErrorsInsufficientFundsCancelThenRetry(t *testing.T) {
 	retry, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
 	require.NoError(t, err)
 	b.authorise(t, psu, retry, xs2atest.PrivateCustomer2)
-	st, err := b.c.Payments.PollStatus(ctx, psu, retry.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, retry.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
 		if s.TransactionStatus == xs2a.TransactionStatusACTC {
 			b.RunBatch()
 		}

@@ -139,7 +139,7 @@ func TestFlowBookingStatusAll(t *testing.T) {
 	psu := b.signIn(t, xs2atest.PrivateCustomer1)
 	kari := b.account(t, xs2atest.PrivateCustomer1, 0)
 	today := xs2a.DateOf(b.clock.Now().In(oslo))
-	order, _, err := b.c.Payments.InitiatePeriodic(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
+	order, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.PeriodicPayment{
 		Payment: *b.payment(t, "750.00", kari.BBAN), StartDate: today.AddDays(3), Frequency: xs2a.Monthly, DayOfExecution: "5"}, nil)
 	require.NoError(t, err)
 	b.authorise(t, psu, order, xs2atest.PrivateCustomer1)

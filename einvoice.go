@@ -15,35 +15,23 @@ type EInvoice struct {
 	Issuer string
 }
 
-// InitiateEInvoice pays an electronic invoice (docs/interface.md, Flow 4): a single
-// payment, POST /v1/payments/{product} (usually
-// NorwegianDomesticCreditTransfers), whose
-// remittanceInformationStructuredArray holds the invoice's KID (type SCOR)
-// and invoice number (type CINV, referenceIssuer the scheme's issuer code),
-// built by EInvoiceReferencesWithIssuer. p supplies the rest (amount,
-// creditor; leave DebtorAccount nil to let the PSU choose the account) and
-// must carry no remittance information of its own; p itself is not modified.
-// The bank may adjust RequestedExecutionDate.
+// InitiateEInvoice pays an electronic invoice (docs/interface.md, Flows,
+// flow 4): a single payment, POST /v1/payments/{product}, whose
+// remittanceInformationStructuredArray holds the invoice's KID and invoice
+// number (EInvoiceReferencesWithIssuer). p supplies the rest and must carry
+// no remittance information; it is not modified. opts may be nil. The
+// rules are in docs/interface.md, Electronic invoice payments.
 //
-// retry says whether this is a new attempt for the same invoice after a
-// failure that the PSU or TPP can correct (for example a rejected SCA or a
-// fixed amount): only then is allowLogicalDuplicate=true sent, as Flow 4
-// requires. The first attempt must pass retry false, so that the bank
-// refuses a real duplicate payment of the invoice. Before retrying, make sure
-// the earlier attempt cannot still be executed: a payment the bank holds as
-// ACCP for lack of funds (PollStatus returns a *FundsError) may be booked at
-// a later batch run when funds arrive, so cancel it (Cancel) first, or the
-// invoice may be paid twice.
-//
-// When the PSU authorises the payment, the bank marks the invoice as
-// processed at the invoice scheme. The TPP must not change that status
-// itself (docs/interface.md, Flow 4); the SDK has no call that does.
-func (s *PaymentsService) InitiateEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice, retry bool) (*Initiation, *Response, error) {
+// The first attempt sends no opts.AllowLogicalDuplicate, so the bank
+// refuses a real duplicate; set it only to retry the same invoice after a
+// failure the PSU or TPP can correct, and cancel an attempt the bank holds
+// as ACCP (a *FundsError) first, or the invoice may be paid twice.
+func (s *PaymentsService) InitiateEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice, opts *InitiateOptions) (*Initiation, *Response, error) {
 	body, err := einvoicePayment(psu, product, p, inv)
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.initiate(ctx, psu, "payments.initiate_einvoice", "/v1/payments/", product, body, &InitiateOptions{AllowLogicalDuplicate: retry}, kindSingle)
+	return s.initiate(ctx, psu, paymentEndpoint{op: "payments.initiate_einvoice", prefix: singleEndpoint.prefix, kind: kindSingle}, product, body, opts)
 }
 
 // EInvoiceResolution is the answer of ResolveEInvoice: either Landed (with
@@ -64,31 +52,21 @@ type EInvoiceResolution struct {
 	Initiation *Initiation
 }
 
-// ResolveEInvoice finds out whether an e-invoice payment whose answer was
-// lost (ErrOutcomeUnknown from InitiateEInvoice) reached the bank: it sends
-// the same invoice again, POST /v1/payments/{product}, always without
-// allowLogicalDuplicate. The bank refuses a second live payment of one
-// invoice (same KID, invoice number and creditor) unless that flag is set,
-// so this call creates at most one payment of the invoice whatever happened
-// before: a refusal means the earlier attempt landed (Landed), an
-// acceptance means it did not and this call made the payment (Initiation).
-// Pass the psu, product, p and inv of the lost call; checks and errors are
-// those of InitiateEInvoice.
-//
-// The SDK never calls it on its own: re-sending a payment is the caller's
-// decision. If its own answer is lost (ErrOutcomeUnknown again), calling it
-// again is as safe. When Landed, the SDK cannot authorise, poll or cancel
-// the earlier payment (its links were in the lost answer); unless the bank
-// exempted it from SCA, it is not executed without the PSU's SCA, which
-// starts from those links. Do not pay
-// the invoice again on your own: tell the PSU, and only on the PSU's
-// decision call InitiateEInvoice with retry true.
+// ResolveEInvoice tells whether an e-invoice payment whose answer was lost
+// (ErrOutcomeUnknown from InitiateEInvoice) reached the bank: it sends the
+// same invoice again without allowLogicalDuplicate, so it creates at most
+// one payment of the invoice. A duplicate refusal means the earlier attempt
+// landed (Landed; its links are lost); an acceptance means it did not, and
+// this call made the payment (Initiation). Pass the psu, product, p and inv
+// of the lost call. When Landed, pay again only on the PSU's decision
+// (InitiateEInvoice with AllowLogicalDuplicate); see "Lost payment answers"
+// in the package documentation.
 func (s *PaymentsService) ResolveEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice) (*EInvoiceResolution, *Response, error) {
 	body, err := einvoicePayment(psu, product, p, inv)
 	if err != nil {
 		return nil, nil, err
 	}
-	ini, resp, err := s.initiate(ctx, psu, "payments.resolve_einvoice", "/v1/payments/", product, body, nil, kindSingle)
+	ini, resp, err := s.initiate(ctx, psu, paymentEndpoint{op: "payments.resolve_einvoice", prefix: singleEndpoint.prefix, kind: kindSingle}, product, body, nil)
 	var refusal *Error
 	switch {
 	case err == nil:

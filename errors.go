@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -60,6 +61,29 @@ var (
 	// out.
 	ErrSCARedirectInvalid = errors.New("xs2a: scaRedirect is not a safe web address")
 )
+
+// ErrUnknownStatus: with PollOptions.Strict, the bank reported a
+// transactionStatus that is not a Berlin Group code (TransactionStatus.Known).
+var ErrUnknownStatus = errors.New("xs2a: unknown transaction status")
+
+// ErrPollAttempts: PollStatus read the status PollOptions.MaxAttempts times
+// and it was still not final.
+var ErrPollAttempts = errors.New("xs2a: payment status still not final after the last poll")
+
+// ErrSCAFailed: the bank sent the PSU back from the SCA redirect with an
+// error (docs/interface.md "TPP redirect", query parameters after failed SCA). The
+// error is a *SCAFailure holding the bank's status, code and message.
+var ErrSCAFailed = errors.New("xs2a: SCA failed")
+
+// ErrInvalidCallback: a request to the TPP-Redirect-URI did not carry a
+// well-formed SCA result. The error is a *CallbackError naming the parameter.
+// Treat it as a failed SCA: never act on such a request.
+var ErrInvalidCallback = errors.New("xs2a: invalid SCA callback")
+
+// ErrUnknownSession: SessionManager.Complete or Abort was given a
+// TPP-Session-ID that is not the one waiting for SCA for that user (never
+// begun, already completed or aborted, or replaced by a later Begin).
+var ErrUnknownSession = errors.New("xs2a: unknown TPP-Session-ID")
 
 // Error codes of the Berlin Group NextGenPSD2 implementation guidelines, as
 // sent in tppMessages[].code. The bank may send codes not listed here; they
@@ -464,3 +488,153 @@ func (e *SignatureError) Error() string {
 
 // Is reports target == ErrSignatureInvalid.
 func (e *SignatureError) Is(target error) bool { return target == ErrSignatureInvalid }
+
+// AccessExceededError is a PSU-not-present call the access budget refused
+// locally, before anything was sent, because the endpoint already had
+// AccessLimit calls for this PSU and account in the last AccessWindow
+// (docs/interface.md, Limits). It answers errors.Is(err, ErrAccessExceeded). Its
+// message names neither the PSU nor the account.
+type AccessExceededError struct {
+	Endpoint BudgetEndpoint // the counted endpoint
+	Next     time.Time      // when the next call is allowed
+}
+
+// Error names the endpoint and, in UTC rounded up to the second, when the
+// next call is allowed.
+func (e *AccessExceededError) Error() string {
+	return fmt.Sprintf("xs2a: access exceeded: %d calls without the PSU present in 24h to %s; next call allowed at %s",
+		AccessLimit, safeText(string(e.Endpoint), 64), ceilSecond(e.Next).UTC().Format(time.RFC3339))
+}
+
+// Is reports target == ErrAccessExceeded.
+func (e *AccessExceededError) Is(target error) bool { return target == ErrAccessExceeded }
+
+// ceilSecond rounds t up to a whole second, so that the RFC 3339 time in a
+// message is never before the moment the call is really allowed.
+func ceilSecond(t time.Time) time.Time {
+	if u := t.Truncate(time.Second); !u.Equal(t) {
+		return u.Add(time.Second)
+	}
+	return t
+}
+
+// FundsError is the error PollStatus returns when the bank reports
+// fundsAvailable false on a status that is not final (docs/interface.md, Payment
+// status: "A payment rejected for lack of funds is reported with status ACCP
+// and fundsAvailable"). ACCP is not final: the bank keeps the payment and may
+// still execute it at a later batch run, once the money is on the account
+// (the sandbox runs 5 batches a day). A TPP that treats it as failed and
+// initiates the payment again may pay twice. So cancel it first
+// (PaymentsService.Cancel with Initiation.Links.Self), and only then retry
+// or tell the PSU it failed; or poll again later.
+//
+// It answers errors.Is(err, ErrInsufficientFunds). A final status with
+// fundsAvailable false (RJCT) is not a FundsError: PollStatus returns it with
+// a nil error, and PaymentStatus.InsufficientFunds gives the reason.
+type FundsError struct {
+	// Status is the status read: the same *PaymentStatus PollStatus
+	// returns with the error.
+	Status *PaymentStatus
+}
+
+// Error says the payment is not final and what to do.
+func (e *FundsError) Error() string {
+	st := "(none)"
+	if e.Status != nil {
+		st = safeText(string(e.Status.TransactionStatus), 35)
+	}
+	return "xs2a: insufficient funds: payment status " + st + " is not final, and the bank may still execute the payment when funds arrive: " +
+		"cancel it (Payments.Cancel) before retrying or telling the PSU it failed"
+}
+
+// Is makes errors.Is(err, ErrInsufficientFunds) true.
+func (e *FundsError) Is(target error) bool { return target == ErrInsufficientFunds }
+
+// SCAFailure is the result of a failed SCA: the bank sent the PSU to the
+// TPP-Redirect-URI with the failure parameters of docs/interface.md "TPP redirect".
+// It answers errors.Is(err, ErrSCAFailed). Message is the bank's text, fully
+// URL-decoded, with control characters replaced by spaces; show it to the
+// PSU if you like, but it is the bank's wording, not the SDK's.
+type SCAFailure struct {
+	System  string // system: the bank's internal system that failed (server errors)
+	Status  int    // status: the HTTP status (0 when the bank sent none)
+	Code    string // code, for example PAYMENT_FAILED
+	Message string // message, decoded
+}
+
+// Error reads "xs2a: SCA failed: <status> <code>: <message>", the message cut
+// to 200 characters.
+func (e *SCAFailure) Error() string {
+	var b strings.Builder
+	b.WriteString("xs2a: SCA failed")
+	sep := ": "
+	if e.Status != 0 {
+		b.WriteString(sep)
+		b.WriteString(strconv.Itoa(e.Status))
+		sep = " "
+	}
+	if e.Code != "" {
+		b.WriteString(sep)
+		b.WriteString(safeText(e.Code, 100))
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(safeText(e.Message, 200))
+	}
+	return b.String()
+}
+
+// Is reports target == ErrSCAFailed.
+func (e *SCAFailure) Is(target error) bool { return target == ErrSCAFailed }
+
+// CallbackError reports a callback that ParseCallback refused. Param names the
+// query parameter ("psu-id", "context", ...; "query" when the query string
+// itself is malformed) and Reason says what is wrong. It never repeats the
+// parameter's value, which may be a PSU id. It answers
+// errors.Is(err, ErrInvalidCallback).
+type CallbackError struct {
+	Param  string
+	Reason string
+}
+
+// Error reads "xs2a: invalid SCA callback: <param>: <reason>".
+func (e *CallbackError) Error() string {
+	return "xs2a: invalid SCA callback: " + e.Param + ": " + e.Reason
+}
+
+// Is reports target == ErrInvalidCallback.
+func (e *CallbackError) Is(target error) bool { return target == ErrInvalidCallback }
+
+// SCARedirectError is an answer whose scaRedirect link is no web address the
+// PSU's browser may be sent to. The SDK hands out an scaRedirect only when it
+// is an absolute https URL with a host (on any host: banks run SCA pages
+// elsewhere), or plain http on a loopback host (a test bank), or a relative
+// link, which is resolved under the client's base address. It refuses other
+// schemes (javascript:, data:, file:, ...), plain http elsewhere,
+// scheme-relative links ("//host"), user info, and spaces, control characters
+// or backslashes anywhere in the link. The link is not handed out, and its
+// text is in no message (it may hold ids). It answers
+// errors.Is(err, ErrSCARedirectInvalid) and not ErrSCARequired; a payment or
+// consent whose answer it is answers ErrOutcomeUnknown as well.
+type SCARedirectError struct {
+	Op         string // the call ("accounts.list")
+	StatusCode int    // the status of the answer
+	RequestID  string // X-Request-ID of the call
+	Reason     string // what is wrong with the link, without its text
+}
+
+// Error names the call and the reason, never the link.
+func (e *SCARedirectError) Error() string {
+	s := "xs2a: "
+	if e.Op != "" {
+		s += e.Op + ": "
+	}
+	s += "refusing the bank's scaRedirect: the link " + e.Reason
+	if e.RequestID != "" {
+		s += " (X-Request-ID " + e.RequestID + ")"
+	}
+	return s
+}
+
+// Is reports target == ErrSCARedirectInvalid.
+func (e *SCARedirectError) Is(target error) bool { return target == ErrSCARedirectInvalid }

@@ -363,7 +363,7 @@ func ExamplePaymentsService_Initiate() {
 	// bank plays it.
 	psuFromSCA(ctx, srv, auth.Links.SCARedirect.Href, xs2atest.PrivateCustomer2, psu.IPAddress)
 
-	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
+	st, _, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: 10 * time.Millisecond, // the default is 2 s
 		OnStatus: func(s *xs2a.PaymentStatus) {
 			fmt.Println("status:", s.TransactionStatus)
@@ -401,7 +401,7 @@ func ExamplePaymentsService_ResolveEInvoice() {
 		CreditorAccount:  xs2a.AccountReference{BBAN: "86011117947"},
 		CreditorName:     "Kraftselskapet AS",
 	}
-	_, _, err := client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice, false)
+	_, _, err := client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice, nil)
 	fmt.Println("outcome unknown:", errors.Is(err, xs2a.ErrOutcomeUnknown))
 
 	res, _, err := client.Payments.ResolveEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice)
@@ -453,7 +453,7 @@ func ExamplePaymentsService_PollStatus() {
 	psuFromSCA(ctx, srv, auth.Links.SCARedirect.Href, xs2atest.PrivateCustomer2, psu.IPAddress)
 	srv.RunBatch()
 
-	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{MinDelay: 10 * time.Millisecond})
+	st, _, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{MinDelay: 10 * time.Millisecond})
 	var funds *xs2a.FundsError
 	switch {
 	case errors.As(err, &funds):
@@ -647,8 +647,8 @@ func ExampleSessionManager() {
 
 // Without the PSU present (no IPAddress) an account's balances may be read 4
 // times in 24 hours. The client counts the calls and refuses the fifth before
-// it reaches the bank; replicas of a TPP share the count through one Store.
-func ExampleWithAccessBudget() {
+// it reaches the bank; replicas of a TPP share the count through one BudgetStore.
+func ExampleWithBudgetStore() {
 	srv, client := startExampleBank()
 	defer srv.Close()
 	defer client.Close()
@@ -661,13 +661,13 @@ func ExampleWithAccessBudget() {
 	id := accounts[0].ResourceID
 
 	// Two replicas of the TPP, one shared store (Redis in production).
-	shared := xs2a.NewMemoryStore()
-	replicaA, err := srv.Client(nil, xs2a.WithAccessBudget(shared))
+	shared := xs2a.NewMemoryBudgetStore()
+	replicaA, err := srv.Client(nil, xs2a.WithBudgetStore(shared))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer replicaA.Close()
-	replicaB, err := srv.Client(nil, xs2a.WithAccessBudget(shared))
+	replicaB, err := srv.Client(nil, xs2a.WithBudgetStore(shared))
 	if err != nil {
 		log.Fatal(err)
 	}

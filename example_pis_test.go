@@ -90,7 +90,7 @@ func Example_singlePayment() {
 	fmt.Println("send the PSU to:", sca.Links.SCARedirect.Href)
 
 	// After the PSU is back on the TPP-Redirect-URI:
-	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
+	st, _, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: time.Millisecond, // seconds in real use; the default is 2 s
 		OnStatus: func(s *xs2a.PaymentStatus) { fmt.Println("status:", s.TransactionStatus) },
 	})
@@ -136,11 +136,11 @@ func ExamplePaymentsService_InitiateEInvoice() {
 		CreditorName:     "Kraftselskapet AS",
 		// No DebtorAccount: the PSU chooses it during SCA.
 	}
-	if _, _, err := client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice, false); err != nil {
+	if _, _, err := client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice, nil); err != nil {
 		log.Fatal(err)
 	}
 	// Say the PSU aborted the SCA and wants to try again:
-	ini, _, err := client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice, true)
+	ini, _, err := client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, payment, invoice, &xs2a.InitiateOptions{AllowLogicalDuplicate: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -151,9 +151,9 @@ func ExamplePaymentsService_InitiateEInvoice() {
 	// enc!!p1 RCVD
 }
 
-// ExamplePaymentsService_InitiatePeriodic sets up a standing order that runs
+// ExamplePaymentsService_Initiate_periodic sets up a standing order that runs
 // in four chosen months of the year.
-func ExamplePaymentsService_InitiatePeriodic() {
+func ExamplePaymentsService_Initiate_periodic() {
 	bank := examplePaymentBank()
 	defer bank.Close()
 	signer, _ := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem") // TEST-ONLY certificate
@@ -172,7 +172,7 @@ func ExamplePaymentsService_InitiatePeriodic() {
 		DayOfExecution:    "20",
 		MonthsOfExecution: []string{"3", "6", "9", "3"},
 	}
-	_, _, err := client.Payments.InitiatePeriodic(context.Background(), psu, xs2a.NorwegianDomesticCreditTransfers, order, nil)
+	_, _, err := client.Payments.Initiate(context.Background(), psu, xs2a.NorwegianDomesticCreditTransfers, order, nil)
 	var ve *xs2a.ValidationError
 	if errors.As(err, &ve) {
 		fmt.Println(ve.Field, "refused before sending:", strings.Contains(ve.Reason, "repeats a month"))

@@ -386,7 +386,7 @@ func TestHostileCrossOriginLinks(t *testing.T) {
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
 	_, err = c.Payments.Cancel(ctx, psu, ini.Links.Self)
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
-	_, err = c.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
+	_, _, err = c.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
 
 	// links that leave the base path by dot segments, on the bank's own host

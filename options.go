@@ -21,7 +21,7 @@ type config struct {
 	logger       *slog.Logger
 	retry        RetryPolicy
 	tokens       oauth2.TokenSource
-	budgetStore  Store
+	budgetStore  BudgetStore
 	budgetSet    bool
 	now          func() time.Time
 	aspspID      string
@@ -101,11 +101,11 @@ func WithTokenSource(ts oauth2.TokenSource) Option {
 	return func(c *config) error { c.tokens = ts; return nil }
 }
 
-// WithAccessBudget counts PSU-not-present calls in store (see Store). The
+// WithBudgetStore counts PSU-not-present calls in store (see BudgetStore). The
 // default is an in-memory store; share one (for example in Redis) between
-// replicas of a TPP. WithAccessBudget(nil) turns the local guard off, leaving
+// replicas of a TPP. WithBudgetStore(nil) turns the local guard off, leaving
 // the limit to the bank (429).
-func WithAccessBudget(store Store) Option {
+func WithBudgetStore(store BudgetStore) Option {
 	return func(c *config) error { c.budgetStore, c.budgetSet = store, true; return nil }
 }
 

@@ -17,7 +17,7 @@ import (
 //	ini, _, err := client.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &payment, nil)
 //	sca, _, err := client.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
 //	// send the PSU's browser to sca.Links.SCARedirect.Href; after the callback:
-//	st, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
+//	st, _, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
 //
 // A payment that needs several signers reports PATC after the first: the
 // next signer starts at st.Links.StartAuthorisation of that status answer,
@@ -38,63 +38,71 @@ type PaymentsService service
 // SigningBasketsService groups payments for one SCA (POST /v1/signing-baskets).
 type SigningBasketsService service
 
-// Initiate sends a single payment, POST /v1/payments/{product} (docs/interface.md,
-// Endpoints and "Payment initiation request"). product is one of the product
-// constants (NorwegianDomesticCreditTransfers, ...) or another product name
-// of lower-case letters, digits and '-'. p is checked first (see Payment)
-// and is not modified; psu.IPAddress is required. opts may be nil.
-//
-// The answer holds the payment id, its first status, the fee and the links:
-// follow Links.StartAuthorisation with StartAuthorisation, or send the PSU to
-// Links.SCARedirect when the bank put one there. A payment refused for lack
-// of funds is an *Error that answers errors.Is(err, ErrInsufficientFunds).
-func (s *PaymentsService) Initiate(ctx context.Context, psu PSU, product string, p *Payment, opts *InitiateOptions) (*Initiation, *Response, error) {
-	if err := checkInitiation(psu, product); err != nil {
-		return nil, nil, err
-	}
-	if p == nil {
-		return nil, nil, invalid("Payment", "is nil")
-	}
-	if err := p.validate("Payment"); err != nil {
-		return nil, nil, err
-	}
-	return s.initiate(ctx, psu, "payments.initiate", "/v1/payments/", product, p, opts, kindSingle)
+// PaymentRequest is a payment to initiate with PaymentsService.Initiate: a
+// *Payment (POST /v1/payments/{product}), a *PeriodicPayment (a standing
+// order, POST /v1/periodic-payments/{product}) or a *BulkPayment (POST
+// /v1/bulk-payments/{product}). Only those three implement it.
+type PaymentRequest interface {
+	// initiation checks the payment and names where it is sent.
+	initiation() (paymentEndpoint, error)
 }
 
-// InitiatePeriodic sends a standing order, POST
-// /v1/periodic-payments/{product} (docs/interface.md, Endpoints; docs/interface.md, Production,
-// Payments). p is checked first (see PeriodicPayment: a MonthlyVariable
-// schedule needs distinct months) and is not modified; psu.IPAddress is
-// required. A periodic payment cannot go into a signing basket.
-func (s *PaymentsService) InitiatePeriodic(ctx context.Context, psu PSU, product string, p *PeriodicPayment, opts *InitiateOptions) (*Initiation, *Response, error) {
-	if err := checkInitiation(psu, product); err != nil {
-		return nil, nil, err
-	}
-	if p == nil {
-		return nil, nil, invalid("PeriodicPayment", "is nil")
-	}
-	if err := p.validate(); err != nil {
-		return nil, nil, err
-	}
-	return s.initiate(ctx, psu, "payments.initiate_periodic", "/v1/periodic-payments/", product, p, opts, kindPeriodic)
+// paymentEndpoint is what tells the initiations of the trio apart.
+type paymentEndpoint struct {
+	op, prefix string
+	kind       paymentKind
 }
 
-// InitiateBulk sends several payments from one account, POST
-// /v1/bulk-payments/{product} (docs/interface.md, Production, Payments). b is checked
-// first (see BulkPayment; every entry as a Payment) and is not modified;
-// psu.IPAddress is required. Poll a bulk payment with PollOptions.Bulk, for
-// which PART is final. A bulk payment cannot go into a signing basket.
-func (s *PaymentsService) InitiateBulk(ctx context.Context, psu PSU, product string, b *BulkPayment, opts *InitiateOptions) (*Initiation, *Response, error) {
-	if err := checkInitiation(psu, product); err != nil {
-		return nil, nil, err
+var (
+	singleEndpoint   = paymentEndpoint{op: "payments.initiate", prefix: "/v1/payments/", kind: kindSingle}
+	periodicEndpoint = paymentEndpoint{op: "payments.initiate_periodic", prefix: "/v1/periodic-payments/", kind: kindPeriodic}
+	bulkEndpoint     = paymentEndpoint{op: "payments.initiate_bulk", prefix: "/v1/bulk-payments/", kind: kindBulk}
+)
+
+func (p *Payment) initiation() (paymentEndpoint, error) {
+	if p == nil {
+		return paymentEndpoint{}, invalid("Payment", "is nil")
 	}
+	return singleEndpoint, p.validate("Payment")
+}
+
+func (p *PeriodicPayment) initiation() (paymentEndpoint, error) {
+	if p == nil {
+		return paymentEndpoint{}, invalid("PeriodicPayment", "is nil")
+	}
+	return periodicEndpoint, p.validate()
+}
+
+func (b *BulkPayment) initiation() (paymentEndpoint, error) {
 	if b == nil {
-		return nil, nil, invalid("BulkPayment", "is nil")
+		return paymentEndpoint{}, invalid("BulkPayment", "is nil")
 	}
-	if err := b.validate(); err != nil {
+	return bulkEndpoint, b.validate()
+}
+
+// Initiate sends the payment p to POST /{payments,periodic-payments,
+// bulk-payments}/{product} (docs/interface.md, Endpoints and "Payment
+// initiation request"). product is a product constant
+// (NorwegianDomesticCreditTransfers, ...) or another name of lower-case
+// letters, digits and '-'. psu.IPAddress is required; p is checked first
+// (a nil p is a *ValidationError) and is not modified; opts may be nil.
+//
+// Follow the answer's Links.StartAuthorisation with StartAuthorisation (or
+// send the PSU to Links.SCARedirect when set). Poll a bulk payment with
+// PollOptions.Bulk. Periodic and bulk payments cannot go into a signing
+// basket. A refusal for lack of funds answers errors.Is(err, ErrInsufficientFunds).
+func (s *PaymentsService) Initiate(ctx context.Context, psu PSU, product string, p PaymentRequest, opts *InitiateOptions) (*Initiation, *Response, error) {
+	if err := checkInitiation(psu, product); err != nil {
 		return nil, nil, err
 	}
-	return s.initiate(ctx, psu, "payments.initiate_bulk", "/v1/bulk-payments/", product, b, opts, kindBulk)
+	if p == nil {
+		return nil, nil, invalid("PaymentRequest", "is nil: pass a *Payment, *PeriodicPayment or *BulkPayment")
+	}
+	ep, err := p.initiation()
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.initiate(ctx, psu, ep, product, p, opts)
 }
 
 // checkInitiation checks what every initiation needs besides its body.
@@ -108,12 +116,12 @@ func checkInitiation(psu PSU, product string) error {
 	return nil
 }
 
-// initiate sends a checked initiation body.
-func (s *PaymentsService) initiate(ctx context.Context, psu PSU, op, prefix, product string, body any, opts *InitiateOptions, kind paymentKind) (*Initiation, *Response, error) {
+// initiate sends a checked initiation body to ep.
+func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpoint, product string, body any, opts *InitiateOptions) (*Initiation, *Response, error) {
 	r := &request{
-		op:        op,
+		op:        ep.op,
 		method:    http.MethodPost,
-		href:      prefix + product,
+		href:      ep.prefix + product,
 		body:      body,
 		psu:       &psu,
 		scaResult: true,
@@ -129,10 +137,10 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, op, prefix, pro
 	if out.PaymentID == "" {
 		// Accepted, but the payment cannot be followed: its outcome is
 		// as unknown as that of a lost answer.
-		return nil, resp, &TransportError{Method: r.method, Op: op, RequestID: resp.RequestID, Sent: true,
+		return nil, resp, &TransportError{Method: r.method, Op: ep.op, RequestID: resp.RequestID, Sent: true,
 			Err: errors.New("the answer holds no paymentId")}
 	}
-	out.kind = kind
+	out.kind = ep.kind
 	return &out, resp, nil
 }
 

@@ -175,7 +175,7 @@ type BulkPayment struct {
 	Payments               []Payment        `json:"payments"`
 }
 
-// InitiateOptions are the query options of a payment initiation.
+// InitiateOptions are the query options of Initiate and InitiateEInvoice.
 type InitiateOptions struct {
 	// AllowLogicalDuplicate sends allowLogicalDuplicate=true: the bank then
 	// accepts a payment equal to one it has seen before. Set it only when a
@@ -225,7 +225,7 @@ type Initiation struct {
 	// name (see Extra).
 	Extra Extra `json:"-"`
 
-	kind paymentKind // set by Initiate, InitiatePeriodic, InitiateBulk
+	kind paymentKind // set by Initiate and InitiateEInvoice
 }
 
 // InitiationLinks are the _links of an initiation or signing basket answer.

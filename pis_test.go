@@ -104,17 +104,17 @@ func TestInitiateGoldenBodies(t *testing.T) {
 			}, kindSingle},
 		{"periodic", "pis/periodic-monthly-variable.json", "/v1/periodic-payments/norwegian-domestic-credit-transfers", "",
 			func(ctx context.Context, c *Client) (*Initiation, error) {
-				ini, _, err := c.Payments.InitiatePeriodic(ctx, presentPSU, NorwegianDomesticCreditTransfers, &periodic, nil)
+				ini, _, err := c.Payments.Initiate(ctx, presentPSU, NorwegianDomesticCreditTransfers, &periodic, nil)
 				return ini, err
 			}, kindPeriodic},
 		{"bulk", "pis/bulk.json", "/v1/bulk-payments/instant-norwegian-domestic-credit-transfers-straks", "allowLogicalDuplicate=true",
 			func(ctx context.Context, c *Client) (*Initiation, error) {
-				ini, _, err := c.Payments.InitiateBulk(ctx, presentPSU, InstantNorwegianDomesticCreditTransfersStraks, &bulk, &InitiateOptions{AllowLogicalDuplicate: true})
+				ini, _, err := c.Payments.Initiate(ctx, presentPSU, InstantNorwegianDomesticCreditTransfersStraks, &bulk, &InitiateOptions{AllowLogicalDuplicate: true})
 				return ini, err
 			}, kindBulk},
 		{"einvoice", "pis/einvoice.json", "/v1/payments/norwegian-domestic-credit-transfers", "",
 			func(ctx context.Context, c *Client) (*Initiation, error) {
-				ini, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, NorwegianDomesticCreditTransfers, &einvoice, EInvoice{KID: testKID, InvoiceNumber: "INV-2026-17"}, false)
+				ini, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, NorwegianDomesticCreditTransfers, &einvoice, EInvoice{KID: testKID, InvoiceNumber: "INV-2026-17"}, nil)
 				return ini, err
 			}, kindSingle},
 	}
@@ -171,10 +171,10 @@ func TestSigningBasketRefusesBulkAndPeriodic(t *testing.T) {
 	t.Parallel()
 	b, c := newBank(t, reply(http.StatusCreated, initiated))
 	per := simplePayment()
-	periodic, _, err := c.Payments.InitiatePeriodic(context.Background(), presentPSU, NorwegianDomesticCreditTransfers,
+	periodic, _, err := c.Payments.Initiate(context.Background(), presentPSU, NorwegianDomesticCreditTransfers,
 		&PeriodicPayment{Payment: per, StartDate: Date{2026, time.April, 1}, Frequency: Monthly}, nil)
 	require.NoError(t, err)
-	bulk, _, err := c.Payments.InitiateBulk(context.Background(), presentPSU, NorwegianDomesticCreditTransfers,
+	bulk, _, err := c.Payments.Initiate(context.Background(), presentPSU, NorwegianDomesticCreditTransfers,
 		&BulkPayment{DebtorAccount: AccountReference{BBAN: testBBAN}, Payments: []Payment{simplePayment()}}, nil)
 	require.NoError(t, err)
 	var storedPeriodic, storedBulk Initiation
@@ -226,7 +226,7 @@ func periodicCall(change func(p *PeriodicPayment)) func(context.Context, *Client
 	p := PeriodicPayment{Payment: simplePayment(), StartDate: Date{2026, time.April, 1}, Frequency: MonthlyVariable, MonthsOfExecution: []string{"3", "9"}}
 	change(&p)
 	return func(ctx context.Context, c *Client) error {
-		_, _, err := c.Payments.InitiatePeriodic(ctx, presentPSU, NorwegianDomesticCreditTransfers, &p, nil)
+		_, _, err := c.Payments.Initiate(ctx, presentPSU, NorwegianDomesticCreditTransfers, &p, nil)
 		return err
 	}
 }
@@ -235,7 +235,7 @@ func bulkCall(change func(b *BulkPayment)) func(context.Context, *Client) error 
 	b := BulkPayment{DebtorAccount: AccountReference{BBAN: testBBAN}, Payments: []Payment{simplePayment(), simplePayment()}}
 	change(&b)
 	return func(ctx context.Context, c *Client) error {
-		_, _, err := c.Payments.InitiateBulk(ctx, presentPSU, NorwegianDomesticCreditTransfers, &b, nil)
+		_, _, err := c.Payments.Initiate(ctx, presentPSU, NorwegianDomesticCreditTransfers, &b, nil)
 		return err
 	}
 }
@@ -295,8 +295,12 @@ func TestValidationRejectsBeforeSending(t *testing.T) {
 			p.RemittanceInformationStructuredArray = []StructuredRemittance{kid}
 			p.RemittanceInformationUnstructured = "Faktura 17"
 		}))},
+		{"request nil", "PaymentRequest", func(ctx context.Context, c *Client) error {
+			_, _, err := c.Payments.Initiate(ctx, presentPSU, product, nil, nil)
+			return err
+		}},
 		{"periodic nil", "PeriodicPayment", func(ctx context.Context, c *Client) error {
-			_, _, err := c.Payments.InitiatePeriodic(ctx, presentPSU, product, nil, nil)
+			_, _, err := c.Payments.Initiate(ctx, presentPSU, product, (*PeriodicPayment)(nil), nil)
 			return err
 		}},
 		{"periodic payment field", "PeriodicPayment.CreditorName", periodicCall(func(p *PeriodicPayment) { p.CreditorName = "" })},
@@ -318,7 +322,7 @@ func TestValidationRejectsBeforeSending(t *testing.T) {
 		})},
 		{"months with Monthly", "PeriodicPayment.MonthsOfExecution", periodicCall(func(p *PeriodicPayment) { p.Frequency = Monthly })},
 		{"bulk nil", "BulkPayment", func(ctx context.Context, c *Client) error {
-			_, _, err := c.Payments.InitiateBulk(ctx, presentPSU, product, nil, nil)
+			_, _, err := c.Payments.Initiate(ctx, presentPSU, product, (*BulkPayment)(nil), nil)
 			return err
 		}},
 		{"bulk empty", "BulkPayment.Payments", bulkCall(func(b *BulkPayment) { b.Payments = nil })},
@@ -328,27 +332,27 @@ func TestValidationRejectsBeforeSending(t *testing.T) {
 		{"bulk entry date", "BulkPayment.Payments[0].RequestedExecutionDate", bulkCall(func(b *BulkPayment) { b.Payments[0].RequestedExecutionDate = Date{2026, time.May, 1} })},
 		{"bulk information id", "BulkPayment.PaymentInformationID", bulkCall(func(b *BulkPayment) { b.PaymentInformationID = "id\x00" })},
 		{"e-invoice bad KID", "EInvoice.KID", func(ctx context.Context, c *Client) error {
-			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, product, payment(func(*Payment) {}), EInvoice{KID: "0365328", InvoiceNumber: "1"}, false)
+			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, product, payment(func(*Payment) {}), EInvoice{KID: "0365328", InvoiceNumber: "1"}, nil)
 			return err
 		}},
 		{"e-invoice number missing", "EInvoice.InvoiceNumber", func(ctx context.Context, c *Client) error {
-			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, product, payment(func(*Payment) {}), EInvoice{KID: testKID}, false)
+			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, product, payment(func(*Payment) {}), EInvoice{KID: testKID}, nil)
 			return err
 		}},
 		{"e-invoice issuer emoji", "EInvoice.Issuer", func(ctx context.Context, c *Client) error {
-			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, product, payment(func(*Payment) {}), EInvoice{KID: testKID, InvoiceNumber: "1", Issuer: "🧾"}, false)
+			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, product, payment(func(*Payment) {}), EInvoice{KID: testKID, InvoiceNumber: "1", Issuer: "🧾"}, nil)
 			return err
 		}},
 		{"e-invoice with message", "Payment.RemittanceInformationUnstructured", func(ctx context.Context, c *Client) error {
-			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, product, payment(func(p *Payment) { p.RemittanceInformationUnstructured = "hei" }), EInvoice{KID: testKID, InvoiceNumber: "1"}, false)
+			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, product, payment(func(p *Payment) { p.RemittanceInformationUnstructured = "hei" }), EInvoice{KID: testKID, InvoiceNumber: "1"}, nil)
 			return err
 		}},
 		{"e-invoice with references", "Payment.RemittanceInformationStructuredArray", func(ctx context.Context, c *Client) error {
-			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, product, payment(func(p *Payment) { p.RemittanceInformationStructuredArray = []StructuredRemittance{kid} }), EInvoice{KID: testKID, InvoiceNumber: "1"}, false)
+			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, product, payment(func(p *Payment) { p.RemittanceInformationStructuredArray = []StructuredRemittance{kid} }), EInvoice{KID: testKID, InvoiceNumber: "1"}, nil)
 			return err
 		}},
 		{"e-invoice absent PSU", "PSU.IPAddress", func(ctx context.Context, c *Client) error {
-			_, _, err := c.Payments.InitiateEInvoice(ctx, absent, product, payment(func(*Payment) {}), EInvoice{KID: testKID, InvoiceNumber: "1"}, false)
+			_, _, err := c.Payments.InitiateEInvoice(ctx, absent, product, payment(func(*Payment) {}), EInvoice{KID: testKID, InvoiceNumber: "1"}, nil)
 			return err
 		}},
 		{"basket nil", "SigningBasket", func(ctx context.Context, c *Client) error {
@@ -392,19 +396,19 @@ func TestValidationRejectsBeforeSending(t *testing.T) {
 			return err
 		}},
 		{"poll without link", "link", func(ctx context.Context, c *Client) error {
-			_, err := c.Payments.PollStatus(ctx, presentPSU, Link{}, nil)
+			_, _, err := c.Payments.PollStatus(ctx, presentPSU, Link{}, nil)
 			return err
 		}},
 		{"poll backoff below 1", "PollOptions.Backoff", func(ctx context.Context, c *Client) error {
-			_, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{Backoff: 0.5})
+			_, _, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{Backoff: 0.5})
 			return err
 		}},
 		{"poll max below min", "PollOptions.MaxDelay", func(ctx context.Context, c *Client) error {
-			_, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{MinDelay: time.Minute, MaxDelay: time.Second})
+			_, _, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{MinDelay: time.Minute, MaxDelay: time.Second})
 			return err
 		}},
 		{"poll negative attempts", "PollOptions.MaxAttempts", func(ctx context.Context, c *Client) error {
-			_, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{MaxAttempts: -1})
+			_, _, err := c.Payments.PollStatus(ctx, presentPSU, Link{Href: "/v1/x"}, &PollOptions{MaxAttempts: -1})
 			return err
 		}},
 	}
@@ -472,7 +476,7 @@ func TestPaymentChecksUseTheVectors(t *testing.T) {
 	for _, k := range append(append([]string{}, kids.MOD11.Valid...), kids.MOD10.Valid...) {
 		require.NoError(t, initiate(presentPSU, NorwegianDomesticCreditTransfers, withKID(k))(ctx, c), "KID %s", k)
 		require.NoError(t, func() error {
-			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, NorwegianDomesticCreditTransfers, payment(func(*Payment) {}), EInvoice{KID: k, InvoiceNumber: "7"}, false)
+			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, NorwegianDomesticCreditTransfers, payment(func(*Payment) {}), EInvoice{KID: k, InvoiceNumber: "7"}, nil)
 			return err
 		}(), "KID %s", k)
 		valid += 2
@@ -577,11 +581,11 @@ func TestAllowLogicalDuplicateOnlyOnRetry(t *testing.T) {
 			return err
 		}, "allowLogicalDuplicate=true"},
 		{"e-invoice first attempt", func() error {
-			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, NorwegianDomesticCreditTransfers, &p, inv, false)
+			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, NorwegianDomesticCreditTransfers, &p, inv, nil)
 			return err
 		}, ""},
 		{"e-invoice retry", func() error {
-			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, NorwegianDomesticCreditTransfers, &p, inv, true)
+			_, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, NorwegianDomesticCreditTransfers, &p, inv, &InitiateOptions{AllowLogicalDuplicate: true})
 			return err
 		}, "allowLogicalDuplicate=true"},
 	}

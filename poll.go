@@ -8,46 +8,6 @@ import (
 	"time"
 )
 
-// ErrUnknownStatus: with PollOptions.Strict, the bank reported a
-// transactionStatus that is not a Berlin Group code (TransactionStatus.Known).
-var ErrUnknownStatus = errors.New("xs2a: unknown transaction status")
-
-// ErrPollAttempts: PollStatus read the status PollOptions.MaxAttempts times
-// and it was still not final.
-var ErrPollAttempts = errors.New("xs2a: payment status still not final after the last poll")
-
-// FundsError is the error PollStatus returns when the bank reports
-// fundsAvailable false on a status that is not final (docs/interface.md, Payment
-// status: "A payment rejected for lack of funds is reported with status ACCP
-// and fundsAvailable"). ACCP is not final: the bank keeps the payment and may
-// still execute it at a later batch run, once the money is on the account
-// (the sandbox runs 5 batches a day). A TPP that treats it as failed and
-// initiates the payment again may pay twice. So cancel it first
-// (PaymentsService.Cancel with Initiation.Links.Self), and only then retry
-// or tell the PSU it failed; or poll again later.
-//
-// It answers errors.Is(err, ErrInsufficientFunds). A final status with
-// fundsAvailable false (RJCT) is not a FundsError: PollStatus returns it with
-// a nil error, and PaymentStatus.InsufficientFunds gives the reason.
-type FundsError struct {
-	// Status is the status read: the same *PaymentStatus PollStatus
-	// returns with the error.
-	Status *PaymentStatus
-}
-
-// Error says the payment is not final and what to do.
-func (e *FundsError) Error() string {
-	st := "(none)"
-	if e.Status != nil {
-		st = safeText(string(e.Status.TransactionStatus), 35)
-	}
-	return "xs2a: insufficient funds: payment status " + st + " is not final, and the bank may still execute the payment when funds arrive: " +
-		"cancel it (Payments.Cancel) before retrying or telling the PSU it failed"
-}
-
-// Is makes errors.Is(err, ErrInsufficientFunds) true.
-func (e *FundsError) Is(target error) bool { return target == ErrInsufficientFunds }
-
 // Defaults of PollOptions.
 const (
 	DefaultPollMinDelay  = 2 * time.Second // public clients of the platform poll every 2 s
@@ -145,97 +105,130 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 	return p, nil
 }
 
-// PollStatus reads the payment status behind link (the status link of the
-// initiation) until it settles, as docs/interface.md asks ("statuses are updated
-// asynchronously, so the TPP polls the status link after PSU approval"). It
-// returns:
-//
-//   - with a nil error, a final status: ACSC, ACCC, RJCT, CANC (and PART
-//     with opts.Bulk). A RJCT may carry fundsAvailable false
-//     (PaymentStatus.InsufficientFunds): refused for lack of funds, for good.
-//   - with a *FundsError (errors.Is(err, ErrInsufficientFunds)), a status
-//     that is not final and whose fundsAvailable is false: the bank reports
-//     a payment it could not execute for lack of funds as ACCP with
-//     fundsAvailable false (docs/interface.md, Payment status), and may still
-//     execute it at a later batch run when funds arrive. Cancel it
-//     (Cancel) before initiating it again or telling the PSU it failed.
-//
-// Between reads it waits opts.MinDelay, growing by opts.Backoff up to
-// opts.MaxDelay, on a timer that ends with ctx. After opts.MaxAttempts reads
-// (default 100) without a final status it returns the last status and an
-// error that answers errors.Is(err, ErrPollAttempts). A 429 or 503 answer is
-// waited out, its Retry-After honoured up to MaxDelay (a 429
-// ACCESS_EXCEEDED is returned). Early 404 and RESOURCE_UNKNOWN answers count
-// as "not yet" (opts.NotYetFor). Any other error ends the poll. When ctx
-// ends the poll returns at once with an error that wraps ctx.Err().
-//
-// On error the returned status is the last one read, nil when none was.
-// opts may be nil.
-func (s *PaymentsService) PollStatus(ctx context.Context, psu PSU, link Link, opts *PollOptions) (*PaymentStatus, error) {
+// PollStatus reads the payment status behind link (Initiation.Links.Status)
+// until it settles (docs/interface.md, Payment status), waiting between
+// reads as opts says (nil: the defaults). It returns a final status with a
+// nil error (ACSC, ACCC, RJCT, CANC; PART with opts.Bulk), or a not-final
+// status with fundsAvailable false and a *FundsError: cancel that payment
+// before paying again. After opts.MaxAttempts reads the error answers
+// errors.Is(err, ErrPollAttempts); any other error, or the end of ctx, ends
+// the poll at once. The status is the last one read and the *Response that
+// of the last read that got an answer; each is nil when there was none.
+func (s *PaymentsService) PollStatus(ctx context.Context, psu PSU, link Link, opts *PollOptions) (*PaymentStatus, *Response, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if link.IsZero() {
-		return nil, invalid("link", "is empty: pass Initiation.Links.Status")
+		return nil, nil, invalid("link", "is empty: pass Initiation.Links.Status")
 	}
-	c := s.client
-	start := c.cfg.now()
-	delay := o.MinDelay
-	var last *PaymentStatus
+	p := &poll{s: s, psu: psu, link: link, o: o, start: s.client.cfg.now(), delay: o.MinDelay}
+	err = p.run(ctx)
+	return p.last, p.resp, err
+}
+
+// poll is one PollStatus: what it reads, and what it has read so far.
+type poll struct {
+	s     *PaymentsService
+	psu   PSU
+	link  Link
+	o     PollOptions
+	start time.Time
+	delay time.Duration // the next wait before the bank's Retry-After
+
+	last *PaymentStatus // the last status read
+	resp *Response      // the last answer
+}
+
+// run reads until the status settles, the reads are used up or a read fails
+// for good.
+func (p *poll) run(ctx context.Context) error {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
-			return last, pollContextError(err)
+			return pollContextError(err)
 		}
-		st, resp, err := s.Status(ctx, psu, link)
-		wait := delay
-		if err != nil {
-			if cerr := ctx.Err(); cerr != nil {
-				return last, pollContextError(cerr)
-			}
-			ra, ok := o.transient(err, c.cfg.now().Sub(start))
-			if !ok {
-				return last, err
-			}
-			wait = max(wait, ra)
-		} else {
-			prev := last
-			last = st
-			if o.OnStatus != nil {
-				o.OnStatus(st)
-			}
-			if st.TransactionStatus == TransactionStatusPATC && o.OnPATC != nil &&
-				(prev == nil || prev.TransactionStatus != TransactionStatusPATC) {
-				o.OnPATC(st)
-			}
-			if st.TransactionStatus.Final() || (o.Bulk && st.TransactionStatus == TransactionStatusPART) {
-				return st, nil
-			}
-			if st.InsufficientFunds() {
-				return st, &FundsError{Status: st}
-			}
-			if o.Strict && !st.TransactionStatus.Known() {
-				return st, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, safeText(string(st.TransactionStatus), 35), resp.RequestID)
-			}
-			wait = max(wait, retryAfter(resp.Header, c.cfg.now()))
+		wait, done, err := p.read(ctx)
+		if done {
+			return err
 		}
-		if attempt >= o.MaxAttempts {
-			if err != nil {
-				// The last read was a "not yet" or a 429/503 to wait out:
-				// the reads are used up all the same, and the bank's
-				// answer is kept in the chain.
-				return last, fmt.Errorf("%w (%d reads; the last one failed): %w", ErrPollAttempts, attempt, err)
-			}
-			return last, fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt, safeText(string(last.TransactionStatus), 35))
+		if attempt >= p.o.MaxAttempts {
+			return p.exhausted(attempt, err)
 		}
-		if err := c.sleep(ctx, min(wait, o.MaxDelay)); err != nil {
-			return last, pollContextError(err)
+		if err := p.s.client.sleep(ctx, min(wait, p.o.MaxDelay)); err != nil {
+			return pollContextError(err)
 		}
-		if next := float64(delay) * o.Backoff; next < float64(o.MaxDelay) {
-			delay = time.Duration(next)
-		} else {
-			delay = o.MaxDelay // also when next is beyond what a Duration holds
-		}
+		p.grow()
+	}
+}
+
+// read reads the status once. done says the poll ends with err; otherwise
+// wait is how long to wait before the next read, and err a failure worth
+// another read (nil after a status that is not final).
+func (p *poll) read(ctx context.Context) (wait time.Duration, done bool, err error) {
+	st, resp, err := p.s.Status(ctx, p.psu, p.link)
+	if resp != nil {
+		p.resp = resp
+	}
+	if err != nil {
+		return p.failed(ctx, err)
+	}
+	return p.settled(st)
+}
+
+// failed judges a failed read: the end of ctx or a lasting error ends the
+// poll; a "not yet" or a 429/503 to wait out does not.
+func (p *poll) failed(ctx context.Context, err error) (time.Duration, bool, error) {
+	if cerr := ctx.Err(); cerr != nil {
+		return 0, true, pollContextError(cerr)
+	}
+	ra, ok := p.o.transient(err, p.s.client.cfg.now().Sub(p.start))
+	if !ok {
+		return 0, true, err
+	}
+	return max(p.delay, ra), false, err
+}
+
+// settled records the status st, tells the callbacks, and ends the poll on
+// a final status, missing funds or (Strict) an unknown code.
+func (p *poll) settled(st *PaymentStatus) (time.Duration, bool, error) {
+	prev := p.last
+	p.last = st
+	if p.o.OnStatus != nil {
+		p.o.OnStatus(st)
+	}
+	if st.TransactionStatus == TransactionStatusPATC && p.o.OnPATC != nil &&
+		(prev == nil || prev.TransactionStatus != TransactionStatusPATC) {
+		p.o.OnPATC(st)
+	}
+	switch {
+	case st.TransactionStatus.Final() || (p.o.Bulk && st.TransactionStatus == TransactionStatusPART):
+		return 0, true, nil
+	case st.InsufficientFunds():
+		return 0, true, &FundsError{Status: st}
+	case p.o.Strict && !st.TransactionStatus.Known():
+		return 0, true, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, safeText(string(st.TransactionStatus), 35), p.resp.RequestID)
+	}
+	return max(p.delay, retryAfter(p.resp.Header, p.s.client.cfg.now())), false, nil
+}
+
+// exhausted is the error of a poll whose reads are used up; err is the
+// failure of the last read, if it failed.
+func (p *poll) exhausted(attempt int, err error) error {
+	if err != nil {
+		// The last read was a "not yet" or a 429/503 to wait out: the
+		// reads are used up all the same, and the bank's answer is kept
+		// in the chain.
+		return fmt.Errorf("%w (%d reads; the last one failed): %w", ErrPollAttempts, attempt, err)
+	}
+	return fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt, safeText(string(p.last.TransactionStatus), 35))
+}
+
+// grow lengthens the next wait by the backoff, up to MaxDelay.
+func (p *poll) grow() {
+	if next := float64(p.delay) * p.o.Backoff; next < float64(p.o.MaxDelay) {
+		p.delay = time.Duration(next)
+	} else {
+		p.delay = p.o.MaxDelay // also when next is beyond what a Duration holds
 	}
 }
 

@@ -71,7 +71,7 @@ func TestPollStopsOnFinalStatuses(t *testing.T) {
 			t.Parallel()
 			b, c, clk := newPollBank(t, answers(status("RCVD"), status("ACTC"), status("ACSP"), status(final), status("WRONG")))
 			var seenStatuses []TransactionStatus
-			st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{
+			st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{
 				OnStatus: func(s *PaymentStatus) { seenStatuses = append(seenStatuses, s.TransactionStatus) },
 			})
 			require.NoError(t, err)
@@ -88,7 +88,7 @@ func TestPollStopsOnFinalStatuses(t *testing.T) {
 func TestPollDelaysAreCapped(t *testing.T) {
 	t.Parallel()
 	_, c, clk := newPollBank(t, answers(status("PDNG"), status("PDNG"), status("PDNG"), status("PDNG"), status("PDNG"), status("ACSC")))
-	_, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: time.Second, MaxDelay: 3 * time.Second, Backoff: 2})
+	_, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: time.Second, MaxDelay: 3 * time.Second, Backoff: 2})
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 3 * time.Second, 3 * time.Second}, clk.Waits())
 }
@@ -97,7 +97,7 @@ func TestPollReportsPATCOnce(t *testing.T) {
 	t.Parallel()
 	b, c, _ := newPollBank(t, answers(status("RCVD"), status("PATC"), status("PATC"), status("PATC"), status("ACSC")))
 	var patc int
-	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{
+	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{
 		OnPATC: func(s *PaymentStatus) {
 			patc++
 			assert.Equal(t, TransactionStatusPATC, s.TransactionStatus)
@@ -113,7 +113,7 @@ func TestPollReportsPATCAgainAfterLeavingIt(t *testing.T) {
 	t.Parallel()
 	_, c, _ := newPollBank(t, answers(status("PATC"), status("ACTC"), status("PATC"), status("RJCT")))
 	var patc int
-	_, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{OnPATC: func(*PaymentStatus) { patc++ }})
+	_, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{OnPATC: func(*PaymentStatus) { patc++ }})
 	require.NoError(t, err)
 	assert.Equal(t, 2, patc)
 }
@@ -126,7 +126,7 @@ func TestPollInsufficientFundsIsNotFinal(t *testing.T) {
 		reply(http.StatusOK, `{"transactionStatus":"ACCP","fundsAvailable":false}`),
 		status("ACSC"),
 	))
-	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
 	require.ErrorIs(t, err, ErrInsufficientFunds, "ACCP without funds is not a result: the bank may still book it")
 	var fe *FundsError
 	require.ErrorAs(t, err, &fe)
@@ -144,7 +144,7 @@ func TestPollFinalStatusWithoutFunds(t *testing.T) {
 	t.Parallel()
 	// A final status is the result, whatever fundsAvailable says.
 	b, c, _ := newPollBank(t, answers(status("ACTC"), reply(http.StatusOK, `{"transactionStatus":"RJCT","fundsAvailable":false}`)))
-	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
 	require.NoError(t, err)
 	assert.Equal(t, TransactionStatusRJCT, st.TransactionStatus)
 	assert.True(t, st.InsufficientFunds(), "the reason of the rejection")
@@ -177,7 +177,7 @@ func TestPollBulkPART(t *testing.T) {
 	t.Run("bulk", func(t *testing.T) {
 		t.Parallel()
 		b, c, _ := newPollBank(t, answers(status("ACTC"), status("PART"), status("ACSC")))
-		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{Bulk: true})
+		st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{Bulk: true})
 		require.NoError(t, err)
 		assert.Equal(t, TransactionStatusPART, st.TransactionStatus)
 		assert.Equal(t, 2, b.count())
@@ -185,7 +185,7 @@ func TestPollBulkPART(t *testing.T) {
 	t.Run("single", func(t *testing.T) {
 		t.Parallel()
 		b, c, _ := newPollBank(t, answers(status("ACTC"), status("PART"), status("ACSC")))
-		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+		st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
 		require.NoError(t, err)
 		assert.Equal(t, TransactionStatusACSC, st.TransactionStatus)
 		assert.Equal(t, 3, b.count())
@@ -202,7 +202,7 @@ func TestPollHonoursRetryAfter(t *testing.T) {
 		reply(http.StatusTooManyRequests, `{}`, "Retry-After", fixedNow().Add(time.Hour).Format(http.TimeFormat)),
 		status("ACSC"),
 	))
-	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: time.Second, Backoff: 1, MaxDelay: 20 * time.Second})
+	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: time.Second, Backoff: 1, MaxDelay: 20 * time.Second})
 	require.NoError(t, err)
 	assert.Equal(t, TransactionStatusACSC, st.TransactionStatus)
 	assert.Equal(t, 6, b.count())
@@ -219,7 +219,7 @@ func TestPollReturnsAccessExceeded(t *testing.T) {
 	t.Parallel()
 	b, c, _ := newPollBank(t, answers(status("RCVD"),
 		reply(http.StatusTooManyRequests, `{"tppMessages":[{"category":"ERROR","code":"ACCESS_EXCEEDED"}]}`, "Retry-After", "3600")))
-	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
 	require.ErrorIs(t, err, ErrAccessExceeded)
 	assert.Equal(t, TransactionStatusRCVD, st.TransactionStatus, "the last status read comes with the error")
 	assert.Equal(t, 2, b.count())
@@ -235,7 +235,7 @@ func TestPollEndsWithTheContext(t *testing.T) {
 		<-read
 		cancel()
 	}()
-	st, err := c.Payments.PollStatus(ctx, presentPSU, statusLink, &PollOptions{
+	st, _, err := c.Payments.PollStatus(ctx, presentPSU, statusLink, &PollOptions{
 		MinDelay: time.Hour,
 		OnStatus: func(*PaymentStatus) { read <- struct{}{} },
 	})
@@ -250,7 +250,7 @@ func TestPollEndedContextSendsNothing(t *testing.T) {
 	b, c, _ := newPollBank(t, status("RCVD"))
 	ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
 	defer cancel()
-	st, err := c.Payments.PollStatus(ctx, presentPSU, statusLink, nil)
+	st, _, err := c.Payments.PollStatus(ctx, presentPSU, statusLink, nil)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Nil(t, st)
 	assert.Zero(t, b.count())
@@ -268,7 +268,7 @@ func TestPollContextEndsDuringTheRead(t *testing.T) {
 		}
 	})
 	defer close(release)
-	_, err := c.Payments.PollStatus(ctx, presentPSU, statusLink, nil)
+	_, _, err := c.Payments.PollStatus(ctx, presentPSU, statusLink, nil)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 1, b.count())
 }
@@ -283,7 +283,7 @@ func TestPollToleratesNotYet(t *testing.T) {
 			reply(http.StatusBadRequest, `{"tppMessages":[{"category":"ERROR","code":"RESOURCE_UNKNOWN"}]}`),
 			reply(http.StatusForbidden, `{"tppMessages":[{"category":"ERROR","code":"RESOURCE_UNKNOWN"}]}`),
 			status("ACSC")))
-		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+		st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
 		require.NoError(t, err)
 		assert.Equal(t, TransactionStatusACSC, st.TransactionStatus)
 		assert.Equal(t, 5, b.count())
@@ -292,7 +292,7 @@ func TestPollToleratesNotYet(t *testing.T) {
 		t.Parallel()
 		b, c, clk := newPollBank(t, notFound)
 		start := clk.Now()
-		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: 10 * time.Second, Backoff: 1, NotYetFor: time.Minute})
+		st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: 10 * time.Second, Backoff: 1, NotYetFor: time.Minute})
 		require.ErrorIs(t, err, ErrNotFound)
 		var e *Error
 		require.ErrorAs(t, err, &e)
@@ -305,7 +305,7 @@ func TestPollToleratesNotYet(t *testing.T) {
 		t.Parallel()
 		_, c, clk := newPollBank(t, notFound)
 		start := clk.Now()
-		_, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+		_, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
 		require.ErrorIs(t, err, ErrNotFound)
 		elapsed := clk.Now().Sub(start)
 		assert.GreaterOrEqual(t, elapsed, 2*time.Minute)
@@ -330,7 +330,7 @@ func TestPollToleratesNotYet(t *testing.T) {
 		t.Run("not tolerated "+name, func(t *testing.T) {
 			t.Parallel()
 			b, c, _ := newPollBank(t, answers(tc.answer, status("ACSC")))
-			_, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, tc.opts)
+			_, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, tc.opts)
 			require.Error(t, err)
 			if tc.is != nil {
 				require.ErrorIs(t, err, tc.is)
@@ -345,7 +345,7 @@ func TestPollStrictUnknownStatus(t *testing.T) {
 	t.Run("strict", func(t *testing.T) {
 		t.Parallel()
 		b, c, _ := newPollBank(t, answers(status("RCVD"), status("NEWCODE"), status("ACSC")))
-		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{Strict: true})
+		st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{Strict: true})
 		require.ErrorIs(t, err, ErrUnknownStatus)
 		assert.Contains(t, err.Error(), "NEWCODE")
 		assert.Equal(t, TransactionStatus("NEWCODE"), st.TransactionStatus)
@@ -355,7 +355,7 @@ func TestPollStrictUnknownStatus(t *testing.T) {
 		t.Parallel()
 		var seenStatuses []TransactionStatus
 		b, c, _ := newPollBank(t, answers(status("RCVD"), status("NEWCODE"), status("ACSC")))
-		st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{
+		st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{
 			OnStatus: func(s *PaymentStatus) { seenStatuses = append(seenStatuses, s.TransactionStatus) },
 		})
 		require.NoError(t, err)
@@ -368,7 +368,7 @@ func TestPollStrictUnknownStatus(t *testing.T) {
 func TestPollMaxAttempts(t *testing.T) {
 	t.Parallel()
 	b, c, clk := newPollBank(t, status("PDNG"))
-	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MaxAttempts: 3})
+	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MaxAttempts: 3})
 	require.ErrorIs(t, err, ErrPollAttempts)
 	assert.Equal(t, TransactionStatusPDNG, st.TransactionStatus)
 	assert.Equal(t, 3, b.count())
@@ -379,7 +379,7 @@ func TestPollDefaultMaxAttempts(t *testing.T) {
 	t.Parallel()
 	// A PSU who abandons SCA leaves the payment RCVD for good.
 	b, c, clk := newPollBank(t, status("RCVD"))
-	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
 	require.ErrorIs(t, err, ErrPollAttempts)
 	assert.Contains(t, err.Error(), "100 reads")
 	assert.Equal(t, TransactionStatusRCVD, st.TransactionStatus)
@@ -398,7 +398,7 @@ func TestPollDefaultMaxAttempts(t *testing.T) {
 func TestPollMaxAttemptsEndingOnAnError(t *testing.T) {
 	t.Parallel()
 	b, c, _ := newPollBank(t, answers(status("RCVD"), reply(http.StatusServiceUnavailable, `{}`)))
-	st, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MaxAttempts: 2})
+	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MaxAttempts: 2})
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusServiceUnavailable, e.StatusCode)
@@ -425,7 +425,65 @@ func TestPollOptionsDefaults(t *testing.T) {
 func TestPollHugeBackoffStaysAtMaxDelay(t *testing.T) {
 	t.Parallel()
 	_, c, clk := newPollBank(t, answers(status("PDNG"), status("PDNG"), status("PDNG"), status("ACSC")))
-	_, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: time.Second, MaxDelay: time.Minute, Backoff: 1e300})
+	_, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: time.Second, MaxDelay: time.Minute, Backoff: 1e300})
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{time.Second, time.Minute, time.Minute}, clk.Waits())
+}
+
+// PollStatus hands back the Response of the last read that got an answer,
+// whatever ends the poll, and nil when no read got one.
+func TestPollReturnsLastResponse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		bank     func(http.ResponseWriter, *http.Request, int)
+		opts     *PollOptions
+		link     Link
+		cancel   bool
+		wantCode int   // 0: no Response
+		wantErr  error // nil: see bankErr
+		bankErr  bool  // the error is the bank's *Error
+	}{
+		{name: "final", bank: answers(status("RCVD"), status("ACSC")), link: statusLink, wantCode: http.StatusOK},
+		{name: "failed for good", bank: answers(status("RCVD"), reply(http.StatusBadRequest, `{"tppMessages":[{"category":"ERROR","code":"FORMAT_ERROR"}]}`)),
+			link: statusLink, wantCode: http.StatusBadRequest, bankErr: true},
+		{name: "reads used up on a 503", bank: answers(status("RCVD"), reply(http.StatusServiceUnavailable, `{}`)),
+			opts: &PollOptions{MaxAttempts: 2}, link: statusLink, wantCode: http.StatusServiceUnavailable, wantErr: ErrPollAttempts},
+		{name: "funds missing", bank: answers(reply(http.StatusOK, `{"transactionStatus":"ACCP","fundsAvailable":false}`)),
+			link: statusLink, wantCode: http.StatusOK, wantErr: ErrInsufficientFunds},
+		{name: "no link", bank: answers(status("ACSC"))},
+		{name: "ended before the first read", bank: answers(status("ACSC")), link: statusLink, cancel: true, wantErr: context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b, c, _ := newPollBank(t, tt.bank)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancel {
+				cancel()
+			}
+			_, resp, err := c.Payments.PollStatus(ctx, presentPSU, tt.link, tt.opts)
+			switch {
+			case tt.link.IsZero():
+				var ve *ValidationError
+				require.ErrorAs(t, err, &ve)
+			case tt.bankErr:
+				var e *Error
+				require.ErrorAs(t, err, &e)
+			case tt.wantErr != nil:
+				require.ErrorIs(t, err, tt.wantErr)
+			default:
+				require.NoError(t, err)
+			}
+			if tt.wantCode == 0 {
+				assert.Nil(t, resp)
+				assert.Zero(t, b.count())
+				return
+			}
+			require.NotNil(t, resp)
+			assert.Equal(t, tt.wantCode, resp.StatusCode)
+			assert.Equal(t, b.last().Header.Get("X-Request-ID"), resp.RequestID, "the last read's answer")
+		})
+	}
 }

@@ -15,7 +15,7 @@ import (
 //   - IPAddress goes into PSU-IP-Address and must be set only when the PSU is
 //     present in real time. A call without it is a PSU-not-present call:
 //     balances and transactions are then limited to 4 calls per 24 hours and
-//     transactions to the last 90 days (see WithAccessBudget). Payment
+//     transactions to the last 90 days (see WithBudgetStore). Payment
 //     initiation always needs it.
 //   - SessionID goes into TPP-Session-ID (see SessionManager, NewSessionID).
 //   - RedirectPreferred, when set, goes into TPP-Redirect-Preferred as True or
@@ -138,13 +138,4 @@ func headerSafe(s string, max int) bool {
 		}
 	}
 	return true
-}
-
-// PSU returns the PSU context a successful SCA callback establishes: its
-// psu-id, psu-corporate-id (corporate context), tpp-session-id and the
-// context the PSU chose. Pass the PSU's device address as ipAddress when the
-// PSU is present, "" otherwise.
-func (cb *Callback) PSU(ipAddress string) PSU {
-	return PSU{ID: cb.PSUID, CorporateID: cb.PSUCorporateID, SessionID: cb.TPPSessionID, IPAddress: ipAddress,
-		Context: cb.Context}
 }

@@ -12,16 +12,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// ErrSCAFailed: the bank sent the PSU back from the SCA redirect with an
-// error (docs/interface.md "TPP redirect", query parameters after failed SCA). The
-// error is a *SCAFailure holding the bank's status, code and message.
-var ErrSCAFailed = errors.New("xs2a: SCA failed")
-
-// ErrInvalidCallback: a request to the TPP-Redirect-URI did not carry a
-// well-formed SCA result. The error is a *CallbackError naming the parameter.
-// Treat it as a failed SCA: never act on such a request.
-var ErrInvalidCallback = errors.New("xs2a: invalid SCA callback")
-
 // PSUContext is the context the PSU selected during SCA, sent back in the
 // context parameter of the TPP redirect (docs/interface.md "TPP redirect").
 type PSUContext string
@@ -57,60 +47,14 @@ type Callback struct {
 	Context PSUContext
 }
 
-// SCAFailure is the result of a failed SCA: the bank sent the PSU to the
-// TPP-Redirect-URI with the failure parameters of docs/interface.md "TPP redirect".
-// It answers errors.Is(err, ErrSCAFailed). Message is the bank's text, fully
-// URL-decoded, with control characters replaced by spaces; show it to the
-// PSU if you like, but it is the bank's wording, not the SDK's.
-type SCAFailure struct {
-	System  string // system: the bank's internal system that failed (server errors)
-	Status  int    // status: the HTTP status (0 when the bank sent none)
-	Code    string // code, for example PAYMENT_FAILED
-	Message string // message, decoded
+// PSU returns the PSU context a successful SCA callback establishes: its
+// psu-id, psu-corporate-id (corporate context), tpp-session-id and the
+// context the PSU chose. Pass the PSU's device address as ipAddress when the
+// PSU is present, "" otherwise.
+func (cb *Callback) PSU(ipAddress string) PSU {
+	return PSU{ID: cb.PSUID, CorporateID: cb.PSUCorporateID, SessionID: cb.TPPSessionID, IPAddress: ipAddress,
+		Context: cb.Context}
 }
-
-// Error reads "xs2a: SCA failed: <status> <code>: <message>", the message cut
-// to 200 characters.
-func (e *SCAFailure) Error() string {
-	var b strings.Builder
-	b.WriteString("xs2a: SCA failed")
-	sep := ": "
-	if e.Status != 0 {
-		b.WriteString(sep)
-		b.WriteString(strconv.Itoa(e.Status))
-		sep = " "
-	}
-	if e.Code != "" {
-		b.WriteString(sep)
-		b.WriteString(safeText(e.Code, 100))
-	}
-	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(safeText(e.Message, 200))
-	}
-	return b.String()
-}
-
-// Is reports target == ErrSCAFailed.
-func (e *SCAFailure) Is(target error) bool { return target == ErrSCAFailed }
-
-// CallbackError reports a callback that ParseCallback refused. Param names the
-// query parameter ("psu-id", "context", ...; "query" when the query string
-// itself is malformed) and Reason says what is wrong. It never repeats the
-// parameter's value, which may be a PSU id. It answers
-// errors.Is(err, ErrInvalidCallback).
-type CallbackError struct {
-	Param  string
-	Reason string
-}
-
-// Error reads "xs2a: invalid SCA callback: <param>: <reason>".
-func (e *CallbackError) Error() string {
-	return "xs2a: invalid SCA callback: " + e.Param + ": " + e.Reason
-}
-
-// Is reports target == ErrInvalidCallback.
-func (e *CallbackError) Is(target error) bool { return target == ErrInvalidCallback }
 
 // The query parameters of docs/interface.md "TPP redirect".
 const (

@@ -6,40 +6,6 @@ import (
 	"strings"
 )
 
-// SCARedirectError is an answer whose scaRedirect link is no web address the
-// PSU's browser may be sent to. The SDK hands out an scaRedirect only when it
-// is an absolute https URL with a host (on any host: banks run SCA pages
-// elsewhere), or plain http on a loopback host (a test bank), or a relative
-// link, which is resolved under the client's base address. It refuses other
-// schemes (javascript:, data:, file:, ...), plain http elsewhere,
-// scheme-relative links ("//host"), user info, and spaces, control characters
-// or backslashes anywhere in the link. The link is not handed out, and its
-// text is in no message (it may hold ids). It answers
-// errors.Is(err, ErrSCARedirectInvalid) and not ErrSCARequired; a payment or
-// consent whose answer it is answers ErrOutcomeUnknown as well.
-type SCARedirectError struct {
-	Op         string // the call ("accounts.list")
-	StatusCode int    // the status of the answer
-	RequestID  string // X-Request-ID of the call
-	Reason     string // what is wrong with the link, without its text
-}
-
-// Error names the call and the reason, never the link.
-func (e *SCARedirectError) Error() string {
-	s := "xs2a: "
-	if e.Op != "" {
-		s += e.Op + ": "
-	}
-	s += "refusing the bank's scaRedirect: the link " + e.Reason
-	if e.RequestID != "" {
-		s += " (X-Request-ID " + e.RequestID + ")"
-	}
-	return s
-}
-
-// Is reports target == ErrSCARedirectInvalid.
-func (e *SCARedirectError) Is(target error) bool { return target == ErrSCARedirectInvalid }
-
 // checkSCARedirect returns link with its href checked, and resolved under
 // the base address when relative, or a *SCARedirectError for the answer of
 // status to r.

@@ -111,7 +111,7 @@ func scaRedirectPaths() []scaRedirectPath {
 			call: func(c *Client) (Link, error) {
 				p := payment(func(p *Payment) { p.RemittanceInformationUnstructured = "" })
 				ini, _, err := c.Payments.InitiateEInvoice(ctx, presentPSU, NorwegianDomesticCreditTransfers, p,
-					EInvoice{KID: "12345678903", InvoiceNumber: "F-1"}, false)
+					EInvoice{KID: "12345678903", InvoiceNumber: "F-1"}, nil)
 				return result(initiationLinkOf(ini), err)
 			}},
 		{name: "signing_baskets.create", status: http.StatusCreated, body: links(`"basketId":"b1","transactionStatus":"RCVD",`), post: true,

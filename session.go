@@ -8,11 +8,6 @@ import (
 	"time"
 )
 
-// ErrUnknownSession: SessionManager.Complete or Abort was given a
-// TPP-Session-ID that is not the one waiting for SCA for that user (never
-// begun, already completed or aborted, or replaced by a later Begin).
-var ErrUnknownSession = errors.New("xs2a: unknown TPP-Session-ID")
-
 // SessionValidity is how long an SCA carried under one TPP-Session-ID stays
 // valid, counted from SCA completion (docs/interface.md "Consent and SCA session").
 const SessionValidity = time.Hour

@@ -86,13 +86,13 @@ func BenchmarkUpdate(b *testing.B) {
 func BenchmarkSignedGET(b *testing.B) {
 	for _, name := range []string{"memory", "redis"} {
 		b.Run(name, func(b *testing.B) {
-			store := xs2a.NewMemoryStore()
+			store := xs2a.NewMemoryBudgetStore()
 			if name == "redis" {
 				store = redisstore.NewBudgetStore(startRedis(b).client(b))
 			}
 			clk := &clock{t: t0}
 			bank := xs2atest.NewServer(b, xs2atest.WithClock(clk.Now))
-			c, err := bank.Client(nil, xs2a.WithAccessBudget(store), xs2a.WithRetry(noWait))
+			c, err := bank.Client(nil, xs2a.WithBudgetStore(store), xs2a.WithRetry(noWait))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -43,10 +43,10 @@ var errArgs = errors.New("redisstore: limit and window must be positive and now 
 // maxMicros bounds the times a score holds exactly (2^53 µs, year 2255).
 const maxMicros = 1 << 53
 
-// BudgetStore is an xs2a.Store over Redis, shared by every replica of a TPP:
-// each key is a sorted set of the times of the calls in its window, trimmed,
-// counted and added to by one Lua script, so a Take is atomic and costs one
-// round trip. Time comes from the caller's now (the SDK's clock), never from
+// BudgetStore is an xs2a.BudgetStore over Redis, shared by every replica of
+// a TPP: each key is a sorted set of the times of the calls in its window,
+// trimmed, counted and added to by one Lua script, so a Take is atomic and
+// costs one round trip. Time comes from the caller's now (the SDK's clock), never from
 // Redis; a key expires one window after its last recorded call. Keys are the
 // SDK's (a hash of PSU id, account and endpoint, never those in clear)
 // behind the key prefix, with the hash as the Cluster hash tag. It is safe
@@ -56,13 +56,16 @@ type BudgetStore struct {
 	cfg config
 }
 
+// BudgetStore implements xs2a.BudgetStore.
+var _ xs2a.BudgetStore = (*BudgetStore)(nil)
+
 // NewBudgetStore returns a BudgetStore over rdb (a redis.NewClient,
-// NewClusterClient or NewFailoverClient). Give it to xs2a.WithAccessBudget.
+// NewClusterClient or NewFailoverClient). Give it to xs2a.WithBudgetStore.
 func NewBudgetStore(rdb redis.UniversalClient, opts ...Option) *BudgetStore {
 	return &BudgetStore{rdb: rdb, cfg: newConfig(opts)}
 }
 
-// Take implements xs2a.Store: it records one call under key at now when
+// Take implements xs2a.BudgetStore: it records one call under key at now when
 // fewer than limit calls were recorded in (now-window, now], else it returns
 // ok false and when the oldest counted call leaves the window. A Redis error
 // or a context that ends first is returned as is (the SDK then sends

@@ -1,7 +1,7 @@
 // Package redisstore keeps the xs2a SDK's shared state in Redis, so that
 // several replicas of a TPP act as one towards the bank:
 //
-//   - BudgetStore (give it to xs2a.WithAccessBudget) counts the calls made
+//   - BudgetStore (give it to xs2a.WithBudgetStore) counts the calls made
 //     without the PSU present, 4 per account and endpoint in 24 hours, for
 //     the whole fleet. A Take is one Lua script over a sorted set per key:
 //     one round trip, atomic across replicas.

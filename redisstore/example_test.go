@@ -19,7 +19,7 @@ func Example() {
 	defer rdb.Close()
 	budget := redisstore.NewBudgetStore(rdb, redisstore.WithKeyPrefix("example:"))
 	sessions := xs2a.NewSessionManager(redisstore.NewSessionStore(rdb, redisstore.WithKeyPrefix("example:")), nil)
-	// client, err := xs2a.NewClient(baseURL, signer, xs2a.WithAccessBudget(budget))
+	// client, err := xs2a.NewClient(baseURL, signer, xs2a.WithBudgetStore(budget))
 	ctx := context.Background()
 
 	// Another replica, with its own connections, completes the SCA.

@@ -72,7 +72,7 @@ func (f *fleet) replica(t *testing.T, redisOpts ...func(*redis.UniversalOptions)
 	t.Cleanup(tr.CloseIdleConnections)
 	c, err := f.bank.Client(nil,
 		xs2a.WithHTTPClient(&http.Client{Transport: tr}),
-		xs2a.WithAccessBudget(redisstore.NewBudgetStore(f.redis.client(t, redisOpts...), f.prefix)),
+		xs2a.WithBudgetStore(redisstore.NewBudgetStore(f.redis.client(t, redisOpts...), f.prefix)),
 		xs2a.WithRetry(noWait))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })

@@ -152,7 +152,7 @@ func TestSDKPaymentFlow(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.TransactionStatus("ACTC"), st.TransactionStatus)
 	s.RunBatch()
-	st, err = c.Payments.PollStatus(ctx, psu, in.Links.Status, &xs2a.PollOptions{MinDelay: time.Millisecond, MaxAttempts: 3})
+	st, _, err = c.Payments.PollStatus(ctx, psu, in.Links.Status, &xs2a.PollOptions{MinDelay: time.Millisecond, MaxAttempts: 3})
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.TransactionStatus("ACSC"), st.TransactionStatus)
 
@@ -160,18 +160,18 @@ func TestSDKPaymentFlow(t *testing.T) {
 	inv := xs2a.EInvoice{KID: "12345678903", InvoiceNumber: "F-77"}
 	p2 := *p
 	p2.RemittanceInformationUnstructured = ""
-	_, _, err = c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &p2, inv, false)
+	_, _, err = c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &p2, inv, nil)
 	require.NoError(t, err)
-	_, _, err = c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &p2, inv, false)
+	_, _, err = c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &p2, inv, nil)
 	var be *xs2a.Error
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, "PAYMENT_FAILED", be.Code)
-	_, _, err = c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &p2, inv, true)
+	_, _, err = c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &p2, inv, &xs2a.InitiateOptions{AllowLogicalDuplicate: true})
 	require.NoError(t, err)
 
 	// a periodic payment cannot go into a signing basket
 	per := &xs2a.PeriodicPayment{Payment: *p, StartDate: xs2a.DateOf(clock.AddDate(0, 0, 1)), Frequency: "Monthly"}
-	pin, _, err := c.Payments.InitiatePeriodic(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, per, nil)
+	pin, _, err := c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, per, nil)
 	require.NoError(t, err)
 	_, _, err = c.SigningBaskets.Create(ctx, psu, &xs2a.SigningBasket{Payments: []*xs2a.Initiation{in, pin}})
 	var ve *xs2a.ValidationError

@@ -250,7 +250,7 @@ func (f *flow) twoSignerPayment(ctx context.Context, psu xs2a.PSU, from xs2a.Acc
 	defer stopPoll()
 	var signErr error
 	settled := false
-	status, err := f.client.Payments.PollStatus(pollCtx, psu, ini.Links.Status, &xs2a.PollOptions{
+	status, _, err := f.client.Payments.PollStatus(pollCtx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: 20 * time.Millisecond,
 		Backoff:  1,
 		OnStatus: func(s *xs2a.PaymentStatus) {

@@ -14,9 +14,10 @@
 //     payment as a logical duplicate (400 PAYMENT_FAILED): it guards against
 //     paying one invoice twice.
 //  4. The retry proper sends allowLogicalDuplicate=true
-//     (xs2a.PaymentsService.InitiateEInvoice with retry true). The PSU picks
-//     the account to pay from and signs; the status is polled until the
-//     payment is booked after the bank's batch run.
+//     (xs2a.PaymentsService.InitiateEInvoice with
+//     InitiateOptions.AllowLogicalDuplicate). The PSU picks the account to
+//     pay from and signs; the status is polled until the payment is booked
+//     after the bank's batch run.
 //
 // Authorising the payment makes the bank mark the invoice as processed at
 // the invoice scheme. The TPP never changes the invoice's status itself, and
@@ -151,7 +152,7 @@ func (f *flow) register(ctx context.Context) (xs2a.PSU, error) {
 func (f *flow) firstAttempt(ctx context.Context, psu xs2a.PSU) error {
 	f.p.heading("Attempt 1: pay invoice %s (KID %s, %s to %s), without allowLogicalDuplicate",
 		invoice.InvoiceNumber, invoice.KID, bill.InstructedAmount, bill.CreditorName)
-	ini, _, err := f.client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &bill, invoice, false)
+	ini, _, err := f.client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &bill, invoice, nil)
 	if err != nil {
 		return err
 	}
@@ -182,7 +183,7 @@ func (f *flow) firstAttempt(ctx context.Context, psu xs2a.PSU) error {
 // same invoice that does not say it is intended.
 func (f *flow) retryWithoutFlag(ctx context.Context, psu xs2a.PSU) error {
 	f.p.heading("The same invoice again WITHOUT allowLogicalDuplicate (what not to do)")
-	_, _, err := f.client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &bill, invoice, false)
+	_, _, err := f.client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &bill, invoice, nil)
 	var bankErr *xs2a.Error
 	if !errors.As(err, &bankErr) || bankErr.Code != xs2a.CodePaymentFailed {
 		return fmt.Errorf("the bank should refuse a logical duplicate with %s, got %v", xs2a.CodePaymentFailed, err)
@@ -200,7 +201,7 @@ func (f *flow) retryWithoutFlag(ctx context.Context, psu xs2a.PSU) error {
 // chooses the account and signs; the status is polled to a final state.
 func (f *flow) retry(ctx context.Context, psu xs2a.PSU) (xs2a.TransactionStatus, error) {
 	f.p.heading("Attempt 2: the retry of the same invoice, with allowLogicalDuplicate=true")
-	ini, _, err := f.client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &bill, invoice, true)
+	ini, _, err := f.client.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &bill, invoice, &xs2a.InitiateOptions{AllowLogicalDuplicate: true})
 	if err != nil {
 		return "", err
 	}
@@ -231,7 +232,7 @@ func (f *flow) retry(ctx context.Context, psu xs2a.PSU) (xs2a.TransactionStatus,
 	}
 	f.p.result("the bank reports the debtor account the PSU chose: %s", chosen.DebtorAccount.BBAN)
 	settled := false
-	status, err := f.client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
+	status, _, err := f.client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: 20 * time.Millisecond,
 		Backoff:  1,
 		OnStatus: func(s *xs2a.PaymentStatus) {

@@ -325,7 +325,7 @@ func paymentFlow(ctx context.Context, b *bank, psu xs2a.PSU, accounts []xs2a.Acc
 	}
 	p.result("callback: the payment is signed")
 	settled := false
-	status, err := b.client.Payments.PollStatus(ctx, psu, init.Links.Status, &xs2a.PollOptions{
+	status, _, err := b.client.Payments.PollStatus(ctx, psu, init.Links.Status, &xs2a.PollOptions{
 		MinDelay: 100 * time.Millisecond,
 		MaxDelay: 2 * time.Second,
 		OnStatus: func(s *xs2a.PaymentStatus) {
