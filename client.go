@@ -268,56 +268,6 @@ type request struct {
 	readBuf *[]byte
 }
 
-// newHTTPRequest builds one attempt's request (each attempt is signed afresh
-// by the Transport, with the same X-Request-ID).
-func (c *Client) newHTTPRequest(ctx context.Context, r *request, u *url.URL, body []byte, requestID string, fixes []AcceptFix) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), nil)
-	if err != nil {
-		return nil, fmt.Errorf("xs2a: %s: %w", r.op, err)
-	}
-	switch {
-	case body == nil:
-	case len(body) == 0:
-		req.Body, req.ContentLength = http.NoBody, 0
-	default:
-		// A replayBody, which Transport digests and sends where it lies
-		// instead of copying it (the bytes are never written).
-		rb := newReplayBody(body)
-		req.Body, req.GetBody, req.ContentLength = rb, rb.replay, int64(len(body))
-	}
-	h := req.Header
-	h.Set("Accept", "application/json")
-	if len(body) > 0 {
-		h.Set("Content-Type", "application/json")
-	}
-	ua := c.cfg.userAgent
-	if ua == "" {
-		ua = "tppkit-xs2a-go/" + Version
-	}
-	h.Set("User-Agent", ua)
-	h.Set("X-Request-ID", requestID)
-	if v := acceptFixHeader(fixes); v != "" {
-		h.Set("x-accept-fix", v)
-	}
-	if c.cfg.aspspID != "" {
-		h.Set("ASPSP-ID", c.cfg.aspspID)
-	}
-	if r.psu != nil {
-		r.psu.setHeaders(h)
-		if r.psuContext {
-			r.psu.setContextHeader(h)
-		}
-	}
-	if c.cfg.tokens != nil {
-		tok, err := c.cfg.tokens.Token()
-		if err != nil {
-			return nil, fmt.Errorf("xs2a: %s: getting the OAuth2 token: %w", r.op, err)
-		}
-		tok.SetAuthHeader(req)
-	}
-	return req, nil
-}
-
 // answerError turns a >= 400 answer into *SCARequiredError or *Error.
 func (c *Client) answerError(r *request, resp *http.Response, body []byte, requestID string) error {
 	if c.verifier != nil {
@@ -441,26 +391,6 @@ func marshalCompact(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-func (c *Client) log(ctx context.Context, level slog.Level, r *request, requestID string, attempt, status int, start time.Time, err error) {
-	if c.cfg.logger == nil || !c.cfg.logger.Enabled(ctx, level) {
-		return
-	}
-	attrs := []slog.Attr{
-		slog.String("op", r.op),
-		slog.String("method", r.method),
-		slog.String("request_id", requestID),
-		slog.Int("attempt", attempt),
-		slog.Duration("duration", time.Since(start)),
-	}
-	if status != 0 {
-		attrs = append(attrs, slog.Int("status", status))
-	}
-	if err != nil {
-		attrs = append(attrs, errorAttr(err, idsOf(r.psu)))
-	}
-	c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
 }
 
 // errorAttr describes err for a log without the bank's free text: the code of

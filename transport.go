@@ -95,7 +95,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	sb.Grow(36 + digestLen + t.Signer.valueLen)
 	var scratch [64]byte
 	if id := h["X-Request-Id"]; len(id) == 0 || id[0] == "" {
-		sb.Write(appendUUID(scratch[:0], newUUID()))
+		sb.Write(appendRequestID(scratch[:0]))
 		set("X-Request-Id", sb.String())
 	}
 	if uri := h["Tpp-Redirect-Uri"]; t.RedirectURI != "" && (len(uri) == 0 || uri[0] == "") {
@@ -177,6 +177,17 @@ func httpDate(t time.Time) string {
 	d := &dateValue{unix: sec, text: t.UTC().Format(http.TimeFormat)}
 	lastDate.Store(d)
 	return d.text
+}
+
+// appendRequestID appends a new X-Request-ID to dst: a random (version 4)
+// UUID in its canonical form. It is the one source of request IDs: a
+// Client's calls and a Transport's requests without one.
+func appendRequestID(dst []byte) []byte { return appendUUID(dst, newUUID()) }
+
+// newRequestID returns a new X-Request-ID (appendRequestID).
+func newRequestID() string {
+	var b [36]byte
+	return string(appendRequestID(b[:0]))
 }
 
 // newUUID returns a random (version 4) UUID, as uuid.New does but without
