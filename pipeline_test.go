@@ -93,12 +93,12 @@ func TestInterpret(t *testing.T) {
 	dropped := errors.New("connection reset")
 	type result struct{ Name string }
 	tests := []struct {
-		name    string
-		method  string
-		writes  int64 // requests written below the client
-		a       attempt
-		warn    bool
-		check   func(t *testing.T, o outcome, got *result)
+		name     string
+		method   string
+		writes   int64 // requests written below the client
+		a        attempt
+		warn     bool
+		check    func(t *testing.T, o outcome, got *result)
 		attempts int
 	}{
 		{"no answer, not sent", http.MethodGet, 0, attempt{n: 1, err: dropped}, true, func(t *testing.T, o outcome, _ *result) {
