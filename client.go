@@ -60,15 +60,9 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	if signer == nil {
 		return nil, invalid("signer", "is nil")
 	}
-	base, err := url.Parse(baseURL)
-	if err != nil || !base.IsAbs() || base.Host == "" || (base.Scheme != "https" && base.Scheme != "http") {
-		return nil, invalid("baseURL", "must be an absolute http(s) URL")
-	}
-	if base.RawQuery != "" || base.Fragment != "" || base.User != nil {
-		return nil, invalid("baseURL", "must have no query, fragment or user info")
-	}
-	if base.Scheme == "http" && !isLoopback(base.Hostname()) {
-		return nil, invalid("baseURL", "must use https (docs/interface.md: TLS 1.2 or higher); plain http is for loopback test servers only")
+	base, err := parseBaseURL(baseURL)
+	if err != nil {
+		return nil, err
 	}
 	cfg := config{retry: DefaultRetryPolicy, now: time.Now, timeout: defaultTimeout}
 	for _, o := range opts {
@@ -81,20 +75,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	}
 	c := &Client{cfg: cfg, base: base, basePath: strings.TrimSuffix(base.EscapedPath(), "/"), sleep: sleepCtx}
 	c.transport = &Transport{Signer: signer, RedirectURI: cfg.redirectURI, Now: cfg.now, once: true}
-	var hc http.Client
-	if cfg.hc != nil {
-		hc = *cfg.hc
-	} else {
-		// No http.Client.Timeout: every call has a deadline (WithTimeout),
-		// its retries included.
-		c.transport.Base = defaultTransport()
-	}
-	if hc.Transport != nil {
-		c.transport.Base = withTLS12(hc.Transport)
-	}
-	hc.Transport = c.transport
-	hc.CheckRedirect = c.checkRedirect
-	c.hc = &hc
+	c.hc = c.httpClient(cfg.hc)
 	if !cfg.budgetSet {
 		cfg.budgetStore = NewMemoryStore()
 	}
@@ -112,6 +93,42 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	c.Sandbox = (*SandboxService)(&s)
 	c.TPP = (*TPPService)(&s)
 	return c, nil
+}
+
+// parseBaseURL checks NewClient's baseURL: an absolute http(s) URL without
+// query, fragment or user info, https unless on a loopback host.
+func parseBaseURL(baseURL string) (*url.URL, error) {
+	base, err := url.Parse(baseURL)
+	if err != nil || !base.IsAbs() || base.Host == "" || (base.Scheme != "https" && base.Scheme != "http") {
+		return nil, invalid("baseURL", "must be an absolute http(s) URL")
+	}
+	if base.RawQuery != "" || base.Fragment != "" || base.User != nil {
+		return nil, invalid("baseURL", "must have no query, fragment or user info")
+	}
+	if base.Scheme == "http" && !isLoopback(base.Hostname()) {
+		return nil, invalid("baseURL", "must use https (docs/interface.md: TLS 1.2 or higher); plain http is for loopback test servers only")
+	}
+	return base, nil
+}
+
+// httpClient is the client's copy of from (WithHTTPClient; nil: a client of
+// its own) sending through c.transport, which sends through from's
+// transport (raised to TLS 1.2) or the default one.
+func (c *Client) httpClient(from *http.Client) *http.Client {
+	var hc http.Client
+	if from != nil {
+		hc = *from
+	} else {
+		// No http.Client.Timeout: every call has a deadline (WithTimeout),
+		// its retries included.
+		c.transport.Base = defaultTransport()
+	}
+	if hc.Transport != nil {
+		c.transport.Base = withTLS12(hc.Transport)
+	}
+	hc.Transport = c.transport
+	hc.CheckRedirect = c.checkRedirect
+	return &hc
 }
 
 // defaultTransport is http.DefaultTransport's settings with TLS 1.2 as the
@@ -302,22 +319,13 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	} else if body != nil {
 		*buf = body[:0]
 	}
-	resp.Body.Close()
-	resp.Body = http.NoBody
+	closeAnswer(resp)
 	if err != nil {
 		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: fmt.Errorf("reading the response: %w", err)}
 	}
-	// A request that created something (a payment) was accepted: if its
-	// answer cannot be trusted or read, its outcome is unknown to the caller.
-	unknown := func(err error) error {
-		if idempotent(r.method) {
-			return err
-		}
-		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: err}
-	}
 	if c.verifier != nil {
 		if err := c.verifier.verify(resp, body, requestID, true); err != nil {
-			return unknown(err)
+			return outcomeUnknown(r, requestID, err)
 		}
 	}
 	if !r.scaResult && bytes.Contains(body, []byte(`"scaRedirect"`)) {
@@ -328,22 +336,38 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	if into == nil {
 		return nil
 	}
+	return c.decodeInto(r, resp, requestID, body, into)
+}
+
+// outcomeUnknown is err of an accepted request that created something (a
+// payment) whose answer cannot be trusted or read: its outcome is unknown
+// to the caller. It is err itself for an idempotent request.
+func outcomeUnknown(r *request, requestID string, err error) error {
+	if idempotent(r.method) {
+		return err
+	}
+	return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: err}
+}
+
+// decodeInto unmarshals a 2xx body into into and checks the redirect a
+// result holds.
+func (c *Client) decodeInto(r *request, resp *http.Response, requestID string, body []byte, into any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		if idempotent(r.method) {
 			return nil // an empty list or nothing to say
 		}
 		// A POST whose answer should say what was created, but is empty.
-		return unknown(errors.New("the answer has no body"))
+		return outcomeUnknown(r, requestID, errors.New("the answer has no body"))
 	}
 	if err := unmarshal(body, into); err != nil {
 		if !idempotent(r.method) {
-			return unknown(fmt.Errorf("decoding the answer: %w", err))
+			return outcomeUnknown(r, requestID, fmt.Errorf("decoding the answer: %w", err))
 		}
 		return &redactedError{err: err,
 			msg: fmt.Sprintf("xs2a: %s: decoding the response (X-Request-ID %s): %s", r.op, requestID, idsOf(r.psu).redact(err.Error()))}
 	}
 	if err := c.checkResultRedirect(r, resp, requestID, into); err != nil {
-		return unknown(err)
+		return outcomeUnknown(r, requestID, err)
 	}
 	return nil
 }
