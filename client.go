@@ -60,15 +60,9 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	if signer == nil {
 		return nil, invalid("signer", "is nil")
 	}
-	base, err := url.Parse(baseURL)
-	if err != nil || !base.IsAbs() || base.Host == "" || (base.Scheme != "https" && base.Scheme != "http") {
-		return nil, invalid("baseURL", "must be an absolute http(s) URL")
-	}
-	if base.RawQuery != "" || base.Fragment != "" || base.User != nil {
-		return nil, invalid("baseURL", "must have no query, fragment or user info")
-	}
-	if base.Scheme == "http" && !isLoopback(base.Hostname()) {
-		return nil, invalid("baseURL", "must use https (docs/interface.md: TLS 1.2 or higher); plain http is for loopback test servers only")
+	base, err := parseBaseURL(baseURL)
+	if err != nil {
+		return nil, err
 	}
 	cfg := config{retry: DefaultRetryPolicy, now: time.Now, timeout: defaultTimeout}
 	for _, o := range opts {
@@ -81,20 +75,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	}
 	c := &Client{cfg: cfg, base: base, basePath: strings.TrimSuffix(base.EscapedPath(), "/"), sleep: sleepCtx}
 	c.transport = &Transport{Signer: signer, RedirectURI: cfg.redirectURI, Now: cfg.now, once: true}
-	var hc http.Client
-	if cfg.hc != nil {
-		hc = *cfg.hc
-	} else {
-		// No http.Client.Timeout: every call has a deadline (WithTimeout),
-		// its retries included.
-		c.transport.Base = defaultTransport()
-	}
-	if hc.Transport != nil {
-		c.transport.Base = withTLS12(hc.Transport)
-	}
-	hc.Transport = c.transport
-	hc.CheckRedirect = c.checkRedirect
-	c.hc = &hc
+	c.hc = c.httpClient(cfg.hc)
 	if !cfg.budgetSet {
 		cfg.budgetStore = NewMemoryBudgetStore()
 	}
@@ -112,6 +93,42 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	c.Sandbox = (*SandboxService)(&s)
 	c.TPP = (*TPPService)(&s)
 	return c, nil
+}
+
+// parseBaseURL checks NewClient's baseURL: an absolute http(s) URL without
+// query, fragment or user info, https unless on a loopback host.
+func parseBaseURL(baseURL string) (*url.URL, error) {
+	base, err := url.Parse(baseURL)
+	if err != nil || !base.IsAbs() || base.Host == "" || (base.Scheme != "https" && base.Scheme != "http") {
+		return nil, invalid("baseURL", "must be an absolute http(s) URL")
+	}
+	if base.RawQuery != "" || base.Fragment != "" || base.User != nil {
+		return nil, invalid("baseURL", "must have no query, fragment or user info")
+	}
+	if base.Scheme == "http" && !isLoopback(base.Hostname()) {
+		return nil, invalid("baseURL", "must use https (docs/interface.md: TLS 1.2 or higher); plain http is for loopback test servers only")
+	}
+	return base, nil
+}
+
+// httpClient is the client's copy of from (WithHTTPClient; nil: a client of
+// its own) sending through c.transport, which sends through from's
+// transport (raised to TLS 1.2) or the default one.
+func (c *Client) httpClient(from *http.Client) *http.Client {
+	var hc http.Client
+	if from != nil {
+		hc = *from
+	} else {
+		// No http.Client.Timeout: every call has a deadline (WithTimeout),
+		// its retries included.
+		c.transport.Base = defaultTransport()
+	}
+	if hc.Transport != nil {
+		c.transport.Base = withTLS12(hc.Transport)
+	}
+	hc.Transport = c.transport
+	hc.CheckRedirect = c.checkRedirect
+	return &hc
 }
 
 // defaultTransport is http.DefaultTransport's settings with TLS 1.2 as the
@@ -268,56 +285,6 @@ type request struct {
 	readBuf *[]byte
 }
 
-// newHTTPRequest builds one attempt's request (each attempt is signed afresh
-// by the Transport, with the same X-Request-ID).
-func (c *Client) newHTTPRequest(ctx context.Context, r *request, u *url.URL, body []byte, requestID string, fixes []AcceptFix) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), nil)
-	if err != nil {
-		return nil, fmt.Errorf("xs2a: %s: %w", r.op, err)
-	}
-	switch {
-	case body == nil:
-	case len(body) == 0:
-		req.Body, req.ContentLength = http.NoBody, 0
-	default:
-		// A replayBody, which Transport digests and sends where it lies
-		// instead of copying it (the bytes are never written).
-		rb := newReplayBody(body)
-		req.Body, req.GetBody, req.ContentLength = rb, rb.replay, int64(len(body))
-	}
-	h := req.Header
-	h.Set("Accept", "application/json")
-	if len(body) > 0 {
-		h.Set("Content-Type", "application/json")
-	}
-	ua := c.cfg.userAgent
-	if ua == "" {
-		ua = "tppkit-xs2a-go/" + Version
-	}
-	h.Set("User-Agent", ua)
-	h.Set("X-Request-ID", requestID)
-	if v := acceptFixHeader(fixes); v != "" {
-		h.Set("x-accept-fix", v)
-	}
-	if c.cfg.aspspID != "" {
-		h.Set("ASPSP-ID", c.cfg.aspspID)
-	}
-	if r.psu != nil {
-		r.psu.setHeaders(h)
-		if r.psuContext {
-			r.psu.setContextHeader(h)
-		}
-	}
-	if c.cfg.tokens != nil {
-		tok, err := c.cfg.tokens.Token()
-		if err != nil {
-			return nil, fmt.Errorf("xs2a: %s: getting the OAuth2 token: %w", r.op, err)
-		}
-		tok.SetAuthHeader(req)
-	}
-	return req, nil
-}
-
 // answerError turns a >= 400 answer into *SCARequiredError or *Error.
 func (c *Client) answerError(r *request, resp *http.Response, body []byte, requestID string) error {
 	if c.verifier != nil {
@@ -352,22 +319,13 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	} else if body != nil {
 		*buf = body.head()[:0]
 	}
-	resp.Body.Close()
-	resp.Body = http.NoBody
+	closeAnswer(resp)
 	if err != nil {
 		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: fmt.Errorf("reading the response: %w", err)}
 	}
-	// A request that created something (a payment) was accepted: if its
-	// answer cannot be trusted or read, its outcome is unknown to the caller.
-	unknown := func(err error) error {
-		if idempotent(r.method) {
-			return err
-		}
-		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: err}
-	}
 	if c.verifier != nil {
 		if err := c.verifier.verify(resp, body, requestID, true); err != nil {
-			return unknown(err)
+			return outcomeUnknown(r, requestID, err)
 		}
 	}
 	if !r.scaResult && body.contains(`"scaRedirect"`) {
@@ -378,22 +336,38 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	if into == nil {
 		return nil
 	}
+	return c.decodeInto(r, resp, requestID, body, into)
+}
+
+// outcomeUnknown is err of an accepted request that created something (a
+// payment) whose answer cannot be trusted or read: its outcome is unknown
+// to the caller. It is err itself for an idempotent request.
+func outcomeUnknown(r *request, requestID string, err error) error {
+	if idempotent(r.method) {
+		return err
+	}
+	return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: err}
+}
+
+// decodeInto unmarshals a 2xx body into into and checks the redirect a
+// result holds.
+func (c *Client) decodeInto(r *request, resp *http.Response, requestID string, body pieces, into any) error {
 	if body.blank() {
 		if idempotent(r.method) {
 			return nil // an empty list or nothing to say
 		}
 		// A POST whose answer should say what was created, but is empty.
-		return unknown(errors.New("the answer has no body"))
+		return outcomeUnknown(r, requestID, errors.New("the answer has no body"))
 	}
 	if err := unmarshal(body, into); err != nil {
 		if !idempotent(r.method) {
-			return unknown(fmt.Errorf("decoding the answer: %w", err))
+			return outcomeUnknown(r, requestID, fmt.Errorf("decoding the answer: %w", err))
 		}
 		return &redactedError{err: err,
 			msg: fmt.Sprintf("xs2a: %s: decoding the response (X-Request-ID %s): %s", r.op, requestID, idsOf(r.psu).redact(err.Error()))}
 	}
 	if err := c.checkResultRedirect(r, resp, requestID, into); err != nil {
-		return unknown(err)
+		return outcomeUnknown(r, requestID, err)
 	}
 	return nil
 }
@@ -447,26 +421,6 @@ func marshalCompact(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-func (c *Client) log(ctx context.Context, level slog.Level, r *request, requestID string, attempt, status int, start time.Time, err error) {
-	if c.cfg.logger == nil || !c.cfg.logger.Enabled(ctx, level) {
-		return
-	}
-	attrs := []slog.Attr{
-		slog.String("op", r.op),
-		slog.String("method", r.method),
-		slog.String("request_id", requestID),
-		slog.Int("attempt", attempt),
-		slog.Duration("duration", time.Since(start)),
-	}
-	if status != 0 {
-		attrs = append(attrs, slog.Int("status", status))
-	}
-	if err != nil {
-		attrs = append(attrs, errorAttr(err, idsOf(r.psu)))
-	}
-	c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
 }
 
 // errorAttr describes err for a log without the bank's free text: the code of

@@ -211,16 +211,15 @@ func FuzzRetryAfter(f *testing.F) {
 		if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 && s <= 1<<31 && d != time.Duration(s)*time.Second {
 			t.Fatalf("Retry-After %q gives %v", v, d)
 		}
-		c := &Client{cfg: config{now: func() time.Time { return now }}}
-		resp := &http.Response{StatusCode: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {v}}}
-		if w, ok := c.shouldRetry(DefaultRetryPolicy, resp, nil, true, 1, 3); ok && (w < 0 || w > DefaultRetryPolicy.MaxRetryAfter) {
-			t.Fatalf("Retry-After %q: a wait of %v", v, w)
+		a := try{method: http.MethodGet, n: 1, attempts: 1, status: http.StatusServiceUnavailable, header: http.Header{"Retry-After": {v}}}
+		if w := decide(DefaultRetryPolicy, a, func() time.Time { return now }); w.retry && (w.wait < 0 || w.wait > DefaultRetryPolicy.MaxRetryAfter) {
+			t.Fatalf("Retry-After %q: a wait of %v", v, w.wait)
 		}
 	})
 }
 
 // FuzzAnswer runs an arbitrary answer of the bank through the client's
-// pipeline (decode for 2xx, answerError and shouldRetry for >= 400): it never
+// pipeline (decode for 2xx, answerError and decide for >= 400): it never
 // panics, its errors are one line, a *SCARequiredError always holds a link,
 // every scaRedirect handed out is a web address (checkFuzzedRedirect), and an
 // *Error keeps the body and a wait that is not negative.
@@ -289,8 +288,9 @@ func FuzzAnswer(f *testing.F) {
 					t.Fatal("Error.Body is not the body read")
 				}
 			}
-			if w, ok := c.shouldRetry(DefaultRetryPolicy, resp, body, true, 1, 3); ok && w < 0 {
-				t.Fatalf("a negative wait %v before a retry", w)
+			a := try{method: http.MethodGet, n: 1, attempts: 1, status: status, header: resp.Header, body: body}
+			if w := decide(DefaultRetryPolicy, a, fixedNow); w.retry && w.wait < 0 {
+				t.Fatalf("a negative wait %v before a retry", w.wait)
 			}
 		}
 		if err == nil {

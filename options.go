@@ -76,9 +76,12 @@ func WithAcceptFixes(fixes ...AcceptFix) Option {
 	}
 }
 
-// WithLogger logs each attempt at debug level and each failed call at warn
-// level: operation, method, status, X-Request-ID, attempt and duration.
-// Never PSU ids, paths with resource ids, keys or bodies.
+// WithLogger logs each call that reached the wire once, when it ends: at
+// warn level when the bank could not be reached, refused it or redirected
+// it, at debug level otherwise. A line holds the operation, method, last
+// status, X-Request-ID, attempts, the call's duration (retries included)
+// and for a failure the error's code or message. Never PSU ids, paths with
+// resource ids, keys or bodies.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error { c.logger = l; return nil }
 }

@@ -133,91 +133,140 @@ func keyOfLink(href string) linkKey {
 	return linkKey(sum[:16])
 }
 
+// walkState is where a walk is: the page to fetch next, and what it has
+// seen of the pages before.
+type walkState struct {
+	href   string
+	query  url.Values
+	offset int
+	linked bool             // the bank pages by _links.next
+	seen   map[linkKey]bool // the next links followed
+	// What unseen records, kept while the walk runs: at most one key per
+	// pending entry and standing order.
+	seenPending, seenInfo   map[string]int
+	prevSig, prevPendingSig string
+}
+
+// walk yields the entries of every page, pending ones first, then booked
+// ones and standing orders, until the last page, an error, or yield
+// returning false.
 func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 	var zero T
-	href, query, offset := w.href, w.query, w.offset
-	linked := false            // the bank pages by _links.next
-	seen := map[linkKey]bool{} // the next links followed
-	// What unseen records, kept while the loop runs: at most one key per
-	// pending entry and standing order.
-	seenPending, seenInfo := map[string]int{}, map[string]int{}
-	prevSig, prevPendingSig := "", ""
+	s := &walkState{href: w.href, query: w.query, offset: w.offset,
+		seen: map[linkKey]bool{}, seenPending: map[string]int{}, seenInfo: map[string]int{}}
 	for {
 		if err := ctx.Err(); err != nil {
 			yield(zero, err)
 			return
 		}
-		p, err := w.fetch(ctx, href, query)
+		p, err := w.fetch(ctx, s.href, s.query)
 		if err != nil {
 			yield(zero, err)
 			return
 		}
-		repeatKey := w.repeatKey(linked || p.next != "")
-		sig := pageSignature(p.booked, repeatKey)
-		if sig != "" && sig == prevSig {
-			yield(zero, fmt.Errorf("xs2a: %s: the bank sent the same page twice; stopping", w.op))
+		fresh, info, end, err := w.entries(s, p)
+		if err != nil {
+			yield(zero, err)
 			return
 		}
-		prevSig = sig
-		fresh := w.unseen(p.pending, seenPending)
-		info := w.unseen(p.info, seenInfo)
-		if len(p.booked) == 0 && len(info) == 0 {
-			if len(fresh) == 0 {
-				return
-			}
-			// Pending entries only, none recognised as seen (card entries
-			// without ids): a bank that ignores offset would send them
-			// for ever.
-			psig := pageSignature(fresh, repeatKey)
-			if psig != "" && psig == prevPendingSig {
-				yield(zero, fmt.Errorf("xs2a: %s: the bank sent the same page twice; stopping", w.op))
-				return
-			}
-			prevPendingSig = psig
-		}
-		newPending := len(fresh)
-		for _, list := range [][]T{fresh, p.booked, info} {
-			for _, x := range list {
-				if err := ctx.Err(); err != nil {
-					yield(zero, err)
-					return
-				}
-				if !yield(x, nil) {
-					return
-				}
-			}
-		}
-		// Offsets count booked entries: banks page the booked list, and
-		// send pending entries on every page, on the first, or paged by
-		// the same offset and limit (the sandbox, card accounts). Only a
-		// full page of new pending entries, with the booked ones used up,
-		// moves the offset on by the pending entries.
-		next := p.next
-		var advance int
-		switch {
-		case len(p.booked) >= w.limit:
-			advance = len(p.booked)
-		case newPending >= w.limit:
-			advance = len(p.pending)
-		}
-		switch {
-		case next != "":
-			if seen[keyOfLink(next)] {
-				yield(zero, fmt.Errorf("xs2a: %s: the bank's next link leads back to a page already read; stopping", w.op))
-				return
-			}
-			seen[keyOfLink(next)] = true
-			href, query, linked = next, nil, true
-		case linked || w.limit <= 0 || advance == 0:
+		if end || !yieldAll(ctx, yield, fresh, p.booked, info) {
 			return
-		default:
-			offset += advance
-			q := make(url.Values, len(w.query))
-			for k, v := range w.query {
-				q[k] = v
-			}
-			q.Set("offset", strconv.Itoa(offset))
-			query = q
+		}
+		more, err := w.next(s, p, len(fresh))
+		if err != nil {
+			yield(zero, err)
+		}
+		if !more {
+			return
 		}
 	}
+}
+
+// entries returns what page p adds to the walk: its pending entries and
+// standing orders not yielded yet (its booked entries are all new). It
+// reports the end of the list, a page with nothing new, and refuses a page
+// the bank sent twice.
+func (w *pageWalk[T]) entries(s *walkState, p pageOf[T]) (fresh, info []T, end bool, err error) {
+	repeatKey := w.repeatKey(s.linked || p.next != "")
+	sig := pageSignature(p.booked, repeatKey)
+	if sig != "" && sig == s.prevSig {
+		return nil, nil, false, w.errSamePage()
+	}
+	s.prevSig = sig
+	fresh = w.unseen(p.pending, s.seenPending)
+	info = w.unseen(p.info, s.seenInfo)
+	if len(p.booked) > 0 || len(info) > 0 {
+		return fresh, info, false, nil
+	}
+	if len(fresh) == 0 {
+		return nil, nil, true, nil
+	}
+	// Pending entries only, none recognised as seen (card entries
+	// without ids): a bank that ignores offset would send them for ever.
+	psig := pageSignature(fresh, repeatKey)
+	if psig != "" && psig == s.prevPendingSig {
+		return nil, nil, false, w.errSamePage()
+	}
+	s.prevPendingSig = psig
+	return fresh, info, false, nil
+}
+
+func (w *pageWalk[T]) errSamePage() error {
+	return fmt.Errorf("xs2a: %s: the bank sent the same page twice; stopping", w.op)
+}
+
+// yieldAll yields the entries of lists in order; false when yield asked to
+// stop or the context ended (whose error it yielded).
+func yieldAll[T any](ctx context.Context, yield func(T, error) bool, lists ...[]T) bool {
+	var zero T
+	for _, list := range lists {
+		for _, x := range list {
+			if err := ctx.Err(); err != nil {
+				yield(zero, err)
+				return false
+			}
+			if !yield(x, nil) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// next moves s on to the page after p, which held newPending pending
+// entries not yielded before: by p's next link, or by offset. It reports
+// false at the end of the list, and refuses a next link already followed.
+func (w *pageWalk[T]) next(s *walkState, p pageOf[T], newPending int) (bool, error) {
+	if p.next != "" {
+		k := keyOfLink(p.next)
+		if s.seen[k] {
+			return false, fmt.Errorf("xs2a: %s: the bank's next link leads back to a page already read; stopping", w.op)
+		}
+		s.seen[k] = true
+		s.href, s.query, s.linked = p.next, nil, true
+		return true, nil
+	}
+	// Offsets count booked entries: banks page the booked list, and send
+	// pending entries on every page, on the first, or paged by the same
+	// offset and limit (the sandbox, card accounts). Only a full page of
+	// new pending entries, with the booked ones used up, moves the offset
+	// on by the pending entries.
+	var advance int
+	switch {
+	case len(p.booked) >= w.limit:
+		advance = len(p.booked)
+	case newPending >= w.limit:
+		advance = len(p.pending)
+	}
+	if s.linked || w.limit <= 0 || advance == 0 {
+		return false, nil
+	}
+	s.offset += advance
+	q := make(url.Values, len(w.query))
+	for k, v := range w.query {
+		q[k] = v
+	}
+	q.Set("offset", strconv.Itoa(s.offset))
+	s.query = q
+	return true, nil
 }

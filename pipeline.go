@@ -2,36 +2,45 @@ package xs2a
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"slices"
 	"sync/atomic"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // defaultTimeout is the deadline of a call whose context has none (see
 // WithTimeout).
 const defaultTimeout = 30 * time.Second
 
+// Client.do runs a call through these stages:
+//
+//	prepare    validate, resolve, marshal and build the headers, once
+//	send       one attempt on the wire, nothing else (per attempt)
+//	interpret  the attempt's answer: an error, a redirect, or a decoded body
+//	decide     what follows: another attempt after a wait, or the end (retry.go)
+//	logCall    one log line for the whole call
+//
+// Between attempts, again (retry.go) waits and takes the next attempt from
+// the access budget.
+
 // call is one logical call of Client.do: what each of its attempts sends,
 // and how many requests reached the wire.
 type call struct {
-	r           *request
-	u           *url.URL
-	body        []byte
-	fixes       []AcceptFix
-	requestID   string
-	maxAttempts int
-	retryable   bool // the policy retries r.method
-	idem        bool
-	budgeted    bool // a PSU-not-present call to a counted endpoint
-	spent       int  // calls taken from the access budget
+	r         *request
+	u         *url.URL
+	body      []byte
+	fixes     []AcceptFix
+	requestID string
+	// header is every attempt's request header but the OAuth2 token: the
+	// Transport signs a copy of it, and each attempt sets its token anew,
+	// so the attempts share it.
+	header   http.Header
+	budgeted bool      // a PSU-not-present call to a counted endpoint
+	spent    int       // calls taken from the access budget
+	start    time.Time // when the first attempt began, for the log
 	// writes counts the requests written (httptrace WroteHeaders): one per
 	// attempt, as the Transport of a Client makes requests net/http cannot
 	// send again by itself, plus any a caller's RoundTripper or a followed
@@ -46,77 +55,94 @@ func (cl *call) wrote() { cl.writes.Add(1) }
 // requests written if more were.
 func (cl *call) attempts(attempt int) int { return max(attempt, int(cl.writes.Load())) }
 
-// outcome is how one attempt ended: the call's result, or a retry after
-// wait. warn asks for the call's failure to be logged.
-type outcome struct {
-	resp   *Response
-	err    error
-	retry  bool
-	wait   time.Duration
-	warn   bool
-	status int
-	start  time.Time
+// attempt is what one attempt on the wire gave: the bank's answer, or the
+// error of a request that got none.
+type attempt struct {
+	n    int // the attempt's number, from 1
+	resp *http.Response
+	err  error
+	sent bool // the request was written, in part at least
 }
 
-// do runs the pipeline for r (prepare; then per attempt send and decide;
-// then interpret the answer) and decodes a 2xx body into into (when
-// non-nil). It returns the *Response whenever the bank answered. The call,
-// its retries and the reading of the answer end by the context's deadline,
-// or by the client's timeout when the context has none.
+// outcome is what interpret makes of an attempt: the call's result if it
+// ends there. warn asks for the call to be logged as failed.
+type outcome struct {
+	resp     *Response
+	err      error
+	warn     bool
+	status   int    // the answer's status; 0 when none came
+	body     []byte // an error answer's body, for decide
+	attempts int    // attempts reported (call.attempts); 0: nothing was sent
+}
+
+// do runs the pipeline for r (prepare; then per attempt send, interpret and
+// decide; then logCall) and decodes a 2xx body into into (when non-nil). It
+// returns the *Response whenever the bank answered. The call, its retries
+// and the reading of the answer end by the context's deadline, or by the
+// client's timeout when the context has none.
 func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error) {
 	cl, err := c.prepare(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.timeout)
-		defer cancel()
-	}
-	ctx = httptrace.WithClientTrace(ctx, &cl.trace)
+	ctx, cancel := c.callContext(ctx, cl)
+	defer cancel()
 	// A PSU-not-present call to a limited endpoint spends one of the
 	// day's calls on every request that may reach the bank, before it is
 	// written; a retry the budget no longer allows is not made.
 	if err := c.spend(ctx, cl, 1); err != nil {
 		return nil, err
 	}
-	for attempt := 1; ; attempt++ {
-		o := c.send(ctx, cl, attempt, into)
-		if o.retry {
-			if werr := c.sleep(ctx, o.wait); werr != nil {
-				if o.resp != nil {
-					return o.resp, &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Attempts: o.resp.Attempts, Err: werr}
-				}
-				return nil, o.err
-			}
-			if c.spend(ctx, cl, cl.attempts(attempt)+1) == nil {
-				continue
-			}
+	cl.start = time.Now()
+	o := c.run(ctx, cl, into)
+	c.logCall(ctx, cl, o)
+	return o.resp, o.err
+}
+
+// callContext is ctx with the client's timeout when it has no deadline, and
+// with cl's trace, which counts the requests written.
+func (c *Client) callContext(ctx context.Context, cl *call) (context.Context, context.CancelFunc) {
+	cancel := context.CancelFunc(func() {})
+	if _, ok := ctx.Deadline(); !ok {
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.timeout)
+	}
+	return httptrace.WithClientTrace(ctx, &cl.trace), cancel
+}
+
+// run makes the attempts of cl, each sent, interpreted and decided, and
+// returns the outcome the call ends with.
+func (c *Client) run(ctx context.Context, cl *call, into any) outcome {
+	for n := 1; ; n++ {
+		req, err := c.newHTTPRequest(ctx, cl)
+		if err != nil {
+			return outcome{err: err, attempts: cl.attempts(n - 1)}
 		}
-		if o.warn || o.retry {
-			c.log(ctx, slog.LevelWarn, r, cl.requestID, cl.attempts(attempt), o.status, o.start, o.err)
+		a := c.send(cl, req, n)
+		// Requests written below the Client beyond this attempt's own were
+		// seen by the bank too: the budget counts them, after the fact.
+		_ = c.spend(ctx, cl, int(cl.writes.Load()))
+		o := c.interpret(cl, a, into)
+		v := decide(c.cfg.retry, cl.try(a, o, ctx.Err()), c.cfg.now)
+		if !v.retry {
+			return o
 		}
-		return o.resp, o.err
+		if o, ok := c.again(ctx, cl, n, o, v.wait); !ok {
+			return o
+		}
 	}
 }
 
-// prepare checks r and builds what each of its attempts sends.
+// prepare checks r and builds what each of its attempts sends: the URL,
+// the body, the x-accept-fix values and the header.
 func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 	if r.psu != nil {
 		if err := r.psu.validate(); err != nil {
 			return nil, err
 		}
 	}
-	u, err := c.resolve(r.href)
+	u, err := c.target(r)
 	if err != nil {
 		return nil, err
-	}
-	if len(r.query) > 0 {
-		q := u.Query()
-		for k, vs := range r.query {
-			q[k] = append(q[k], vs...)
-		}
-		u.RawQuery = q.Encode()
 	}
 	body := r.rawBody
 	if r.body != nil {
@@ -130,12 +156,89 @@ func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 			return nil, invalid("AcceptFix", "a value from the context cannot be sent in x-accept-fix")
 		}
 	}
-	p := c.cfg.retry
-	cl := &call{r: r, u: u, body: body, fixes: fixes, requestID: uuid.NewString(),
-		maxAttempts: max(p.MaxAttempts, 1), retryable: slices.Contains(p.Methods, r.method), idem: idempotent(r.method),
+	cl := &call{r: r, u: u, body: body, fixes: fixes, requestID: newRequestID(),
 		budgeted: r.budgetEndpoint != "" && r.psu != nil && !r.psu.Present() && r.psu.ID != ""}
+	cl.header = c.header(r, cl.requestID, fixes, len(body) > 0)
 	cl.trace.WroteHeaders = cl.wrote
 	return cl, nil
+}
+
+// target is the URL r is sent to: its href resolved under the base
+// address, with r.query added.
+func (c *Client) target(r *request) (*url.URL, error) {
+	u, err := c.resolve(r.href)
+	if err != nil || len(r.query) == 0 {
+		return u, err
+	}
+	q := u.Query()
+	for k, vs := range r.query {
+		q[k] = append(q[k], vs...)
+	}
+	u.RawQuery = q.Encode()
+	return u, nil
+}
+
+// header builds the header every attempt of r sends (the Transport adds
+// the signature and what goes with it). Its own values share one slice.
+func (c *Client) header(r *request, requestID string, fixes []AcceptFix, hasBody bool) http.Header {
+	h := make(http.Header, 8)
+	vals := make([]string, 0, 6)
+	set := func(key, v string) { // key in canonical form
+		vals = append(vals, v)
+		h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	set("Accept", "application/json")
+	if hasBody {
+		set("Content-Type", "application/json")
+	}
+	ua := c.cfg.userAgent
+	if ua == "" {
+		ua = "tppkit-xs2a-go/" + Version
+	}
+	set("User-Agent", ua)
+	set("X-Request-Id", requestID)
+	if v := acceptFixHeader(fixes); v != "" {
+		set("X-Accept-Fix", v)
+	}
+	if c.cfg.aspspID != "" {
+		set("Aspsp-Id", c.cfg.aspspID)
+	}
+	if r.psu != nil {
+		r.psu.setHeaders(h)
+		if r.psuContext {
+			r.psu.setContextHeader(h)
+		}
+	}
+	return h
+}
+
+// newHTTPRequest builds one attempt's request (each attempt is signed afresh
+// by the Transport, with the same X-Request-ID).
+func (c *Client) newHTTPRequest(ctx context.Context, cl *call) (*http.Request, error) {
+	r := cl.r
+	req, err := http.NewRequestWithContext(ctx, r.method, cl.u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("xs2a: %s: %w", r.op, err)
+	}
+	switch {
+	case cl.body == nil:
+	case len(cl.body) == 0:
+		req.Body, req.ContentLength = http.NoBody, 0
+	default:
+		// A replayBody, which Transport digests and sends where it lies
+		// instead of copying it (the bytes are never written).
+		rb := newReplayBody(cl.body)
+		req.Body, req.GetBody, req.ContentLength = rb, rb.replay, int64(len(cl.body))
+	}
+	req.Header = cl.header
+	if c.cfg.tokens != nil {
+		tok, err := c.cfg.tokens.Token()
+		if err != nil {
+			return nil, fmt.Errorf("xs2a: %s: getting the OAuth2 token: %w", r.op, err)
+		}
+		tok.SetAuthHeader(req)
+	}
+	return req, nil
 }
 
 // spend takes calls from the access budget until cl has taken n (nothing
@@ -150,67 +253,88 @@ func (c *Client) spend(ctx context.Context, cl *call, n int) error {
 	return nil
 }
 
-// send makes attempt number attempt of cl and decides what follows it.
-func (c *Client) send(ctx context.Context, cl *call, attempt int, into any) outcome {
-	r := cl.r
-	req, err := c.newHTTPRequest(ctx, r, cl.u, cl.body, cl.requestID, cl.fixes)
-	if err != nil {
-		return outcome{err: err}
-	}
+// send makes attempt n of cl on the wire, and nothing else.
+func (c *Client) send(cl *call, req *http.Request, n int) attempt {
 	before := cl.writes.Load()
-	start := time.Now()
 	resp, err := c.hc.Do(req)
-	// Requests written below the Client beyond this attempt's own were
-	// seen by the bank too: the budget counts them, after the fact.
-	_ = c.spend(ctx, cl, int(cl.writes.Load()))
-	if err != nil {
-		return c.failed(ctx, cl, attempt, cl.writes.Load() > before, start, err)
+	return attempt{n: n, resp: resp, err: err, sent: cl.writes.Load() > before}
+}
+
+// interpret makes the call's result of attempt a: the *TransportError of a
+// request that got no answer; for an answer, the *Response and the error of
+// a refusal (status >= 400), of a redirect that was not followed, or of a
+// 2xx body that cannot be read, trusted or decoded into into. It reads and
+// closes the answer's body.
+func (c *Client) interpret(cl *call, a attempt, into any) outcome {
+	r, n := cl.r, cl.attempts(a.n)
+	if a.err != nil {
+		// Its text leaves out the URL (it holds resource ids).
+		err := &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Sent: a.sent, Attempts: n, Err: a.err}
+		return outcome{err: err, warn: true, attempts: n}
 	}
-	out := &Response{Response: resp, RequestID: cl.requestID, Attempts: cl.attempts(attempt), AcceptFixes: cl.fixes}
-	c.log(ctx, slog.LevelDebug, r, cl.requestID, out.Attempts, resp.StatusCode, start, nil)
+	resp := a.resp
+	o := outcome{resp: &Response{Response: resp, RequestID: cl.requestID, Attempts: n, AcceptFixes: cl.fixes}, status: resp.StatusCode, attempts: n}
 	switch {
 	case resp.StatusCode >= 400:
-		return c.refused(cl, out, start)
+		o.body, _ = readCapped(resp.Body, maxErrorBody, resp.ContentLength)
+		closeAnswer(resp)
+		o.err, o.warn = c.answerError(r, resp, o.body, cl.requestID), true
 	case resp.StatusCode >= 300:
 		// A redirect that was not followed (no Location): no answer
 		// to decode, and for a POST no telling what the bank did.
-		resp.Body.Close()
-		resp.Body = http.NoBody
-		err := &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Sent: true, Attempts: out.Attempts,
+		closeAnswer(resp)
+		o.err = &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Sent: true, Attempts: n,
 			Err: fmt.Errorf("unexpected answer %s, a redirect that is not followed", resp.Status)}
-		return outcome{resp: out, err: err, warn: true, status: resp.StatusCode, start: start}
-	}
-	err = c.decode(r, resp, cl.requestID, into)
-	if te, ok := err.(*TransportError); ok {
-		te.Attempts = out.Attempts
-	}
-	return outcome{resp: out, err: err}
-}
-
-// failed decides what follows an attempt that got no answer. A request that
-// may have reached the bank is retried only when idempotent; a context that
-// ended is never retried.
-func (c *Client) failed(ctx context.Context, cl *call, attempt int, sent bool, start time.Time, err error) outcome {
-	r := cl.r
-	terr := &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Sent: sent, Attempts: cl.attempts(attempt), Err: err}
-	// The log gets terr, whose text leaves out the URL (it holds resource
-	// ids), as the error returned does.
-	c.log(ctx, slog.LevelDebug, r, cl.requestID, terr.Attempts, 0, start, terr)
-	o := outcome{err: terr, warn: true, start: start}
-	if cl.retryable && terr.Attempts < cl.maxAttempts && ctx.Err() == nil && !errors.Is(err, ErrCrossOrigin) && (cl.idem || !sent) {
-		o.retry, o.wait = true, backoff(c.cfg.retry, attempt)
+		o.warn = true
+	default:
+		o.err = c.decode(r, resp, cl.requestID, into)
+		if te, ok := o.err.(*TransportError); ok {
+			te.Attempts = n
+		}
 	}
 	return o
 }
 
-// refused reads an error answer (status >= 400) and decides whether the
-// call is tried again.
-func (c *Client) refused(cl *call, out *Response, start time.Time) outcome {
-	resp := out.Response
-	body, _ := readCapped(resp.Body, maxErrorBody, resp.ContentLength)
+// closeAnswer closes an answer's body, read or not, leaving an empty one.
+func closeAnswer(resp *http.Response) {
 	resp.Body.Close()
 	resp.Body = http.NoBody
-	o := outcome{resp: out, err: c.answerError(cl.r, resp, body, cl.requestID), warn: true, status: resp.StatusCode, start: start}
-	o.wait, o.retry = c.shouldRetry(c.cfg.retry, resp, body, cl.retryable && cl.idem, out.Attempts, cl.maxAttempts)
-	return o
+}
+
+// try is attempt a of cl, interpreted as o, as decide sees it; ctxErr is
+// the call's context's error after the attempt.
+func (cl *call) try(a attempt, o outcome, ctxErr error) try {
+	t := try{method: cl.r.method, n: a.n, attempts: o.attempts, status: o.status, body: o.body, err: a.err, sent: a.sent, ctxErr: ctxErr}
+	if a.resp != nil {
+		t.header = a.resp.Header
+	}
+	return t
+}
+
+// logCall logs the call once, when it ends (WithLogger): at warn level
+// when it failed (no answer, a refusal, a redirect not followed), at debug
+// level otherwise. A call that sent nothing is not logged.
+func (c *Client) logCall(ctx context.Context, cl *call, o outcome) {
+	level := slog.LevelDebug
+	if o.warn {
+		level = slog.LevelWarn
+	}
+	if o.attempts == 0 || c.cfg.logger == nil || !c.cfg.logger.Enabled(ctx, level) {
+		return
+	}
+	r := cl.r
+	attrs := []slog.Attr{
+		slog.String("op", r.op),
+		slog.String("method", r.method),
+		slog.String("request_id", cl.requestID),
+		slog.Int("attempt", o.attempts),
+		slog.Duration("duration", time.Since(cl.start)),
+	}
+	if o.status != 0 {
+		attrs = append(attrs, slog.Int("status", o.status))
+	}
+	if o.warn && o.err != nil {
+		attrs = append(attrs, errorAttr(o.err, idsOf(r.psu)))
+	}
+	c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
 }

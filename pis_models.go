@@ -387,6 +387,23 @@ func (p *Payment) validate(field string) error {
 	if strings.HasPrefix(p.InstructedAmount.Amount, "-") || strings.Trim(p.InstructedAmount.Amount, "0.") == "" {
 		return invalid(field+".InstructedAmount.Amount", "must be greater than zero")
 	}
+	if err := p.validateParties(field); err != nil {
+		return err
+	}
+	if err := checkText(field+".PurposeCode", p.PurposeCode, maxPurposeCode); err != nil {
+		return err
+	}
+	if err := checkText(field+".EndToEndIdentification", p.EndToEndIdentification, maxEndToEndID); err != nil {
+		return err
+	}
+	if err := checkDate(field+".RequestedExecutionDate", p.RequestedExecutionDate); err != nil {
+		return err
+	}
+	return p.validateRemittance(field)
+}
+
+// validateParties checks the accounts and the creditor of a payment.
+func (p *Payment) validateParties(field string) error {
 	if p.DebtorAccount != nil {
 		if err := p.DebtorAccount.validate(field + ".DebtorAccount"); err != nil {
 			return err
@@ -402,19 +419,14 @@ func (p *Payment) validate(field string) error {
 		return err
 	}
 	if p.CreditorAddress != nil {
-		if err := p.CreditorAddress.validate(field + ".CreditorAddress"); err != nil {
-			return err
-		}
+		return p.CreditorAddress.validate(field + ".CreditorAddress")
 	}
-	if err := checkText(field+".PurposeCode", p.PurposeCode, maxPurposeCode); err != nil {
-		return err
-	}
-	if err := checkText(field+".EndToEndIdentification", p.EndToEndIdentification, maxEndToEndID); err != nil {
-		return err
-	}
-	if err := checkDate(field+".RequestedExecutionDate", p.RequestedExecutionDate); err != nil {
-		return err
-	}
+	return nil
+}
+
+// validateRemittance checks the remittance information of a payment: a
+// text, or structured references, never both.
+func (p *Payment) validateRemittance(field string) error {
 	if err := checkText(field+".RemittanceInformationUnstructured", p.RemittanceInformationUnstructured, maxUnstructured); err != nil {
 		return err
 	}

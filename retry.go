@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,33 +36,91 @@ var DefaultRetryPolicy = RetryPolicy{
 	Methods:       []string{http.MethodGet},
 }
 
-// shouldRetry decides whether an error answer is tried again, and after how long.
-func (c *Client) shouldRetry(p RetryPolicy, resp *http.Response, body []byte, retryable bool, attempt, attempts int) (time.Duration, bool) {
-	if !retryable || attempt >= attempts {
-		return 0, false
+// try is an attempt as decide sees it.
+type try struct {
+	method   string
+	n        int         // the attempt's number, from 1
+	attempts int         // attempts reported so far: n, or the requests written if more
+	status   int         // the answer's status; 0 when none came
+	header   http.Header // the answer's header
+	body     []byte      // an error answer's body
+	err      error       // the error of a request that got no answer
+	sent     bool        // that request was written, in part at least
+	ctxErr   error       // the call's context's error after the attempt
+}
+
+// verdict is what decide makes of an attempt: another after wait, or the
+// end of the call.
+type verdict struct {
+	retry bool
+	wait  time.Duration
+}
+
+// decide says what follows an attempt. Only a method in p.Methods is tried
+// again, up to p.MaxAttempts attempts in all. A request that got no answer
+// is tried again unless the context ended or a link left the base address,
+// and once it may have reached the bank only when idempotent; an answer
+// only when idempotent, as retryAnswer says. now is read only for a
+// Retry-After date.
+func decide(p RetryPolicy, t try, now func() time.Time) verdict {
+	if !slices.Contains(p.Methods, t.method) || t.attempts >= max(p.MaxAttempts, 1) {
+		return verdict{}
 	}
-	ra := retryAfter(resp.Header, c.cfg.now())
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-		if ra == 0 {
-			return 0, false
+	idem := idempotent(t.method)
+	if t.status != 0 {
+		if !idem {
+			return verdict{}
 		}
-		for _, m := range parseErrorBody(resp.Header.Get("Content-Type"), body) {
+		return retryAnswer(p, t, now)
+	}
+	if t.err == nil || t.ctxErr != nil || errors.Is(t.err, ErrCrossOrigin) || (t.sent && !idem) {
+		return verdict{}
+	}
+	return verdict{retry: true, wait: backoff(p, t.n)}
+}
+
+// retryAnswer decides whether an answer is tried again, and after how
+// long: 500, 502, 503 and 504, and 429 with a Retry-After and without
+// ACCESS_EXCEEDED, after the Retry-After (if not beyond p.MaxRetryAfter)
+// or the backoff.
+func retryAnswer(p RetryPolicy, t try, now func() time.Time) verdict {
+	switch t.status {
+	case http.StatusTooManyRequests:
+		for _, m := range parseErrorBody(t.header.Get("Content-Type"), t.body) {
 			if m.Code == CodeAccessExceeded {
-				return 0, false
+				return verdict{}
 			}
 		}
 	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 	default:
-		return 0, false
+		return verdict{}
+	}
+	ra := retryAfter(t.header, now())
+	if ra == 0 && t.status == http.StatusTooManyRequests {
+		return verdict{}
 	}
 	if ra > 0 {
 		if p.MaxRetryAfter > 0 && ra > p.MaxRetryAfter {
-			return 0, false
+			return verdict{}
 		}
-		return ra, true
+		return verdict{retry: true, wait: ra}
 	}
-	return backoff(p, attempt), true
+	return verdict{retry: true, wait: backoff(p, t.attempts)}
+}
+
+// again readies the attempt after o, the outcome of attempt n of cl: it
+// waits, then takes the attempt from the access budget. It reports false,
+// with the outcome the call ends with, when the context ended during the
+// wait or the budget refused.
+func (c *Client) again(ctx context.Context, cl *call, n int, o outcome, wait time.Duration) (outcome, bool) {
+	if err := c.sleep(ctx, wait); err != nil {
+		if o.resp != nil {
+			r := cl.r
+			o.err = &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Attempts: o.resp.Attempts, Err: err}
+		}
+		return o, false
+	}
+	return o, c.spend(ctx, cl, cl.attempts(n)+1) == nil
 }
 
 // backoff is the exponential wait before attempt+1, with jitter in [d/2, d].

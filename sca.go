@@ -8,8 +8,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/google/uuid"
 )
 
 // PSUContext is the context the PSU selected during SCA, sent back in the
@@ -296,7 +294,7 @@ func canonicalUUID(s string) (string, bool) {
 
 // NewSessionID returns a new TPP-Session-ID (docs/interface.md "Request headers"): a
 // random version 4 UUID. SessionManager.Begin uses it.
-func NewSessionID() string { return uuid.NewString() }
+func NewSessionID() string { return newRequestID() }
 
 // CallbackHandler serves the TPP-Redirect-URI (docs/interface.md "TPP redirect
 // (callback the TPP implements)"). It answers GET only (405 with an Allow

@@ -61,17 +61,9 @@ var (
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.Signer == nil {
+	if err := t.refuse(req); err != nil {
 		closeBody(req)
-		return nil, errNoSigner
-	}
-	if req.URL == nil {
-		closeBody(req)
-		return nil, errNoURL
-	}
-	if crossOriginRedirect(req) {
-		closeBody(req)
-		return nil, ErrCrossOrigin
+		return nil, err
 	}
 	body, err := readBody(req)
 	if err != nil {
@@ -79,33 +71,52 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	o := new(outgoing)
 	r2 := o.clone(req)
-	h, vals := r2.Header, o.vals[:]
+	if err := t.stamp(o, r2, body); err != nil {
+		return nil, err
+	}
+	t.setBody(o, r2, body)
+	return t.base().RoundTrip(r2)
+}
+
+// refuse is the error of a request RoundTrip does not sign: with no Signer
+// or URL, or following a redirect to another origin.
+func (t *Transport) refuse(req *http.Request) error {
+	switch {
+	case t.Signer == nil:
+		return errNoSigner
+	case req.URL == nil:
+		return errNoURL
+	case crossOriginRedirect(req):
+		return ErrCrossOrigin
+	}
+	return nil
+}
+
+// stamp sets on r2, o's copy of the request, the headers RoundTrip adds,
+// Signature last.
+func (t *Transport) stamp(o *outgoing, r2 *http.Request, body []byte) error {
+	h := r2.Header
 	now := time.Now
 	if t.Now != nil {
 		now = t.Now
 	}
-	set := func(key, v string) { // key in canonical form
-		vals[0] = v
-		h[key] = vals[:1:1]
-		vals = vals[1:]
-	}
-	set("Date", httpDate(now()))
+	o.set(h, "Date", httpDate(now()))
 	// X-Request-ID, Digest and Signature share one string: one allocation.
 	var sb strings.Builder
 	sb.Grow(36 + digestLen + t.Signer.valueLen)
 	var scratch [64]byte
 	if id := h["X-Request-Id"]; len(id) == 0 || id[0] == "" {
-		sb.Write(appendUUID(scratch[:0], newUUID()))
-		set("X-Request-Id", sb.String())
+		sb.Write(appendRequestID(scratch[:0]))
+		o.set(h, "X-Request-Id", sb.String())
 	}
 	if uri := h["Tpp-Redirect-Uri"]; t.RedirectURI != "" && (len(uri) == 0 || uri[0] == "") {
-		set("Tpp-Redirect-Uri", t.RedirectURI)
+		o.set(h, "Tpp-Redirect-Uri", t.RedirectURI)
 	}
-	set("Tpp-Signature-Certificate", t.Signer.certHeader)
+	o.set(h, "Tpp-Signature-Certificate", t.Signer.certHeader)
 	if len(body) > 0 || t.Signer.digestGET || hasBodySemantics(r2.Method) {
 		n := sb.Len()
 		sb.Write(appendDigest(scratch[:0], body))
-		set("Digest", sb.String()[n:])
+		o.set(h, "Digest", sb.String()[n:])
 	} else {
 		delete(h, "Digest")
 	}
@@ -115,9 +126,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	n := sb.Len()
 	if err := t.Signer.writeSignature(&sb, headerSource{h: h, method: r2.Method, url: r2.URL, host: host}, &o.sum); err != nil {
-		return nil, err
+		return err
 	}
-	set("Signature", sb.String()[n:])
+	o.set(h, "Signature", sb.String()[n:])
+	return nil
+}
+
+// setBody gives r2 the body that was digested, in a form net/http cannot
+// send twice by itself where that matters.
+func (t *Transport) setBody(o *outgoing, r2 *http.Request, body []byte) {
 	switch {
 	case body == nil:
 		if t.once {
@@ -137,11 +154,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			r2.GetBody = o.body.replay
 		}
 	}
-	base := t.Base
-	if base == nil {
-		base = http.DefaultTransport
+}
+
+// base is Base, or http.DefaultTransport.
+func (t *Transport) base() http.RoundTripper {
+	if t.Base == nil {
+		return http.DefaultTransport
 	}
-	return base.RoundTrip(r2)
+	return t.Base
 }
 
 // outgoing holds, in one allocation, what RoundTrip needs for every request
@@ -154,7 +174,15 @@ type outgoing struct {
 	req  http.Request
 	body replayBody
 	vals [newHeaders]string
+	used int // vals taken
 	sum  [sha256.Size]byte
+}
+
+// set sets header key (in canonical form) of h to v, the value held in o.
+func (o *outgoing) set(h http.Header, key, v string) {
+	o.vals[o.used] = v
+	h[key] = o.vals[o.used : o.used+1 : o.used+1]
+	o.used++
 }
 
 // lastDate is the last Date value made. It changes once a second, and
@@ -177,6 +205,17 @@ func httpDate(t time.Time) string {
 	d := &dateValue{unix: sec, text: t.UTC().Format(http.TimeFormat)}
 	lastDate.Store(d)
 	return d.text
+}
+
+// appendRequestID appends a new X-Request-ID to dst: a random (version 4)
+// UUID in its canonical form. It is the one source of request IDs: a
+// Client's calls and a Transport's requests without one.
+func appendRequestID(dst []byte) []byte { return appendUUID(dst, newUUID()) }
+
+// newRequestID returns a new X-Request-ID (appendRequestID).
+func newRequestID() string {
+	var b [36]byte
+	return string(appendRequestID(b[:0]))
 }
 
 // newUUID returns a random (version 4) UUID, as uuid.New does but without
@@ -359,11 +398,7 @@ func crossOriginRedirect(req *http.Request) bool {
 // http.DefaultTransport), so that http.Client.CloseIdleConnections and
 // Client.Close reach them.
 func (t *Transport) CloseIdleConnections() {
-	base := t.Base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	if c, ok := base.(interface{ CloseIdleConnections() }); ok {
+	if c, ok := t.base().(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
 }

@@ -83,78 +83,83 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer bank.Close()
-
-	// The backend listens on a loopback port; its callback path is the
-	// client's TPP-Redirect-URI.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	site, b, stop, err := startBackend(bank, p)
 	if err != nil {
 		return err
 	}
-	site := "http://" + ln.Addr().String()
-	redirectURI := site + "/xs2a/callback"
-
-	signer, err := xs2atest.NewTestSigner()
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	hc := bank.HTTPClient()
-	hc.Transport = &transcript{base: hc.Transport, p: p}
-	client, err := bank.Client(signer, xs2a.WithHTTPClient(hc), xs2a.WithRedirectURI(redirectURI))
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	defer client.Close()
-
-	b := newBackend(client, p)
-	server := &http.Server{Handler: b.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go server.Serve(ln)
-	defer server.Close()
-
-	p.say("xs2a callback: the fake bank at %s, the TPP backend at %s", bank.URL(), site)
-	p.say("TPP-Redirect-URI: %s", redirectURI)
+	defer stop()
 
 	br, err := newBrowser(site, "alice", p)
 	if err != nil {
 		return err
 	}
 	psu := &psuBrowser{browser: br, bank: bank, customer: *customer, p: p}
-
-	p.heading("1. Alice (logged in to the TPP) opens her accounts; the TPP has no psu-id for her yet")
-	page, err := psu.visit(ctx, site+"/accounts", "signs in and ticks the accounts to share")
-	if err != nil {
+	if err := playSteps(ctx, psu, site); err != nil {
 		return err
-	}
-	if !strings.HasPrefix(page, "2 accounts") {
-		return fmt.Errorf("the accounts page says %q, want 2 accounts", page)
-	}
-
-	p.heading("2. Later: the next call uses the stored psu-id and the active session, no SCA")
-	if page, err = psu.visit(ctx, site+"/accounts", ""); err != nil {
-		return err
-	}
-	if !strings.HasPrefix(page, "2 accounts") {
-		return fmt.Errorf("the accounts page says %q, want 2 accounts", page)
-	}
-
-	p.heading("3. Alice asks to renew her consent under a new session, and cancels the SCA at the bank")
-	page, err = psu.visit(ctx, site+"/consent", "presses Cancel on the bank's page", xs2atest.Cancel())
-	if err != nil {
-		return err
-	}
-	if !strings.HasPrefix(page, "SCA failed") {
-		return fmt.Errorf("the page after a cancelled SCA says %q", page)
-	}
-
-	p.heading("4. The aborted SCA left the earlier session valid: the accounts still load without SCA")
-	if page, err = psu.visit(ctx, site+"/accounts", ""); err != nil {
-		return err
-	}
-	if !strings.HasPrefix(page, "2 accounts") {
-		return fmt.Errorf("the accounts page says %q, want 2 accounts", page)
 	}
 	p.heading("Done: %d successful and %d failed callback(s) handled", b.successes(), b.failures())
+	return nil
+}
+
+// startBackend starts the TPP's backend on a loopback port, with a client
+// of the fake bank whose TPP-Redirect-URI is the backend's callback path.
+// stop shuts both down.
+func startBackend(bank *xs2atest.Server, p *printer) (site string, b *backend, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, nil, err
+	}
+	site = "http://" + ln.Addr().String()
+	redirectURI := site + "/xs2a/callback"
+
+	signer, err := xs2atest.NewTestSigner()
+	if err != nil {
+		ln.Close()
+		return "", nil, nil, err
+	}
+	hc := bank.HTTPClient()
+	hc.Transport = &transcript{base: hc.Transport, p: p}
+	client, err := bank.Client(signer, xs2a.WithHTTPClient(hc), xs2a.WithRedirectURI(redirectURI))
+	if err != nil {
+		ln.Close()
+		return "", nil, nil, err
+	}
+
+	b = newBackend(client, p)
+	server := &http.Server{Handler: b.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go server.Serve(ln)
+
+	p.say("xs2a callback: the fake bank at %s, the TPP backend at %s", bank.URL(), site)
+	p.say("TPP-Redirect-URI: %s", redirectURI)
+	return site, b, func() { server.Close(); client.Close() }, nil
+}
+
+// playSteps plays Alice's visits to the backend and checks each page.
+func playSteps(ctx context.Context, psu *psuBrowser, site string) error {
+	steps := []struct {
+		heading, path, what string
+		opts                []xs2atest.SCAOption
+		want                string // the page starts with it
+	}{
+		{"1. Alice (logged in to the TPP) opens her accounts; the TPP has no psu-id for her yet",
+			"/accounts", "signs in and ticks the accounts to share", nil, "2 accounts"},
+		{"2. Later: the next call uses the stored psu-id and the active session, no SCA",
+			"/accounts", "", nil, "2 accounts"},
+		{"3. Alice asks to renew her consent under a new session, and cancels the SCA at the bank",
+			"/consent", "presses Cancel on the bank's page", []xs2atest.SCAOption{xs2atest.Cancel()}, "SCA failed"},
+		{"4. The aborted SCA left the earlier session valid: the accounts still load without SCA",
+			"/accounts", "", nil, "2 accounts"},
+	}
+	for _, s := range steps {
+		psu.p.heading("%s", s.heading)
+		page, err := psu.visit(ctx, site+s.path, s.what, s.opts...)
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(page, s.want) {
+			return fmt.Errorf("the page %s says %q, want %q", s.path, page, s.want)
+		}
+	}
 	return nil
 }
 

@@ -244,10 +244,17 @@ func (f *flow) retry(ctx context.Context, psu xs2a.PSU) (xs2a.TransactionStatus,
 			}
 		},
 	})
+	return f.settled(ctx, psu, ini.Links.Self, status, err)
+}
+
+// settled ends a payment polled to status (err: PollStatus's error): ACSC,
+// or another end reported as an error; a payment stopped for lack of
+// funds is cancelled at self.
+func (f *flow) settled(ctx context.Context, psu xs2a.PSU, self xs2a.Link, status *xs2a.PaymentStatus, err error) (xs2a.TransactionStatus, error) {
 	if errors.Is(err, xs2a.ErrInsufficientFunds) {
 		// ACCP without funds is not final: the bank would still book the
 		// payment at a later batch run. Cancel it before a new attempt.
-		if _, cerr := f.client.Payments.Cancel(ctx, psu, ini.Links.Self); cerr != nil {
+		if _, cerr := f.client.Payments.Cancel(ctx, psu, self); cerr != nil {
 			return status.TransactionStatus, fmt.Errorf("%w; cancelling it failed: %w", err, cerr)
 		}
 		return xs2a.TransactionStatusCANC, errors.New("the payment could not be executed for lack of funds and is cancelled")
