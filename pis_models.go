@@ -81,7 +81,7 @@ type Payment struct {
 	RemittanceInformationStructuredArray []StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
 	// RemittanceInformationStructured formerly carried a KID.
 	//
-	// Deprecated: use RemittanceInformationStructuredArray (docs/interface.md, Versioning: to be removed).
+	// Deprecated: use RemittanceInformationStructuredArray (docs/interface.md V7: to be removed).
 	RemittanceInformationStructured *StructuredRemittance `json:"remittanceInformationStructured,omitempty"`
 }
 
