@@ -18,7 +18,7 @@ import (
 var (
 	// `TestX`, `TestX/sub`, `FuzzX`, `ExampleX`, `BenchmarkX`, then an
 	// optional (path/of/file_test.go) that declares it.
-	docTestRef = regexp.MustCompile("`((?:Test|Fuzz|Example|Benchmark)[A-Z_][A-Za-z0-9_]*)(?:/[^`]*)?`(?: \\(([A-Za-z0-9_./-]+_test\\.go)\\))?")
+	docTestRef = regexp.MustCompile("`((?:Test|Fuzz|Example|Benchmark)[A-Z_][A-Za-z0-9_]*)(?:/[^`]*)?`(?:\\s+\\(([A-Za-z0-9_./-]+_test\\.go)\\))?")
 	// `xs2a.X`, `xs2a.X.Y`, `xs2atest.X`, `xs2atest.X.Y`.
 	docAPIRef = regexp.MustCompile("`(xs2a|xs2atest)\\.([A-Z][A-Za-z0-9_]*)(?:\\.([A-Z][A-Za-z0-9_]*))?")
 	// A rule: a list item or table row that opens with its bold id.
