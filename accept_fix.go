@@ -34,7 +34,7 @@ const (
 func (f AcceptFix) Default() bool { return f == AmountAsString }
 
 // valid reports whether f can be sent in the header: printable ASCII
-// (docs/interface.md, General conventions 2: the backend refuses what it cannot
+// (docs/interface.md G2: the backend refuses what it cannot
 // process), without the list's comma, spaces or quotes.
 func (f AcceptFix) valid() bool {
 	return headerSafe(string(f), 200) && !strings.ContainsAny(string(f), ", \"")

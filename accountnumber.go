@@ -2,19 +2,12 @@ package xs2a
 
 import "strings"
 
-// ValidKID reports whether kid is a well-formed Norwegian KID, the customer
-// payment reference carried as the SCOR reference of an electronic invoice
-// payment (docs/interface.md, Electronic invoice payments; a KID error in a
-// payment is a 400, Errors). A KID is 2 to 25 characters: digits, the last one a
-// control character computed over the digits before it by either
-//
-//   - MOD10 (Luhn): weights 2,1,2,1,... from the rightmost payload digit, the
-//     digits of each product summed; control (10 - sum mod 10) mod 10; or
-//   - MOD11: weights 2,3,4,5,6,7 repeating from the rightmost payload digit;
-//     r = sum mod 11; control 0 when r = 0, '-' when r = 1, else 11 - r.
-//
-// The creditor's agreement with its bank decides which of the two applies, so
-// a KID that fits either is accepted. Spaces and other separators are not.
+// ValidKID reports whether kid is a well-formed Norwegian KID, the SCOR
+// reference of an electronic invoice payment (docs/interface.md PIS6, PIS8):
+// 2 to 25 digits, the last a control character over the digits before it by
+// MOD10 (Luhn) or by MOD11 (0 when the remainder is 0, '-' when it is 1, else
+// 11 minus it). Either is accepted, since the creditor's agreement with its bank
+// decides which applies. Spaces and other separators are not.
 func ValidKID(kid string) bool {
 	n := len(kid)
 	if n < 2 || n > 25 {

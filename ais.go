@@ -12,31 +12,13 @@ import (
 	"time"
 )
 
-// AccountsService reads accounts, balances and transactions (docs/interface.md,
-// Endpoints: /v1/accounts, /v1/card-accounts).
-//
-// Without valid consent the bank answers with SCA (docs/interface.md, Flow 1): the
-// error is a *SCARequiredError holding the scaRedirect link; send the PSU
-// there, take the psu-id from the callback into PSU.ID and call again. A
-// consent revoked at the bank answers errors.Is(err, ErrConsentInvalid); a
-// PSU acting for a company without PSU.CorporateID answers
-// errors.Is(err, ErrCorporateIDRequired) (Flow 2: pick one of
-// UsersService.Agreements).
-//
-// Calls without PSU.IPAddress (PSU not present) to balances and
-// transactions are limited to 4 per 24 hours per account, and transactions
-// to the last 90 days (docs/interface.md, Limits); the client guards both locally
-// (see WithBudgetStore). It also counts transaction details
-// (BudgetTransaction) and card account balances (CardBalances, under
-// BudgetBalances), which the Limits do not list, as a conservative choice.
-// The other card account calls and the single-account reads (Get,
-// CardAccount) are not counted: the Limits name only
-// /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
-//
-// Ids are sent as the bank wrote them: a path built from an id escapes only
-// what RFC 3986 does not allow in a path segment ("enc!!QkFO=" stays as it
-// is; "/", "%", space and non-ASCII bytes become %XX), and _links hrefs are
-// followed verbatim.
+// AccountsService reads accounts, balances and transactions of accounts and
+// card accounts (docs/interface.md EP6, EP7, EP8, EP9, PRS2 to PRS8). Without
+// consent a call answers a *SCARequiredError (F1); a consent revoked at the bank
+// answers ErrConsentInvalid, and a company's PSU without PSU.CorporateID
+// ErrCorporateIDRequired (F2). Without PSU.IPAddress, the calls the bank limits
+// count against the access budget and transactions reach 90 days back at most
+// (L1, L2, L8). Ids go into paths as the bank wrote them (PRQ4).
 type AccountsService service
 
 // TransactionQuery filters GET /v1/accounts/{id}/transactions and
@@ -172,44 +154,14 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 }
 
 // Transactions iterates over an account's transactions
-// (GET /v1/accounts/{accountID}/transactions), page by page: the pending
-// entries of each page, then its booked ones, then its standing orders
-// (BookingAll, BookingInformation). Each has Status set to BookingBooked,
-// BookingPending or BookingInformation. Standing orders are told apart and
-// yielded once as pending entries are.
-//
-// Pending entries come from every page. For bookingStatus both or pending a
-// production bank sends all of them, unfiltered, on a page (docs/interface.md,
-// Endpoints), while the sandbox filters and pages them like booked ones. So
-// a pending entry that comes again on a later page is yielded once: the same
-// transactionId, or, for an entry without one, the same JSON encoding.
-// Equal entries on one page are different transactions (two purchases of
-// the same amount on the same day) and are each yielded; a later page
-// yields only as many of them as it holds beyond the most that one earlier
-// page held. The keys of the pending entries seen are kept while the loop
-// runs. A page the bank sends twice (the same first and last entries) stops
-// the walk with an error.
-//
-// It follows transactions._links.next while the bank sends one. Otherwise,
-// when q.Limit is set and a page held q.Limit booked entries, it asks for
-// the next offset, moved on by the booked entries only (the bank pages the
-// booked list; pending entries do not count). When the booked entries ran
-// out but the page held q.Limit new pending entries (the sandbox pages
-// those too), it moves on by the pending entries; a bank that sends all of
-// its q.Limit or more pending entries on every page then costs one more
-// call, which brings nothing new. It stops at a page with nothing new, at
-// the first error (yielded once, with a zero Transaction), when ctx ends,
-// or when the loop breaks (no further request is sent). Only one page (and the keys of the pending entries seen)
-// is held in memory. q is copied when Transactions is called. Each page is a
-// call of its own and, without the PSU present, counts against the access
-// budget.
-//
-//	for tx, err := range client.Accounts.Transactions(ctx, psu, id, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth}) {
-//		if err != nil {
-//			return err
-//		}
-//		fmt.Println(tx.BookingDate, tx.TransactionAmount)
-//	}
+// (GET /v1/accounts/{accountID}/transactions), page by page: each page's
+// pending entries, then its booked ones, then its standing orders, each with
+// Status set. A pending entry repeated on later pages is yielded once
+// (docs/interface.md EP16). The walk follows next links or offsets and stops at a
+// page with nothing new, at a page sent twice (an error), at the first error
+// (yielded once, with a zero Transaction), when ctx ends or when the loop breaks
+// (EP21). Only one page is held in memory; q is copied. Without the PSU present
+// each page counts against the access budget (L8).
 func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID string, q *TransactionQuery) iter.Seq2[Transaction, error] {
 	var qc TransactionQuery
 	if q != nil {
@@ -288,34 +240,13 @@ func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAcco
 }
 
 // CardTransactions iterates over a card account's transactions
-// (GET /v1/card-accounts/{cardAccountID}/transactions), page by page:
-// pending then booked entries of each page, each with Status set. Paging is
-// by offset and limit (following _links.next when the bank sends one), with
-// the stopping rules of Transactions. Card accounts filter and page pending
-// entries too (docs/interface.md, Endpoints: they are "unaffected" by the
-// repetition), so entries are told apart by cardTransactionId alone: one
-// with the same id on a later page is yielded once, and equal entries
-// without ids are each yielded, on one page or on several.
-//
-// Amounts: TransactionAmount is always the amount in the card account's
-// currency and OriginalAmount the amount in the purchase's currency. The SDK
-// sends the x-accept-fix
-// cardaccount-switch-originalamount-and-transactionamount
-// (CardAccountSwitchAmounts) for that (docs/interface.md, Versioning). When the
-// caller removed it with ContextWithoutAcceptFixes, the bank uses its legacy
-// mapping, and the SDK swaps the two amounts of each entry back; an entry
-// without originalAmount is left as it is.
-//
-// Card transaction calls are not counted by the access budget and have no
-// local 90-day check, with or without the PSU present: docs/interface.md's Limits
-// name only /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
-//
-// A walk that follows _links.next stops with an error on a next link that
-// leads back to a page already read, but not on a page whose entries equal
-// the previous page's: card pages can hold booked entries without
-// cardTransactionId, and equal ones on two pages are different purchases.
-// A walk by offset (the bank sends no next link) keeps the check on content,
-// as a bank that ignores offset would send the same page for ever.
+// (GET /v1/card-accounts/{cardAccountID}/transactions), page by page: pending
+// then booked entries, each with Status set, walked and stopped as by
+// Transactions (docs/interface.md EP18, EP21, PRS7). Entries are told apart by
+// cardTransactionId alone; equal entries without one are each yielded.
+// TransactionAmount is always in the card account's currency, whether or not the
+// caller removed CardAccountSwitchAmounts (V4). Card calls are not counted by
+// the access budget and have no 90-day check (L9).
 func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAccountID string, q *TransactionQuery) iter.Seq2[CardTransaction, error] {
 	var qc TransactionQuery
 	if q != nil {

@@ -209,7 +209,7 @@ type Balance struct {
 	BalanceType         BalanceType `json:"balanceType"`
 	CreditLimitIncluded *bool       `json:"creditLimitIncluded,omitempty"`
 	// LastChangeDateTime is sent as RFC 3339 with an offset
-	// ("2024-05-02T10:00:00+02:00", docs/interface.md General convention 3).
+	// ("2024-05-02T10:00:00+02:00", docs/interface.md G3).
 	LastChangeDateTime       *time.Time `json:"lastChangeDateTime,omitempty"`
 	ReferenceDate            Date       `json:"referenceDate,omitzero"`
 	LastCommittedTransaction string     `json:"lastCommittedTransaction,omitempty"`
@@ -251,8 +251,8 @@ func (b *Balance) unmarshalReflect(data []byte) error {
 	return err
 }
 
-// MarshalJSON encodes lastChangeDateTime in the offset form of docs/interface.md
-// General convention 3 ("+00:00" rather than "Z"), and the Extra members.
+// MarshalJSON encodes lastChangeDateTime in the offset form of
+// docs/interface.md G3 ("+00:00" rather than "Z"), and the Extra members.
 func (b Balance) MarshalJSON() ([]byte, error) {
 	type plain Balance
 	return marshalWithExtra(struct {

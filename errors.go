@@ -145,19 +145,15 @@ type TPPMessage struct {
 // maxErrorBody caps how much of an error body is read and kept in Error.Body.
 const maxErrorBody = 1 << 20
 
-// Error is an answer of the bank with status 400 or above (other than a 401
-// that asks for SCA, which is a *SCARequiredError). Inspect it with errors.As,
-// or test it against the sentinels with errors.Is:
+// Error is an answer of the bank with status 400 or above (other than one that
+// asks for SCA, a *SCARequiredError; docs/interface.md E16, E17). Inspect it with
+// errors.As, or test it against the sentinels with errors.Is:
 //
 //	var e *xs2a.Error
 //	if errors.As(err, &e) && e.Code == xs2a.CodeFormatError { ... }
-//	if errors.Is(err, xs2a.ErrConsentInvalid) { ... }
 //
-// Its message names the status, code and bank text, never the body, and the
-// PSU-ID, PSU-CORPORATE-ID and TPP-Session-ID the call carried are replaced
-// by "[redacted]" wherever the bank's text echoes them (in any case). Code,
-// Messages and Body keep the bank's text as it came, ids included: they may
-// hold personal data, do not log them.
+// Its message never holds the body or the PSU's ids ("[redacted]"); Code,
+// Messages and Body keep the bank's text as it came: do not log them.
 type Error struct {
 	StatusCode int          // HTTP status
 	Code       string       // the first tppMessage's code ("" when none); raw

@@ -13,21 +13,13 @@ import (
 	"unicode/utf8"
 )
 
-// Extra holds the members of a JSON object from the bank that its model
-// does not name, by member name, each value as the bank sent it (for
-// instance accountName, creditLine or customerNumber on an account). It is
-// nil when there are none. The models that carry it (field Extra) are
-// Account, CardAccount, Balances, Balance, Transaction, CardTransaction,
-// Agreement, SCALinks, Initiation, PaymentStatus, AuthorisationStatus,
-// BasketDetails and BasketStatus; marshalling one of them writes its Extra
-// members back after the named fields, sorted by name. A
-// member whose name a field of the model takes (in any letter case, as
-// encoding/json matches names) is never collected, and is left out on
-// marshalling: the named field wins. Values are written compacted, as
-// encoding/json writes any value. The page and reference types
-// (TransactionReport, AccountReport, AccountReference, links, Amount) carry
-// no Extra: finding a page's own unknown members would mean a second pass
-// over the whole page, and AccountReference is also sent in requests.
+// Extra holds the members of a JSON object from the bank that its model does
+// not name, each value as the bank sent it (for instance accountName on an
+// account); nil when there are none (docs/interface.md AIS8). The models with a
+// field Extra write its members back after their named fields, sorted by name;
+// a member whose name a field takes (in any letter case) is never collected:
+// the named field wins. Page and reference types (TransactionReport,
+// AccountReport, AccountReference, links, Amount) carry no Extra.
 type Extra map[string]json.RawMessage
 
 // Decode unmarshals the member name into v (as json.Unmarshal does) and

@@ -10,29 +10,15 @@ import (
 )
 
 // PaymentsService initiates, authorises, reads and cancels payments
-// (docs/interface.md, Endpoints: POST /v1/payments/{product} and the links it returns).
-//
-// The single payment of docs/interface.md's Flow 3, in calls:
+// (docs/interface.md EP10 to EP12, PP1 to PP5). A single payment (F3):
 //
 //	ini, _, err := client.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &payment, nil)
 //	sca, _, err := client.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
 //	// send the PSU's browser to sca.Links.SCARedirect.Href; after the callback:
 //	st, _, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
 //
-// A payment that needs several signers reports PATC after the first: the
-// next signer starts at st.Links.StartAuthorisation of that status answer,
-// and AuthorisationStatus follows each signer's SCA
-// (sca.Links.SCAStatus).
-//
-// Payment initiation needs the PSU present: psu.IPAddress is required
-// (docs/interface.md, Limits). psu.ID may be empty: a PISP-only TPP can initiate for
-// a customer it has not registered (docs/interface.md, Flow 5: single SCA), whose
-// payment SCA then signs the customer in; the callback's psu-id is the one
-// to keep (Callback.PSU). A POST that may have reached the bank is never sent
-// again by the SDK: when no answer came, the error answers
-// errors.Is(err, ErrOutcomeUnknown) and carries the X-Request-ID in its
-// *TransportError; see "Lost payment answers" in the package documentation
-// before initiating it again.
+// Initiation needs psu.IPAddress (L7); psu.ID may be empty (F5). A payment
+// is never sent twice by the SDK: a lost answer is ErrOutcomeUnknown (E18).
 type PaymentsService service
 
 // SigningBasketsService groups payments for one SCA (POST /v1/signing-baskets).

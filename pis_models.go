@@ -42,21 +42,12 @@ const (
 )
 
 // Payment is the body of a single payment initiation, POST
-// /v1/payments/{product} (docs/interface.md, "Payment initiation request"), and an
-// entry of BulkPayment.Payments. JSON names are the interface's; the body is
-// sent compact, as the reference client does, because it is digested.
-//
-// The Initiate methods check a Payment before anything is sent (each failure
-// a *ValidationError naming the Go field, e.g. "Payment.CreditorName"):
-// a positive InstructedAmount with an ISO 4217 currency; a CreditorAccount
-// (a BBAN must pass the Norwegian MOD11 check, an IBAN its checksum); a
-// CreditorName of 1 to 70 characters; at most 140 characters of
-// RemittanceInformationUnstructured; only printable Latin-1 text in every
-// text field (docs/interface.md, General conventions 2: the bank refuses characters
-// such as emoji with 400); a SCOR reference holding a valid KID (a KID error
-// is a 400 at the bank) or ISO 11649 RF creditor reference
-// (ValidCreditorReference); and either a structured reference (KID, invoice) or
-// an unstructured message, never both (docs/interface.md, Production).
+// /v1/payments/{product} (docs/interface.md PIS1), and an entry of
+// BulkPayment.Payments; it is sent compact (PIS2). Initiation checks it before
+// sending, each failure a *ValidationError naming the Go field (PIS5): amount,
+// creditor account and name, text lengths, printable Latin-1 text (G2), a
+// valid KID or RF reference (PIS8), and a structured reference or an
+// unstructured message, never both (PIS9).
 type Payment struct {
 	// EndToEndIdentification is the TPP's reference, passed through to the
 	// creditor where the product allows (at most 35 characters).
@@ -90,7 +81,7 @@ type Payment struct {
 	RemittanceInformationStructuredArray []StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
 	// RemittanceInformationStructured formerly carried a KID.
 	//
-	// Deprecated: use RemittanceInformationStructuredArray (docs/interface.md, Versioning: to be removed).
+	// Deprecated: use RemittanceInformationStructuredArray (docs/interface.md V7: to be removed).
 	RemittanceInformationStructured *StructuredRemittance `json:"remittanceInformationStructured,omitempty"`
 }
 

@@ -5,33 +5,15 @@ import (
 	"net/netip"
 )
 
-// PSU is the payment service user a call acts for. It is passed by value to
-// every call and turned into headers by one set of rules (docs/interface.md, Request
-// headers and Limits):
-//
-//   - ID goes into PSU-ID: the psu-id of the SCA callback, persisted by the
-//     TPP. Empty before the first SCA (the bank then answers with SCA).
-//   - CorporateID goes into PSU-CORPORATE-ID, in corporate context only.
-//   - IPAddress goes into PSU-IP-Address and must be set only when the PSU is
-//     present in real time. A call without it is a PSU-not-present call:
-//     balances and transactions are then limited to 4 calls per 24 hours and
-//     transactions to the last 90 days (see WithBudgetStore). Payment
-//     initiation always needs it.
-//   - SessionID goes into TPP-Session-ID (see SessionManager, NewSessionID).
-//   - RedirectPreferred, when set, goes into TPP-Redirect-Preferred as True or
-//     False; false asks for biometric authentication in the bank's app where
-//     available.
-//   - Context, when set, goes into PSU-Context (PRIVATE or CORPORATE) on the
-//     calls that start a consent or registration SCA:
-//     ConsentsService.CreateBankOffered, ConsentsService.Create,
-//     UsersService.Register and UsersService.User. The bank's SCA page may
-//     preselect that context; the PSU still chooses, and the callback says
-//     what it chose. Other calls act in the context PSU.CorporateID names and
-//     do not send it.
-//
-// Values are checked before anything is sent: ids must be RFC 4122 UUIDs,
-// IPAddress an IPv4 or IPv6 address, and no value may hold control
-// characters (no header injection).
+// PSU is the payment service user a call acts for, passed by value to every
+// call and turned into headers by one set of rules (docs/interface.md H3, H4,
+// H9 to H12): ID into PSU-ID (empty before the first SCA), CorporateID into
+// PSU-CORPORATE-ID, IPAddress into PSU-IP-Address (set only when the PSU is
+// present in real time: without it a call is limited, L1, L2; payment
+// initiation needs it, L7), SessionID into TPP-Session-ID, RedirectPreferred
+// into TPP-Redirect-Preferred, and Context into PSU-Context on the calls that
+// start a consent or registration SCA. Values are checked before anything is
+// sent (H16).
 type PSU struct {
 	ID                string     // psu-id from the SCA callback; "" before the first SCA
 	CorporateID       string     // psu-corporate-id, corporate context only

@@ -94,33 +94,12 @@ const (
 // maxCallbackText caps tpp-session-id, system and code.
 const maxCallbackText = 200
 
-// ParseCallback reads the query of a request to the TPP-Redirect-URI
-// (docs/interface.md, "TPP redirect"). It is a pure
-// function of q.
-//
-// After a successful SCA it returns the *Callback: psu-id and psu-corporate-id
-// must be RFC 4122 UUIDs in 8-4-4-4-12 form (any case; returned in lower case),
-// tpp-session-id printable ASCII of at most 200 characters (empty or absent
-// when the request that triggered SCA carried no TPP-Session-ID, which is
-// optional: docs/interface.md's table marks the parameter required, but it only
-// echoes that header, so a callback without it is accepted; tie it to the
-// user another way, see CallbackHandler, and note that
-// SessionManager.Complete refuses an empty id), context
-// PRIVATE or CORPORATE (any case; returned canonical). psu-corporate-id is
-// required with context CORPORATE and refused with PRIVATE. An empty
-// psu-corporate-id counts as absent.
-//
-// When one of the failure parameters (system, status, code, message) is given
-// non-empty and psu-id is not, it returns (nil, *SCAFailure). status must then
-// be a number (an empty status counts as absent). The message is taken from q,
-// already decoded once by url.ParseQuery; when it still holds %XX sequences
-// because the bank encoded it twice, it is decoded once more. Text that is not
-// UTF-8 is read as ISO-8859-1, and control characters in it become spaces.
-//
-// Everything else is a *CallbackError: a missing or malformed parameter, a
-// parameter given twice, control characters in any parameter but message, or
-// psu-id together with failure parameters. Parameters it does not know (the
-// TPP's own, in its redirect URI) are ignored.
+// ParseCallback reads the query of a request to the TPP-Redirect-URI, a pure
+// function of q. After a successful SCA it returns the *Callback
+// (docs/interface.md CB1, CB4); when the bank reports a failed SCA it returns
+// (nil, *SCAFailure) (CB2, CB5); anything else is a *CallbackError: a missing,
+// malformed or repeated parameter, control characters, or psu-id together with
+// failure parameters (CB3). Parameters it does not know are ignored.
 func ParseCallback(q url.Values) (*Callback, error) {
 	for _, k := range callbackParams {
 		if len(q[k]) > 1 {
@@ -296,27 +275,13 @@ func canonicalUUID(s string) (string, bool) {
 // random version 4 UUID. SessionManager.Begin uses it.
 func NewSessionID() string { return newRequestID() }
 
-// CallbackHandler serves the TPP-Redirect-URI (docs/interface.md "TPP redirect
-// (callback the TPP implements)"). It answers GET only (405 with an Allow
-// header otherwise), reads the query with ParseCallback, and calls onSuccess
-// with the *Callback or onFailure with the error: a *SCAFailure when the bank
-// reported a failed SCA, a *CallbackError when the request is not a valid
-// callback. A malformed query string is never taken as a success; it still
-// yields the *SCAFailure when the failure parameters are readable.
-//
-// The URL carries the PSU id, so every response gets Cache-Control: no-store
-// and Referrer-Policy: no-referrer before a callback runs. With a nil onFailure
-// the handler answers 400 with a short plain-text message that repeats no
-// parameter. onSuccess must not be nil.
-//
-// A typical onSuccess calls SessionManager.Complete with cb.TPPSessionID,
-// stores cb.PSUID, and redirects the browser to a page without the query.
-// Do not store a psu-id before checking that the callback belongs to the
-// user whose browser brought it: anyone can send a browser to the redirect
-// URI with their own psu-id (login CSRF). SessionManager.Complete does that
-// check, since it refuses a session id the TPP did not Begin for that user;
-// a TPP that sends no TPP-Session-ID must tie the callback to the user some
-// other way (for example a state cookie set before the redirect).
+// CallbackHandler serves the TPP-Redirect-URI (docs/interface.md CB6): it
+// answers GET only, reads the query with ParseCallback, and calls onSuccess with
+// the *Callback or onFailure with the error (*SCAFailure or *CallbackError; with
+// a nil onFailure it answers 400). Every response gets Cache-Control: no-store
+// and Referrer-Policy: no-referrer. onSuccess must not be nil; before storing
+// cb.PSUID it must check that the callback belongs to the user whose browser
+// brought it, as SessionManager.Complete does.
 func CallbackHandler(onSuccess func(w http.ResponseWriter, r *http.Request, cb *Callback),
 	onFailure func(w http.ResponseWriter, r *http.Request, err error)) http.Handler {
 	if onSuccess == nil {

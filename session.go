@@ -76,36 +76,14 @@ func (s *memorySessionStore) Load(ctx context.Context, user string) (SessionStat
 	return s.m[user], nil
 }
 
-// SessionManager keeps the TPP-Session-IDs of each user by the rules of
-// docs/interface.md "Consent and SCA session":
-//
-//   - An SCA carried under one TPP-Session-ID is valid for SessionValidity (1
-//     hour) from SCA completion; after that SCA must be redone.
-//   - A new TPP-Session-ID created before the old one expired needs a new SCA.
-//     If that SCA completes, the old ID is invalidated; if it is aborted, the
-//     old ID stays valid.
-//
-// Sessions are keyed by user, a key the TPP chooses: its own user id, since
-// the PSU-ID does not exist before the first SCA. Per user there is at most
-// one Active ID (its SCA completed and not yet expired, as far as the TPP
-// knows) and at most one Pending ID (waiting for SCA).
-//
-// The flow: Current gives the ID to send as TPP-Session-ID while its SCA
-// holds. When it has none, or the bank asks for SCA anyway (a
-// *SCARequiredError: consent revoked, session ended early at the bank), call
-// Begin, repeat the request with the new ID, and send the PSU to the
-// scaRedirect link. On the callback, Complete(cb.TPPSessionID) makes the new ID
-// Active and drops the old one; on a failed or abandoned SCA, Abort keeps the
-// old one. Begin replaces an earlier Pending ID, whose callback then gets
-// ErrUnknownSession: only the latest SCA the TPP started counts.
-//
-// The bank remains the authority: it may still answer 401 with a scaRedirect
-// within the hour. Payments need their own SCA (dynamic linking) under the
-// Active ID; Complete with the Active ID accepts that callback but does not
-// extend the hour.
-//
-// State lives in a SessionStore, so several TPP replicas can share it. The
-// clock is injected; a SessionManager is safe for concurrent use.
+// SessionManager keeps the TPP-Session-IDs of each user, a key the TPP chooses,
+// by the rules of docs/interface.md CS3 and CS4: per user at most one Active ID
+// (its SCA completed within SessionValidity) and one Pending ID (waiting for
+// SCA). Send Current as TPP-Session-ID; when it has none, or the bank asks for
+// SCA anyway, call Begin and send the PSU to the scaRedirect link; on the
+// callback Complete makes the new ID Active, and on a failed SCA Abort keeps the
+// old one (CS5). The bank remains the authority. State lives in a SessionStore,
+// shared by replicas; a SessionManager is safe for concurrent use.
 type SessionManager struct {
 	store SessionStore
 	now   func() time.Time

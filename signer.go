@@ -28,12 +28,12 @@ import (
 )
 
 // DefaultSignedHeaders are the headers signed when present in a request, in
-// signing order (docs/interface.md, Authentication, item 5). A header absent from
+// signing order (docs/interface.md SIG5). A header absent from
 // the request is absent from the signature.
 var DefaultSignedHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
 
 // Signer signs requests with the TPP's eIDAS key (QSealC) as the interface
-// demands (docs/interface.md, Authentication): the Signature header with keyId,
+// demands (docs/interface.md SIG1 to SIG7): the Signature header with keyId,
 // algorithm, headers and signature, and the certificate for the
 // TPP-Signature-Certificate header. The key is any crypto.Signer, so an HSM
 // or KMS key works. A Signer is immutable and safe for concurrent use.
@@ -392,8 +392,8 @@ func (hs headerSource) value(name string) (string, bool) {
 	return string(b), ok
 }
 
-// appendSigningString appends the signing string (docs/interface.md,
-// Authentication, item 6) to str: one "<name>: <value>" line for each of
+// appendSigningString appends the signing string (docs/interface.md SIG6) to
+// str: one "<name>: <value>" line for each of
 // names present in src, joined by "\n". It appends the space-separated list
 // of the names used to used. keys holds the names' canonical forms, in the
 // same order (nil: computed).
@@ -477,7 +477,7 @@ func (s *Signer) writeValue(b *strings.Builder, used, sig, scratch []byte) {
 }
 
 // encodeRFC2047 wraps a value in the RFC 2047 encoded-word form
-// =?utf-8?B?<base64>?= (docs/interface.md, Authentication, item 7).
+// =?utf-8?B?<base64>?= (docs/interface.md SIG7).
 func encodeRFC2047(v []byte) string {
 	return "=?utf-8?B?" + base64.StdEncoding.EncodeToString(v) + "?="
 }

@@ -2,7 +2,7 @@ package xs2a
 
 import "unicode/utf8"
 
-// checkText enforces docs/interface.md General convention 2 ("if the downstream
+// checkText enforces docs/interface.md G2 ("if the downstream
 // system cannot process a UTF-8 character (for instance an emoji), the request
 // is rejected with 400") and the Errors row "Request text contains a character
 // the bank backend cannot process": the SDK lets through only what the

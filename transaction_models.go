@@ -428,7 +428,7 @@ func (t *CardTransaction) unmarshalReflect(data []byte) error {
 }
 
 // MarshalJSON encodes acceptorTransactionDateTime in the offset form of
-// docs/interface.md General convention 3, and the Extra members.
+// docs/interface.md G3, and the Extra members.
 func (t CardTransaction) MarshalJSON() ([]byte, error) {
 	type plain CardTransaction
 	return marshalWithExtra(struct {

@@ -16,30 +16,16 @@ import (
 	"github.com/google/uuid"
 )
 
-// Transport is an http.RoundTripper that stamps and signs every request as
-// the interface demands (docs/interface.md, Request headers and Authentication). On a
-// clone of the request it sets Date (RFC 7231, from Now), X-Request-ID (a
-// UUID, only if absent), TPP-Redirect-URI (only if absent),
-// TPP-Signature-Certificate, Digest (on POST, PUT and PATCH and any request
-// with a body; on every request with WithDigestOnEmptyBody) and Signature.
-// The caller's request is never modified. It works on its own:
+// Transport is an http.RoundTripper that stamps and signs every request as the
+// interface demands (docs/interface.md H1, H5 to H8, SIG1 to SIG7): on a clone
+// of the request it sets Date, X-Request-ID and TPP-Redirect-URI (the last two
+// only when absent), TPP-Signature-Certificate, Digest and Signature. A request
+// body must be replayable (GetBody set): the Digest covers the exact bytes
+// sent. It hands Base a request net/http may replay only for idempotent
+// methods, and refuses to sign a redirect to another origin (PRQ6). It works on
+// its own:
 //
 //	hc := &http.Client{Transport: &xs2a.Transport{Signer: signer, RedirectURI: "https://tpp.example/cb"}}
-//
-// A request body must be replayable (its GetBody set, as http.NewRequest
-// does for bytes.Reader, bytes.Buffer and strings.Reader): the Digest is
-// computed from the exact bytes that are sent. The request handed to Base
-// can be replayed (GetBody) only for idempotent methods, so that net/http
-// never sends a POST's body twice by itself; its HTTP/2 transport can still
-// replay a POST without a body (an authorisation) after the peer reset the
-// stream, which creates no payment. The Transport of a Client hands Base no
-// request that net/http can send again, of any method: the Client's retries
-// are the only ones.
-//
-// Transport refuses to sign a redirect that leaves the origin (scheme, host
-// and port) of the request that was redirected, since net/http would carry
-// PSU-ID and the signature along; Client also refuses links to other origins
-// before anything is sent.
 type Transport struct {
 	Base        http.RoundTripper // nil: http.DefaultTransport
 	Signer      *Signer

@@ -14,10 +14,9 @@ import (
 
 // Amount is an amount of money as the interface carries it in
 // instructedAmount, balanceAmount, transactionAmount, transactionFees and the
-// like: {"currency": "NOK", "amount": "100.26"}. docs/interface.md General convention
-// 5 and the amount-as-string fix (default since release 1.7.6) make amount a
-// JSON string; Amount keeps it as the decimal text, never as a float, so no
-// øre is lost. Build one with ParseAmount, or set the fields and call Validate.
+// like: {"currency": "NOK", "amount": "100.26"}. Amounts travel as JSON
+// strings (docs/interface.md G5, V3); Amount keeps the decimal text, never a
+// float, so no øre is lost. Build one with ParseAmount, or set the fields and call Validate.
 type Amount struct {
 	Currency string `json:"currency"` // ISO 4217 code, e.g. "NOK"
 	Amount   string `json:"amount"`   // decimal text, e.g. "100.26" or "-5"
@@ -210,7 +209,7 @@ func jsonKind(c byte) string {
 }
 
 // Date is a calendar date without a time or zone, the ISO 8601 YYYY-MM-DD
-// form of docs/interface.md General convention 3 (requestedExecutionDate,
+// form of docs/interface.md G3 (requestedExecutionDate,
 // bookingDate, valueDate, dateFrom, dateTo, startDate, endDate).
 //
 // The zero Date means "no date": String and MarshalText give "", MarshalJSON
@@ -224,8 +223,8 @@ type Date struct {
 	Day   int        // 1..31
 }
 
-// DateOf returns the date of t in t's location (docs/interface.md General convention
-// 3: dates in JSON are YYYY-MM-DD). The zero time gives the zero Date.
+// DateOf returns the date of t in t's location (docs/interface.md G3:
+// dates in JSON are YYYY-MM-DD). The zero time gives the zero Date.
 func DateOf(t time.Time) Date {
 	if t.IsZero() {
 		return Date{}
@@ -267,7 +266,7 @@ func (d Date) valid() bool {
 	return d.Day <= last
 }
 
-// String returns the date as YYYY-MM-DD (docs/interface.md General convention 3), or
+// String returns the date as YYYY-MM-DD (docs/interface.md G3), or
 // "" for the zero Date.
 func (d Date) String() string {
 	if d.IsZero() {
@@ -281,7 +280,7 @@ func (d Date) String() string {
 func (d Date) IsZero() bool { return d == Date{} }
 
 // Compare returns -1 when d is before other, +1 when after, 0 when equal
-// (the order of docs/interface.md General convention 3 dates, like time.Time.Compare).
+// (the order of docs/interface.md G3 dates, like time.Time.Compare).
 func (d Date) Compare(other Date) int {
 	switch {
 	case d.Year != other.Year:
@@ -330,7 +329,7 @@ func (d Date) In(loc *time.Location) time.Time {
 	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
 }
 
-// MarshalText returns YYYY-MM-DD (docs/interface.md General convention 3), or empty
+// MarshalText returns YYYY-MM-DD (docs/interface.md G3), or empty
 // text for the zero Date. A Date that is not a real date of the years
 // 1..9999 is an error.
 func (d Date) MarshalText() ([]byte, error) {
@@ -343,7 +342,7 @@ func (d Date) MarshalText() ([]byte, error) {
 	return []byte(d.String()), nil
 }
 
-// UnmarshalText parses YYYY-MM-DD (docs/interface.md General convention 3). Empty
+// UnmarshalText parses YYYY-MM-DD (docs/interface.md G3). Empty
 // text gives the zero Date. A date-time ("2024-01-02T10:00:00+01:00"), which
 // some banks send where a date belongs, gives its date part as written,
 // without converting it to another zone.
@@ -378,7 +377,7 @@ func isDateTimeTail(rest string) bool {
 	return true
 }
 
-// MarshalJSON returns "YYYY-MM-DD" (docs/interface.md General convention 3), or null
+// MarshalJSON returns "YYYY-MM-DD" (docs/interface.md G3), or null
 // for the zero Date; tag the field omitzero to leave an unset date out.
 func (d Date) MarshalJSON() ([]byte, error) {
 	if d.IsZero() {

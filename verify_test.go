@@ -177,7 +177,7 @@ func (b bankResponse) handler(t *testing.T) http.Handler {
 }
 
 // TestResponseVerification runs the bank's response signatures through a
-// real Client (WithResponseVerification, docs/interface.md, Authentication, item 3).
+// real Client (WithResponseVerification, docs/interface.md SIG3).
 func TestResponseVerification(t *testing.T) {
 	t.Parallel()
 	bank := testECSigner(t) // the bank's certificate and key in this test
