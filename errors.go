@@ -515,18 +515,12 @@ func ceilSecond(t time.Time) time.Time {
 }
 
 // FundsError is the error PollStatus returns when the bank reports
-// fundsAvailable false on a status that is not final (docs/interface.md, Payment
-// status: "A payment rejected for lack of funds is reported with status ACCP
-// and fundsAvailable"). ACCP is not final: the bank keeps the payment and may
-// still execute it at a later batch run, once the money is on the account
-// (the sandbox runs 5 batches a day). A TPP that treats it as failed and
-// initiates the payment again may pay twice. So cancel it first
-// (PaymentsService.Cancel with Initiation.Links.Self), and only then retry
-// or tell the PSU it failed; or poll again later.
-//
-// It answers errors.Is(err, ErrInsufficientFunds). A final status with
-// fundsAvailable false (RJCT) is not a FundsError: PollStatus returns it with
-// a nil error, and PaymentStatus.InsufficientFunds gives the reason.
+// fundsAvailable false on a status that is not final (ACCP; docs/interface.md
+// PS5). The bank keeps such a payment and may execute it at a later batch, so
+// cancel it (PaymentsService.Cancel) before paying again, or poll later. It
+// answers errors.Is(err, ErrInsufficientFunds). A final status with
+// fundsAvailable false (RJCT) is returned with a nil error instead;
+// PaymentStatus.InsufficientFunds gives the reason.
 type FundsError struct {
 	// Status is the status read: the same *PaymentStatus PollStatus
 	// returns with the error.

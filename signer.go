@@ -393,10 +393,9 @@ func (hs headerSource) value(name string) (string, bool) {
 }
 
 // appendSigningString appends the signing string (docs/interface.md SIG6) to
-// str: one "<name>: <value>" line for each of
-// names present in src, joined by "\n". It appends the space-separated list
-// of the names used to used. keys holds the names' canonical forms, in the
-// same order (nil: computed).
+// str: one "<name>: <value>" line for each of names present in src, joined
+// by "\n"; and the space-separated list of the names it took to used. keys
+// holds the names' canonical forms, in the same order (nil: computed).
 func appendSigningString(str, used []byte, names, keys []string, src headerSource) ([]byte, []byte) {
 	first := true
 	for i, n := range names {
