@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptrace"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -208,6 +209,12 @@ func TestErrorsEInvoiceOutcomeResolved(t *testing.T) {
 			require.ErrorIs(t, err, xs2a.ErrOutcomeUnknown)
 			if !tt.landed {
 				assert.Zero(t, b.PaymentCount(), "the bank never acted on the lost attempt")
+			}
+			// The bank must be done with the lost attempt (it logs a hang-up
+			// once it notices it), or the attempt sent next could take the
+			// fault meant for it.
+			for b.RequestCount(http.MethodPost, "/v1/payments/") == 0 {
+				runtime.Gosched()
 			}
 
 			res, resp, err := b.c.Payments.ResolveEInvoice(context.Background(), psu, xs2a.NorwegianDomesticCreditTransfers, p, inv)
