@@ -170,8 +170,9 @@
 // shown a payment that exists although it never saw the answer. Requests and
 // RequestCount give the request log (method, path, status, X-Request-ID;
 // never bodies or PSU headers). WithResponseSigning signs responses with the
-// bank's own test certificate (Certificate). Responders registers canned
-// httpmock responses for tests that want no server at all.
+// bank's own test certificate (Certificate). Package mockbank
+// (xs2atest/mockbank) registers canned httpmock responses for tests that want
+// no server at all.
 //
 // # Lack of funds
 //
