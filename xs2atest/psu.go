@@ -88,7 +88,7 @@ type psuCtx struct {
 func (p *psuCtx) key() consentKey {
 	k := consentKey{tpp: p.rec.tpp, customer: p.rec.customer}
 	if p.agreement != nil {
-		k.agreement = p.agreement.id
+		k.agreement = p.agreement.ID
 	}
 	return k
 }
@@ -160,9 +160,9 @@ func (s *Server) psuHeadersValidLocked(w http.ResponseWriter, r *http.Request) b
 }
 
 func (s *Server) agreementForCorporateIDLocked(tpp, customerNumber, cid string) *agreement {
-	for _, id := range s.agreementOrder {
-		ag := s.agreements[id]
-		if contains(ag.members, customerNumber) && corporateIDFor(tpp, ag.id) == cid {
+	for _, id := range s.bank.AgreementOrder {
+		ag := s.bank.Agreements[id]
+		if contains(ag.Members, customerNumber) && corporateIDFor(tpp, ag.ID) == cid {
 			return ag
 		}
 	}
@@ -171,8 +171,8 @@ func (s *Server) agreementForCorporateIDLocked(tpp, customerNumber, cid string) 
 
 func (s *Server) agreementsOfLocked(customerNumber string) []*agreement {
 	var out []*agreement
-	for _, id := range s.agreementOrder {
-		if ag := s.agreements[id]; contains(ag.members, customerNumber) {
+	for _, id := range s.bank.AgreementOrder {
+		if ag := s.bank.Agreements[id]; contains(ag.Members, customerNumber) {
 			out = append(out, ag)
 		}
 	}
@@ -209,7 +209,7 @@ func (s *Server) aisAccessLocked(w http.ResponseWriter, r *http.Request, account
 		return nil, nil, false
 	}
 	if accountID != "" {
-		if _, exists := s.accounts[accountID]; !exists {
+		if _, exists := s.bank.Accounts[accountID]; !exists {
 			writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "unknown account")
 			return nil, nil, false
 		}
@@ -251,8 +251,8 @@ func (s *Server) countUsageLocked(w http.ResponseWriter, p *psuCtx, accountID, e
 // without notice to the TPP). Later account requests get 403 CONSENT_INVALID
 // until the PSU gives consent again through SCA.
 func (s *Server) RevokeConsent(customerNumber string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	for k, c := range s.consents {
 		if k.customer == customerNumber {
 			c.revoked = true
@@ -265,8 +265,8 @@ func (s *Server) RevokeConsent(customerNumber string) {
 // ExpireSessions ends every SCA session of the customer now, as if its hour
 // had passed.
 func (s *Server) ExpireSessions(customerNumber string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	for k := range s.sessions {
 		if k.customer == customerNumber {
 			delete(s.sessions, k)

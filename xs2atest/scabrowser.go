@@ -171,8 +171,8 @@ func (s *Server) corporateIDOfAgreement(page, agreementID string) string {
 		return ""
 	}
 	token := strings.TrimPrefix(html.UnescapeString(m[1]), s.cfg.basePath+"/sca/")
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	if rec := s.scas[token]; rec != nil {
 		return corporateIDFor(rec.tpp, agreementID)
 	}

@@ -1,0 +1,18 @@
+package xs2atest
+
+import "github.com/tppkit/xs2a/xs2atest/internal/bank"
+
+// The HTTP face names the bank core's types by these aliases.
+type (
+	customer       = bank.Customer
+	account        = bank.Account
+	transaction    = bank.Transaction
+	agreement      = bank.Agreement
+	accountRefJSON = bank.AccountRef
+	payment        = bank.Payment
+	authorisation  = bank.Authorisation
+	dupKey         = bank.InvoiceKey
+	basket         = bank.Basket
+	paymentFacts   = bank.Entry
+	apiError       = bank.Error
+)
