@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
@@ -54,142 +55,23 @@ func writeAPIError(w http.ResponseWriter, e *apiError) {
 // bindingLocked).
 func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 	svc, product := serviceOf(r), r.PathValue("product")
-	if !products[product] {
-		writeError(w, http.StatusBadRequest, "PRODUCT_UNKNOWN", "", "unknown payment product")
+	allowDup, e := initiationQuery(r, svc, product)
+	if e != nil {
+		writeAPIError(w, e)
 		return
-	}
-	if svc != "payments" && product == ProductInstant {
-		writeError(w, http.StatusBadRequest, "PRODUCT_INVALID", "", "instant payments are single payments only")
-		return
-	}
-	if r.Header.Get("PSU-IP-Address") == "" {
-		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "PSU-IP-Address",
-			"PSU-IP-Address is required: payment initiation needs the PSU present")
-		return
-	}
-	allowDup := false
-	if v := r.URL.Query().Get("allowLogicalDuplicate"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "allowLogicalDuplicate", "allowLogicalDuplicate must be true or false")
-			return
-		}
-		allowDup = b
 	}
 	s.bank.Lock()
 	defer s.bank.Unlock()
-	var psu *psuCtx // nil: no PSU-ID, the payment is bound at its SCA
-	if psuIDOf(r) != "" {
-		var ok bool
-		if psu, ok = s.resolvePSULocked(w, r, scaUser); !ok {
-			return
-		}
-	} else if corporateIDOf(r) != "" {
-		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "PSU-CORPORATE-ID", "PSU-CORPORATE-ID needs the PSU-ID it belongs to")
+	in := bank.Initiation{Service: svc, Product: product, TPP: info(r).tpp, AllowDuplicate: allowDup}
+	if !s.initiatingPSULocked(w, r, &in) || !parseInitiation(w, r, &in, bank.DateOf(s.now())) {
 		return
 	}
-	today := bank.DateOf(s.now())
-	var entries []*paymentFacts
-	var debtorRef *accountRefJSON
-	p := &payment{Service: svc, Product: product, TPP: info(r).tpp, Status: "RCVD",
-		Auths: map[string]*authorisation{}, SignersRequired: 1}
-	if psu != nil {
-		p.Customer = psu.rec.customer
-		if psu.agreement != nil {
-			p.Agreement = psu.agreement.ID
-			p.SignersRequired = psu.agreement.SignersRequired
-		}
-	}
-	switch svc {
-	case "bulk-payments":
-		var req bulkReq
-		if !decodeBody(w, r, &req) {
-			return
-		}
-		if len(req.Payments) == 0 {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "payments", "a bulk payment needs at least one payment")
-			return
-		}
-		if req.DebtorAccount == nil {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "debtorAccount", "a bulk payment needs a debtorAccount")
-			return
-		}
-		debtorRef = req.DebtorAccount
-		for i := range req.Payments {
-			e := &req.Payments[i]
-			if e.RequestedExecutionDate == "" {
-				e.RequestedExecutionDate = req.RequestedExecutionDate
-			}
-			f, err := validatePayment(e, "payments["+strconv.Itoa(i)+"].", product, today)
-			if err != nil {
-				writeAPIError(w, err)
-				return
-			}
-			entries = append(entries, f)
-		}
-	default:
-		var req paymentReq
-		if !decodeBody(w, r, &req) {
-			return
-		}
-		f, err := validatePayment(&req, "", product, today)
-		if err != nil {
-			writeAPIError(w, err)
-			return
-		}
-		if svc == "periodic-payments" {
-			if err := validatePeriodic(&req, today); err != nil {
-				writeAPIError(w, err)
-				return
-			}
-			f.ExecDate, _ = bank.ParseDate(req.StartDate)
-		} else if req.Frequency != "" || req.StartDate != "" || len(req.MonthsOfExecution) > 0 {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "frequency", "periodic fields belong to /v1/periodic-payments")
-			return
-		}
-		debtorRef = req.DebtorAccount
-		entries = []*paymentFacts{f}
-	}
-	switch {
-	case debtorRef == nil:
-	case psu == nil:
-		if debtorRef.BBAN == "" && debtorRef.IBAN == "" && debtorRef.MaskedPan == "" {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "debtorAccount", "debtorAccount names no account (bban, iban or maskedPan)")
-			return
-		}
-		p.DebtorRef = debtorRef
-	default:
-		a, err := s.bank.DebtorOf(psu.rec.customer, psu.agreement, debtorRef)
-		if err != nil {
-			writeAPIError(w, err)
-			return
-		}
-		p.Debtor = a.ID
-	}
-	dupes, dupErr := s.bank.Duplicates(svc, entries, allowDup)
-	if dupErr != nil {
-		writeAPIError(w, dupErr)
+	p, e := s.bank.Initiate(in)
+	if e != nil {
+		writeAPIError(w, e)
 		return
 	}
-	p.Dupes = dupes
-	p.Entries = entries
-	p.ExecDate = entries[0].ExecDate
-	p.Fee = bank.FeeOf(product, entries, s.bank.DebtorCurrency(p, debtorRef))
-	if err := s.bank.FundsCheck(p, p.Debtor); err != nil {
-		writeAPIError(w, err)
-		return
-	}
-	var raw map[string]any
-	_ = json.Unmarshal(info(r).body, &raw)
-	p.Raw = raw
-	p.ID = s.bank.NewID()
-	s.bank.Payments[p.ID] = p
-	s.bank.PaymentOrder = append(s.bank.PaymentOrder, p.ID)
-	for _, k := range p.Dupes {
-		s.bank.Dupes[k] = append(s.bank.Dupes[k], p.ID)
-	}
-	base := paymentPath(p)
-	w.Header().Set("Location", s.URL()+base) // absolute: a Location path would resolve outside the base path
+	w.Header().Set("Location", s.URL()+paymentPath(p)) // absolute: a Location path would resolve outside the base path
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"paymentId":               p.ID,
 		"transactionStatus":       p.Status,
@@ -197,6 +79,115 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		"transactionFeeIndicator": p.Fee > 0,
 		"_links":                  paymentLinks(p, true),
 	})
+}
+
+// initiationQuery checks what an initiation's path, query and headers say
+// before its body is read: a known product (instant ones single payments
+// only), the PSU present (PSU-IP-Address), and allowLogicalDuplicate.
+func initiationQuery(r *http.Request, svc, product string) (allowDup bool, e *apiError) {
+	switch {
+	case !products[product]:
+		return false, bank.Refuse("PRODUCT_UNKNOWN", "", "unknown payment product")
+	case svc != "payments" && product == ProductInstant:
+		return false, bank.Refuse("PRODUCT_INVALID", "", "instant payments are single payments only")
+	case r.Header.Get("PSU-IP-Address") == "":
+		return false, bank.FormatErr("PSU-IP-Address", "PSU-IP-Address is required: payment initiation needs the PSU present")
+	}
+	v := r.URL.Query().Get("allowLogicalDuplicate")
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, bank.FormatErr("allowLogicalDuplicate", "allowLogicalDuplicate must be true or false")
+	}
+	return b, nil
+}
+
+// initiatingPSULocked binds the initiation to the PSU of PSU-ID (and the
+// agreement of PSU-Corporate-ID); without a PSU-ID it stays unbound. It
+// answers the refusal itself and returns false.
+func (s *Server) initiatingPSULocked(w http.ResponseWriter, r *http.Request, in *bank.Initiation) bool {
+	if psuIDOf(r) == "" {
+		if corporateIDOf(r) != "" {
+			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "PSU-CORPORATE-ID", "PSU-CORPORATE-ID needs the PSU-ID it belongs to")
+			return false
+		}
+		return true
+	}
+	psu, ok := s.resolvePSULocked(w, r, scaUser)
+	if ok {
+		in.Customer, in.Agreement = psu.rec.customer, psu.agreement
+	}
+	return ok
+}
+
+// parseInitiation decodes and validates the body of an initiation into its
+// entries, debtorAccount and raw JSON; it answers a refusal itself and
+// returns false.
+func parseInitiation(w http.ResponseWriter, r *http.Request, in *bank.Initiation, today time.Time) bool {
+	var e *apiError
+	if in.Service == "bulk-payments" {
+		var req bulkReq
+		if !decodeBody(w, r, &req) {
+			return false
+		}
+		in.Entries, in.DebtorRef, e = bulkEntries(&req, in.Product, today)
+	} else {
+		var req paymentReq
+		if !decodeBody(w, r, &req) {
+			return false
+		}
+		in.Entries, in.DebtorRef, e = singleEntry(&req, in.Service, in.Product, today)
+	}
+	if e != nil {
+		writeAPIError(w, e)
+		return false
+	}
+	_ = json.Unmarshal(info(r).body, &in.Raw)
+	return true
+}
+
+// bulkEntries validates a bulk payment: one entry per payment, each with
+// the bulk's requestedExecutionDate unless it gives its own.
+func bulkEntries(req *bulkReq, product string, today time.Time) ([]*paymentFacts, *accountRefJSON, *apiError) {
+	if len(req.Payments) == 0 {
+		return nil, nil, bank.FormatErr("payments", "a bulk payment needs at least one payment")
+	}
+	if req.DebtorAccount == nil {
+		return nil, nil, bank.FormatErr("debtorAccount", "a bulk payment needs a debtorAccount")
+	}
+	var entries []*paymentFacts
+	for i := range req.Payments {
+		e := &req.Payments[i]
+		if e.RequestedExecutionDate == "" {
+			e.RequestedExecutionDate = req.RequestedExecutionDate
+		}
+		f, err := validatePayment(e, "payments["+strconv.Itoa(i)+"].", product, today)
+		if err != nil {
+			return nil, nil, err
+		}
+		entries = append(entries, f)
+	}
+	return entries, req.DebtorAccount, nil
+}
+
+// singleEntry validates a single or periodic payment; the periodic fields
+// belong to periodic payments only, which execute from their startDate.
+func singleEntry(req *paymentReq, svc, product string, today time.Time) ([]*paymentFacts, *accountRefJSON, *apiError) {
+	f, err := validatePayment(req, "", product, today)
+	if err != nil {
+		return nil, nil, err
+	}
+	if svc == "periodic-payments" {
+		if err := validatePeriodic(req, today); err != nil {
+			return nil, nil, err
+		}
+		f.ExecDate, _ = bank.ParseDate(req.StartDate)
+	} else if req.Frequency != "" || req.StartDate != "" || len(req.MonthsOfExecution) > 0 {
+		return nil, nil, bank.FormatErr("frequency", "periodic fields belong to /v1/periodic-payments")
+	}
+	return []*paymentFacts{f}, req.DebtorAccount, nil
 }
 
 func paymentPath(p *payment) string {
@@ -231,9 +222,8 @@ func (s *Server) paymentLocked(w http.ResponseWriter, r *http.Request) *payment 
 // details are unavailable before the payment is approved: while it waits
 // for its SCA (RCVD) and while only some of its signers have signed (PATC).
 func hiddenBeforeApproval(w http.ResponseWriter, p *payment) bool {
-	if p.Product == ProductDomesticNorway && (p.Status == "RCVD" || p.Status == "PATC") {
-		writeError(w, http.StatusBadRequest, "RESOURCE_UNKNOWN", "paymentId",
-			"status and details of this product are unavailable before the payment is approved")
+	if e := p.Hidden(); e != nil {
+		writeAPIError(w, e)
 		return true
 	}
 	return false
@@ -304,11 +294,10 @@ func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request) {
 	if p == nil {
 		return
 	}
-	if bank.FinalStatus[p.Status] {
-		writeError(w, http.StatusBadRequest, "CANCELLATION_INVALID", "paymentId", "the payment has a final status and cannot be cancelled")
+	if e := p.Cancel(); e != nil {
+		writeAPIError(w, e)
 		return
 	}
-	p.Status = "CANC"
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -320,13 +309,11 @@ func (s *Server) startAuthorisation(w http.ResponseWriter, r *http.Request) {
 	if p == nil {
 		return
 	}
-	if p.Status != "RCVD" && p.Status != "PATC" {
-		writeError(w, http.StatusBadRequest, "STATUS_INVALID", "paymentId", "the payment is not waiting for authorisation")
+	a, e := p.StartAuthorisation(s.bank.NewID)
+	if e != nil {
+		writeAPIError(w, e)
 		return
 	}
-	a := &authorisation{ID: s.bank.NewID(), Status: "started"}
-	p.Auths[a.ID] = a
-	p.AuthOrder = append(p.AuthOrder, a.ID)
 	href := s.newSCALocked(r, scaPayment, nil)
 	rec := s.scas[href[len(s.URL())+len("/sca/"):]]
 	rec.paymentID, rec.authID = p.ID, a.ID
@@ -394,24 +381,11 @@ func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "paymentIds", "a signing basket holds one or more paymentIds (consents are bank-offered)")
 		return
 	}
-	for _, id := range req.PaymentIDs {
-		p := s.bank.Payments[id]
-		if p == nil || p.TPP != info(r).tpp {
-			writeError(w, http.StatusBadRequest, "RESOURCE_UNKNOWN", "paymentIds", "unknown payment")
-			return
-		}
-		if p.Service != "payments" {
-			writeError(w, http.StatusBadRequest, "REFERENCE_MIX_INVALID", "paymentIds", "bulk and periodic payments cannot be put in a signing basket")
-			return
-		}
-		if p.Status != "RCVD" || p.Debtor == "" || !p.Bound() {
-			writeError(w, http.StatusBadRequest, "REFERENCE_STATUS_INVALID", "paymentIds",
-				"every payment must be received, not yet authorised, initiated with a PSU-ID and a debtorAccount")
-			return
-		}
+	b, e := s.bank.NewBasket(info(r).tpp, req.PaymentIDs)
+	if e != nil {
+		writeAPIError(w, e)
+		return
 	}
-	b := &basket{ID: s.bank.NewID(), TPP: info(r).tpp, PaymentIDs: append([]string{}, req.PaymentIDs...), Status: "RCVD"}
-	s.bank.Baskets[b.ID] = b
 	writeJSON(w, http.StatusCreated, map[string]any{"basketId": b.ID, "transactionStatus": b.Status, "_links": basketLinks(b)})
 }
 
@@ -472,11 +446,10 @@ func (s *Server) deleteBasket(w http.ResponseWriter, r *http.Request) {
 	s.bank.Lock()
 	defer s.bank.Unlock()
 	if b := s.basketLocked(w, r); b != nil {
-		if b.Status != "RCVD" {
-			writeError(w, http.StatusBadRequest, "CANCELLATION_INVALID", "basketId", "the basket is authorised already")
+		if e := b.Delete(); e != nil {
+			writeAPIError(w, e)
 			return
 		}
-		b.Deleted = true
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
@@ -488,11 +461,10 @@ func (s *Server) startBasketAuthorisation(w http.ResponseWriter, r *http.Request
 	if b == nil {
 		return
 	}
-	if b.Status != "RCVD" {
-		writeError(w, http.StatusBadRequest, "STATUS_INVALID", "basketId", "the basket is not waiting for authorisation")
+	if e := b.StartAuthorisation(s.bank.NewID); e != nil {
+		writeAPIError(w, e)
 		return
 	}
-	b.AuthID, b.SCAStatus = s.bank.NewID(), "started"
 	href := s.newSCALocked(r, scaBasket, nil)
 	s.scas[href[len(s.URL())+len("/sca/"):]].basketID = b.ID
 	writeJSON(w, http.StatusCreated, map[string]any{

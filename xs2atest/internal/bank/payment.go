@@ -220,3 +220,67 @@ func (b *Bank) processInvoices(p *Payment) {
 		}
 	}
 }
+
+// Initiation is a payment initiation the HTTP face has parsed and
+// validated field by field.
+type Initiation struct {
+	Service, Product, TPP string
+	Customer              string     // the initiating PSU; "" leaves the payment unbound until its SCA
+	Agreement             *Agreement // the corporate agreement the PSU acts for, or nil
+	Entries               []*Entry   // one, or a bulk payment's
+	DebtorRef             *AccountRef
+	AllowDuplicate        bool           // allowLogicalDuplicate=true
+	Raw                   map[string]any // the body, as GET shows it
+}
+
+// Initiate creates a payment (RCVD). A bound payment's debtorAccount must
+// be an account its PSU may pay from; an unbound one's is checked at its
+// SCA. It refuses a logical duplicate (unless allowed) and an instant
+// payment the debtor cannot pay.
+func (b *Bank) Initiate(in Initiation) (*Payment, *Error) {
+	p := &Payment{Service: in.Service, Product: in.Product, TPP: in.TPP, Customer: in.Customer, Status: "RCVD",
+		Auths: map[string]*Authorisation{}, SignersRequired: 1, Raw: in.Raw}
+	if in.Agreement != nil {
+		p.Agreement, p.SignersRequired = in.Agreement.ID, in.Agreement.SignersRequired
+	}
+	if e := b.resolveDebtor(p, in); e != nil {
+		return nil, e
+	}
+	dupes, e := b.Duplicates(in.Service, in.Entries, in.AllowDuplicate)
+	if e != nil {
+		return nil, e
+	}
+	p.Dupes, p.Entries, p.ExecDate = dupes, in.Entries, in.Entries[0].ExecDate
+	p.Fee = FeeOf(p.Product, p.Entries, b.DebtorCurrency(p, in.DebtorRef))
+	if e := b.FundsCheck(p, p.Debtor); e != nil {
+		return nil, e
+	}
+	p.ID = b.NewID()
+	b.Payments[p.ID] = p
+	b.PaymentOrder = append(b.PaymentOrder, p.ID)
+	for _, k := range p.Dupes {
+		b.Dupes[k] = append(b.Dupes[k], p.ID)
+	}
+	return p, nil
+}
+
+// resolveDebtor sets the debtor of a bound payment, or keeps the
+// debtorAccount of an unbound one for its SCA.
+func (b *Bank) resolveDebtor(p *Payment, in Initiation) *Error {
+	ref := in.DebtorRef
+	switch {
+	case ref == nil:
+	case in.Customer == "":
+		if ref.BBAN == "" && ref.IBAN == "" && ref.MaskedPan == "" {
+			return FormatErr("debtorAccount", "debtorAccount names no account (bban, iban or maskedPan)")
+		}
+		p.DebtorRef = ref
+	default:
+		a, err := b.DebtorOf(in.Customer, in.Agreement, ref)
+		if err != nil {
+			return err
+		}
+		p.Debtor = a.ID
+	}
+	return nil
+}
