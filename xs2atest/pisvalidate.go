@@ -295,23 +295,31 @@ func validatePeriodic(p *paymentReq, today time.Time) *apiError {
 	if p.ExecutionRule != "" && p.ExecutionRule != "following" && p.ExecutionRule != "preceding" {
 		return bank.FormatErr("executionRule", "executionRule must be following or preceding")
 	}
-	if p.Frequency == "MonthlyVariable" {
-		if len(p.MonthsOfExecution) == 0 {
-			return bank.FormatErr("monthsOfExecution", "MonthlyVariable needs monthsOfExecution")
+	return validateMonths(p)
+}
+
+// validateMonths checks monthsOfExecution: distinct months "1" to "12",
+// given with frequency MonthlyVariable and only then.
+func validateMonths(p *paymentReq) *apiError {
+	if p.Frequency != "MonthlyVariable" {
+		if len(p.MonthsOfExecution) > 0 {
+			return bank.FormatErr("monthsOfExecution", "monthsOfExecution is only allowed with frequency MonthlyVariable")
 		}
-		seen := map[int]bool{}
-		for _, m := range p.MonthsOfExecution {
-			n, err := strconv.Atoi(m)
-			if err != nil || n < 1 || n > 12 {
-				return bank.FormatErr("monthsOfExecution", "month identifiers must be \"1\" to \"12\"")
-			}
-			if seen[n] {
-				return bank.FormatErr("monthsOfExecution", "duplicate month identifiers")
-			}
-			seen[n] = true
+		return nil
+	}
+	if len(p.MonthsOfExecution) == 0 {
+		return bank.FormatErr("monthsOfExecution", "MonthlyVariable needs monthsOfExecution")
+	}
+	seen := map[int]bool{}
+	for _, m := range p.MonthsOfExecution {
+		n, err := strconv.Atoi(m)
+		if err != nil || n < 1 || n > 12 {
+			return bank.FormatErr("monthsOfExecution", "month identifiers must be \"1\" to \"12\"")
 		}
-	} else if len(p.MonthsOfExecution) > 0 {
-		return bank.FormatErr("monthsOfExecution", "monthsOfExecution is only allowed with frequency MonthlyVariable")
+		if seen[n] {
+			return bank.FormatErr("monthsOfExecution", "duplicate month identifiers")
+		}
+		seen[n] = true
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
@@ -328,52 +329,31 @@ func (s *Server) sandboxAddTransaction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAccountId", "unknown account")
 		return
 	}
-	bad := func(path, text string) { writeError(w, http.StatusBadRequest, "FORMAT_ERROR", path, text) }
-	if req.TransactionAmount == nil {
-		bad("transactionAmount", "transactionAmount is required")
+	t, e := sandboxTransaction(&req, a, bank.DateOf(s.now()), s.bank.NewID)
+	if e != nil {
+		writeAPIError(w, e)
 		return
 	}
-	amt, ok := parseAmount(req.TransactionAmount.Amount, true)
-	if !ok || amt == 0 {
-		bad("transactionAmount.amount", "amount must be a non-zero amount string like -100.26")
-		return
+	s.bank.AddTransaction(a, t, req.Pending)
+	writeJSON(w, http.StatusCreated, txOf(t, !req.Pending))
+}
+
+// sandboxTransaction checks a sandbox transaction for account a and builds
+// it, with an id from newID once amount, dates and code are valid.
+func sandboxTransaction(req *sandboxTx, a *account, today time.Time, newID func() string) (*transaction, *apiError) {
+	amt, e := sandboxTxAmount(req, a)
+	if e != nil {
+		return nil, e
 	}
-	if req.TransactionAmount.Currency != a.Currency {
-		bad("transactionAmount.currency", "currency must be the account currency")
-		return
-	}
-	if req.DebtorAccount != nil && !a.Is(req.DebtorAccount) {
-		bad("debtorAccount", "the debtor account must be the account the transaction is created for")
-		return
-	}
-	if req.DebtorAccount != nil && amt > 0 {
-		amt = -amt
-	}
-	today := bank.DateOf(s.now())
-	bd, vd := today, today
-	if req.BookingDate != "" {
-		if bd, ok = bank.ParseDate(req.BookingDate); !ok || bd.After(today) {
-			bad("bookingDate", "bookingDate must be a date (YYYY-MM-DD) in the past")
-			return
-		}
-	}
-	vd = bd
-	if req.ValueDate != "" {
-		if vd, ok = bank.ParseDate(req.ValueDate); !ok || vd.After(today) {
-			bad("valueDate", "valueDate must be a date (YYYY-MM-DD) in the past")
-			return
-		}
-	}
-	if vd.Before(bd) {
-		bad("valueDate", "bookingDate must not be after valueDate")
-		return
+	bd, vd, e := sandboxTxDates(req, today)
+	if e != nil {
+		return nil, e
 	}
 	code, ok := parseTxCode(req.ProprietaryBankTransactionCode)
 	if !ok {
-		bad("proprietaryBankTransactionCode", `proprietaryBankTransactionCode must be a string or an object {"value":"...","code":"..."}`)
-		return
+		return nil, bank.FormatErr("proprietaryBankTransactionCode", `proprietaryBankTransactionCode must be a string or an object {"value":"...","code":"..."}`)
 	}
-	t := &transaction{ID: s.bank.NewID(), BookingDate: bd, ValueDate: vd, TransactionDate: bd, Amount: amt,
+	t := &transaction{ID: newID(), BookingDate: bd, ValueDate: vd, TransactionDate: bd, Amount: amt,
 		Currency: a.Currency, CreditorName: req.CreditorName, DebtorName: req.DebtorName,
 		Remittance: req.RemittanceInformationUnstructured, Code: code.Value, CodeID: code.Code,
 		Info: req.AdditionalInformation, OrigAmount: amt, OrigCurrency: a.Currency, Details: req.TransactionDetails}
@@ -383,28 +363,66 @@ func (s *Server) sandboxAddTransaction(w http.ResponseWriter, r *http.Request) {
 	if req.DebtorAccount != nil {
 		t.DebtorBBAN = req.DebtorAccount.BBAN
 	}
+	return t, sandboxTxOriginal(req, t)
+}
+
+// sandboxTxAmount is the transaction's amount in the account's currency,
+// a debit when the account is its debtor.
+func sandboxTxAmount(req *sandboxTx, a *account) (int64, *apiError) {
+	if req.TransactionAmount == nil {
+		return 0, bank.FormatErr("transactionAmount", "transactionAmount is required")
+	}
+	amt, ok := parseAmount(req.TransactionAmount.Amount, true)
+	switch {
+	case !ok || amt == 0:
+		return 0, bank.FormatErr("transactionAmount.amount", "amount must be a non-zero amount string like -100.26")
+	case req.TransactionAmount.Currency != a.Currency:
+		return 0, bank.FormatErr("transactionAmount.currency", "currency must be the account currency")
+	case req.DebtorAccount != nil && !a.Is(req.DebtorAccount):
+		return 0, bank.FormatErr("debtorAccount", "the debtor account must be the account the transaction is created for")
+	case req.DebtorAccount != nil && amt > 0:
+		amt = -amt
+	}
+	return amt, nil
+}
+
+// sandboxTxDates are the booking and value dates: today unless given, in
+// the past, and bookingDate <= valueDate.
+func sandboxTxDates(req *sandboxTx, today time.Time) (bd, vd time.Time, e *apiError) {
+	bd, ok := today, true
+	if req.BookingDate != "" {
+		if bd, ok = bank.ParseDate(req.BookingDate); !ok || bd.After(today) {
+			return bd, vd, bank.FormatErr("bookingDate", "bookingDate must be a date (YYYY-MM-DD) in the past")
+		}
+	}
+	vd = bd
+	if req.ValueDate != "" {
+		if vd, ok = bank.ParseDate(req.ValueDate); !ok || vd.After(today) {
+			return bd, vd, bank.FormatErr("valueDate", "valueDate must be a date (YYYY-MM-DD) in the past")
+		}
+	}
+	if vd.Before(bd) {
+		return bd, vd, bank.FormatErr("valueDate", "bookingDate must not be after valueDate")
+	}
+	return bd, vd, nil
+}
+
+// sandboxTxOriginal sets the transactionDate and originalAmount a sandbox
+// transaction gives.
+func sandboxTxOriginal(req *sandboxTx, t *transaction) *apiError {
+	var ok bool
 	if req.TransactionDate != "" {
 		if t.TransactionDate, ok = bank.ParseDate(req.TransactionDate); !ok {
-			bad("transactionDate", "transactionDate must be YYYY-MM-DD")
-			return
+			return bank.FormatErr("transactionDate", "transactionDate must be YYYY-MM-DD")
 		}
 	}
 	if req.OriginalAmount != nil {
 		if t.OrigAmount, ok = parseAmount(req.OriginalAmount.Amount, true); !ok || !currencyRE.MatchString(req.OriginalAmount.Currency) {
-			bad("originalAmount", "originalAmount must be an amount with an ISO 4217 currency")
-			return
+			return bank.FormatErr("originalAmount", "originalAmount must be an amount with an ISO 4217 currency")
 		}
 		t.OrigCurrency = req.OriginalAmount.Currency
 	}
-	if req.Pending {
-		a.Pending = append(a.Pending, t)
-	} else {
-		a.Booked = append(a.Booked, t)
-		a.Balance += amt
-		bank.SortBooked(a)
-	}
-	j := txOf(t, !req.Pending)
-	writeJSON(w, http.StatusCreated, j)
+	return nil
 }
 
 // PUT /v1/sandbox/accounts/{mockAccountId}/balances {"balanceAmount":{"amount","currency"}}

@@ -283,3 +283,15 @@ func Mod11Control(digits string) int {
 		return 11 - r
 	}
 }
+
+// AddTransaction adds t to account a: pending, or booked (the balance
+// moves by its amount).
+func (b *Bank) AddTransaction(a *Account, t *Transaction, pending bool) {
+	if pending {
+		a.Pending = append(a.Pending, t)
+		return
+	}
+	a.Booked = append(a.Booked, t)
+	a.Balance += t.Amount
+	SortBooked(a)
+}
