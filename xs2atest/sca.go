@@ -129,71 +129,100 @@ func (s *Server) postStage(w *bufWriter, r *http.Request, rec *scaRecord) {
 		s.renderStage(w, rec, http.StatusConflict, "This page is out of date; continue here.")
 		return
 	}
+	var answered bool
 	switch rec.stage {
 	case stageLogin:
-		id := strings.TrimSpace(f.Get("nationalId"))
-		if len(id) != 11 || !allDigits(id) {
-			s.renderStage(w, rec, http.StatusBadRequest, "The national identity number must have 11 digits.")
-			return
-		}
-		if s.bank.Customers[id] == nil {
-			s.renderStage(w, rec, http.StatusBadRequest, "No customer has this national identity number.")
-			return
-		}
-		if msg := s.mayAuthoriseLocked(rec, id); msg != "" {
-			s.renderStage(w, rec, http.StatusForbidden, msg)
-			return
-		}
-		rec.customer = id
-		if rec.app {
-			rec.stage = stageApp
-		} else {
-			s.afterLogin(rec)
-		}
+		answered = s.postLogin(w, rec, f)
 	case stageApp:
 		s.afterLogin(rec)
 	case stageContext:
-		ag, ok := s.chosenContext(rec, f)
-		if !ok {
-			s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered contexts.")
-			return
-		}
-		rec.agreement = ag
-		switch {
-		case rec.kind == scaConsent:
-			rec.stage = stageAccounts
-		case rec.bind:
-			if !s.bindingLocked(w, rec) {
-				return
-			}
-		default:
-			rec.stage = stageConfirm
-		}
+		answered = s.postContext(w, rec, f)
 	case stageAccounts:
-		offered := s.offeredLocked(rec)
-		ticked := f["account"]
-		for _, id := range ticked {
-			if !contains(offered, id) {
-				s.renderStage(w, rec, http.StatusBadRequest, "An account that was not offered was ticked.")
-				return
-			}
-		}
-		s.completeLocked(w, rec, ticked)
-		return
+		answered = s.postAccounts(w, rec, f)
 	case stageDebtor:
-		id := f.Get("debtor")
-		if !contains(s.offeredLocked(rec), id) {
-			s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered accounts.")
-			return
-		}
-		rec.debtor = id
-		rec.stage = stageConfirm
+		answered = s.postDebtor(w, rec, f)
 	case stageConfirm:
 		s.completeLocked(w, rec, nil)
-		return
+		answered = true
 	}
-	w.Header().Set("Location", s.cfg.basePath+"/sca/"+rec.token)
-	w.WriteHeader(http.StatusSeeOther)
+	if !answered {
+		w.Header().Set("Location", s.cfg.basePath+"/sca/"+rec.token)
+		w.WriteHeader(http.StatusSeeOther)
+	}
+}
+
+// postLogin signs the customer of the national id in (on to the bank's app
+// when the SCA is decoupled); true when it answered a refusal itself.
+func (s *Server) postLogin(w *bufWriter, rec *scaRecord, f url.Values) bool {
+	id := strings.TrimSpace(f.Get("nationalId"))
+	if len(id) != 11 || !allDigits(id) {
+		s.renderStage(w, rec, http.StatusBadRequest, "The national identity number must have 11 digits.")
+		return true
+	}
+	if s.bank.Customers[id] == nil {
+		s.renderStage(w, rec, http.StatusBadRequest, "No customer has this national identity number.")
+		return true
+	}
+	if msg := s.mayAuthoriseLocked(rec, id); msg != "" {
+		s.renderStage(w, rec, http.StatusForbidden, msg)
+		return true
+	}
+	rec.customer = id
+	if rec.app {
+		rec.stage = stageApp
+	} else {
+		s.afterLogin(rec)
+	}
+	return false
+}
+
+// postContext takes the chosen context and moves on: to the accounts of a
+// consent, the binding of an unbound payment, or the confirmation; true
+// when it answered itself.
+func (s *Server) postContext(w *bufWriter, rec *scaRecord, f url.Values) bool {
+	ag, ok := s.chosenContext(rec, f)
+	if !ok {
+		s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered contexts.")
+		return true
+	}
+	rec.agreement = ag
+	switch {
+	case rec.kind == scaConsent:
+		rec.stage = stageAccounts
+	case rec.bind:
+		return !s.bindingLocked(w, rec)
+	default:
+		rec.stage = stageConfirm
+	}
+	return false
+}
+
+// postAccounts completes a consent with the ticked accounts, all of them
+// offered; it always answers.
+func (s *Server) postAccounts(w *bufWriter, rec *scaRecord, f url.Values) bool {
+	offered := s.offeredLocked(rec)
+	ticked := f["account"]
+	for _, id := range ticked {
+		if !contains(offered, id) {
+			s.renderStage(w, rec, http.StatusBadRequest, "An account that was not offered was ticked.")
+			return true
+		}
+	}
+	s.completeLocked(w, rec, ticked)
+	return true
+}
+
+// postDebtor takes the offered account to pay from; true when it answered
+// a refusal itself.
+func (s *Server) postDebtor(w *bufWriter, rec *scaRecord, f url.Values) bool {
+	id := f.Get("debtor")
+	if !contains(s.offeredLocked(rec), id) {
+		s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered accounts.")
+		return true
+	}
+	rec.debtor = id
+	rec.stage = stageConfirm
+	return false
 }
 
 // mayAuthoriseLocked: for a payment or basket, may this customer sign it?
