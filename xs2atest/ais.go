@@ -33,12 +33,12 @@ func (s *Server) aisRoutes(m *http.ServeMux) {
 // presetAgreementLocked: PSU-CORPORATE-ID of a known PSU names the agreement,
 // so the consent flow need not ask for it again.
 func (s *Server) presetAgreementLocked(r *http.Request) *agreement {
-	rec := s.psus[psuIDOf(r)]
+	rec := s.bank.PSUs[psuIDOf(r)]
 	cid := corporateIDOf(r)
-	if rec == nil || cid == "" || rec.tpp != info(r).tpp {
+	if rec == nil || cid == "" || rec.TPP != info(r).tpp {
 		return nil
 	}
-	return s.agreementForCorporateIDLocked(rec.tpp, rec.customer, cid)
+	return s.agreementForCorporateIDLocked(rec.TPP, rec.Customer, cid)
 }
 
 // POST /v1/consents and POST /v1/bank-offered-consents (the call the
@@ -71,8 +71,8 @@ func (s *Server) getAgreements(w http.ResponseWriter, r *http.Request) {
 	s.bank.Lock()
 	defer s.bank.Unlock()
 	id := psuIDOf(r)
-	rec := s.psus[id]
-	if id == "" || rec == nil || rec.tpp != info(r).tpp {
+	rec := s.bank.PSUs[id]
+	if id == "" || rec == nil || rec.TPP != info(r).tpp {
 		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "GET /v1/agreements needs the PSU-ID of a registered PSU",
 			s.newSCALocked(r, scaUser, nil))
 		return
@@ -83,8 +83,8 @@ func (s *Server) getAgreements(w http.ResponseWriter, r *http.Request) {
 		OrganisationNumber string `json:"organisationNumber"`
 	}
 	out := []agJSON{}
-	for _, ag := range s.agreementsOfLocked(rec.customer) {
-		out = append(out, agJSON{ID: corporateIDFor(rec.tpp, ag.ID), Name: ag.Name, OrganisationNumber: ag.OrgNumber})
+	for _, ag := range s.agreementsOfLocked(rec.Customer) {
+		out = append(out, agJSON{ID: corporateIDFor(rec.TPP, ag.ID), Name: ag.Name, OrganisationNumber: ag.OrgNumber})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"agreements": out})
 }
@@ -143,7 +143,7 @@ func (s *Server) listAccounts(w http.ResponseWriter, r *http.Request) {
 	out := []accountJSON{}
 	for _, id := range s.bank.AccountOrder {
 		a := s.bank.Accounts[id]
-		if _, ok := c.accounts[id]; ok && !a.Closed && !a.Card {
+		if _, ok := c.Accounts[id]; ok && !a.Closed && !a.Card {
 			out = append(out, s.accountJSONLocked(r, a))
 		}
 	}
@@ -166,7 +166,7 @@ func (s *Server) openAccountLocked(w http.ResponseWriter, r *http.Request, card 
 		return nil, nil, false
 	}
 	if p.present {
-		c.accessedOnline(id, s.now())
+		c.AccessedOnline(id, s.now())
 	}
 	return p, a, true
 }
@@ -358,7 +358,7 @@ func (s *Server) periodAllowedLocked(w http.ResponseWriter, r *http.Request, p *
 	}
 	today := bank.DateOf(s.now())
 	limit := today.AddDate(0, 0, -90)
-	if last := s.consents[p.key()].lastSCAAccess(a.ID); s.now().Sub(last) > 90*24*time.Hour {
+	if last := s.bank.Consents[p.key()].LastSCAAccess(a.ID); s.now().Sub(last) > 90*24*time.Hour {
 		writeSCARequired(w, "CONSENT_EXPIRED", "the PSU has not accessed this account with SCA within 90 days",
 			s.newSCALocked(r, scaConsent, p.agreement))
 		return false

@@ -15,4 +15,10 @@ type (
 	basket         = bank.Basket
 	paymentFacts   = bank.Entry
 	apiError       = bank.Error
+	psuRecord      = bank.PSU
+	consentKey     = bank.ConsentKey
+	consent        = bank.Consent
+	sessionKey     = bank.SessionKey
+	session        = bank.Session
+	usageKey       = bank.UsageKey
 )

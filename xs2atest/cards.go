@@ -45,7 +45,7 @@ func (s *Server) listCardAccounts(w http.ResponseWriter, r *http.Request) {
 	out := []cardAccountJSON{}
 	for _, id := range s.bank.AccountOrder {
 		a := s.bank.Accounts[id]
-		if _, ok := c.accounts[id]; ok && a.Card && !a.Closed {
+		if _, ok := c.Accounts[id]; ok && a.Card && !a.Closed {
 			out = append(out, s.cardJSONLocked(r, a))
 		}
 	}

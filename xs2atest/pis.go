@@ -117,7 +117,7 @@ func (s *Server) initiatingPSULocked(w http.ResponseWriter, r *http.Request, in 
 	}
 	psu, ok := s.resolvePSULocked(w, r, scaUser)
 	if ok {
-		in.Customer, in.Agreement = psu.rec.customer, psu.agreement
+		in.Customer, in.Agreement = psu.rec.Customer, psu.agreement
 	}
 	return ok
 }

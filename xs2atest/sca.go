@@ -423,20 +423,20 @@ func (s *Server) completeLocked(w *bufWriter, rec *scaRecord, ticked []string) {
 	now := s.now()
 	rec.stage = stageDone
 	psuID := psuIDFor(rec.tpp, rec.customer)
-	s.psus[psuID] = &psuRecord{tpp: rec.tpp, customer: rec.customer, corporate: rec.agreement != nil}
+	s.bank.PSUs[psuID] = &psuRecord{TPP: rec.tpp, Customer: rec.customer, Corporate: rec.agreement != nil}
 	// a completed SCA opens the session of its TPP-Session-ID; an older one ends
-	s.sessions[sessionKey{rec.tpp, rec.customer}] = &session{id: rec.tppSessionID, expires: now.Add(sessionValidity)}
+	s.bank.Sessions[sessionKey{TPP: rec.tpp, Customer: rec.customer}] = &session{ID: rec.tppSessionID, Expires: now.Add(bank.SessionValidity)}
 	switch rec.kind {
 	case scaConsent:
-		k := consentKey{tpp: rec.tpp, customer: rec.customer}
+		k := consentKey{TPP: rec.tpp, Customer: rec.customer}
 		if rec.agreement != nil {
-			k.agreement = rec.agreement.ID
+			k.Agreement = rec.agreement.ID
 		}
-		c := &consent{accounts: map[string]time.Time{}}
+		c := &consent{Accounts: map[string]time.Time{}}
 		for _, id := range ticked {
-			c.accounts[id] = now
+			c.Accounts[id] = now
 		}
-		s.consents[k] = c
+		s.bank.Consents[k] = c
 	case scaPayment:
 		p := s.bank.Payments[rec.paymentID]
 		p.Auths[rec.authID].Status = "finalised"
@@ -526,13 +526,13 @@ func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg st
 	case stageContext:
 		d.Options = s.contextOptionsLocked(rec)
 	case stageAccounts:
-		k := consentKey{tpp: rec.tpp, customer: rec.customer}
+		k := consentKey{TPP: rec.tpp, Customer: rec.customer}
 		if rec.agreement != nil {
-			k.agreement = rec.agreement.ID
+			k.Agreement = rec.agreement.ID
 		}
-		prev := s.consents[k]
+		prev := s.bank.Consents[k]
 		for _, id := range s.offeredLocked(rec) {
-			_, had := prev.accountsOrNil()[id]
+			_, had := prev.Granted()[id]
 			d.Accounts = append(d.Accounts, option{Value: id, Label: accountLabel(s.bank.Accounts[id]), Checked: had})
 		}
 	case stageDebtor:
@@ -556,13 +556,6 @@ func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg st
 		}
 	}
 	s.renderPage(w, status, d)
-}
-
-func (c *consent) accountsOrNil() map[string]time.Time {
-	if c == nil || c.revoked {
-		return nil
-	}
-	return c.accounts
 }
 
 func accountLabel(a *account) string {

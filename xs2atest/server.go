@@ -50,13 +50,9 @@ type Server struct {
 }
 
 // bankState is what POST /v1/sandbox/initialize resets besides the bank
-// core: the PSUs, consents, sessions, SCAs and access counts.
+// core: the SCAs under way.
 type bankState struct {
-	psus     map[string]*psuRecord
-	consents map[consentKey]*consent
-	sessions map[sessionKey]*session
-	scas     map[string]*scaRecord
-	usage    map[usageKey][]time.Time
+	scas map[string]*scaRecord
 }
 
 // Request is one entry of the request log: what arrived, never bodies or
@@ -148,10 +144,7 @@ func (s *Server) now() time.Time { return s.cfg.now() }
 
 func (s *Server) resetLocked() {
 	s.bank.Reset()
-	s.bankState = bankState{
-		psus: map[string]*psuRecord{}, consents: map[consentKey]*consent{}, sessions: map[sessionKey]*session{},
-		scas: map[string]*scaRecord{}, usage: map[usageKey][]time.Time{},
-	}
+	s.bankState = bankState{scas: map[string]*scaRecord{}}
 }
 
 // Requests returns a copy of the request log, oldest first.

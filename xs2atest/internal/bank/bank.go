@@ -54,6 +54,11 @@ type Bank struct {
 	// payments: processed at the invoice scheme.
 	ProcessedInvoices map[string]bool
 	lastBatch         time.Time
+
+	PSUs     map[string]*PSU // by psu-id: the PSUs that completed SCA for a TPP
+	Consents map[ConsentKey]*Consent
+	Sessions map[SessionKey]*Session
+	Usage    map[UsageKey][]time.Time // PSU-not-present requests, oldest first
 }
 
 // New returns a bank initialized with the sandbox data of seed, on clock
@@ -80,6 +85,8 @@ func (b *Bank) Reset() {
 	b.Agreements, b.AgreementOrder = map[string]*Agreement{}, nil
 	b.Payments, b.PaymentOrder = map[string]*Payment{}, nil
 	b.Baskets, b.Dupes, b.ProcessedInvoices = map[string]*Basket{}, map[InvoiceKey][]string{}, map[string]bool{}
+	b.PSUs, b.Consents, b.Sessions = map[string]*PSU{}, map[ConsentKey]*Consent{}, map[SessionKey]*Session{}
+	b.Usage = map[UsageKey][]time.Time{}
 	b.seed()
 }
 
