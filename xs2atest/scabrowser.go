@@ -146,16 +146,11 @@ func (s *Server) answerContext(form url.Values, page string, ch *scaChoice) erro
 
 // answerAccounts ticks the accounts the choice names, or every offered one.
 func answerAccounts(form url.Values, page string, ch *scaChoice) error {
-	var offered []string
-	for _, r := range checkboxRE.FindAllStringSubmatch(page, -1) {
-		offered = append(offered, html.UnescapeString(r[1]))
-	}
+	offered := offeredValues(checkboxRE, page, 1)
 	ticks := offered
 	if ch.accountsSet {
-		for _, id := range ch.accounts {
-			if !contains(offered, id) {
-				return errors.New("xs2atest: the SCA page does not offer account " + id)
-			}
+		if err := mustOffer(offered, ch.accounts); err != nil {
+			return err
 		}
 		ticks = ch.accounts
 	}
@@ -167,22 +162,39 @@ func answerAccounts(form url.Values, page string, ch *scaChoice) error {
 // answerDebtor picks the account to pay from: the choice's first account,
 // or the first offered.
 func answerDebtor(form url.Values, page string, ch *scaChoice) error {
-	var offered []string
-	for _, r := range radioRE.FindAllStringSubmatch(page, -1) {
-		offered = append(offered, html.UnescapeString(r[2]))
-	}
+	offered := offeredValues(radioRE, page, 2)
 	if len(offered) == 0 {
 		return errors.New("xs2atest: no account to pay from")
 	}
 	pick := offered[0]
 	if len(ch.accounts) > 0 {
-		if !contains(offered, ch.accounts[0]) {
-			return errors.New("xs2atest: the SCA page does not offer account " + ch.accounts[0])
+		if err := mustOffer(offered, ch.accounts[:1]); err != nil {
+			return err
 		}
 		pick = ch.accounts[0]
 	}
 	form.Set("debtor", pick)
 	form.Set("action", "next")
+	return nil
+}
+
+// offeredValues are the values of the inputs re finds in page (submatch
+// group), unescaped.
+func offeredValues(re *regexp.Regexp, page string, group int) []string {
+	var out []string
+	for _, r := range re.FindAllStringSubmatch(page, -1) {
+		out = append(out, html.UnescapeString(r[group]))
+	}
+	return out
+}
+
+// mustOffer fails on the first of ids the page does not offer.
+func mustOffer(offered, ids []string) error {
+	for _, id := range ids {
+		if !contains(offered, id) {
+			return errors.New("xs2atest: the SCA page does not offer account " + id)
+		}
+	}
 	return nil
 }
 
