@@ -10,8 +10,6 @@ type (
 	agreement      = bank.Agreement
 	accountRefJSON = bank.AccountRef
 	payment        = bank.Payment
-	authorisation  = bank.Authorisation
-	dupKey         = bank.InvoiceKey
 	basket         = bank.Basket
 	paymentFacts   = bank.Entry
 	apiError       = bank.Error
