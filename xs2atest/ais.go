@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 // Account information: consents, users, agreements, accounts, balances,
@@ -31,20 +33,20 @@ func (s *Server) aisRoutes(m *http.ServeMux) {
 // presetAgreementLocked: PSU-CORPORATE-ID of a known PSU names the agreement,
 // so the consent flow need not ask for it again.
 func (s *Server) presetAgreementLocked(r *http.Request) *agreement {
-	rec := s.psus[psuIDOf(r)]
+	rec := s.bank.PSUs[psuIDOf(r)]
 	cid := corporateIDOf(r)
-	if rec == nil || cid == "" || rec.tpp != info(r).tpp {
+	if rec == nil || cid == "" || rec.TPP != info(r).tpp {
 		return nil
 	}
-	return s.agreementForCorporateIDLocked(rec.tpp, rec.customer, cid)
+	return s.agreementForCorporateIDLocked(rec.TPP, rec.Customer, cid)
 }
 
 // POST /v1/consents and POST /v1/bank-offered-consents (the call the
 // production banks run): the body is ignored; the answer is an SCA
 // redirect. PSU-Context preselects the context on the SCA page.
 func (s *Server) postConsents(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	href := s.newSCALocked(r, scaConsent, s.presetAgreementLocked(r))
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"consentStatus": "received",
@@ -55,8 +57,8 @@ func (s *Server) postConsents(w http.ResponseWriter, r *http.Request) {
 // GET /v1/users and GET /v1/user: 200 with a scaRedirect that registers
 // the PSU (and lets it choose a corporate context).
 func (s *Server) getUsers(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	href := s.newSCALocked(r, scaUser, s.presetAgreementLocked(r))
 	writeJSON(w, http.StatusOK, map[string]any{
 		"_links": map[string]link{"scaRedirect": {Href: href, Verbs: []string{"GET"}}},
@@ -66,11 +68,11 @@ func (s *Server) getUsers(w http.ResponseWriter, r *http.Request) {
 // GET /v1/agreements: the corporate agreements of a known PSU, with the
 // psu-corporate-id of each as id.
 func (s *Server) getAgreements(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	id := psuIDOf(r)
-	rec := s.psus[id]
-	if id == "" || rec == nil || rec.tpp != info(r).tpp {
+	rec := s.bank.PSUs[id]
+	if id == "" || rec == nil || rec.TPP != info(r).tpp {
 		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "GET /v1/agreements needs the PSU-ID of a registered PSU",
 			s.newSCALocked(r, scaUser, nil))
 		return
@@ -81,8 +83,8 @@ func (s *Server) getAgreements(w http.ResponseWriter, r *http.Request) {
 		OrganisationNumber string `json:"organisationNumber"`
 	}
 	out := []agJSON{}
-	for _, ag := range s.agreementsOfLocked(rec.customer) {
-		out = append(out, agJSON{ID: corporateIDFor(rec.tpp, ag.id), Name: ag.name, OrganisationNumber: ag.orgNumber})
+	for _, ag := range s.agreementsOfLocked(rec.Customer) {
+		out = append(out, agJSON{ID: corporateIDFor(rec.TPP, ag.ID), Name: ag.Name, OrganisationNumber: ag.OrgNumber})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"agreements": out})
 }
@@ -90,13 +92,6 @@ func (s *Server) getAgreements(w http.ResponseWriter, r *http.Request) {
 type amountJSON struct {
 	Amount   string `json:"amount"`
 	Currency string `json:"currency"`
-}
-
-type accountRefJSON struct {
-	BBAN      string `json:"bban,omitempty"`
-	IBAN      string `json:"iban,omitempty"`
-	MaskedPan string `json:"maskedPan,omitempty"`
-	Currency  string `json:"currency,omitempty"`
 }
 
 type accountJSON struct {
@@ -120,14 +115,14 @@ func nameLimit(r *http.Request) int {
 }
 
 func (s *Server) accountJSONLocked(r *http.Request, a *account) accountJSON {
-	cat := map[string]string{"current": "BRUK", "savings": "SPAR"}[a.kind]
+	cat := map[string]string{"current": "BRUK", "savings": "SPAR"}[a.Kind]
 	if splitFixes(r.Header.Values("X-Accept-Fix"))["cash-account-type-iso"] {
-		cat = map[string]string{"current": "CACC", "savings": "SVGS"}[a.kind]
+		cat = map[string]string{"current": "CACC", "savings": "SVGS"}[a.Kind]
 	}
-	base := "/v1/accounts/" + pathSeg(a.id)
+	base := "/v1/accounts/" + pathSeg(a.ID)
 	return accountJSON{
-		ResourceID: a.id, BBAN: a.bban, IBAN: a.iban, Currency: a.currency, Name: truncRunes(a.name, nameLimit(r)),
-		Product: a.product, CashAccountType: cat, BIC: bankBIC, OwnerName: s.ownerName(a),
+		ResourceID: a.ID, BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency, Name: truncRunes(a.Name, nameLimit(r)),
+		Product: a.Product, CashAccountType: cat, BIC: bankBIC, OwnerName: s.bank.OwnerName(a),
 		Links: map[string]link{
 			"self":         {Href: base, Verbs: []string{"GET"}},
 			"balances":     {Href: base + "/balances", Verbs: []string{"GET"}},
@@ -139,16 +134,16 @@ func (s *Server) accountJSONLocked(r *http.Request, a *account) accountJSON {
 // GET /v1/accounts: the open, consented accounts; an empty list (never 404)
 // when none is left.
 func (s *Server) listAccounts(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	_, c, ok := s.aisAccessLocked(w, r, "")
 	if !ok {
 		return
 	}
 	out := []accountJSON{}
-	for _, id := range s.accountOrder {
-		a := s.accounts[id]
-		if _, ok := c.accounts[id]; ok && !a.closed && !a.card {
+	for _, id := range s.bank.AccountOrder {
+		a := s.bank.Accounts[id]
+		if _, ok := c.Accounts[id]; ok && !a.Closed && !a.Card {
 			out = append(out, s.accountJSONLocked(r, a))
 		}
 	}
@@ -165,20 +160,20 @@ func (s *Server) openAccountLocked(w http.ResponseWriter, r *http.Request, card 
 	if !ok {
 		return nil, nil, false
 	}
-	a := s.accounts[id]
-	if a.card != card || a.closed {
+	a := s.bank.Accounts[id]
+	if a.Card != card || a.Closed {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "unknown or closed account")
 		return nil, nil, false
 	}
 	if p.present {
-		c.accessedOnline(id, s.now())
+		c.AccessedOnline(id, s.now())
 	}
 	return p, a, true
 }
 
 func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	_, a, ok := s.openAccountLocked(w, r, false)
 	if !ok {
 		return
@@ -193,21 +188,21 @@ type balanceJSON struct {
 
 func balancesOf(a *account) []balanceJSON {
 	pending := int64(0)
-	for _, t := range a.pending {
-		pending += t.amount
+	for _, t := range a.Pending {
+		pending += t.Amount
 	}
 	b := func(v int64, typ string) balanceJSON {
-		return balanceJSON{BalanceAmount: amountJSON{formatAmount(v), a.currency}, BalanceType: typ}
+		return balanceJSON{BalanceAmount: amountJSON{formatAmount(v), a.Currency}, BalanceType: typ}
 	}
 	out := []balanceJSON{
-		b(a.balance, "closingBooked"),
-		b(a.balance+pending, "expected"),
-		b(a.balance+pending+a.creditLimit, "interimAvailable"),
+		b(a.Balance, "closingBooked"),
+		b(a.Balance+pending, "expected"),
+		b(a.Balance+pending+a.CreditLimit, "interimAvailable"),
 	}
-	if a.card {
+	if a.Card {
 		// as production card balances carry: a type outside the Berlin
 		// Group list, here with the booked balance
-		out = append(out, b(a.balance, cardBalanceType))
+		out = append(out, b(a.Balance, cardBalanceType))
 	}
 	return out
 }
@@ -220,14 +215,14 @@ const cardBalanceType = "any_balance_type"
 // most 4 calls per 24 hours to an account's balances; card accounts are not
 // counted (docs/interface.md's Limits name only /v1/accounts/{id}/balances).
 func (s *Server) getBalances(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	card := strings.HasPrefix(r.URL.Path, "/v1/card-accounts/")
 	p, a, ok := s.openAccountLocked(w, r, card)
-	if !ok || (!card && !s.countUsageLocked(w, p, a.id, "balances")) {
+	if !ok || (!card && !s.countUsageLocked(w, p, a.ID, "balances")) {
 		return
 	}
-	ref := accountRefJSON{BBAN: a.bban, IBAN: a.iban, MaskedPan: a.maskedPan, Currency: a.currency}
+	ref := accountRefJSON{BBAN: a.BBAN, IBAN: a.IBAN, MaskedPan: a.MaskedPan, Currency: a.Currency}
 	key := "account"
 	if card {
 		key = "cardAccount"
@@ -251,22 +246,22 @@ type txJSON struct {
 
 func txOf(t *transaction, booked bool) txJSON {
 	out := txJSON{
-		TransactionID: t.id, BookingDate: fmtDate(t.bookingDate),
-		TransactionAmount: amountJSON{formatAmount(t.amount), t.currency},
-		CreditorName:      t.creditorName, DebtorName: t.debtorName,
-		RemittanceInformationUnstructured: t.remittance, ProprietaryBankTransactionCode: txCodeJSON{t.code, t.codeID},
-		AdditionalInformation: t.info,
+		TransactionID: t.ID, BookingDate: bank.FormatDate(t.BookingDate),
+		TransactionAmount: amountJSON{formatAmount(t.Amount), t.Currency},
+		CreditorName:      t.CreditorName, DebtorName: t.DebtorName,
+		RemittanceInformationUnstructured: t.Remittance, ProprietaryBankTransactionCode: txCodeJSON{t.Code, t.CodeID},
+		AdditionalInformation: t.Info,
 	}
 	if booked {
-		out.ValueDate = fmtDate(t.valueDate)
+		out.ValueDate = bank.FormatDate(t.ValueDate)
 	}
-	if t.creditorBBAN != "" {
-		out.CreditorAccount = &accountRefJSON{BBAN: t.creditorBBAN}
-	} else if t.creditorIBAN != "" {
-		out.CreditorAccount = &accountRefJSON{IBAN: t.creditorIBAN}
+	if t.CreditorBBAN != "" {
+		out.CreditorAccount = &accountRefJSON{BBAN: t.CreditorBBAN}
+	} else if t.CreditorIBAN != "" {
+		out.CreditorAccount = &accountRefJSON{IBAN: t.CreditorIBAN}
 	}
-	if t.debtorBBAN != "" {
-		out.DebtorAccount = &accountRefJSON{BBAN: t.debtorBBAN}
+	if t.DebtorBBAN != "" {
+		out.DebtorAccount = &accountRefJSON{BBAN: t.DebtorBBAN}
 	}
 	return out
 }
@@ -300,13 +295,13 @@ func parseTxQuery(w http.ResponseWriter, r *http.Request) (*txQuery, bool) {
 	}
 	var ok bool
 	if v := q.Get("dateFrom"); v != "" {
-		if tq.from, ok = parseDate(v); !ok {
+		if tq.from, ok = bank.ParseDate(v); !ok {
 			return bad("dateFrom", "dateFrom must be YYYY-MM-DD")
 		}
 		tq.hasFrom = true
 	}
 	if v := q.Get("dateTo"); v != "" {
-		if tq.to, ok = parseDate(v); !ok {
+		if tq.to, ok = bank.ParseDate(v); !ok {
 			return bad("dateTo", "dateTo must be YYYY-MM-DD")
 		}
 		tq.hasTo = true
@@ -343,10 +338,10 @@ func (tq *txQuery) nextLink(base string, total int) string {
 	v := url.Values{}
 	v.Set("bookingStatus", tq.status)
 	if tq.hasFrom {
-		v.Set("dateFrom", fmtDate(tq.from))
+		v.Set("dateFrom", bank.FormatDate(tq.from))
 	}
 	if tq.hasTo {
-		v.Set("dateTo", fmtDate(tq.to))
+		v.Set("dateTo", bank.FormatDate(tq.to))
 	}
 	v.Set("limit", strconv.Itoa(tq.limit))
 	v.Set("offset", strconv.Itoa(tq.offset+tq.limit))
@@ -361,9 +356,9 @@ func (s *Server) periodAllowedLocked(w http.ResponseWriter, r *http.Request, p *
 	if p.present {
 		return true
 	}
-	today := dateOf(s.now())
+	today := bank.DateOf(s.now())
 	limit := today.AddDate(0, 0, -90)
-	if last := s.consents[p.key()].lastSCAAccess(a.id); s.now().Sub(last) > 90*24*time.Hour {
+	if last := s.bank.Consents[p.key()].LastSCAAccess(a.ID); s.now().Sub(last) > 90*24*time.Hour {
 		writeSCARequired(w, "CONSENT_EXPIRED", "the PSU has not accessed this account with SCA within 90 days",
 			s.newSCALocked(r, scaConsent, p.agreement))
 		return false
@@ -386,22 +381,22 @@ func (s *Server) periodAllowedLocked(w http.ResponseWriter, r *http.Request, p *
 // filtered) and information (for information and all: the account's
 // standing orders, on every page).
 func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	p, a, ok := s.openAccountLocked(w, r, false)
 	if !ok {
 		return
 	}
 	tq, ok := parseTxQuery(w, r)
-	if !ok || !s.periodAllowedLocked(w, r, p, a, tq) || !s.countUsageLocked(w, p, a.id, "transactions") {
+	if !ok || !s.periodAllowedLocked(w, r, p, a, tq) || !s.countUsageLocked(w, p, a.ID, "transactions") {
 		return
 	}
 	report := map[string]any{}
-	base := "/v1/accounts/" + pathSeg(a.id) + "/transactions"
+	base := "/v1/accounts/" + pathSeg(a.ID) + "/transactions"
 	if tq.status != "pending" && tq.status != "information" {
 		var sel []*transaction
-		for _, t := range a.booked {
-			if tq.in(t.bookingDate) {
+		for _, t := range a.Booked {
+			if tq.in(t.BookingDate) {
 				sel = append(sel, t)
 			}
 		}
@@ -417,7 +412,7 @@ func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 	if tq.status == "pending" || tq.status == "both" || tq.status == "all" {
 		// all of them, unfiltered, on every page
 		pend := []txJSON{}
-		for _, t := range a.pending {
+		for _, t := range a.Pending {
 			pend = append(pend, txOf(t, false))
 		}
 		report["pending"] = pend
@@ -426,7 +421,7 @@ func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 		report["information"] = s.standingOrdersLocked(a)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"account":      accountRefJSON{BBAN: a.bban, IBAN: a.iban, Currency: a.currency},
+		"account":      accountRefJSON{BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency},
 		"transactions": report,
 	})
 }
@@ -434,8 +429,8 @@ func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 // GET /v1/accounts/{id}/transactions/{transactionId}: one booked or
 // pending transaction.
 func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	p, a, ok := s.openAccountLocked(w, r, false)
 	if !ok || !s.periodAllowedLocked(w, r, p, a, nil) {
 		return
@@ -443,13 +438,13 @@ func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) {
 	tid := r.PathValue("transactionId")
 	var found *transaction
 	booked := false
-	for _, t := range a.booked {
-		if t.id == tid {
+	for _, t := range a.Booked {
+		if t.ID == tid {
 			found, booked = t, true
 		}
 	}
-	for _, t := range a.pending {
-		if t.id == tid {
+	for _, t := range a.Pending {
+		if t.ID == tid {
 			found = t
 		}
 	}
@@ -457,12 +452,12 @@ func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "transactionId", "unknown transaction")
 		return
 	}
-	if !p.present && booked && found.bookingDate.Before(dateOf(s.now()).AddDate(0, 0, -90)) {
+	if !p.present && booked && found.BookingDate.Before(bank.DateOf(s.now()).AddDate(0, 0, -90)) {
 		writeError(w, http.StatusBadRequest, "PERIOD_INVALID", "transactionId",
 			"without the PSU present, transactions are available for at most 90 days")
 		return
 	}
-	if !s.countUsageLocked(w, p, a.id, "transaction-details") {
+	if !s.countUsageLocked(w, p, a.ID, "transaction-details") {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"transactionsDetails": txOf(found, booked)})

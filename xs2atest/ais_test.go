@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 func TestConsentFlowAndAccountShapes(t *testing.T) {
@@ -39,7 +40,7 @@ func TestConsentFlowAndAccountShapes(t *testing.T) {
 	}
 	assert.True(t, strings.HasPrefix(a["resourceId"].(string), "enc!!"))
 	assert.True(t, validBBAN(a["bban"].(string)))
-	assert.Equal(t, ibanOf(a["bban"].(string)), a["iban"])
+	assert.Equal(t, bank.IBANOf(a["bban"].(string)), a["iban"])
 	assert.Equal(t, "BRUK", a["cashAccountType"])
 	assert.Equal(t, "Kari Nordmann", a["ownerName"])
 	links := a["_links"].(map[string]any)
@@ -207,7 +208,7 @@ func TestPSUNotPresentLimits(t *testing.T) {
 	assert.Equal(t, 200, c.do("GET", "/v1/accounts/"+pathSeg(id)+"/balances", nil, "PSU-ID", psu).status)
 
 	// 90 days without the PSU present
-	old := dateOf(clock.Now()).AddDate(0, 0, -91).Format(time.DateOnly)
+	old := bank.DateOf(clock.Now()).AddDate(0, 0, -91).Format(time.DateOnly)
 	r = c.do("GET", "/v1/accounts/"+pathSeg(other)+"/transactions?dateFrom="+old, nil, "PSU-ID", psu)
 	assert.Equal(t, 400, r.status)
 	assert.Equal(t, "PERIOD_INVALID", r.code())
@@ -221,7 +222,7 @@ func TestPSUNotPresentLimits(t *testing.T) {
 	// without dateFrom, PSU not present: only the last 90 days
 	r = c.do("GET", "/v1/accounts/"+pathSeg(other)+"/transactions", nil, "PSU-ID", psu)
 	require.Equal(t, 200, r.status)
-	limit := dateOf(clock.Now()).AddDate(0, 0, -90).Format(time.DateOnly)
+	limit := bank.DateOf(clock.Now()).AddDate(0, 0, -90).Format(time.DateOnly)
 	for _, e := range r.json(t)["transactions"].(map[string]any)["booked"].([]any) {
 		assert.GreaterOrEqual(t, e.(map[string]any)["bookingDate"], limit)
 	}
@@ -547,7 +548,7 @@ func TestCardAccountsNotLimited(t *testing.T) {
 		require.Equal(t, 200, r.status, "balances call %d: %s", i+1, r.body)
 	}
 	// no 90-day window: dateFrom may be older, and without it every entry comes
-	old := dateOf(clock.Now()).AddDate(0, 0, -119).Format(time.DateOnly)
+	old := bank.DateOf(clock.Now()).AddDate(0, 0, -119).Format(time.DateOnly)
 	r := c.do("GET", base+"/transactions?dateFrom="+old, nil, "PSU-ID", psu)
 	require.Equal(t, 200, r.status, "body: %s", r.body)
 	r = c.do("GET", base+"/transactions", nil, "PSU-ID", psu)

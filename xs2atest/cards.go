@@ -3,6 +3,8 @@ package xs2atest
 import (
 	"net/http"
 	"time"
+
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 // Card accounts: GET /v1/card-accounts, /{id}, /{id}/balances, /{id}/transactions.
@@ -20,10 +22,10 @@ type cardAccountJSON struct {
 }
 
 func (s *Server) cardJSONLocked(r *http.Request, a *account) cardAccountJSON {
-	base := "/v1/card-accounts/" + pathSeg(a.id)
+	base := "/v1/card-accounts/" + pathSeg(a.ID)
 	return cardAccountJSON{
-		ResourceID: a.id, MaskedPan: a.maskedPan, Currency: a.currency, Name: truncRunes(a.name, nameLimit(r)),
-		Product: a.product, OwnerName: s.ownerName(a), CreditLimit: amountJSON{formatAmount(a.creditLimit), a.currency},
+		ResourceID: a.ID, MaskedPan: a.MaskedPan, Currency: a.Currency, Name: truncRunes(a.Name, nameLimit(r)),
+		Product: a.Product, OwnerName: s.bank.OwnerName(a), CreditLimit: amountJSON{formatAmount(a.CreditLimit), a.Currency},
 		Balances: balancesOf(a),
 		Links: map[string]link{
 			"self":         {Href: base, Verbs: []string{"GET"}},
@@ -34,16 +36,16 @@ func (s *Server) cardJSONLocked(r *http.Request, a *account) cardAccountJSON {
 }
 
 func (s *Server) listCardAccounts(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	_, c, ok := s.aisAccessLocked(w, r, "")
 	if !ok {
 		return
 	}
 	out := []cardAccountJSON{}
-	for _, id := range s.accountOrder {
-		a := s.accounts[id]
-		if _, ok := c.accounts[id]; ok && a.card && !a.closed {
+	for _, id := range s.bank.AccountOrder {
+		a := s.bank.Accounts[id]
+		if _, ok := c.Accounts[id]; ok && a.Card && !a.Closed {
 			out = append(out, s.cardJSONLocked(r, a))
 		}
 	}
@@ -51,8 +53,8 @@ func (s *Server) listCardAccounts(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getCardAccount(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	_, a, ok := s.openAccountLocked(w, r, true)
 	if !ok {
 		return
@@ -73,13 +75,13 @@ type cardTxJSON struct {
 // cardaccount-switch-originalamount-and-transactionamount the two amounts
 // come swapped, as the bank sent them before the fix.
 func cardTxOf(t *transaction, fixed bool) cardTxJSON {
-	amt := amountJSON{formatAmount(t.amount), t.currency}
-	orig := amountJSON{formatAmount(t.origAmount), t.origCurrency}
+	amt := amountJSON{formatAmount(t.Amount), t.Currency}
+	orig := amountJSON{formatAmount(t.OrigAmount), t.OrigCurrency}
 	if !fixed {
 		amt, orig = orig, amt
 	}
-	return cardTxJSON{CardTransactionID: t.id, TransactionDate: fmtDate(t.transactionDate),
-		BookingDate: fmtDate(t.bookingDate), TransactionAmount: amt, OriginalAmount: orig, TransactionDetails: t.details}
+	return cardTxJSON{CardTransactionID: t.ID, TransactionDate: bank.FormatDate(t.TransactionDate),
+		BookingDate: bank.FormatDate(t.BookingDate), TransactionAmount: amt, OriginalAmount: orig, TransactionDetails: t.Details}
 }
 
 // GET /v1/card-accounts/{id}/transactions: dateFrom and dateTo filter, and
@@ -91,8 +93,8 @@ func cardTxOf(t *transaction, fixed bool) cardTxJSON {
 // /v1/accounts balances and transactions, so no 4-per-24-hours count and no
 // 90-day rule.
 func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	_, a, ok := s.openAccountLocked(w, r, true)
 	if !ok {
 		return
@@ -123,17 +125,17 @@ func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {
 		return page
 	}
 	if tq.status != "pending" {
-		report["booked"] = window(a.booked, func(t *transaction) time.Time { return t.bookingDate })
+		report["booked"] = window(a.Booked, func(t *transaction) time.Time { return t.BookingDate })
 	}
 	if tq.status != "booked" {
-		report["pending"] = window(a.pending, func(t *transaction) time.Time { return t.transactionDate })
+		report["pending"] = window(a.Pending, func(t *transaction) time.Time { return t.TransactionDate })
 	}
-	base := "/v1/card-accounts/" + pathSeg(a.id) + "/transactions"
+	base := "/v1/card-accounts/" + pathSeg(a.ID) + "/transactions"
 	if next := tq.nextLink(base, total); next != "" {
 		report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"cardAccount":      accountRefJSON{MaskedPan: a.maskedPan},
+		"cardAccount":      accountRefJSON{MaskedPan: a.MaskedPan},
 		"cardTransactions": report,
 	})
 }

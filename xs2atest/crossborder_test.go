@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 const (
@@ -108,7 +109,7 @@ func TestCrossBorderValidation(t *testing.T) {
 	s := NewServer(t)
 	c := newTestClient(t, s)
 	hdr := c.pisPSU(PrivateCustomer1)
-	norwegian := ibanOf(creditorBBAN)
+	norwegian := bank.IBANOf(creditorBBAN)
 	tests := []struct {
 		name   string
 		body   map[string]any
@@ -150,7 +151,7 @@ func TestCrossBorderValidation(t *testing.T) {
 func TestIBANAndRFChecks(t *testing.T) {
 	t.Parallel()
 	for s, want := range map[string]bool{germanIBAN: true, swedishIBAN: true, "GB29NWBK60161331926819": true,
-		ibanOf(creditorBBAN): true, "DE89370400440532013001": false, "de89370400440532013000": false, "DE8937": false} {
+		bank.IBANOf(creditorBBAN): true, "DE89370400440532013001": false, "de89370400440532013000": false, "DE8937": false} {
 		assert.Equal(t, want, validIBAN(s), s)
 	}
 	for s, want := range map[string]bool{"RF18539007547034": true, "RF18000000000539007547034": true,

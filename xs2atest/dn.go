@@ -166,45 +166,14 @@ func normalizeDN(s string) (string, bool) {
 		}
 		b.WriteString(s[start : i+1])
 		i++
+		var ok bool
 		if i < len(s) && s[i] == '#' {
-			j := i + 1
-			for j < len(s) && s[j] != ',' && s[j] != '+' {
-				j++
-			}
-			h := s[i+1 : j]
-			if len(h) == 0 || len(h)%2 != 0 {
-				return "", false
-			}
-			if _, err := hex.DecodeString(h); err != nil {
-				return "", false
-			}
-			b.WriteByte('#')
-			b.WriteString(strings.ToLower(h))
-			i = j
+			i, ok = normalizeHexValue(&b, s, i)
 		} else {
-			var raw []byte
-			for i < len(s) && s[i] != ',' && s[i] != '+' {
-				if s[i] != '\\' {
-					raw = append(raw, s[i])
-					i++
-					continue
-				}
-				if i+2 < len(s) && isHexDigit(s[i+1]) && isHexDigit(s[i+2]) {
-					v, _ := hex.DecodeString(s[i+1 : i+3])
-					raw = append(raw, v[0])
-					i += 3
-					continue
-				}
-				if i+1 >= len(s) {
-					return "", false
-				}
-				raw = append(raw, s[i+1])
-				i += 2
-			}
-			if !utf8.Valid(raw) {
-				return "", false
-			}
-			b.WriteString(escapeDNValue(string(raw)))
+			i, ok = normalizeStringValue(&b, s, i)
+		}
+		if !ok {
+			return "", false
 		}
 		if i == len(s) {
 			return b.String(), true
@@ -212,6 +181,53 @@ func normalizeDN(s string) (string, bool) {
 		b.WriteByte(s[i]) // ',' or '+'
 		i++
 	}
+}
+
+// normalizeHexValue writes the #hex value at s[i:] lower-cased and returns
+// where it ends; false when it is no even number of hex digits.
+func normalizeHexValue(b *strings.Builder, s string, i int) (int, bool) {
+	j := i + 1
+	for j < len(s) && s[j] != ',' && s[j] != '+' {
+		j++
+	}
+	h := s[i+1 : j]
+	if len(h) == 0 || len(h)%2 != 0 {
+		return j, false
+	}
+	if _, err := hex.DecodeString(h); err != nil {
+		return j, false
+	}
+	b.WriteByte('#')
+	b.WriteString(strings.ToLower(h))
+	return j, true
+}
+
+// normalizeStringValue unescapes the string value at s[i:] (`\c` and `\XX`),
+// writes it escaped as escapeDNValue does and returns where it ends; false
+// for a dangling escape or a value that is not UTF-8.
+func normalizeStringValue(b *strings.Builder, s string, i int) (int, bool) {
+	var raw []byte
+	for i < len(s) && s[i] != ',' && s[i] != '+' {
+		switch {
+		case s[i] != '\\':
+			raw = append(raw, s[i])
+			i++
+		case i+2 < len(s) && isHexDigit(s[i+1]) && isHexDigit(s[i+2]):
+			v, _ := hex.DecodeString(s[i+1 : i+3])
+			raw = append(raw, v[0])
+			i += 3
+		case i+1 >= len(s):
+			return i, false
+		default:
+			raw = append(raw, s[i+1])
+			i += 2
+		}
+	}
+	if !utf8.Valid(raw) {
+		return i, false
+	}
+	b.WriteString(escapeDNValue(string(raw)))
+	return i, true
 }
 
 // isDNTypeChar: keywords (letters, digits, "-") and dotted OIDs.

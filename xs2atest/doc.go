@@ -170,8 +170,9 @@
 // shown a payment that exists although it never saw the answer. Requests and
 // RequestCount give the request log (method, path, status, X-Request-ID;
 // never bodies or PSU headers). WithResponseSigning signs responses with the
-// bank's own test certificate (Certificate). Responders registers canned
-// httpmock responses for tests that want no server at all.
+// bank's own test certificate (Certificate). Package mockbank
+// (xs2atest/mockbank) registers canned httpmock responses for tests that want
+// no server at all.
 //
 // # Lack of funds
 //
@@ -187,6 +188,19 @@
 // instant payment whose debtor is known only after the SCA (chosen there, or
 // initiated without PSU-ID) stay or become ACCP with fundsAvailable false
 // and are booked by a later batch run once the money is there.
+//
+// # Layout
+//
+// The bank itself (customers, accounts, agreements, consents, SCA sessions,
+// the PSU-not-present limit, payments with their signatures, status moves,
+// batch runs, fees and signing baskets) is plain Go without HTTP in the
+// internal package xs2atest/internal/bank; it holds the lock and refuses
+// with a *bank.Error (status, code, path, text). Server is its HTTP face:
+// it checks signatures and headers, parses and validates bodies, calls the
+// bank, writes the answer (a refusal as the error body above) and serves
+// the SCA pages, whose flow it still keeps itself. Package
+// xs2atest/mockbank holds the httpmock responders, so that importing this
+// package does not pull in httpmock.
 //
 // # Rules of docs/interface.md and what the server does
 //

@@ -25,6 +25,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 // A test-only TPP signer, written independently of the SDK's Signer, so the
@@ -280,7 +281,7 @@ func (f *fakeClock) Advance(d time.Duration) {
 }
 
 // wednesday10 is Wednesday 2025-03-12 10:00 in Oslo.
-var wednesday10 = time.Date(2025, 3, 12, 10, 0, 0, 0, oslo)
+var wednesday10 = time.Date(2025, 3, 12, 10, 0, 0, 0, bank.Oslo)
 
 func customerOf(t testing.TB, s *Server, number string) Customer {
 	c, ok := s.Customer(number)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 // The status answer names the payment and links to it, as production banks
@@ -89,8 +90,8 @@ func TestExecutionDateMovedAtSCA(t *testing.T) {
 			}
 			assert.Equal(t, tt.moved, st["requestedExecutionDate"])
 			assert.Equal(t, tt.moved, details["requestedExecutionDate"])
-			moved, _ := parseDate(tt.moved)
-			midnight := time.Date(moved.Year(), moved.Month(), moved.Day(), 0, 0, 0, 0, oslo)
+			moved, _ := bank.ParseDate(tt.moved)
+			midnight := time.Date(moved.Year(), moved.Month(), moved.Day(), 0, 0, 0, 0, bank.Oslo)
 			if before := midnight.Add(-time.Minute); before.After(clock.Now()) {
 				clock.Advance(before.Sub(clock.Now()))
 				s.RunBatch()
@@ -157,7 +158,7 @@ func TestInstantPaymentNotMovedOffBankingDays(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			day, err := time.ParseInLocation(time.DateOnly, tt.today, oslo)
+			day, err := time.ParseInLocation(time.DateOnly, tt.today, bank.Oslo)
 			require.NoError(t, err)
 			clock := newFakeClock(day.Add(10 * time.Hour))
 			s := NewServer(t, WithClock(clock.Now))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 const creditorBBAN = "86011117947"
@@ -130,7 +131,7 @@ func TestPaymentInsufficientFundsAndFutureDate(t *testing.T) {
 	debtor := customerOf(t, s, PrivateCustomer2).Accounts[1] // 500.00 NOK
 	poor := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("900.00", withDebtor(debtor.BBAN)), hdr...)
 	require.Equal(t, 201, poor.status, "%s", poor.body)
-	tomorrow := dateOf(clock.Now()).AddDate(0, 0, 1).Format(time.DateOnly)
+	tomorrow := bank.DateOf(clock.Now()).AddDate(0, 0, 1).Format(time.DateOnly)
 	later := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("10.00", withDebtor(debtor.BBAN), func(p map[string]any) {
 		p["requestedExecutionDate"] = tomorrow
 	}), hdr...)
@@ -514,9 +515,9 @@ func TestDomesticNorwayHiddenBeforeApproval(t *testing.T) {
 				}
 			}
 			for i, who := range tt.signers {
-				s.mu.Lock()
-				st := s.payments[id].status
-				s.mu.Unlock()
+				s.bank.Lock()
+				st := s.bank.Payments[id].Status
+				s.bank.Unlock()
 				want := "RCVD"
 				if i > 0 {
 					want = tt.pending
@@ -539,7 +540,7 @@ func TestPeriodicAndBulkInBatch(t *testing.T) {
 	c := newTestClient(t, s)
 	hdr := c.pisPSU(PrivateCustomer1)
 	debtor := customerOf(t, s, PrivateCustomer1).Accounts[0]
-	today := dateOf(clock.Now()).Format(time.DateOnly)
+	today := bank.DateOf(clock.Now()).Format(time.DateOnly)
 	per := c.do("POST", "/v1/periodic-payments/"+ProductDomestic, singlePayment("100.00", withDebtor(debtor.BBAN), func(p map[string]any) {
 		p["startDate"], p["frequency"], p["dayOfExecution"] = today, "Monthly", "12"
 	}), hdr...)
@@ -696,7 +697,7 @@ func TestInsufficientFundsAtInitiation(t *testing.T) {
 	hdr := c.pisPSU(PrivateCustomer1)
 	accts := customerOf(t, s, PrivateCustomer1).Accounts
 	brukskonto, card := accts[0], accts[2]
-	tomorrow := dateOf(s.now()).AddDate(0, 0, 1).Format(time.DateOnly)
+	tomorrow := bank.DateOf(s.now()).AddDate(0, 0, 1).Format(time.DateOnly)
 	fromCard := func(p map[string]any) { p["debtorAccount"] = map[string]any{"maskedPan": card.MaskedPan} }
 	tests := []struct {
 		name, product, amount string
@@ -745,7 +746,7 @@ var present = []string{"PSU-IP-Address", "192.0.2.7", "TPP-Session-ID", "journey
 // callback's psu-id registers the PSU as GET /v1/users does. One SCA in all.
 func TestPISPOnlyJourneyOneSCA(t *testing.T) {
 	t.Parallel()
-	today := dateOf(time.Now()).Format(time.DateOnly)
+	today := bank.DateOf(time.Now()).Format(time.DateOnly)
 	type env struct {
 		kari, ola, fj Customer
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 // Validation of payment initiation bodies (docs/interface.md "Payment initiation
@@ -17,13 +19,13 @@ var (
 
 // Payment products the fake bank knows; any other gives 400 PRODUCT_UNKNOWN.
 const (
-	ProductDomestic       = "norwegian-domestic-credit-transfers"
-	ProductInstant        = "instant-norwegian-domestic-credit-transfers-straks"
-	ProductDomesticNorway = "domestic-norway-credit-transfers"
+	ProductDomestic       = bank.ProductDomestic
+	ProductInstant        = bank.ProductInstant
+	ProductDomesticNorway = bank.ProductDomesticNorway
 	// ProductCrossBorder is a payment to an iban abroad, in NOK or another
 	// currency, with fees (see the package documentation, Cross-border
 	// payments).
-	ProductCrossBorder = "cross-border-credit-transfers"
+	ProductCrossBorder = bank.ProductCrossBorder
 )
 
 var products = map[string]bool{ProductDomestic: true, ProductInstant: true, ProductDomesticNorway: true, ProductCrossBorder: true}
@@ -78,16 +80,6 @@ type bulkReq struct {
 	Payments               []paymentReq    `json:"payments"`
 }
 
-// apiError is a 4xx answer decided by validation.
-type apiError struct {
-	status           int
-	code, path, text string
-}
-
-func formatErr(path, text string) *apiError {
-	return &apiError{status: 400, code: "FORMAT_ERROR", path: path, text: text}
-}
-
 // validKID: 2 to 25 characters, digits with a MOD10 (Luhn) or MOD11 control
 // character last (MOD11 may give '-').
 func validKID(kid string) bool {
@@ -132,65 +124,54 @@ func bbanOf(ref *accountRefJSON) string {
 	if ref.BBAN != "" {
 		return ref.BBAN
 	}
-	if iban := strings.ReplaceAll(ref.IBAN, " ", ""); len(iban) == 15 && strings.HasPrefix(iban, "NO") && ibanOf(iban[4:]) == iban {
+	if iban := strings.ReplaceAll(ref.IBAN, " ", ""); len(iban) == 15 && strings.HasPrefix(iban, "NO") && bank.IBANOf(iban[4:]) == iban {
 		return iban[4:]
 	}
 	return ""
 }
 
-// paymentFacts is what validation extracts from one payment.
-type paymentFacts struct {
-	amount                 int64 // in currency
-	currency               string
-	creditor, creditorName string // creditor: its BBAN, or for a cross-border payment its IBAN
-	foreign                bool   // a cross-border payment: creditor is an IBAN abroad
-	remittance             string
-	kid, invoice           string
-	execDate               time.Time
-}
-
 // validatePayment checks one payment of product; prefix names the JSON
 // path ("" or "payments[3].").
 func validatePayment(p *paymentReq, prefix, product string, today time.Time) (*paymentFacts, *apiError) {
-	f := &paymentFacts{foreign: product == ProductCrossBorder}
+	f := &paymentFacts{Foreign: product == ProductCrossBorder}
 	if p.InstructedAmount == nil {
-		return nil, formatErr(prefix+"instructedAmount", "instructedAmount is required")
+		return nil, bank.FormatErr(prefix+"instructedAmount", "instructedAmount is required")
 	}
 	if !currencyRE.MatchString(p.InstructedAmount.Currency) {
-		return nil, formatErr(prefix+"instructedAmount.currency", "currency must be an ISO 4217 code")
+		return nil, bank.FormatErr(prefix+"instructedAmount.currency", "currency must be an ISO 4217 code")
 	}
 	amt, ok := parseAmount(p.InstructedAmount.Amount, false)
 	if !ok || amt == 0 {
-		return nil, formatErr(prefix+"instructedAmount.amount", "amount must be a positive amount string like 100.26")
+		return nil, bank.FormatErr(prefix+"instructedAmount.amount", "amount must be a positive amount string like 100.26")
 	}
-	f.amount, f.currency = amt, p.InstructedAmount.Currency
+	f.Amount, f.Currency = amt, p.InstructedAmount.Currency
 	check := checkDomesticCreditor
-	if f.foreign {
+	if f.Foreign {
 		check = checkForeignCreditor
 	}
 	if err := check(p, prefix, f); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(p.CreditorName) == "" || len([]rune(p.CreditorName)) > 70 {
-		return nil, formatErr(prefix+"creditorName", "creditorName is required, at most 70 characters")
+		return nil, bank.FormatErr(prefix+"creditorName", "creditorName is required, at most 70 characters")
 	}
-	f.creditorName = p.CreditorName
+	f.CreditorName = p.CreditorName
 	if p.CreditorAddress != nil && !countryRE.MatchString(p.CreditorAddress.Country) {
-		return nil, formatErr(prefix+"creditorAddress.country", "country must be an ISO 3166 code")
+		return nil, bank.FormatErr(prefix+"creditorAddress.country", "country must be an ISO 3166 code")
 	}
 	if len([]rune(p.RemittanceInformationUnstructured)) > 140 {
-		return nil, formatErr(prefix+"remittanceInformationUnstructured", "at most 140 characters")
+		return nil, bank.FormatErr(prefix+"remittanceInformationUnstructured", "at most 140 characters")
 	}
-	f.remittance = p.RemittanceInformationUnstructured
+	f.Remittance = p.RemittanceInformationUnstructured
 	if p.RequestedExecutionDate != "" {
-		d, ok := parseDate(p.RequestedExecutionDate)
+		d, ok := bank.ParseDate(p.RequestedExecutionDate)
 		if !ok {
-			return nil, formatErr(prefix+"requestedExecutionDate", "requestedExecutionDate must be YYYY-MM-DD")
+			return nil, bank.FormatErr(prefix+"requestedExecutionDate", "requestedExecutionDate must be YYYY-MM-DD")
 		}
 		if d.Before(today) {
-			return nil, &apiError{400, "EXECUTION_DATE_INVALID", prefix + "requestedExecutionDate", "requestedExecutionDate is in the past"}
+			return nil, bank.Refuse("EXECUTION_DATE_INVALID", prefix+"requestedExecutionDate", "requestedExecutionDate is in the past")
 		}
-		f.execDate = d
+		f.ExecDate = d
 	}
 	if err := validateRemittance(p, prefix, f); err != nil {
 		return nil, err
@@ -201,40 +182,40 @@ func validatePayment(p *paymentReq, prefix, product string, today time.Time) (*p
 // checkDomesticCreditor: a Norwegian payment is paid in NOK to a valid
 // Norwegian account (bban, or the BBAN inside a Norwegian iban).
 func checkDomesticCreditor(p *paymentReq, prefix string, f *paymentFacts) *apiError {
-	if f.currency != "NOK" {
-		return formatErr(prefix+"instructedAmount.currency", "a Norwegian domestic payment is paid in NOK")
+	if f.Currency != "NOK" {
+		return bank.FormatErr(prefix+"instructedAmount.currency", "a Norwegian domestic payment is paid in NOK")
 	}
-	f.creditor = bbanOf(p.CreditorAccount)
-	if p.CreditorAccount == nil || !validBBAN(f.creditor) {
-		return formatErr(prefix+"creditorAccount", "creditorAccount must hold a valid Norwegian bban (11 digits, MOD11)")
+	f.Creditor = bbanOf(p.CreditorAccount)
+	if p.CreditorAccount == nil || !validBBAN(f.Creditor) {
+		return bank.FormatErr(prefix+"creditorAccount", "creditorAccount must hold a valid Norwegian bban (11 digits, MOD11)")
 	}
 	if p.CreditorAccount.Currency != "" && p.CreditorAccount.Currency != "NOK" {
-		return formatErr(prefix+"creditorAccount.currency", "creditorAccount currency must be NOK")
+		return bank.FormatErr(prefix+"creditorAccount.currency", "creditorAccount currency must be NOK")
 	}
 	return nil
 }
 
 // checkForeignCreditor: a cross-border payment goes in a currency the bank
-// trades (nokPer) to a valid iban outside Norway, with the creditor's
+// trades (bank.Traded) to a valid iban outside Norway, with the creditor's
 // country in creditorAddress.
 func checkForeignCreditor(p *paymentReq, prefix string, f *paymentFacts) *apiError {
-	if _, ok := nokPer[f.currency]; !ok {
-		return formatErr(prefix+"instructedAmount.currency", "currency is not offered for cross-border payments (NOK, EUR, USD, GBP, SEK, DKK, CHF)")
+	if !bank.Traded(f.Currency) {
+		return bank.FormatErr(prefix+"instructedAmount.currency", "currency is not offered for cross-border payments (NOK, EUR, USD, GBP, SEK, DKK, CHF)")
 	}
 	iban := ""
 	if p.CreditorAccount != nil {
 		iban = strings.ReplaceAll(p.CreditorAccount.IBAN, " ", "")
 	}
 	if !validIBAN(iban) {
-		return formatErr(prefix+"creditorAccount.iban", "a cross-border payment needs the creditor's iban, with valid check digits")
+		return bank.FormatErr(prefix+"creditorAccount.iban", "a cross-border payment needs the creditor's iban, with valid check digits")
 	}
 	if strings.HasPrefix(iban, "NO") {
-		return formatErr(prefix+"creditorAccount.iban", "the creditor account is Norwegian: use a domestic payment product")
+		return bank.FormatErr(prefix+"creditorAccount.iban", "the creditor account is Norwegian: use a domestic payment product")
 	}
 	if p.CreditorAddress == nil {
-		return formatErr(prefix+"creditorAddress", "a cross-border payment needs the creditorAddress with its country")
+		return bank.FormatErr(prefix+"creditorAddress", "a cross-border payment needs the creditorAddress with its country")
 	}
-	f.creditor = iban
+	f.Creditor = iban
 	return nil
 }
 
@@ -246,43 +227,43 @@ func validateRemittance(p *paymentReq, prefix string, f *paymentFacts) *apiError
 	for i, ref := range p.RemittanceInformationStructuredArray {
 		path := arrayPath + "[" + strconv.Itoa(i) + "]"
 		switch {
-		case ref.ReferenceType == "SCOR" && f.foreign:
+		case ref.ReferenceType == "SCOR" && f.Foreign:
 			if !validRF(ref.Reference) {
-				return formatErr(path+".reference", "a cross-border payment's SCOR reference must be an ISO 11649 RF creditor reference")
+				return bank.FormatErr(path+".reference", "a cross-border payment's SCOR reference must be an ISO 11649 RF creditor reference")
 			}
 		case ref.ReferenceType == "SCOR":
 			if !validKID(ref.Reference) {
-				return formatErr(arrayPath, "invalid KID")
+				return bank.FormatErr(arrayPath, "invalid KID")
 			}
-			f.kid = ref.Reference
-		case ref.ReferenceType == "CINV" && f.foreign:
-			return formatErr(path+".referenceType", "electronic invoices are domestic payments")
+			f.KID = ref.Reference
+		case ref.ReferenceType == "CINV" && f.Foreign:
+			return bank.FormatErr(path+".referenceType", "electronic invoices are domestic payments")
 		case ref.ReferenceType == "CINV":
 			if strings.TrimSpace(ref.Reference) == "" {
-				return formatErr(path+".reference", "a CINV reference needs the invoice number")
+				return bank.FormatErr(path+".reference", "a CINV reference needs the invoice number")
 			}
 			if strings.TrimSpace(ref.ReferenceIssuer) == "" {
-				return formatErr(path+".referenceIssuer", "a CINV reference needs the issuer code of the invoice scheme")
+				return bank.FormatErr(path+".referenceIssuer", "a CINV reference needs the issuer code of the invoice scheme")
 			}
-			f.invoice = ref.Reference
+			f.Invoice = ref.Reference
 		default:
-			return formatErr(path+".referenceType", "referenceType must be SCOR or CINV")
+			return bank.FormatErr(path+".referenceType", "referenceType must be SCOR or CINV")
 		}
 	}
 	// docs/interface.md: an electronic invoice payment carries both a CINV (with
 	// the scheme's issuer) and a SCOR KID in remittanceInformationStructuredArray
-	if f.invoice != "" && f.kid == "" {
-		return formatErr(arrayPath, "an electronic invoice payment (CINV) needs a KID reference of type SCOR as well")
+	if f.Invoice != "" && f.KID == "" {
+		return bank.FormatErr(arrayPath, "an electronic invoice payment (CINV) needs a KID reference of type SCOR as well")
 	}
 	if ref := p.RemittanceInformationStructured; ref != nil {
 		if ref.ReferenceType != "" && ref.ReferenceType != "SCOR" {
-			return formatErr(prefix+"remittanceInformationStructured.referenceType", "referenceType must be SCOR")
+			return bank.FormatErr(prefix+"remittanceInformationStructured.referenceType", "referenceType must be SCOR")
 		}
 		if !validKID(ref.Reference) {
-			return formatErr(prefix+"remittanceInformationStructured", "invalid KID")
+			return bank.FormatErr(prefix+"remittanceInformationStructured", "invalid KID")
 		}
-		if f.kid == "" {
-			f.kid = ref.Reference
+		if f.KID == "" {
+			f.KID = ref.Reference
 		}
 	}
 	return nil
@@ -290,47 +271,55 @@ func validateRemittance(p *paymentReq, prefix string, f *paymentFacts) *apiError
 
 // validatePeriodic checks the periodic fields.
 func validatePeriodic(p *paymentReq, today time.Time) *apiError {
-	start, ok := parseDate(p.StartDate)
+	start, ok := bank.ParseDate(p.StartDate)
 	if !ok {
-		return formatErr("startDate", "startDate is required, YYYY-MM-DD")
+		return bank.FormatErr("startDate", "startDate is required, YYYY-MM-DD")
 	}
 	if start.Before(today) {
-		return &apiError{400, "EXECUTION_DATE_INVALID", "startDate", "startDate is in the past"}
+		return bank.Refuse("EXECUTION_DATE_INVALID", "startDate", "startDate is in the past")
 	}
 	if p.EndDate != "" {
-		end, ok := parseDate(p.EndDate)
+		end, ok := bank.ParseDate(p.EndDate)
 		if !ok || end.Before(start) {
-			return formatErr("endDate", "endDate must be a date (YYYY-MM-DD) not before startDate")
+			return bank.FormatErr("endDate", "endDate must be a date (YYYY-MM-DD) not before startDate")
 		}
 	}
 	if !frequencies[p.Frequency] {
-		return formatErr("frequency", "frequency must be one of Daily, Weekly, EveryTwoWeeks, Monthly, EveryTwoMonths, Quarterly, SemiAnnual, Annual, MonthlyVariable")
+		return bank.FormatErr("frequency", "frequency must be one of Daily, Weekly, EveryTwoWeeks, Monthly, EveryTwoMonths, Quarterly, SemiAnnual, Annual, MonthlyVariable")
 	}
 	if p.DayOfExecution != "" {
 		if n, err := strconv.Atoi(p.DayOfExecution); err != nil || n < 1 || n > 31 || strconv.Itoa(n) != p.DayOfExecution {
-			return formatErr("dayOfExecution", "dayOfExecution must be \"1\" to \"31\"")
+			return bank.FormatErr("dayOfExecution", "dayOfExecution must be \"1\" to \"31\"")
 		}
 	}
 	if p.ExecutionRule != "" && p.ExecutionRule != "following" && p.ExecutionRule != "preceding" {
-		return formatErr("executionRule", "executionRule must be following or preceding")
+		return bank.FormatErr("executionRule", "executionRule must be following or preceding")
 	}
-	if p.Frequency == "MonthlyVariable" {
-		if len(p.MonthsOfExecution) == 0 {
-			return formatErr("monthsOfExecution", "MonthlyVariable needs monthsOfExecution")
+	return validateMonths(p)
+}
+
+// validateMonths checks monthsOfExecution: distinct months "1" to "12",
+// given with frequency MonthlyVariable and only then.
+func validateMonths(p *paymentReq) *apiError {
+	if p.Frequency != "MonthlyVariable" {
+		if len(p.MonthsOfExecution) > 0 {
+			return bank.FormatErr("monthsOfExecution", "monthsOfExecution is only allowed with frequency MonthlyVariable")
 		}
-		seen := map[int]bool{}
-		for _, m := range p.MonthsOfExecution {
-			n, err := strconv.Atoi(m)
-			if err != nil || n < 1 || n > 12 {
-				return formatErr("monthsOfExecution", "month identifiers must be \"1\" to \"12\"")
-			}
-			if seen[n] {
-				return formatErr("monthsOfExecution", "duplicate month identifiers")
-			}
-			seen[n] = true
+		return nil
+	}
+	if len(p.MonthsOfExecution) == 0 {
+		return bank.FormatErr("monthsOfExecution", "MonthlyVariable needs monthsOfExecution")
+	}
+	seen := map[int]bool{}
+	for _, m := range p.MonthsOfExecution {
+		n, err := strconv.Atoi(m)
+		if err != nil || n < 1 || n > 12 {
+			return bank.FormatErr("monthsOfExecution", "month identifiers must be \"1\" to \"12\"")
 		}
-	} else if len(p.MonthsOfExecution) > 0 {
-		return formatErr("monthsOfExecution", "monthsOfExecution is only allowed with frequency MonthlyVariable")
+		if seen[n] {
+			return bank.FormatErr("monthsOfExecution", "duplicate month identifiers")
+		}
+		seen[n] = true
 	}
 	return nil
 }

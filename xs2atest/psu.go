@@ -3,7 +3,6 @@ package xs2atest
 import (
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 )
@@ -30,52 +29,6 @@ func psuIDOf(r *http.Request) string { return strings.ToLower(r.Header.Get("PSU-
 
 func corporateIDOf(r *http.Request) string { return strings.ToLower(r.Header.Get("PSU-Corporate-ID")) }
 
-// psuRecord is a PSU that completed SCA for a TPP.
-type psuRecord struct {
-	tpp, customer string
-	corporate     bool // the last SCA was in corporate context
-}
-
-type consentKey struct{ tpp, customer, agreement string }
-
-type consent struct {
-	accounts map[string]time.Time // resource id -> time of the SCA that granted or confirmed it
-	online   map[string]time.Time // resource id -> last PSU-present request for it under a valid SCA session
-	revoked  bool
-}
-
-// accessedOnline records a request for the account made with the PSU
-// present (PSU-IP-Address) under a valid SCA session (TPP-Session-ID).
-func (c *consent) accessedOnline(accountID string, at time.Time) {
-	if c.online == nil {
-		c.online = map[string]time.Time{}
-	}
-	c.online[accountID] = at
-}
-
-// lastSCAAccess is the latest time the PSU accessed the account with SCA:
-// the consent SCA that granted it, or a later online access under a valid
-// SCA session (docs/interface.md, Limits: "accounts the PSU accessed online with
-// SCA within the last 90 days"). Zero when neither happened.
-func (c *consent) lastSCAAccess(accountID string) time.Time {
-	t := c.accounts[accountID]
-	if o := c.online[accountID]; o.After(t) {
-		t = o
-	}
-	return t
-}
-
-type sessionKey struct{ tpp, customer string }
-
-type session struct {
-	id      string // TPP-Session-ID under which the SCA ran ("" allowed)
-	expires time.Time
-}
-
-const sessionValidity = time.Hour
-
-type usageKey struct{ tpp, customer, account, endpoint string }
-
 // psuCtx is the PSU a request acts for.
 type psuCtx struct {
 	id        string
@@ -86,9 +39,9 @@ type psuCtx struct {
 
 // consentKey of the context the PSU acts in.
 func (p *psuCtx) key() consentKey {
-	k := consentKey{tpp: p.rec.tpp, customer: p.rec.customer}
+	k := consentKey{TPP: p.rec.TPP, Customer: p.rec.Customer}
 	if p.agreement != nil {
-		k.agreement = p.agreement.id
+		k.Agreement = p.agreement.ID
 	}
 	return k
 }
@@ -105,8 +58,8 @@ func (s *Server) resolvePSULocked(w http.ResponseWriter, r *http.Request, kind s
 			s.newSCALocked(r, kind, nil))
 		return nil, false
 	}
-	rec := s.psus[id]
-	if rec == nil || rec.tpp != tpp {
+	rec := s.bank.PSUs[id]
+	if rec == nil || rec.TPP != tpp {
 		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "PSU-ID is not known for this TPP: the PSU must authenticate",
 			s.newSCALocked(r, kind, nil))
 		return nil, false
@@ -128,14 +81,14 @@ func (s *Server) resolvePSULocked(w http.ResponseWriter, r *http.Request, kind s
 func (s *Server) corporateContextLocked(w http.ResponseWriter, r *http.Request, rec *psuRecord) (*agreement, bool) {
 	cid := corporateIDOf(r)
 	if cid == "" {
-		if rec.corporate {
+		if rec.Corporate {
 			writeError(w, http.StatusBadRequest, "CORPORATE_ID_INVALID", "PSU-CORPORATE-ID",
 				"the PSU acts in corporate context: PSU-CORPORATE-ID is required (see GET /v1/agreements)")
 			return nil, false
 		}
 		return nil, true
 	}
-	ag := s.agreementForCorporateIDLocked(rec.tpp, rec.customer, cid)
+	ag := s.agreementForCorporateIDLocked(rec.TPP, rec.Customer, cid)
 	if ag == nil {
 		writeError(w, http.StatusBadRequest, "CORPORATE_ID_INVALID", "PSU-CORPORATE-ID",
 			"PSU-CORPORATE-ID does not name an agreement of this PSU")
@@ -151,8 +104,8 @@ func (s *Server) corporateContextLocked(w http.ResponseWriter, r *http.Request, 
 // it, so a corporate user without its PSU-CORPORATE-ID gets 400. On failure
 // it has answered.
 func (s *Server) psuHeadersValidLocked(w http.ResponseWriter, r *http.Request) bool {
-	rec := s.psus[psuIDOf(r)]
-	if rec == nil || rec.tpp != info(r).tpp {
+	rec := s.bank.PSUs[psuIDOf(r)]
+	if rec == nil || rec.TPP != info(r).tpp {
 		return true
 	}
 	_, ok := s.corporateContextLocked(w, r, rec)
@@ -160,9 +113,9 @@ func (s *Server) psuHeadersValidLocked(w http.ResponseWriter, r *http.Request) b
 }
 
 func (s *Server) agreementForCorporateIDLocked(tpp, customerNumber, cid string) *agreement {
-	for _, id := range s.agreementOrder {
-		ag := s.agreements[id]
-		if contains(ag.members, customerNumber) && corporateIDFor(tpp, ag.id) == cid {
+	for _, id := range s.bank.AgreementOrder {
+		ag := s.bank.Agreements[id]
+		if contains(ag.Members, customerNumber) && corporateIDFor(tpp, ag.ID) == cid {
 			return ag
 		}
 	}
@@ -171,8 +124,8 @@ func (s *Server) agreementForCorporateIDLocked(tpp, customerNumber, cid string) 
 
 func (s *Server) agreementsOfLocked(customerNumber string) []*agreement {
 	var out []*agreement
-	for _, id := range s.agreementOrder {
-		if ag := s.agreements[id]; contains(ag.members, customerNumber) {
+	for _, id := range s.bank.AgreementOrder {
+		if ag := s.bank.Agreements[id]; contains(ag.Members, customerNumber) {
 			out = append(out, ag)
 		}
 	}
@@ -182,8 +135,7 @@ func (s *Server) agreementsOfLocked(customerNumber string) []*agreement {
 // sessionValidLocked: a PSU-present request needs the TPP-Session-ID of the
 // PSU's current SCA session, within its hour.
 func (s *Server) sessionValidLocked(r *http.Request, p *psuCtx) bool {
-	ss := s.sessions[sessionKey{p.rec.tpp, p.rec.customer}]
-	return ss != nil && ss.id == r.Header.Get("TPP-Session-ID") && s.now().Before(ss.expires)
+	return s.bank.SessionValid(sessionKey{TPP: p.rec.TPP, Customer: p.rec.Customer}, r.Header.Get("TPP-Session-ID"))
 }
 
 // aisAccessLocked checks an account-information request: PSU, corporate id,
@@ -198,8 +150,8 @@ func (s *Server) aisAccessLocked(w http.ResponseWriter, r *http.Request, account
 			s.newSCALocked(r, scaConsent, p.agreement))
 		return nil, nil, false
 	}
-	c := s.consents[p.key()]
-	if c != nil && c.revoked {
+	c := s.bank.Consents[p.key()]
+	if c != nil && c.Revoked {
 		writeError(w, http.StatusForbidden, "CONSENT_INVALID", "", "the PSU has revoked the consent at the bank")
 		return nil, nil, false
 	}
@@ -209,11 +161,11 @@ func (s *Server) aisAccessLocked(w http.ResponseWriter, r *http.Request, account
 		return nil, nil, false
 	}
 	if accountID != "" {
-		if _, exists := s.accounts[accountID]; !exists {
+		if _, exists := s.bank.Accounts[accountID]; !exists {
 			writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "unknown account")
 			return nil, nil, false
 		}
-		if _, ok := c.accounts[accountID]; !ok {
+		if _, ok := c.Accounts[accountID]; !ok {
 			writeSCARequired(w, "CONSENT_INVALID", "no consent for this account: the PSU must give consent",
 				s.newSCALocked(r, scaConsent, p.agreement))
 			return nil, nil, false
@@ -228,21 +180,10 @@ func (s *Server) countUsageLocked(w http.ResponseWriter, p *psuCtx, accountID, e
 	if p.present {
 		return true
 	}
-	k := usageKey{p.rec.tpp, p.rec.customer, accountID, endpoint}
-	now := s.now()
-	kept := s.usage[k][:0]
-	for _, t := range s.usage[k] {
-		if now.Sub(t) < 24*time.Hour {
-			kept = append(kept, t)
-		}
-	}
-	if len(kept) >= 4 {
-		s.usage[k] = kept
-		writeError(w, http.StatusTooManyRequests, "ACCESS_EXCEEDED", "",
-			"at most 4 requests per 24 hours without the PSU present (no PSU-IP-Address)")
+	if e := s.bank.CountUsage(usageKey{TPP: p.rec.TPP, Customer: p.rec.Customer, Account: accountID, Endpoint: endpoint}); e != nil {
+		writeAPIError(w, e)
 		return false
 	}
-	s.usage[k] = append(kept, now)
 	return true
 }
 
@@ -251,27 +192,17 @@ func (s *Server) countUsageLocked(w http.ResponseWriter, p *psuCtx, accountID, e
 // without notice to the TPP). Later account requests get 403 CONSENT_INVALID
 // until the PSU gives consent again through SCA.
 func (s *Server) RevokeConsent(customerNumber string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k, c := range s.consents {
-		if k.customer == customerNumber {
-			c.revoked = true
-			c.accounts = map[string]time.Time{}
-			c.online = nil
-		}
-	}
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	s.bank.RevokeConsents(customerNumber)
 }
 
 // ExpireSessions ends every SCA session of the customer now, as if its hour
 // had passed.
 func (s *Server) ExpireSessions(customerNumber string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k := range s.sessions {
-		if k.customer == customerNumber {
-			delete(s.sessions, k)
-		}
-	}
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	s.bank.ExpireSessions(customerNumber)
 }
 
 // PSUID is the psu-id the bank gives the customer for the TPP whose

@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 // Sandbox mock-data endpoints (docs/interface.md "Sandbox"). They need a valid
@@ -25,8 +28,8 @@ func (s *Server) sandboxRoutes(m *http.ServeMux) {
 // four sandbox customers with their accounts and agreements; consents,
 // sessions, payments and manually created data are gone.
 func (s *Server) Initialize() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	s.resetLocked()
 }
 
@@ -37,20 +40,20 @@ func (s *Server) sandboxInitialize(w http.ResponseWriter, r *http.Request) {
 
 // Customers lists the sandbox customers with their accounts and agreements.
 func (s *Server) Customers() []Customer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Customer, 0, len(s.customerOrder))
-	for _, n := range s.customerOrder {
-		out = append(out, s.publicCustomerLocked(s.customers[n], true, true))
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	out := make([]Customer, 0, len(s.bank.CustomerOrder))
+	for _, n := range s.bank.CustomerOrder {
+		out = append(out, s.publicCustomerLocked(s.bank.Customers[n], true, true))
 	}
 	return out
 }
 
 // Customer returns one sandbox customer with accounts and agreements.
 func (s *Server) Customer(customerNumber string) (Customer, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.customers[customerNumber]
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	c := s.bank.Customers[customerNumber]
 	if c == nil {
 		return Customer{}, false
 	}
@@ -60,13 +63,13 @@ func (s *Server) Customer(customerNumber string) (Customer, bool) {
 // CloseAccount closes an account in the backend: it disappears from account
 // lists (an empty list, never 404) and its own endpoints answer 404.
 func (s *Server) CloseAccount(resourceID string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.accounts[resourceID]
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	a := s.bank.Accounts[resourceID]
 	if a == nil {
 		return false
 	}
-	a.closed = true
+	a.Closed = true
 	return true
 }
 
@@ -77,12 +80,12 @@ func queryBool(r *http.Request, name string) bool {
 
 // GET /v1/sandbox/customers?includeAccounts=true&includeAgreements=true
 func (s *Server) sandboxCustomers(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	acc, ags := queryBool(r, "includeAccounts"), queryBool(r, "includeAgreements")
 	out := []Customer{}
-	for _, n := range s.customerOrder {
-		out = append(out, s.publicCustomerLocked(s.customers[n], acc, ags))
+	for _, n := range s.bank.CustomerOrder {
+		out = append(out, s.publicCustomerLocked(s.bank.Customers[n], acc, ags))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"customers": out})
 }
@@ -101,7 +104,7 @@ func (s *Server) sandboxAddCustomer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "customerNumber must have 11 digits")
 		return
 	}
-	if req.CustomerType != customerPrivate && req.CustomerType != customerCorporate {
+	if req.CustomerType != bank.CustomerPrivate && req.CustomerType != bank.CustomerCorporate {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerType", "invalid CustomerType: want PRIVATE or CORPORATE")
 		return
 	}
@@ -109,13 +112,13 @@ func (s *Server) sandboxAddCustomer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "name", "name is required")
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.customers[req.CustomerNumber] != nil {
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	if s.bank.Customers[req.CustomerNumber] != nil {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "a customer with this number exists")
 		return
 	}
-	c := s.addCustomerLocked(req.CustomerNumber, req.CustomerType, req.Name)
+	c := s.bank.AddCustomer(req.CustomerNumber, req.CustomerType, req.Name)
 	writeJSON(w, http.StatusCreated, s.publicCustomerLocked(c, true, true))
 }
 
@@ -137,47 +140,47 @@ func (s *Server) sandboxAddAccount(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.customers[req.CustomerNumber]
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	c := s.bank.Customers[req.CustomerNumber]
 	if c == nil {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "unknown customer")
 		return
 	}
-	a := &account{currency: req.Currency, name: req.Name, product: req.Product, card: req.Card, kind: "current"}
+	a := &account{Currency: req.Currency, Name: req.Name, Product: req.Product, Card: req.Card, Kind: "current"}
 	if strings.EqualFold(req.CashAccountType, "savings") || req.CashAccountType == "SVGS" {
-		a.kind = "savings"
+		a.Kind = "savings"
 	}
-	if !currencyRE.MatchString(a.currency) {
+	if !currencyRE.MatchString(a.Currency) {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "currency", "currency must be an ISO 4217 code")
 		return
 	}
-	if strings.TrimSpace(a.name) == "" {
+	if strings.TrimSpace(a.Name) == "" {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "name", "name is required")
 		return
 	}
-	if a.product == "" {
-		a.product = a.name
+	if a.Product == "" {
+		a.Product = a.Name
 	}
 	var ok bool
 	if req.Balance == "" {
 		req.Balance = "0"
 	}
-	if a.balance, ok = parseAmount(req.Balance, true); !ok {
+	if a.Balance, ok = parseAmount(req.Balance, true); !ok {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "balance", "balance must be an amount string like 100.26")
 		return
 	}
-	if a.card {
+	if a.Card {
 		if req.BBAN != "" {
 			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bban", "a card account has no bban")
 			return
 		}
-		a.maskedPan = req.MaskedPan
-		if a.maskedPan == "" {
-			a.maskedPan = "5412" + "75******" + strconv.Itoa(1000+s.rng.IntN(9000))
+		a.MaskedPan = req.MaskedPan
+		if a.MaskedPan == "" {
+			a.MaskedPan = "5412" + "75******" + strconv.Itoa(1000+s.bank.IntN(9000))
 		}
 		if req.CreditLimit != "" {
-			if a.creditLimit, ok = parseAmount(req.CreditLimit, false); !ok {
+			if a.CreditLimit, ok = parseAmount(req.CreditLimit, false); !ok {
 				writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "creditLimit", "creditLimit must be an amount string")
 				return
 			}
@@ -187,13 +190,13 @@ func (s *Server) sandboxAddAccount(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bban", "bban must be 11 digits with a valid MOD11 control digit")
 			return
 		}
-		if s.byBBAN[req.BBAN] != nil {
+		if s.bank.ByBBAN[req.BBAN] != nil {
 			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bban", "an account with this bban exists")
 			return
 		}
-		a.bban = req.BBAN
+		a.BBAN = req.BBAN
 	}
-	s.addAccountLocked(c, a)
+	s.bank.AddAccount(c, a)
 	writeJSON(w, http.StatusCreated, publicAccount(a))
 }
 
@@ -209,10 +212,10 @@ func (s *Server) sandboxAddAgreement(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.customers[req.CustomerNumber]
-	if c == nil || c.kind != customerCorporate {
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	c := s.bank.Customers[req.CustomerNumber]
+	if c == nil || c.Kind != bank.CustomerCorporate {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "unknown corporate customer")
 		return
 	}
@@ -221,14 +224,14 @@ func (s *Server) sandboxAddAgreement(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, id := range req.Accounts {
-		if !contains(c.accounts, id) {
+		if !contains(c.Accounts, id) {
 			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "accounts", "every account must belong to the customer")
 			return
 		}
 	}
-	members := []string{c.number}
+	members := []string{c.Number}
 	for _, m := range req.Members {
-		if s.customers[m] == nil {
+		if s.bank.Customers[m] == nil {
 			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "members", "unknown member customer")
 			return
 		}
@@ -243,7 +246,7 @@ func (s *Server) sandboxAddAgreement(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "signersRequired", "signersRequired must be between 1 and the number of members")
 		return
 	}
-	ag := s.addAgreementLocked(c.number, req.Name, append([]string{}, req.Accounts...), req.SignersRequired, members)
+	ag := s.bank.AddAgreement(c.Number, req.Name, append([]string{}, req.Accounts...), req.SignersRequired, members)
 	writeJSON(w, http.StatusCreated, publicAgreement(ag))
 }
 
@@ -319,90 +322,107 @@ func (s *Server) sandboxAddTransaction(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.accounts[r.PathValue("mockAccountId")]
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	a := s.bank.Accounts[r.PathValue("mockAccountId")]
 	if a == nil {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAccountId", "unknown account")
 		return
 	}
-	bad := func(path, text string) { writeError(w, http.StatusBadRequest, "FORMAT_ERROR", path, text) }
-	if req.TransactionAmount == nil {
-		bad("transactionAmount", "transactionAmount is required")
+	t, e := sandboxTransaction(&req, a, bank.DateOf(s.now()), s.bank.NewID)
+	if e != nil {
+		writeAPIError(w, e)
 		return
+	}
+	s.bank.AddTransaction(a, t, req.Pending)
+	writeJSON(w, http.StatusCreated, txOf(t, !req.Pending))
+}
+
+// sandboxTransaction checks a sandbox transaction for account a and builds
+// it, with an id from newID once amount, dates and code are valid.
+func sandboxTransaction(req *sandboxTx, a *account, today time.Time, newID func() string) (*transaction, *apiError) {
+	amt, e := sandboxTxAmount(req, a)
+	if e != nil {
+		return nil, e
+	}
+	bd, vd, e := sandboxTxDates(req, today)
+	if e != nil {
+		return nil, e
+	}
+	code, ok := parseTxCode(req.ProprietaryBankTransactionCode)
+	if !ok {
+		return nil, bank.FormatErr("proprietaryBankTransactionCode", `proprietaryBankTransactionCode must be a string or an object {"value":"...","code":"..."}`)
+	}
+	t := &transaction{ID: newID(), BookingDate: bd, ValueDate: vd, TransactionDate: bd, Amount: amt,
+		Currency: a.Currency, CreditorName: req.CreditorName, DebtorName: req.DebtorName,
+		Remittance: req.RemittanceInformationUnstructured, Code: code.Value, CodeID: code.Code,
+		Info: req.AdditionalInformation, OrigAmount: amt, OrigCurrency: a.Currency, Details: req.TransactionDetails}
+	if req.CreditorAccount != nil {
+		t.CreditorBBAN = req.CreditorAccount.BBAN
+	}
+	if req.DebtorAccount != nil {
+		t.DebtorBBAN = req.DebtorAccount.BBAN
+	}
+	return t, sandboxTxOriginal(req, t)
+}
+
+// sandboxTxAmount is the transaction's amount in the account's currency,
+// a debit when the account is its debtor.
+func sandboxTxAmount(req *sandboxTx, a *account) (int64, *apiError) {
+	if req.TransactionAmount == nil {
+		return 0, bank.FormatErr("transactionAmount", "transactionAmount is required")
 	}
 	amt, ok := parseAmount(req.TransactionAmount.Amount, true)
-	if !ok || amt == 0 {
-		bad("transactionAmount.amount", "amount must be a non-zero amount string like -100.26")
-		return
-	}
-	if req.TransactionAmount.Currency != a.currency {
-		bad("transactionAmount.currency", "currency must be the account currency")
-		return
-	}
-	if req.DebtorAccount != nil && !a.is(req.DebtorAccount) {
-		bad("debtorAccount", "the debtor account must be the account the transaction is created for")
-		return
-	}
-	if req.DebtorAccount != nil && amt > 0 {
+	switch {
+	case !ok || amt == 0:
+		return 0, bank.FormatErr("transactionAmount.amount", "amount must be a non-zero amount string like -100.26")
+	case req.TransactionAmount.Currency != a.Currency:
+		return 0, bank.FormatErr("transactionAmount.currency", "currency must be the account currency")
+	case req.DebtorAccount != nil && !a.Is(req.DebtorAccount):
+		return 0, bank.FormatErr("debtorAccount", "the debtor account must be the account the transaction is created for")
+	case req.DebtorAccount != nil && amt > 0:
 		amt = -amt
 	}
-	today := dateOf(s.now())
-	bd, vd := today, today
+	return amt, nil
+}
+
+// sandboxTxDates are the booking and value dates: today unless given, in
+// the past, and bookingDate <= valueDate.
+func sandboxTxDates(req *sandboxTx, today time.Time) (bd, vd time.Time, e *apiError) {
+	bd, ok := today, true
 	if req.BookingDate != "" {
-		if bd, ok = parseDate(req.BookingDate); !ok || bd.After(today) {
-			bad("bookingDate", "bookingDate must be a date (YYYY-MM-DD) in the past")
-			return
+		if bd, ok = bank.ParseDate(req.BookingDate); !ok || bd.After(today) {
+			return bd, vd, bank.FormatErr("bookingDate", "bookingDate must be a date (YYYY-MM-DD) in the past")
 		}
 	}
 	vd = bd
 	if req.ValueDate != "" {
-		if vd, ok = parseDate(req.ValueDate); !ok || vd.After(today) {
-			bad("valueDate", "valueDate must be a date (YYYY-MM-DD) in the past")
-			return
+		if vd, ok = bank.ParseDate(req.ValueDate); !ok || vd.After(today) {
+			return bd, vd, bank.FormatErr("valueDate", "valueDate must be a date (YYYY-MM-DD) in the past")
 		}
 	}
 	if vd.Before(bd) {
-		bad("valueDate", "bookingDate must not be after valueDate")
-		return
+		return bd, vd, bank.FormatErr("valueDate", "bookingDate must not be after valueDate")
 	}
-	code, ok := parseTxCode(req.ProprietaryBankTransactionCode)
-	if !ok {
-		bad("proprietaryBankTransactionCode", `proprietaryBankTransactionCode must be a string or an object {"value":"...","code":"..."}`)
-		return
-	}
-	t := &transaction{id: s.newID(), bookingDate: bd, valueDate: vd, transactionDate: bd, amount: amt,
-		currency: a.currency, creditorName: req.CreditorName, debtorName: req.DebtorName,
-		remittance: req.RemittanceInformationUnstructured, code: code.Value, codeID: code.Code,
-		info: req.AdditionalInformation, origAmount: amt, origCurrency: a.currency, details: req.TransactionDetails}
-	if req.CreditorAccount != nil {
-		t.creditorBBAN = req.CreditorAccount.BBAN
-	}
-	if req.DebtorAccount != nil {
-		t.debtorBBAN = req.DebtorAccount.BBAN
-	}
+	return bd, vd, nil
+}
+
+// sandboxTxOriginal sets the transactionDate and originalAmount a sandbox
+// transaction gives.
+func sandboxTxOriginal(req *sandboxTx, t *transaction) *apiError {
+	var ok bool
 	if req.TransactionDate != "" {
-		if t.transactionDate, ok = parseDate(req.TransactionDate); !ok {
-			bad("transactionDate", "transactionDate must be YYYY-MM-DD")
-			return
+		if t.TransactionDate, ok = bank.ParseDate(req.TransactionDate); !ok {
+			return bank.FormatErr("transactionDate", "transactionDate must be YYYY-MM-DD")
 		}
 	}
 	if req.OriginalAmount != nil {
-		if t.origAmount, ok = parseAmount(req.OriginalAmount.Amount, true); !ok || !currencyRE.MatchString(req.OriginalAmount.Currency) {
-			bad("originalAmount", "originalAmount must be an amount with an ISO 4217 currency")
-			return
+		if t.OrigAmount, ok = parseAmount(req.OriginalAmount.Amount, true); !ok || !currencyRE.MatchString(req.OriginalAmount.Currency) {
+			return bank.FormatErr("originalAmount", "originalAmount must be an amount with an ISO 4217 currency")
 		}
-		t.origCurrency = req.OriginalAmount.Currency
+		t.OrigCurrency = req.OriginalAmount.Currency
 	}
-	if req.Pending {
-		a.pending = append(a.pending, t)
-	} else {
-		a.booked = append(a.booked, t)
-		a.balance += amt
-		sortBooked(a)
-	}
-	j := txOf(t, !req.Pending)
-	writeJSON(w, http.StatusCreated, j)
+	return nil
 }
 
 // PUT /v1/sandbox/accounts/{mockAccountId}/balances {"balanceAmount":{"amount","currency"}}
@@ -418,9 +438,9 @@ func (s *Server) sandboxSetBalance(w http.ResponseWriter, r *http.Request) {
 	if req.BalanceAmount != nil {
 		req.Amount, req.Currency = req.BalanceAmount.Amount, req.BalanceAmount.Currency
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.accounts[r.PathValue("mockAccountId")]
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	a := s.bank.Accounts[r.PathValue("mockAccountId")]
 	if a == nil {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAccountId", "unknown account")
 		return
@@ -430,11 +450,11 @@ func (s *Server) sandboxSetBalance(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "balanceAmount.amount", "amount must be an amount string like 100.26")
 		return
 	}
-	if req.Currency != "" && req.Currency != a.currency {
+	if req.Currency != "" && req.Currency != a.Currency {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "balanceAmount.currency", "currency must be the account currency")
 		return
 	}
-	a.balance = v
+	a.Balance = v
 	writeJSON(w, http.StatusOK, map[string]any{"balances": balancesOf(a)})
 }
 
@@ -446,23 +466,23 @@ func (s *Server) SetBalance(resourceID, amount string) bool {
 	if !ok {
 		return false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.accounts[resourceID]
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	a := s.bank.Accounts[resourceID]
 	if a == nil {
 		return false
 	}
-	a.balance = v
+	a.Balance = v
 	return true
 }
 
 // Balance is the booked balance of an account as an amount string, "" when
 // the account does not exist.
 func (s *Server) Balance(resourceID string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if a := s.accounts[resourceID]; a != nil {
-		return formatAmount(a.balance)
+	s.bank.Lock()
+	defer s.bank.Unlock()
+	if a := s.bank.Accounts[resourceID]; a != nil {
+		return formatAmount(a.Balance)
 	}
 	return ""
 }

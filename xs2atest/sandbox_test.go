@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/xs2a"
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 func TestSandboxInitialState(t *testing.T) {
@@ -28,7 +29,7 @@ func TestSandboxInitialState(t *testing.T) {
 			}
 			plain++
 			assert.True(t, validBBAN(a.BBAN), a.BBAN)
-			assert.Equal(t, ibanOf(a.BBAN), a.IBAN)
+			assert.Equal(t, bank.IBANOf(a.BBAN), a.IBAN)
 			assert.Positive(t, a.Booked)
 			assert.Equal(t, 2, a.Pending)
 		}
@@ -96,7 +97,7 @@ func TestSandboxEndpoints(t *testing.T) {
 	cust := customerOf(t, s, "01017012345")
 	require.Len(t, cust.Accounts, 1)
 	id := cust.Accounts[0].ResourceID
-	today := dateOf(clock.Now())
+	today := bank.DateOf(clock.Now())
 	d := func(days int) string { return today.AddDate(0, 0, days).Format(time.DateOnly) }
 	txTests := []struct {
 		name   string
@@ -186,7 +187,7 @@ func TestBBANAndKIDVectors(t *testing.T) {
 		assert.False(t, validBBAN(v), v)
 	}
 	for iban, b := range bban.IBAN {
-		assert.Equal(t, iban, ibanOf(b))
+		assert.Equal(t, iban, bank.IBANOf(b))
 	}
 	var kid struct {
 		Mod11, Mod10 struct{ Valid []string }

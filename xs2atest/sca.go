@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 // The SCA redirect: a small HTML application at /sca/<token> that the PSU's
@@ -57,7 +59,7 @@ const scaTokenValidity = time.Hour
 // scaRedirect URL.
 func (s *Server) newSCALocked(r *http.Request, kind scaKind, preset *agreement) string {
 	rec := &scaRecord{
-		token: s.newToken(), kind: kind, tpp: info(r).tpp,
+		token: s.bank.NewToken(), kind: kind, tpp: info(r).tpp,
 		redirectURI: r.Header.Get("TPP-Redirect-URI"), tppSessionID: r.Header.Get("TPP-Session-ID"),
 		preset: preset, stage: stageLogin, created: s.now(),
 		wantContext: strings.ToUpper(r.Header.Get("PSU-Context")),
@@ -79,8 +81,8 @@ func parseAbsURL(v string) (*url.URL, error) {
 }
 
 func (s *Server) serveSCA(w *bufWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	token := strings.TrimPrefix(r.URL.Path, "/sca/")
 	rec := s.scas[token]
 	if rec == nil || strings.Contains(token, "/") {
@@ -95,7 +97,7 @@ func (s *Server) serveSCA(w *bufWriter, r *http.Request) {
 		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The authentication link has expired.")
 		return
 	}
-	if rec.kind == scaBasket && s.baskets[rec.basketID].deleted {
+	if rec.kind == scaBasket && s.bank.Baskets[rec.basketID].Deleted {
 		s.cancelSCALocked(rec)
 		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The signing basket was deleted.")
 		return
@@ -127,71 +129,100 @@ func (s *Server) postStage(w *bufWriter, r *http.Request, rec *scaRecord) {
 		s.renderStage(w, rec, http.StatusConflict, "This page is out of date; continue here.")
 		return
 	}
+	var answered bool
 	switch rec.stage {
 	case stageLogin:
-		id := strings.TrimSpace(f.Get("nationalId"))
-		if len(id) != 11 || !allDigits(id) {
-			s.renderStage(w, rec, http.StatusBadRequest, "The national identity number must have 11 digits.")
-			return
-		}
-		if s.customers[id] == nil {
-			s.renderStage(w, rec, http.StatusBadRequest, "No customer has this national identity number.")
-			return
-		}
-		if msg := s.mayAuthoriseLocked(rec, id); msg != "" {
-			s.renderStage(w, rec, http.StatusForbidden, msg)
-			return
-		}
-		rec.customer = id
-		if rec.app {
-			rec.stage = stageApp
-		} else {
-			s.afterLogin(rec)
-		}
+		answered = s.postLogin(w, rec, f)
 	case stageApp:
 		s.afterLogin(rec)
 	case stageContext:
-		ag, ok := s.chosenContext(rec, f)
-		if !ok {
-			s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered contexts.")
-			return
-		}
-		rec.agreement = ag
-		switch {
-		case rec.kind == scaConsent:
-			rec.stage = stageAccounts
-		case rec.bind:
-			if !s.bindingLocked(w, rec) {
-				return
-			}
-		default:
-			rec.stage = stageConfirm
-		}
+		answered = s.postContext(w, rec, f)
 	case stageAccounts:
-		offered := s.offeredLocked(rec)
-		ticked := f["account"]
-		for _, id := range ticked {
-			if !contains(offered, id) {
-				s.renderStage(w, rec, http.StatusBadRequest, "An account that was not offered was ticked.")
-				return
-			}
-		}
-		s.completeLocked(w, rec, ticked)
-		return
+		answered = s.postAccounts(w, rec, f)
 	case stageDebtor:
-		id := f.Get("debtor")
-		if !contains(s.offeredLocked(rec), id) {
-			s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered accounts.")
-			return
-		}
-		rec.debtor = id
-		rec.stage = stageConfirm
+		answered = s.postDebtor(w, rec, f)
 	case stageConfirm:
 		s.completeLocked(w, rec, nil)
-		return
+		answered = true
 	}
-	w.Header().Set("Location", s.cfg.basePath+"/sca/"+rec.token)
-	w.WriteHeader(http.StatusSeeOther)
+	if !answered {
+		w.Header().Set("Location", s.cfg.basePath+"/sca/"+rec.token)
+		w.WriteHeader(http.StatusSeeOther)
+	}
+}
+
+// postLogin signs the customer of the national id in (on to the bank's app
+// when the SCA is decoupled); true when it answered a refusal itself.
+func (s *Server) postLogin(w *bufWriter, rec *scaRecord, f url.Values) bool {
+	id := strings.TrimSpace(f.Get("nationalId"))
+	if len(id) != 11 || !allDigits(id) {
+		s.renderStage(w, rec, http.StatusBadRequest, "The national identity number must have 11 digits.")
+		return true
+	}
+	if s.bank.Customers[id] == nil {
+		s.renderStage(w, rec, http.StatusBadRequest, "No customer has this national identity number.")
+		return true
+	}
+	if msg := s.mayAuthoriseLocked(rec, id); msg != "" {
+		s.renderStage(w, rec, http.StatusForbidden, msg)
+		return true
+	}
+	rec.customer = id
+	if rec.app {
+		rec.stage = stageApp
+	} else {
+		s.afterLogin(rec)
+	}
+	return false
+}
+
+// postContext takes the chosen context and moves on: to the accounts of a
+// consent, the binding of an unbound payment, or the confirmation; true
+// when it answered itself.
+func (s *Server) postContext(w *bufWriter, rec *scaRecord, f url.Values) bool {
+	ag, ok := s.chosenContext(rec, f)
+	if !ok {
+		s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered contexts.")
+		return true
+	}
+	rec.agreement = ag
+	switch {
+	case rec.kind == scaConsent:
+		rec.stage = stageAccounts
+	case rec.bind:
+		return !s.bindingLocked(w, rec)
+	default:
+		rec.stage = stageConfirm
+	}
+	return false
+}
+
+// postAccounts completes a consent with the ticked accounts, all of them
+// offered; it always answers.
+func (s *Server) postAccounts(w *bufWriter, rec *scaRecord, f url.Values) bool {
+	offered := s.offeredLocked(rec)
+	ticked := f["account"]
+	for _, id := range ticked {
+		if !contains(offered, id) {
+			s.renderStage(w, rec, http.StatusBadRequest, "An account that was not offered was ticked.")
+			return true
+		}
+	}
+	s.completeLocked(w, rec, ticked)
+	return true
+}
+
+// postDebtor takes the offered account to pay from; true when it answered
+// a refusal itself.
+func (s *Server) postDebtor(w *bufWriter, rec *scaRecord, f url.Values) bool {
+	id := f.Get("debtor")
+	if !contains(s.offeredLocked(rec), id) {
+		s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered accounts.")
+		return true
+	}
+	rec.debtor = id
+	rec.stage = stageConfirm
+	return false
 }
 
 // mayAuthoriseLocked: for a payment or basket, may this customer sign it?
@@ -199,17 +230,17 @@ func (s *Server) mayAuthoriseLocked(rec *scaRecord, customerNumber string) strin
 	var ps []*payment
 	switch rec.kind {
 	case scaPayment:
-		ps = []*payment{s.payments[rec.paymentID]}
+		ps = []*payment{s.bank.Payments[rec.paymentID]}
 	case scaBasket:
-		for _, id := range s.baskets[rec.basketID].paymentIDs {
-			ps = append(ps, s.payments[id])
+		for _, id := range s.bank.Baskets[rec.basketID].PaymentIDs {
+			ps = append(ps, s.bank.Payments[id])
 		}
 	default:
 		return ""
 	}
 	for _, p := range ps {
-		if p.status != "RCVD" && p.status != "PATC" {
-			return "The payment can no longer be authorised (status " + p.status + ")."
+		if p.Status != "RCVD" && p.Status != "PATC" {
+			return "The payment can no longer be authorised (status " + p.Status + ")."
 		}
 		if !s.maySignLocked(p, customerNumber) {
 			return "This customer has no payment permission on the debtor account."
@@ -219,14 +250,14 @@ func (s *Server) mayAuthoriseLocked(rec *scaRecord, customerNumber string) strin
 }
 
 func (s *Server) maySignLocked(p *payment, customerNumber string) bool {
-	if !p.bound() {
+	if !p.Bound() {
 		return true // checked once the PSU has chosen its context (bindingLocked)
 	}
-	if p.agreement != "" {
-		ag := s.agreements[p.agreement]
-		return ag != nil && contains(ag.members, customerNumber)
+	if p.Agreement != "" {
+		ag := s.bank.Agreements[p.Agreement]
+		return ag != nil && contains(ag.Members, customerNumber)
 	}
-	return p.customer == customerNumber
+	return p.Customer == customerNumber
 }
 
 // bindingLocked checks a payment initiated without PSU-ID once the PSU who
@@ -237,29 +268,29 @@ func (s *Server) maySignLocked(p *payment, customerNumber string) bool {
 // ends with a failure redirect carrying the status, code and text initiate
 // would have answered; it returns false, having answered.
 func (s *Server) bindingLocked(w *bufWriter, rec *scaRecord) bool {
-	p := s.payments[rec.paymentID]
-	if p.bound() || p.status != "RCVD" { // another PSU's SCA came first, or the TPP cancelled it
+	p := s.bank.Payments[rec.paymentID]
+	if p.Bound() || p.Status != "RCVD" { // another PSU's SCA came first, or the TPP cancelled it
 		s.failBindingLocked(w, rec)
 		return false
 	}
-	if p.debtorRef == nil {
+	if p.DebtorRef == nil {
 		rec.stage = stageDebtor
 		return true
 	}
-	a, err := s.debtorOfLocked(rec.customer, rec.agreement, p.debtorRef)
+	a, err := s.bank.DebtorOf(rec.customer, rec.agreement, p.DebtorRef)
 	if err == nil {
-		if err = s.fundsCheckLocked(p, a.id); err != nil {
+		if err = s.bank.FundsCheck(p, a.ID); err != nil {
 			funds := false
-			p.funds = &funds
+			p.Funds = &funds
 		}
 	}
 	if err != nil {
 		s.cancelSCALocked(rec)
-		p.status = "RJCT"
-		s.redirectFailure(w, rec, err.status, err.code, err.text)
+		p.Status = "RJCT"
+		s.redirectFailure(w, rec, err.Status, err.Code, err.Text)
 		return false
 	}
-	rec.debtor = a.id
+	rec.debtor = a.ID
 	rec.stage = stageConfirm
 	return true
 }
@@ -268,28 +299,28 @@ func (s *Server) afterLogin(rec *scaRecord) {
 	switch rec.kind {
 	case scaPayment, scaBasket:
 		if rec.kind == scaPayment {
-			p := s.payments[rec.paymentID]
-			if !p.bound() {
+			p := s.bank.Payments[rec.paymentID]
+			if !p.Bound() {
 				rec.bind = true
 				rec.stage = stageContext
 				return
 			}
-			if p.agreement != "" {
-				rec.agreement = s.agreements[p.agreement]
+			if p.Agreement != "" {
+				rec.agreement = s.bank.Agreements[p.Agreement]
 			}
-			if p.debtor == "" {
+			if p.Debtor == "" {
 				rec.stage = stageDebtor
 				return
 			}
-		} else if b := s.baskets[rec.basketID]; len(b.paymentIDs) > 0 {
-			if p := s.payments[b.paymentIDs[0]]; p.agreement != "" {
-				rec.agreement = s.agreements[p.agreement]
+		} else if b := s.bank.Baskets[rec.basketID]; len(b.PaymentIDs) > 0 {
+			if p := s.bank.Payments[b.PaymentIDs[0]]; p.Agreement != "" {
+				rec.agreement = s.bank.Agreements[p.Agreement]
 			}
 		}
 		rec.stage = stageConfirm
 		return
 	}
-	if rec.preset != nil && contains(rec.preset.members, rec.customer) {
+	if rec.preset != nil && contains(rec.preset.Members, rec.customer) {
 		rec.agreement = rec.preset
 		if rec.kind == scaConsent {
 			rec.stage = stageAccounts
@@ -311,12 +342,12 @@ type option struct {
 // checked, else the first one.
 func (s *Server) contextOptionsLocked(rec *scaRecord) []option {
 	var out []option
-	c := s.customers[rec.customer]
-	if c.kind == customerPrivate {
-		out = append(out, option{Value: "PRIVATE", Label: "Private: " + c.name})
+	c := s.bank.Customers[rec.customer]
+	if c.Kind == bank.CustomerPrivate {
+		out = append(out, option{Value: "PRIVATE", Label: "Private: " + c.Name})
 	}
 	for _, ag := range s.agreementsOfLocked(rec.customer) {
-		out = append(out, option{Value: "CORPORATE:" + ag.id, Label: "Corporate: " + ag.name + " (org. no. " + ag.orgNumber + ")"})
+		out = append(out, option{Value: "CORPORATE:" + ag.ID, Label: "Corporate: " + ag.Name + " (org. no. " + ag.OrgNumber + ")"})
 	}
 	checked := 0
 	for i, o := range out {
@@ -344,7 +375,7 @@ func (s *Server) chosenContext(rec *scaRecord, f url.Values) (*agreement, bool) 
 	for _, o := range s.contextOptionsLocked(rec) {
 		if o.Value == choice {
 			if ag, ok := strings.CutPrefix(choice, "CORPORATE:"); ok {
-				return s.agreements[ag], true
+				return s.bank.Agreements[ag], true
 			}
 			return nil, true
 		}
@@ -354,9 +385,9 @@ func (s *Server) chosenContext(rec *scaRecord, f url.Values) (*agreement, bool) 
 
 // offeredLocked lists the accounts (and card accounts) of the context the
 // PSU chose at SCA: those it may consent to, and those offered as debtor for
-// a payment that names none (contextAccountsLocked).
+// a payment that names none (bank.ContextAccounts).
 func (s *Server) offeredLocked(rec *scaRecord) []string {
-	return s.contextAccountsLocked(rec.customer, rec.agreement)
+	return s.bank.ContextAccounts(rec.customer, rec.agreement)
 }
 
 // failBindingLocked ends the SCA of an unbound payment that can no longer
@@ -369,15 +400,15 @@ func (s *Server) failBindingLocked(w *bufWriter, rec *scaRecord) {
 func (s *Server) cancelSCALocked(rec *scaRecord) {
 	rec.stage = stageDone
 	if rec.kind == scaPayment {
-		if p := s.payments[rec.paymentID]; p != nil {
-			if a := p.auths[rec.authID]; a != nil {
-				a.status = "failed"
+		if p := s.bank.Payments[rec.paymentID]; p != nil {
+			if a := p.Auths[rec.authID]; a != nil {
+				a.Status = "failed"
 			}
 		}
 	}
 	if rec.kind == scaBasket {
-		if b := s.baskets[rec.basketID]; b != nil {
-			b.scaStatus = "failed"
+		if b := s.bank.Baskets[rec.basketID]; b != nil {
+			b.SCAStatus = "failed"
 		}
 	}
 }
@@ -385,47 +416,47 @@ func (s *Server) cancelSCALocked(rec *scaRecord) {
 // completeLocked finishes a successful SCA: PSU registration, session,
 // consent or signature, then the redirect with psu-id and friends.
 func (s *Server) completeLocked(w *bufWriter, rec *scaRecord, ticked []string) {
-	if rec.bind && s.payments[rec.paymentID].bound() {
+	if rec.bind && s.bank.Payments[rec.paymentID].Bound() {
 		s.failBindingLocked(w, rec)
 		return
 	}
 	now := s.now()
 	rec.stage = stageDone
 	psuID := psuIDFor(rec.tpp, rec.customer)
-	s.psus[psuID] = &psuRecord{tpp: rec.tpp, customer: rec.customer, corporate: rec.agreement != nil}
+	s.bank.PSUs[psuID] = &psuRecord{TPP: rec.tpp, Customer: rec.customer, Corporate: rec.agreement != nil}
 	// a completed SCA opens the session of its TPP-Session-ID; an older one ends
-	s.sessions[sessionKey{rec.tpp, rec.customer}] = &session{id: rec.tppSessionID, expires: now.Add(sessionValidity)}
+	s.bank.Sessions[sessionKey{TPP: rec.tpp, Customer: rec.customer}] = &session{ID: rec.tppSessionID, Expires: now.Add(bank.SessionValidity)}
 	switch rec.kind {
 	case scaConsent:
-		k := consentKey{tpp: rec.tpp, customer: rec.customer}
+		k := consentKey{TPP: rec.tpp, Customer: rec.customer}
 		if rec.agreement != nil {
-			k.agreement = rec.agreement.id
+			k.Agreement = rec.agreement.ID
 		}
-		c := &consent{accounts: map[string]time.Time{}}
+		c := &consent{Accounts: map[string]time.Time{}}
 		for _, id := range ticked {
-			c.accounts[id] = now
+			c.Accounts[id] = now
 		}
-		s.consents[k] = c
+		s.bank.Consents[k] = c
 	case scaPayment:
-		p := s.payments[rec.paymentID]
-		p.auths[rec.authID].status = "finalised"
-		if rec.bind && p.status == "RCVD" {
-			p.customer = rec.customer
+		p := s.bank.Payments[rec.paymentID]
+		p.Auths[rec.authID].Status = "finalised"
+		if rec.bind && p.Status == "RCVD" {
+			p.Customer = rec.customer
 			if rec.agreement != nil {
-				p.agreement, p.signersRequired = rec.agreement.id, rec.agreement.signersRequired
+				p.Agreement, p.SignersRequired = rec.agreement.ID, rec.agreement.SignersRequired
 			}
 		}
-		if p.debtor == "" {
-			p.debtor = rec.debtor
+		if p.Debtor == "" {
+			p.Debtor = rec.debtor
 		}
-		s.signPaymentLocked(p, rec.customer)
+		s.bank.SignPayment(p, rec.customer)
 	case scaBasket:
-		b := s.baskets[rec.basketID]
-		b.scaStatus = "finalised"
-		for _, id := range b.paymentIDs {
-			s.signPaymentLocked(s.payments[id], rec.customer)
+		b := s.bank.Baskets[rec.basketID]
+		b.SCAStatus = "finalised"
+		for _, id := range b.PaymentIDs {
+			s.bank.SignPayment(s.bank.Payments[id], rec.customer)
 		}
-		b.status = "ACTC"
+		b.Status = "ACTC"
 	}
 	q := url.Values{}
 	q.Set("psu-id", psuID)
@@ -433,7 +464,7 @@ func (s *Server) completeLocked(w *bufWriter, rec *scaRecord, ticked []string) {
 	q.Set("context", "PRIVATE")
 	if rec.agreement != nil {
 		q.Set("context", "CORPORATE")
-		q.Set("psu-corporate-id", corporateIDFor(rec.tpp, rec.agreement.id))
+		q.Set("psu-corporate-id", corporateIDFor(rec.tpp, rec.agreement.ID))
 	}
 	s.redirectTPP(w, rec, q)
 }
@@ -491,22 +522,22 @@ func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg st
 	}
 	switch rec.stage {
 	case stageLogin:
-		d.Customers = append([]string(nil), s.customerOrder...)
+		d.Customers = append([]string(nil), s.bank.CustomerOrder...)
 	case stageContext:
 		d.Options = s.contextOptionsLocked(rec)
 	case stageAccounts:
-		k := consentKey{tpp: rec.tpp, customer: rec.customer}
+		k := consentKey{TPP: rec.tpp, Customer: rec.customer}
 		if rec.agreement != nil {
-			k.agreement = rec.agreement.id
+			k.Agreement = rec.agreement.ID
 		}
-		prev := s.consents[k]
+		prev := s.bank.Consents[k]
 		for _, id := range s.offeredLocked(rec) {
-			_, had := prev.accountsOrNil()[id]
-			d.Accounts = append(d.Accounts, option{Value: id, Label: accountLabel(s.accounts[id]), Checked: had})
+			_, had := prev.Granted()[id]
+			d.Accounts = append(d.Accounts, option{Value: id, Label: accountLabel(s.bank.Accounts[id]), Checked: had})
 		}
 	case stageDebtor:
 		for i, id := range s.offeredLocked(rec) {
-			d.Accounts = append(d.Accounts, option{Value: id, Label: accountLabel(s.accounts[id]), Checked: i == 0})
+			d.Accounts = append(d.Accounts, option{Value: id, Label: accountLabel(s.bank.Accounts[id]), Checked: i == 0})
 		}
 	case stageConfirm:
 		var ids []string
@@ -514,11 +545,11 @@ func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg st
 		case scaPayment:
 			ids = []string{rec.paymentID}
 		case scaBasket:
-			ids = s.baskets[rec.basketID].paymentIDs
+			ids = s.bank.Baskets[rec.basketID].PaymentIDs
 		}
 		for _, id := range ids {
-			v := s.paymentViewLocked(s.payments[id])
-			if a := s.accounts[rec.debtor]; a != nil && v.Debtor == "" {
+			v := s.paymentViewLocked(s.bank.Payments[id])
+			if a := s.bank.Accounts[rec.debtor]; a != nil && v.Debtor == "" {
 				v.Debtor = accountLabel(a)
 			}
 			d.Payments = append(d.Payments, v)
@@ -527,18 +558,11 @@ func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg st
 	s.renderPage(w, status, d)
 }
 
-func (c *consent) accountsOrNil() map[string]time.Time {
-	if c == nil || c.revoked {
-		return nil
-	}
-	return c.accounts
-}
-
 func accountLabel(a *account) string {
-	if a.card {
-		return a.name + " " + a.maskedPan
+	if a.Card {
+		return a.Name + " " + a.MaskedPan
 	}
-	return a.name + " " + a.bban
+	return a.Name + " " + a.BBAN
 }
 
 func (s *Server) renderPage(w *bufWriter, status int, d *pageData) {

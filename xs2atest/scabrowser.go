@@ -90,76 +90,112 @@ func (s *Server) answerPage(page, customerNumber string, ch *scaChoice) (url.Val
 		form.Set("action", "cancel")
 		return form, nil
 	}
+	var err error
 	switch step {
 	case stageLogin:
 		form.Set("nationalId", customerNumber)
 		form.Set("action", "next")
 	case stageContext:
-		var values []string
-		checked := ""
-		for _, r := range radioRE.FindAllStringSubmatch(page, -1) {
-			v := html.UnescapeString(r[2])
-			values = append(values, v)
-			if r[3] != "" {
-				checked = v
-			}
-		}
-		choice := checked
-		switch ch.context {
-		case "PRIVATE":
-			choice = "PRIVATE"
-		case "CORPORATE":
-			choice = ""
-			for _, v := range values {
-				ag, ok := strings.CutPrefix(v, "CORPORATE:")
-				if ok && (ch.agreement == "" || ch.agreement == ag || ch.agreement == s.corporateIDOfAgreement(page, ag)) {
-					choice = v
-					break
-				}
-			}
-		}
-		if !contains(values, choice) {
-			return nil, fmt.Errorf("xs2atest: the SCA page does not offer the context %s", ch.context)
-		}
-		form.Set("choice", choice)
-		form.Set("action", "next")
+		err = s.answerContext(form, page, ch)
 	case stageAccounts:
-		var offered []string
-		for _, r := range checkboxRE.FindAllStringSubmatch(page, -1) {
-			offered = append(offered, html.UnescapeString(r[1]))
-		}
-		ticks := offered
-		if ch.accountsSet {
-			for _, id := range ch.accounts {
-				if !contains(offered, id) {
-					return nil, errors.New("xs2atest: the SCA page does not offer account " + id)
-				}
-			}
-			ticks = ch.accounts
-		}
-		form["account"] = ticks
-		form.Set("action", "confirm")
+		err = answerAccounts(form, page, ch)
 	case stageDebtor:
-		var offered []string
-		for _, r := range radioRE.FindAllStringSubmatch(page, -1) {
-			offered = append(offered, html.UnescapeString(r[2]))
-		}
-		if len(offered) == 0 {
-			return nil, errors.New("xs2atest: no account to pay from")
-		}
-		pick := offered[0]
-		if len(ch.accounts) > 0 {
-			if !contains(offered, ch.accounts[0]) {
-				return nil, errors.New("xs2atest: the SCA page does not offer account " + ch.accounts[0])
-			}
-			pick = ch.accounts[0]
-		}
-		form.Set("debtor", pick)
-		form.Set("action", "next")
+		err = answerDebtor(form, page, ch)
 	default: // confirm, and app: confirmed in the bank's app
 		form.Set("action", "confirm")
 	}
+	if err != nil {
+		return nil, err
+	}
 	return form, nil
+}
+
+// answerContext picks the context the choice asks for among those the
+// page offers (the checked one by default).
+func (s *Server) answerContext(form url.Values, page string, ch *scaChoice) error {
+	var values []string
+	checked := ""
+	for _, r := range radioRE.FindAllStringSubmatch(page, -1) {
+		v := html.UnescapeString(r[2])
+		values = append(values, v)
+		if r[3] != "" {
+			checked = v
+		}
+	}
+	choice := checked
+	switch ch.context {
+	case "PRIVATE":
+		choice = "PRIVATE"
+	case "CORPORATE":
+		choice = ""
+		for _, v := range values {
+			ag, ok := strings.CutPrefix(v, "CORPORATE:")
+			if ok && (ch.agreement == "" || ch.agreement == ag || ch.agreement == s.corporateIDOfAgreement(page, ag)) {
+				choice = v
+				break
+			}
+		}
+	}
+	if !contains(values, choice) {
+		return fmt.Errorf("xs2atest: the SCA page does not offer the context %s", ch.context)
+	}
+	form.Set("choice", choice)
+	form.Set("action", "next")
+	return nil
+}
+
+// answerAccounts ticks the accounts the choice names, or every offered one.
+func answerAccounts(form url.Values, page string, ch *scaChoice) error {
+	offered := offeredValues(checkboxRE, page, 1)
+	ticks := offered
+	if ch.accountsSet {
+		if err := mustOffer(offered, ch.accounts); err != nil {
+			return err
+		}
+		ticks = ch.accounts
+	}
+	form["account"] = ticks
+	form.Set("action", "confirm")
+	return nil
+}
+
+// answerDebtor picks the account to pay from: the choice's first account,
+// or the first offered.
+func answerDebtor(form url.Values, page string, ch *scaChoice) error {
+	offered := offeredValues(radioRE, page, 2)
+	if len(offered) == 0 {
+		return errors.New("xs2atest: no account to pay from")
+	}
+	pick := offered[0]
+	if len(ch.accounts) > 0 {
+		if err := mustOffer(offered, ch.accounts[:1]); err != nil {
+			return err
+		}
+		pick = ch.accounts[0]
+	}
+	form.Set("debtor", pick)
+	form.Set("action", "next")
+	return nil
+}
+
+// offeredValues are the values of the inputs re finds in page (submatch
+// group), unescaped.
+func offeredValues(re *regexp.Regexp, page string, group int) []string {
+	var out []string
+	for _, r := range re.FindAllStringSubmatch(page, -1) {
+		out = append(out, html.UnescapeString(r[group]))
+	}
+	return out
+}
+
+// mustOffer fails on the first of ids the page does not offer.
+func mustOffer(offered, ids []string) error {
+	for _, id := range ids {
+		if !contains(offered, id) {
+			return errors.New("xs2atest: the SCA page does not offer account " + id)
+		}
+	}
+	return nil
 }
 
 // corporateIDOfAgreement lets Corporate() take the psu-corporate-id a TPP
@@ -171,8 +207,8 @@ func (s *Server) corporateIDOfAgreement(page, agreementID string) string {
 		return ""
 	}
 	token := strings.TrimPrefix(html.UnescapeString(m[1]), s.cfg.basePath+"/sca/")
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	if rec := s.scas[token]; rec != nil {
 		return corporateIDFor(rec.tpp, agreementID)
 	}

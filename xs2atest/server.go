@@ -18,15 +18,9 @@ import (
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/Oslo on machines without a zoneinfo database
-)
 
-var oslo = func() *time.Location {
-	l, err := time.LoadLocation("Europe/Oslo")
-	if err != nil {
-		panic("xs2atest: " + err.Error())
-	}
-	return l
-}()
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
+)
 
 // maxBody caps request bodies (larger ones get 413).
 const maxBody = 1 << 20
@@ -48,36 +42,17 @@ type Server struct {
 	faultRNG  *rand.Rand
 	faultUsed []int
 
-	mu  sync.Mutex
-	rng *rand.Rand
+	bank *bank.Bank // the core; its lock guards the fields below too
 	bankState
-	lastBatch time.Time
 	contacts  map[string]string
 	tppOwners tppOwners
 	reqLog    []Request
 }
 
-// bankState is everything POST /v1/sandbox/initialize resets.
+// bankState is what POST /v1/sandbox/initialize resets besides the bank
+// core: the SCAs under way.
 type bankState struct {
-	customers      map[string]*customer
-	customerOrder  []string
-	accounts       map[string]*account
-	accountOrder   []string
-	byBBAN         map[string]*account
-	agreements     map[string]*agreement
-	agreementOrder []string
-	psus           map[string]*psuRecord
-	consents       map[consentKey]*consent
-	sessions       map[sessionKey]*session
-	scas           map[string]*scaRecord
-	payments       map[string]*payment
-	paymentOrder   []string
-	baskets        map[string]*basket
-	usage          map[usageKey][]time.Time
-	dupes          map[dupKey][]string // ids of the payments of an invoice, oldest first
-	// processedInvoices holds the invoice numbers of authorised e-invoice
-	// payments: processed at the invoice scheme.
-	processedInvoices map[string]bool
+	scas map[string]*scaRecord
 }
 
 // Request is one entry of the request log: what arrived, never bodies or
@@ -124,10 +99,8 @@ func Start(opts ...Option) (*Server, error) {
 	}
 	s.mux = http.NewServeMux()
 	s.routes()
-	s.mu.Lock()
+	s.bank = bank.New(cfg.seed, cfg.now)
 	s.resetLocked()
-	s.lastBatch = s.now()
-	s.mu.Unlock()
 
 	s.srv = httptest.NewUnstartedServer(s)
 	if cfg.addr != "" {
@@ -170,21 +143,14 @@ func (s *Server) Certificate() *x509.Certificate { return s.respCert }
 func (s *Server) now() time.Time { return s.cfg.now() }
 
 func (s *Server) resetLocked() {
-	s.rng = rand.New(rand.NewPCG(s.cfg.seed, 1))
-	s.bankState = bankState{
-		customers: map[string]*customer{}, accounts: map[string]*account{}, byBBAN: map[string]*account{},
-		agreements: map[string]*agreement{}, psus: map[string]*psuRecord{}, consents: map[consentKey]*consent{},
-		sessions: map[sessionKey]*session{}, scas: map[string]*scaRecord{}, payments: map[string]*payment{},
-		baskets: map[string]*basket{}, usage: map[usageKey][]time.Time{}, dupes: map[dupKey][]string{},
-		processedInvoices: map[string]bool{},
-	}
-	s.seedLocked()
+	s.bank.Reset()
+	s.bankState = bankState{scas: map[string]*scaRecord{}}
 }
 
 // Requests returns a copy of the request log, oldest first.
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	return append([]Request(nil), s.reqLog...)
 }
 
@@ -193,8 +159,8 @@ func (s *Server) Requests() []Request {
 // pathPrefix ("" = any, also requests outside the base path), so tests can
 // assert that nothing was sent.
 func (s *Server) RequestCount(method, pathPrefix string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bank.Lock()
+	defer s.bank.Unlock()
 	n := 0
 	for _, r := range s.reqLog {
 		if (method == "" || strings.EqualFold(method, r.Method)) && strings.HasPrefix(r.Path, pathPrefix) {
@@ -481,9 +447,9 @@ func (s *Server) finish(w http.ResponseWriter, r *http.Request, lp logPath, bw *
 func (s *Server) logRequest(r *http.Request, lp logPath, status int, dropped bool) {
 	rec := Request{Method: r.Method, Path: lp.path, FullPath: lp.full, Status: status,
 		RequestID: r.Header.Get("X-Request-ID"), Dropped: dropped}
-	s.mu.Lock()
+	s.bank.Lock()
 	s.reqLog = append(s.reqLog, rec)
-	s.mu.Unlock()
+	s.bank.Unlock()
 	s.cfg.logger.Info("xs2atest request", "method", rec.Method, "path", pathTemplate(lp.escaped),
 		"status", status, "dropped", dropped, "x-request-id", rec.RequestID)
 }

@@ -41,16 +41,49 @@ var errSignatureSyntax = errors.New("malformed Signature header")
 // quoted value a backslash keeps the next character (RFC 2253 escapes in the
 // CA part stay as they are).
 func parseSignatureHeader(v string) (*signatureParams, error) {
+	v, err := signatureText(v)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := signatureParts(v)
+	if err != nil {
+		return nil, err
+	}
+	p := &signatureParams{KeyID: vals[0], Algorithm: vals[1]}
+	if p.KeyID == "" {
+		return nil, errors.New("signature header: empty keyId")
+	}
+	if p.Headers, err = signedHeaders(vals[2]); err != nil {
+		return nil, err
+	}
+	sig, err := base64.StdEncoding.DecodeString(vals[3])
+	if err != nil || len(sig) == 0 {
+		return nil, errors.New("signature header: signature is not base64")
+	}
+	p.Signature = sig
+	return p, nil
+}
+
+// signatureText is the Signature header's text: RFC 2047 decoded when
+// encoded, else plain ASCII.
+func signatureText(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if strings.HasPrefix(v, "=?") {
 		d, err := unwrapRFC2047(v)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		v = strings.TrimSpace(d)
-	} else if !isASCII(v) {
-		return nil, errors.New("signature header: text other than ASCII must be MIME-encoded per RFC 2047 (=?utf-8?B?...?=)")
+		return strings.TrimSpace(d), nil
 	}
+	if !isASCII(v) {
+		return "", errors.New("signature header: text other than ASCII must be MIME-encoded per RFC 2047 (=?utf-8?B?...?=)")
+	}
+	return v, nil
+}
+
+// signatureParts reads the quoted values of keyId, algorithm, headers and
+// signature, in this order, separated by commas, and nothing after them.
+func signatureParts(v string) ([]string, error) {
 	want := []string{"keyId", "algorithm", "headers", "signature"}
 	vals := make([]string, 0, 4)
 	rest := v
@@ -59,29 +92,12 @@ func parseSignatureHeader(v string) (*signatureParams, error) {
 		if !strings.HasPrefix(rest, name+"=\"") {
 			return nil, errors.New("signature header: want part " + name + " at position " + string(rune('1'+i)))
 		}
-		rest = rest[len(name)+2:]
-		var b strings.Builder
-		closed := false
-		for j := 0; j < len(rest); j++ {
-			c := rest[j]
-			if c == '\\' && j+1 < len(rest) {
-				b.WriteByte(c)
-				b.WriteByte(rest[j+1])
-				j++
-				continue
-			}
-			if c == '"' {
-				rest = rest[j+1:]
-				closed = true
-				break
-			}
-			b.WriteByte(c)
-		}
-		if !closed {
+		val, after, ok := quotedValue(rest[len(name)+2:])
+		if !ok {
 			return nil, errSignatureSyntax
 		}
-		vals = append(vals, b.String())
-		rest = strings.TrimLeft(rest, " \t")
+		vals = append(vals, val)
+		rest = strings.TrimLeft(after, " \t")
 		if i < len(want)-1 {
 			if !strings.HasPrefix(rest, ",") {
 				return nil, errSignatureSyntax
@@ -92,27 +108,45 @@ func parseSignatureHeader(v string) (*signatureParams, error) {
 	if rest != "" {
 		return nil, errors.New("signature header: unexpected text after the signature part")
 	}
-	p := &signatureParams{KeyID: vals[0], Algorithm: vals[1]}
-	if p.KeyID == "" {
-		return nil, errors.New("signature header: empty keyId")
+	return vals, nil
+}
+
+// quotedValue reads a value up to its closing quote; a backslash keeps the
+// next character, both kept as they are. It returns the value, the text
+// after the quote, and false when the quote is missing.
+func quotedValue(s string) (string, string, bool) {
+	var b strings.Builder
+	for j := 0; j < len(s); j++ {
+		c := s[j]
+		if c == '\\' && j+1 < len(s) {
+			b.WriteByte(c)
+			b.WriteByte(s[j+1])
+			j++
+			continue
+		}
+		if c == '"' {
+			return b.String(), s[j+1:], true
+		}
+		b.WriteByte(c)
 	}
-	p.Headers = strings.Fields(vals[2])
-	if len(p.Headers) == 0 {
+	return "", "", false
+}
+
+// signedHeaders are the names of the headers part: at least one, lower
+// case, each once.
+func signedHeaders(v string) ([]string, error) {
+	hs := strings.Fields(v)
+	if len(hs) == 0 {
 		return nil, errors.New("signature header: no signed headers")
 	}
 	seen := map[string]bool{}
-	for _, h := range p.Headers {
+	for _, h := range hs {
 		if h != strings.ToLower(h) || seen[h] {
 			return nil, errors.New("signature header: header names must be lower case and unique")
 		}
 		seen[h] = true
 	}
-	sig, err := base64.StdEncoding.DecodeString(vals[3])
-	if err != nil || len(sig) == 0 {
-		return nil, errors.New("signature header: signature is not base64")
-	}
-	p.Signature = sig
-	return p, nil
+	return hs, nil
 }
 
 // errWrapping refuses a Signature value that starts as RFC 2047 but is

@@ -1,5 +1,7 @@
 package xs2atest
 
+import "github.com/tppkit/xs2a/xs2atest/internal/bank"
+
 // Standing orders: the "information" entries of an account's transaction
 // report (bookingStatus information or all, Berlin Group): one per active
 // periodic payment from the account.
@@ -29,27 +31,27 @@ var activeStatus = map[string]bool{"ACTC": true, "ACCP": true, "ACSP": true, "AC
 // standingOrdersLocked lists the standing orders of a: its authorised
 // periodic payments whose endDate, if any, has not passed.
 func (s *Server) standingOrdersLocked(a *account) []infoJSON {
-	today := fmtDate(dateOf(s.now()))
+	today := bank.FormatDate(bank.DateOf(s.now()))
 	out := []infoJSON{}
-	for _, id := range s.paymentOrder {
-		p := s.payments[id]
-		if p.service != "periodic-payments" || p.debtor != a.id || !activeStatus[p.status] || len(p.entries) == 0 {
+	for _, id := range s.bank.PaymentOrder {
+		p := s.bank.Payments[id]
+		if p.Service != "periodic-payments" || p.Debtor != a.ID || !activeStatus[p.Status] || len(p.Entries) == 0 {
 			continue
 		}
-		str := func(k string) string { v, _ := p.raw[k].(string); return v }
+		str := func(k string) string { v, _ := p.Raw[k].(string); return v }
 		if end := str("endDate"); end != "" && end < today {
 			continue
 		}
-		f := p.entries[0]
+		f := p.Entries[0]
 		e := infoJSON{
-			TransactionAmount: amountJSON{formatAmount(-f.amount), f.currency},
-			CreditorName:      f.creditorName, CreditorAccount: &accountRefJSON{BBAN: f.creditor},
-			RemittanceInformationUnstructured: f.remittance,
+			TransactionAmount: amountJSON{formatAmount(-f.Amount), f.Currency},
+			CreditorName:      f.CreditorName, CreditorAccount: &accountRefJSON{BBAN: f.Creditor},
+			RemittanceInformationUnstructured: f.Remittance,
 		}
 		d := &e.AdditionalInformationStructured.StandingOrderDetails
 		d.StartDate, d.EndDate, d.Frequency = str("startDate"), str("endDate"), str("frequency")
 		d.DayOfExecution, d.ExecutionRule = str("dayOfExecution"), str("executionRule")
-		if months, ok := p.raw["monthsOfExecution"].([]any); ok {
+		if months, ok := p.Raw["monthsOfExecution"].([]any); ok {
 			for _, m := range months {
 				if v, ok := m.(string); ok {
 					d.MonthsOfExecution = append(d.MonthsOfExecution, v)

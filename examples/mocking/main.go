@@ -8,8 +8,9 @@
 //     browser. Signatures, consent, sessions, the PSU-not-present limits and
 //     the bank's errors are all real, and the test can change the bank's
 //     state (SetBalance, CloseAccount, RevokeConsent, ...). Prefer this.
-//  2. With httpmock: xs2atest.Responders registers canned answers built from
-//     the same sandbox data on a *httpmock.MockTransport, plugged in with
+//  2. With httpmock: mockbank.Responders (package xs2atest/mockbank)
+//     registers canned answers built from the same sandbox data on a
+//     *httpmock.MockTransport, plugged in with
 //     xs2a.WithHTTPClient(&http.Client{Transport: mt}). No server runs and
 //     nothing is checked: quick, for code that only needs plausible answers.
 //  3. A consumer-side one-method interface (balanceReader below), satisfied
@@ -45,6 +46,7 @@ import (
 
 	"github.com/tppkit/xs2a"
 	"github.com/tppkit/xs2a/xs2atest"
+	"github.com/tppkit/xs2a/xs2atest/mockbank"
 )
 
 // ---- the TPP's code under test ----
@@ -213,10 +215,10 @@ func withFakeBank(ctx context.Context, p *printer) error {
 
 // withHTTPMock runs TotalBalance on canned answers: no server at all.
 func withHTTPMock(ctx context.Context, p *printer) error {
-	p.heading("2. httpmock: xs2atest.Responders on a *httpmock.MockTransport")
+	p.heading("2. httpmock: mockbank.Responders on a *httpmock.MockTransport")
 	const base = "https://bank.example/api"
 	mt := httpmock.NewMockTransport()
-	xs2atest.Responders(mt, base) // PrivateCustomer1's accounts by default
+	mockbank.Responders(mt, base) // PrivateCustomer1's accounts by default
 	signer, err := xs2atest.NewTestSigner()
 	if err != nil {
 		return err
@@ -237,7 +239,7 @@ func withHTTPMock(ctx context.Context, p *printer) error {
 	p.result("TotalBalance = %s after %d mocked requests", total, mt.GetTotalCallCount())
 
 	scaMock := httpmock.NewMockTransport()
-	xs2atest.Responders(scaMock, base, xs2atest.MockSCARequired())
+	mockbank.Responders(scaMock, base, mockbank.MockSCARequired())
 	scaClient, err := xs2a.NewClient(base, signer,
 		xs2a.WithRedirectURI("https://tpp.example/callback"),
 		xs2a.WithHTTPClient(&http.Client{Transport: scaMock}))
@@ -250,7 +252,7 @@ func withHTTPMock(ctx context.Context, p *printer) error {
 	if !errors.As(err, &sca) {
 		return fmt.Errorf("expected a *xs2a.SCARequiredError with MockSCARequired, got %v", err)
 	}
-	p.result("with xs2atest.MockSCARequired(): %v (redirect %s)", err, sca.Redirect.Href)
+	p.result("with mockbank.MockSCARequired(): %v (redirect %s)", err, sca.Redirect.Href)
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tppkit/xs2a"
 	"github.com/tppkit/xs2a/xs2atest"
+	"github.com/tppkit/xs2a/xs2atest/mockbank"
 )
 
 // ---- 1. the fake bank: the TPP's code against a bank that checks everything ----
@@ -125,7 +126,7 @@ func TestTotalBalanceWithHTTPMock(t *testing.T) {
 	t.Parallel()
 	const base = "https://bank.example/api"
 	mt := httpmock.NewMockTransport()
-	xs2atest.Responders(mt, base, xs2atest.MockCustomer(xs2atest.PrivateCustomer1))
+	mockbank.Responders(mt, base, mockbank.MockCustomer(xs2atest.PrivateCustomer1))
 	c := mockClient(t, mt, base)
 
 	total, err := TotalBalance(context.Background(), c, xs2a.PSU{ID: "0b7f3c1e-5a2d-4e6f-9a8b-1c2d3e4f5a6b", IPAddress: "192.0.2.10"})
@@ -140,7 +141,7 @@ func TestTotalBalanceWithHTTPMockBeforeSCA(t *testing.T) {
 	t.Parallel()
 	const base = "https://bank.example/api"
 	mt := httpmock.NewMockTransport()
-	xs2atest.Responders(mt, base, xs2atest.MockSCARequired())
+	mockbank.Responders(mt, base, mockbank.MockSCARequired())
 	c := mockClient(t, mt, base)
 
 	_, err := TotalBalance(context.Background(), c, xs2a.PSU{IPAddress: "192.0.2.10"})
@@ -157,7 +158,7 @@ func TestTotalBalanceWithAnOverriddenResponder(t *testing.T) {
 	t.Parallel()
 	const base = "https://bank.example/api"
 	mt := httpmock.NewMockTransport()
-	xs2atest.Responders(mt, base)
+	mockbank.Responders(mt, base)
 	mt.RegisterResponder(http.MethodGet, base+"/v1/accounts", httpmock.NewStringResponder(http.StatusOK,
 		`{"accounts":[{"resourceId":"enc!!nok","currency":"NOK"},{"resourceId":"enc!!eur","currency":"EUR"}]}`))
 	for _, currency := range []string{"NOK", "EUR"} {
@@ -253,7 +254,7 @@ func TestMockingDemo(t *testing.T) {
 		"errors.Is(err, xs2a.ErrConsentInvalid) = true",
 		"2. httpmock",
 		"after 3 mocked requests",
-		"with xs2atest.MockSCARequired(): xs2a: SCA required",
+		"with mockbank.MockSCARequired(): xs2a: SCA required",
 		"3. A consumer-side one-method interface",
 		"= 0.30 NOK",
 		"errors.Is(err, xs2a.ErrAccessExceeded) = true",

@@ -1,4 +1,4 @@
-package xs2atest
+package bank
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 )
 
 func day(s string) time.Time {
-	d, ok := parseDate(s)
+	d, ok := ParseDate(s)
 	if !ok {
 		panic("bad date " + s)
 	}
@@ -39,8 +39,8 @@ func TestBankingDays(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.date, func(t *testing.T) {
-			assert.Equal(t, tt.banking, bankingDay(day(tt.date)))
-			assert.Equal(t, tt.next, fmtDate(nextBankingDay(day(tt.date))))
+			assert.Equal(t, tt.banking, BankingDay(day(tt.date)))
+			assert.Equal(t, tt.next, FormatDate(NextBankingDay(day(tt.date))))
 		})
 	}
 }
@@ -49,6 +49,6 @@ func TestEasterSunday(t *testing.T) {
 	t.Parallel()
 	for year, want := range map[int]string{2000: "2000-04-23", 2024: "2024-03-31", 2025: "2025-04-20",
 		2026: "2026-04-05", 2038: "2038-04-25", 2285: "2285-03-22"} {
-		assert.Equal(t, want, fmtDate(easterSunday(year)), year)
+		assert.Equal(t, want, FormatDate(easterSunday(year)), year)
 	}
 }

@@ -1,4 +1,4 @@
-package xs2atest_test
+package mockbank_test
 
 import (
 	"bytes"
@@ -13,13 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/xs2a/xs2atest"
+	"github.com/tppkit/xs2a/xs2atest/mockbank"
 )
 
 func TestResponders(t *testing.T) {
 	t.Parallel()
 	mt := httpmock.NewMockTransport()
 	base := "https://psd2.bank.example/api"
-	xs2atest.Responders(mt, base, xs2atest.MockPaymentStatus("ACCP"), xs2atest.MockInsufficientFunds())
+	mockbank.Responders(mt, base, mockbank.MockPaymentStatus("ACCP"), mockbank.MockInsufficientFunds())
 	hc := &http.Client{Transport: mt}
 	call := func(method, path string, body []byte) (int, map[string]any) {
 		req, err := http.NewRequest(method, base+path, bytes.NewReader(body))
@@ -70,7 +71,7 @@ func TestResponders(t *testing.T) {
 	assert.Equal(t, 400, status)
 
 	mt2 := httpmock.NewMockTransport()
-	xs2atest.Responders(mt2, base, xs2atest.MockSCARequired(), xs2atest.MockCustomer(xs2atest.CorporateCustomer1))
+	mockbank.Responders(mt2, base, mockbank.MockSCARequired(), mockbank.MockCustomer(xs2atest.CorporateCustomer1))
 	resp, err := (&http.Client{Transport: mt2}).Get(base + "/v1/accounts")
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -84,7 +85,7 @@ func TestRespondersConcurrentPayments(t *testing.T) {
 	t.Parallel()
 	mt := httpmock.NewMockTransport()
 	base := "https://psd2.bank.example/api"
-	xs2atest.Responders(mt, base)
+	mockbank.Responders(mt, base)
 	hc := &http.Client{Transport: mt}
 	const n = 16
 	ids := make(chan string, n)
@@ -123,22 +124,22 @@ func TestRespondersFundsAvailable(t *testing.T) {
 	base := "https://psd2.bank.example/api"
 	tests := []struct {
 		name string
-		opts []xs2atest.ResponderOption
+		opts []mockbank.ResponderOption
 		want map[string]any
 	}{
 		{"default ACSC", nil, map[string]any{"transactionStatus": "ACSC"}},
-		{"RJCT for another reason", []xs2atest.ResponderOption{xs2atest.MockPaymentStatus("RJCT")},
+		{"RJCT for another reason", []mockbank.ResponderOption{mockbank.MockPaymentStatus("RJCT")},
 			map[string]any{"transactionStatus": "RJCT"}},
-		{"ACCP, waiting for the next batch", []xs2atest.ResponderOption{xs2atest.MockPaymentStatus("ACCP")},
+		{"ACCP, waiting for the next batch", []mockbank.ResponderOption{mockbank.MockPaymentStatus("ACCP")},
 			map[string]any{"transactionStatus": "ACCP"}},
-		{"ACCP for lack of funds", []xs2atest.ResponderOption{xs2atest.MockPaymentStatus("ACCP"), xs2atest.MockInsufficientFunds()},
+		{"ACCP for lack of funds", []mockbank.ResponderOption{mockbank.MockPaymentStatus("ACCP"), mockbank.MockInsufficientFunds()},
 			map[string]any{"transactionStatus": "ACCP", "fundsAvailable": false}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			mt := httpmock.NewMockTransport()
-			xs2atest.Responders(mt, base, tt.opts...)
+			mockbank.Responders(mt, base, tt.opts...)
 			resp, err := (&http.Client{Transport: mt}).Get(base + "/v1/payments/norwegian-domestic-credit-transfers/enc!!p1/status")
 			require.NoError(t, err)
 			defer resp.Body.Close()

@@ -1,15 +1,36 @@
-package xs2atest
+package bank
 
 import "time"
+
+// DateOf is the calendar date of t in Europe/Oslo, as midnight UTC.
+func DateOf(t time.Time) time.Time {
+	y, m, d := t.In(Oslo).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+func FormatDate(t time.Time) string { return t.Format(time.DateOnly) }
+
+func ParseDate(s string) (time.Time, bool) {
+	t, err := time.Parse(time.DateOnly, s)
+	return t, err == nil
+}
+
+var Oslo = func() *time.Location {
+	l, err := time.LoadLocation("Europe/Oslo")
+	if err != nil {
+		panic("xs2atest: " + err.Error())
+	}
+	return l
+}()
 
 // The fake bank's banking days: Monday to Friday, except the Norwegian
 // public holidays and the two days banks close (24 and 31 December). A
 // requestedExecutionDate that is no longer possible when the PSU signs is
-// moved to the next banking day (moveExecDateLocked).
+// moved to the next banking day (moveExecDate).
 
-// bankingDay reports whether d (a date at midnight UTC, as dateOf gives)
-// is a banking day.
-func bankingDay(d time.Time) bool {
+// BankingDay reports whether d (a date at midnight UTC, as DateOf gives)
+// Is a banking day.
+func BankingDay(d time.Time) bool {
 	if wd := d.Weekday(); wd == time.Saturday || wd == time.Sunday {
 		return false
 	}
@@ -28,9 +49,9 @@ func bankingDay(d time.Time) bool {
 	return true
 }
 
-// nextBankingDay is d when it is a banking day, else the first one after.
-func nextBankingDay(d time.Time) time.Time {
-	for !bankingDay(d) {
+// NextBankingDay is d when it is a banking day, else the first one after.
+func NextBankingDay(d time.Time) time.Time {
+	for !BankingDay(d) {
 		d = d.AddDate(0, 0, 1)
 	}
 	return d
