@@ -378,22 +378,8 @@ func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	report := map[string]any{}
-	base := "/v1/accounts/" + pathSeg(a.ID) + "/transactions"
 	if tq.status != "pending" && tq.status != "information" {
-		var sel []*bank.Transaction
-		for _, t := range a.Booked {
-			if tq.in(t.BookingDate) {
-				sel = append(sel, t)
-			}
-		}
-		page := []txJSON{}
-		for i := tq.offset; i < len(sel) && i < tq.offset+tq.limit; i++ {
-			page = append(page, txOf(sel[i], true))
-		}
-		report["booked"] = page
-		if next := tq.nextLink(base, len(sel)); next != "" {
-			report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
-		}
+		bookedPage(report, a, tq)
 	}
 	if tq.status == "pending" || tq.status == "both" || tq.status == "all" {
 		// all of them, unfiltered, on every page
@@ -410,6 +396,25 @@ func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 		"account":      bank.AccountRef{BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency},
 		"transactions": report,
 	})
+}
+
+// bookedPage puts the page of the account's booked transactions that tq
+// asks for in report, with a next link unless it is the last.
+func bookedPage(report map[string]any, a *bank.Account, tq *txQuery) {
+	var sel []*bank.Transaction
+	for _, t := range a.Booked {
+		if tq.in(t.BookingDate) {
+			sel = append(sel, t)
+		}
+	}
+	page := []txJSON{}
+	for i := tq.offset; i < len(sel) && i < tq.offset+tq.limit; i++ {
+		page = append(page, txOf(sel[i], true))
+	}
+	report["booked"] = page
+	if next := tq.nextLink("/v1/accounts/"+pathSeg(a.ID)+"/transactions", len(sel)); next != "" {
+		report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
+	}
 }
 
 // GET /v1/accounts/{id}/transactions/{transactionId}: one booked or

@@ -109,21 +109,24 @@ func (s *Server) sandboxAddCustomer(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, s.publicCustomer(c, true, true))
 }
 
+// sandboxAccountReq is the body of POST /v1/sandbox/accounts.
+type sandboxAccountReq struct {
+	CustomerNumber  string `json:"customerNumber"`
+	BBAN            string `json:"bban"`
+	Currency        string `json:"currency"`
+	Name            string `json:"name"`
+	Product         string `json:"product"`
+	Balance         string `json:"balance"`
+	CashAccountType string `json:"cashAccountType"`
+	Card            bool   `json:"card"`
+	MaskedPan       string `json:"maskedPan"`
+	CreditLimit     string `json:"creditLimit"`
+}
+
 // POST /v1/sandbox/accounts {customerNumber, bban?, currency, name, balance,
 // product?, card?, maskedPan?, creditLimit?}
 func (s *Server) sandboxAddAccount(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		CustomerNumber  string `json:"customerNumber"`
-		BBAN            string `json:"bban"`
-		Currency        string `json:"currency"`
-		Name            string `json:"name"`
-		Product         string `json:"product"`
-		Balance         string `json:"balance"`
-		CashAccountType string `json:"cashAccountType"`
-		Card            bool   `json:"card"`
-		MaskedPan       string `json:"maskedPan"`
-		CreditLimit     string `json:"creditLimit"`
-	}
+	var req sandboxAccountReq
 	if !decodeBody(w, r, &req) {
 		return
 	}
@@ -131,17 +134,30 @@ func (s *Server) sandboxAddAccount(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "unknown customer")
 		return
 	}
+	a, e := sandboxAccount(&req)
+	if e == nil {
+		a, e = s.bank.AddAccount(req.CustomerNumber, a)
+	}
+	if e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	writeJSON(w, http.StatusCreated, publicAccount(&a))
+}
+
+// sandboxAccount checks the fields of a sandbox account and builds it for
+// the bank, which gives it its ids (and a card account without one its
+// maskedPan).
+func sandboxAccount(req *sandboxAccountReq) (bank.Account, *bank.Error) {
 	a := bank.Account{Currency: req.Currency, Name: req.Name, Product: req.Product, Card: req.Card, Kind: "current"}
 	if strings.EqualFold(req.CashAccountType, "savings") || req.CashAccountType == "SVGS" {
 		a.Kind = "savings"
 	}
 	if !currencyRE.MatchString(a.Currency) {
-		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "currency", "currency must be an ISO 4217 code")
-		return
+		return a, bank.FormatErr("currency", "currency must be an ISO 4217 code")
 	}
 	if strings.TrimSpace(a.Name) == "" {
-		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "name", "name is required")
-		return
+		return a, bank.FormatErr("name", "name is required")
 	}
 	if a.Product == "" {
 		a.Product = a.Name
@@ -151,34 +167,24 @@ func (s *Server) sandboxAddAccount(w http.ResponseWriter, r *http.Request) {
 		req.Balance = "0"
 	}
 	if a.Balance, ok = parseAmount(req.Balance, true); !ok {
-		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "balance", "balance must be an amount string like 100.26")
-		return
+		return a, bank.FormatErr("balance", "balance must be an amount string like 100.26")
 	}
-	if a.Card {
-		if req.BBAN != "" {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bban", "a card account has no bban")
-			return
-		}
-		a.MaskedPan = req.MaskedPan // the bank makes one up when empty
+	switch {
+	case a.Card && req.BBAN != "":
+		return a, bank.FormatErr("bban", "a card account has no bban")
+	case a.Card:
+		a.MaskedPan = req.MaskedPan
 		if req.CreditLimit != "" {
 			if a.CreditLimit, ok = parseAmount(req.CreditLimit, false); !ok {
-				writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "creditLimit", "creditLimit must be an amount string")
-				return
+				return a, bank.FormatErr("creditLimit", "creditLimit must be an amount string")
 			}
 		}
-	} else if req.BBAN != "" {
-		if !validBBAN(req.BBAN) {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bban", "bban must be 11 digits with a valid MOD11 control digit")
-			return
-		}
+	case req.BBAN != "" && !validBBAN(req.BBAN):
+		return a, bank.FormatErr("bban", "bban must be 11 digits with a valid MOD11 control digit")
+	default:
 		a.BBAN = req.BBAN
 	}
-	added, e := s.bank.AddAccount(req.CustomerNumber, a)
-	if e != nil {
-		writeAPIError(w, e)
-		return
-	}
-	writeJSON(w, http.StatusCreated, publicAccount(&added))
+	return a, nil
 }
 
 // POST /v1/sandbox/agreements {customerNumber, name, accounts, signersRequired, members?}

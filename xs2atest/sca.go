@@ -251,17 +251,7 @@ func (s *Server) postDebtor(w *bufWriter, rec *scaRecord, f url.Values) bool {
 // mayAuthoriseLocked: for a payment or basket, may this customer sign it?
 // The refusal is the bank's (bank.MaySign); "" when it may.
 func (s *Server) mayAuthoriseLocked(rec *scaRecord, customerNumber string) string {
-	var ids []string
-	switch rec.kind {
-	case scaPayment:
-		ids = []string{rec.paymentID}
-	case scaBasket:
-		b, _ := s.bank.Basket(rec.basketID)
-		ids = b.PaymentIDs
-	default:
-		return ""
-	}
-	if e := s.bank.MaySign(ids, customerNumber); e != nil {
+	if e := s.bank.MaySign(s.paymentIDsOf(rec), customerNumber); e != nil {
 		return e.Text
 	}
 	return ""
@@ -470,17 +460,8 @@ type pageData struct {
 }
 
 func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg string) {
-	d := &pageData{Error: errMsg, Action: s.cfg.basePath + "/sca/" + rec.token, Step: rec.stage, App: rec.app}
-	switch rec.kind {
-	case scaConsent:
-		d.Purpose = "A third-party provider asks for access to your account information."
-	case scaUser:
-		d.Purpose = "A third-party provider asks to identify you."
-	case scaPayment:
-		d.Purpose = "A third-party provider asks you to authorise a payment."
-	case scaBasket:
-		d.Purpose = "A third-party provider asks you to authorise several payments."
-	}
+	d := &pageData{Error: errMsg, Action: s.cfg.basePath + "/sca/" + rec.token, Step: rec.stage, App: rec.app,
+		Purpose: purposes[rec.kind]}
 	switch rec.stage {
 	case stageLogin:
 		d.Customers = s.bank.CustomerNumbers()
@@ -497,15 +478,7 @@ func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg st
 			d.Accounts = append(d.Accounts, option{Value: id, Label: s.labelOf(id), Checked: i == 0})
 		}
 	case stageConfirm:
-		var ids []string
-		switch rec.kind {
-		case scaPayment:
-			ids = []string{rec.paymentID}
-		case scaBasket:
-			b, _ := s.bank.Basket(rec.basketID)
-			ids = b.PaymentIDs
-		}
-		for _, id := range ids {
+		for _, id := range s.paymentIDsOf(rec) {
 			p, _ := s.bank.Payment(id)
 			v := s.viewOfPayment(&p)
 			if a, ok := s.bank.Account(rec.debtor); ok && v.Debtor == "" {
@@ -515,6 +488,27 @@ func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg st
 		}
 	}
 	s.renderPage(w, status, d)
+}
+
+// purposes say on the SCA pages what the TPP asks for.
+var purposes = map[scaKind]string{
+	scaConsent: "A third-party provider asks for access to your account information.",
+	scaUser:    "A third-party provider asks to identify you.",
+	scaPayment: "A third-party provider asks you to authorise a payment.",
+	scaBasket:  "A third-party provider asks you to authorise several payments.",
+}
+
+// paymentIDsOf lists the payments an SCA authorises: its payment, or its
+// basket's; none for a consent or registration.
+func (s *Server) paymentIDsOf(rec *scaRecord) []string {
+	switch rec.kind {
+	case scaPayment:
+		return []string{rec.paymentID}
+	case scaBasket:
+		b, _ := s.bank.Basket(rec.basketID)
+		return b.PaymentIDs
+	}
+	return nil
 }
 
 // labelOf is how the SCA pages show the account with this id.

@@ -1,8 +1,14 @@
-// Package bank is the fake bank's core: customers, accounts, agreements and
-// payments with their lifecycle (signatures, status moves, batch runs,
-// cancellation, signing baskets), as plain Go without HTTP. Its refusals are
-// *Error values that the HTTP face of package xs2atest writes as the
-// interface's error answers.
+// Package bank is the fake bank's core: customers, accounts, agreements,
+// consents, SCA sessions and limits, payments with their lifecycle
+// (signatures, status moves, batch runs, cancellation, signing baskets)
+// and what a completed SCA decides, as plain Go without HTTP. Package
+// xs2atest is its HTTP face: requests, answers and the SCA pages.
+//
+// Locking: every exported method of Bank takes the bank's lock for one
+// whole step and returns values or copies; unexported methods expect the
+// lock held. Nothing outside the package touches the bank's state. Its
+// refusals are *Error values that the face writes as the interface's
+// error answers.
 package bank
 
 import (
