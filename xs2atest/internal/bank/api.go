@@ -50,13 +50,7 @@ func (b *Bank) CustomerNumbers() []string {
 
 // Customer is a copy of the customer with this number.
 func (b *Bank) Customer(number string) (Customer, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	c := b.customers[number]
-	if c == nil {
-		return Customer{}, false
-	}
-	return c.clone(), true
+	return cloneOf(b, func() *Customer { return b.customers[number] }, (*Customer).clone)
 }
 
 // OwnerName is the name of the customer with this number ("" for none).
@@ -69,47 +63,23 @@ func (b *Bank) OwnerName(customerNumber string) string {
 // Account is a copy of the account with this resource id, its
 // transactions included.
 func (b *Bank) Account(id string) (Account, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	a := b.accounts[id]
-	if a == nil {
-		return Account{}, false
-	}
-	return a.clone(), true
+	return cloneOf(b, func() *Account { return b.accounts[id] }, (*Account).clone)
 }
 
 // Accounts is a copy of every account (closed ones too), in creation
 // order.
 func (b *Bank) Accounts() []Account {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := make([]Account, 0, len(b.accountOrder))
-	for _, id := range b.accountOrder {
-		out = append(out, b.accounts[id].clone())
-	}
-	return out
+	return clonesOf(b, func() ([]string, map[string]*Account) { return b.accountOrder, b.accounts }, (*Account).clone)
 }
 
 // Agreement is a copy of the agreement with this id.
 func (b *Bank) Agreement(id string) (Agreement, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	ag := b.agreements[id]
-	if ag == nil {
-		return Agreement{}, false
-	}
-	return ag.clone(), true
+	return cloneOf(b, func() *Agreement { return b.agreements[id] }, (*Agreement).clone)
 }
 
 // Agreements is a copy of every agreement, in creation order.
 func (b *Bank) Agreements() []Agreement {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := make([]Agreement, 0, len(b.agreementOrder))
-	for _, id := range b.agreementOrder {
-		out = append(out, b.agreements[id].clone())
-	}
-	return out
+	return clonesOf(b, func() ([]string, map[string]*Agreement) { return b.agreementOrder, b.agreements }, (*Agreement).clone)
 }
 
 // AddCustomer creates a customer (a corporate one with a default
@@ -282,13 +252,7 @@ func (b *Bank) Initiate(in Initiation) (Payment, *Error) {
 
 // Payment is a copy of the payment with this id.
 func (b *Bank) Payment(id string) (Payment, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p := b.payments[id]
-	if p == nil {
-		return Payment{}, false
-	}
-	return p.clone(), true
+	return cloneOf(b, func() *Payment { return b.payments[id] }, (*Payment).clone)
 }
 
 // PeriodicFrom is a copy of every periodic payment from the account, in
@@ -362,13 +326,7 @@ func (b *Bank) NewBasket(tpp string, paymentIDs []string) (Basket, *Error) {
 
 // Basket is a copy of the signing basket with this id (a deleted one too).
 func (b *Bank) Basket(id string) (Basket, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	bk := b.baskets[id]
-	if bk == nil {
-		return Basket{}, false
-	}
-	return bk.clone(), true
+	return cloneOf(b, func() *Basket { return b.baskets[id] }, (*Basket).clone)
 }
 
 // DeleteBasket removes the basket for its TPP (its payments stay as they
@@ -396,4 +354,29 @@ func (b *Bank) StartBasketAuthorisation(id string) (Basket, *Error) {
 		return Basket{}, e
 	}
 	return bk.clone(), nil
+}
+
+// cloneOf is, under the lock, a copy of the record get finds; false for
+// none.
+func cloneOf[T, C any](b *Bank, get func() *T, clone func(*T) C) (C, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t := get(); t != nil {
+		return clone(t), true
+	}
+	var none C
+	return none, false
+}
+
+// clonesOf is, under the lock, a copy of every record of the map that
+// records gives, in the order it gives.
+func clonesOf[T, C any](b *Bank, records func() ([]string, map[string]*T), clone func(*T) C) []C {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	order, byID := records()
+	out := make([]C, 0, len(order))
+	for _, id := range order {
+		out = append(out, clone(byID[id]))
+	}
+	return out
 }
