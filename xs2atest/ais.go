@@ -30,24 +30,22 @@ func (s *Server) aisRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /v1/card-accounts/{id}/transactions", s.getCardTransactions)
 }
 
-// presetAgreementLocked: PSU-CORPORATE-ID of a known PSU names the agreement,
+// presetAgreement: PSU-CORPORATE-ID of a known PSU names the agreement,
 // so the consent flow need not ask for it again.
-func (s *Server) presetAgreementLocked(r *http.Request) *agreement {
-	rec := s.bank.PSUs[psuIDOf(r)]
+func (s *Server) presetAgreement(r *http.Request) *bank.Agreement {
+	rec, known := s.bank.PSU(psuIDOf(r))
 	cid := corporateIDOf(r)
-	if rec == nil || cid == "" || rec.TPP != info(r).tpp {
+	if !known || cid == "" || rec.TPP != info(r).tpp {
 		return nil
 	}
-	return s.agreementForCorporateIDLocked(rec.TPP, rec.Customer, cid)
+	return s.agreementForCorporateID(rec.TPP, rec.Customer, cid)
 }
 
 // POST /v1/consents and POST /v1/bank-offered-consents (the call the
 // production banks run): the body is ignored; the answer is an SCA
 // redirect. PSU-Context preselects the context on the SCA page.
 func (s *Server) postConsents(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	href := s.newSCALocked(r, scaConsent, s.presetAgreementLocked(r))
+	href := s.newSCA(r, scaConsent, s.presetAgreement(r))
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"consentStatus": "received",
 		"_links":        map[string]link{"scaRedirect": {Href: href, Verbs: []string{"GET"}}},
@@ -57,9 +55,7 @@ func (s *Server) postConsents(w http.ResponseWriter, r *http.Request) {
 // GET /v1/users and GET /v1/user: 200 with a scaRedirect that registers
 // the PSU (and lets it choose a corporate context).
 func (s *Server) getUsers(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	href := s.newSCALocked(r, scaUser, s.presetAgreementLocked(r))
+	href := s.newSCA(r, scaUser, s.presetAgreement(r))
 	writeJSON(w, http.StatusOK, map[string]any{
 		"_links": map[string]link{"scaRedirect": {Href: href, Verbs: []string{"GET"}}},
 	})
@@ -68,13 +64,11 @@ func (s *Server) getUsers(w http.ResponseWriter, r *http.Request) {
 // GET /v1/agreements: the corporate agreements of a known PSU, with the
 // psu-corporate-id of each as id.
 func (s *Server) getAgreements(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
 	id := psuIDOf(r)
-	rec := s.bank.PSUs[id]
-	if id == "" || rec == nil || rec.TPP != info(r).tpp {
+	rec, known := s.bank.PSU(id)
+	if id == "" || !known || rec.TPP != info(r).tpp {
 		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "GET /v1/agreements needs the PSU-ID of a registered PSU",
-			s.newSCALocked(r, scaUser, nil))
+			s.newSCA(r, scaUser, nil))
 		return
 	}
 	type agJSON struct {
@@ -83,7 +77,7 @@ func (s *Server) getAgreements(w http.ResponseWriter, r *http.Request) {
 		OrganisationNumber string `json:"organisationNumber"`
 	}
 	out := []agJSON{}
-	for _, ag := range s.agreementsOfLocked(rec.Customer) {
+	for _, ag := range s.agreementsOf(rec.Customer) {
 		out = append(out, agJSON{ID: corporateIDFor(rec.TPP, ag.ID), Name: ag.Name, OrganisationNumber: ag.OrgNumber})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"agreements": out})
@@ -114,7 +108,7 @@ func nameLimit(r *http.Request) int {
 	return 35
 }
 
-func (s *Server) accountJSONLocked(r *http.Request, a *account) accountJSON {
+func (s *Server) accountJSONOf(r *http.Request, a *bank.Account) accountJSON {
 	cat := map[string]string{"current": "BRUK", "savings": "SPAR"}[a.Kind]
 	if splitFixes(r.Header.Values("X-Accept-Fix"))["cash-account-type-iso"] {
 		cat = map[string]string{"current": "CACC", "savings": "SVGS"}[a.Kind]
@@ -122,7 +116,7 @@ func (s *Server) accountJSONLocked(r *http.Request, a *account) accountJSON {
 	base := "/v1/accounts/" + pathSeg(a.ID)
 	return accountJSON{
 		ResourceID: a.ID, BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency, Name: truncRunes(a.Name, nameLimit(r)),
-		Product: a.Product, CashAccountType: cat, BIC: bankBIC, OwnerName: s.bank.OwnerName(a),
+		Product: a.Product, CashAccountType: cat, BIC: bankBIC, OwnerName: s.bank.OwnerName(a.Owner),
 		Links: map[string]link{
 			"self":         {Href: base, Verbs: []string{"GET"}},
 			"balances":     {Href: base + "/balances", Verbs: []string{"GET"}},
@@ -134,51 +128,46 @@ func (s *Server) accountJSONLocked(r *http.Request, a *account) accountJSON {
 // GET /v1/accounts: the open, consented accounts; an empty list (never 404)
 // when none is left.
 func (s *Server) listAccounts(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	_, c, ok := s.aisAccessLocked(w, r, "")
+	_, c, ok := s.aisAccess(w, r, "")
 	if !ok {
 		return
 	}
 	out := []accountJSON{}
-	for _, id := range s.bank.AccountOrder {
-		a := s.bank.Accounts[id]
-		if _, ok := c.Accounts[id]; ok && !a.Closed && !a.Card {
-			out = append(out, s.accountJSONLocked(r, a))
+	for _, a := range s.bank.Accounts() {
+		if _, ok := c.Accounts[a.ID]; ok && !a.Closed && !a.Card {
+			out = append(out, s.accountJSONOf(r, &a))
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"accounts": out})
 }
 
-// openAccountLocked runs the AIS checks for one account of the right kind.
-// A request with the PSU present (which aisAccessLocked lets through only
+// openAccount runs the AIS checks for one account of the right kind.
+// A request with the PSU present (which aisAccess lets through only
 // under a valid SCA session) counts as an online access with SCA for the
-// 90-day rule of periodAllowedLocked.
-func (s *Server) openAccountLocked(w http.ResponseWriter, r *http.Request, card bool) (*psuCtx, *account, bool) {
+// 90-day rule of periodAllowed.
+func (s *Server) openAccount(w http.ResponseWriter, r *http.Request, card bool) (*psuCtx, *bank.Account, bool) {
 	id := r.PathValue("id")
-	p, c, ok := s.aisAccessLocked(w, r, id)
+	p, _, ok := s.aisAccess(w, r, id)
 	if !ok {
 		return nil, nil, false
 	}
-	a := s.bank.Accounts[id]
-	if a.Card != card || a.Closed {
+	a, ok := s.bank.Account(id)
+	if !ok || a.Card != card || a.Closed {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "unknown or closed account")
 		return nil, nil, false
 	}
 	if p.present {
-		c.AccessedOnline(id, s.now())
+		s.bank.AccessedOnline(p.key(), id)
 	}
-	return p, a, true
+	return p, &a, true
 }
 
 func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	_, a, ok := s.openAccountLocked(w, r, false)
+	_, a, ok := s.openAccount(w, r, false)
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"account": s.accountJSONLocked(r, a)})
+	writeJSON(w, http.StatusOK, map[string]any{"account": s.accountJSONOf(r, a)})
 }
 
 type balanceJSON struct {
@@ -186,7 +175,7 @@ type balanceJSON struct {
 	BalanceType   string     `json:"balanceType"`
 }
 
-func balancesOf(a *account) []balanceJSON {
+func balancesOf(a *bank.Account) []balanceJSON {
 	pending := int64(0)
 	for _, t := range a.Pending {
 		pending += t.Amount
@@ -215,14 +204,12 @@ const cardBalanceType = "any_balance_type"
 // most 4 calls per 24 hours to an account's balances; card accounts are not
 // counted (docs/interface.md's Limits name only /v1/accounts/{id}/balances).
 func (s *Server) getBalances(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
 	card := strings.HasPrefix(r.URL.Path, "/v1/card-accounts/")
-	p, a, ok := s.openAccountLocked(w, r, card)
-	if !ok || (!card && !s.countUsageLocked(w, p, a.ID, "balances")) {
+	p, a, ok := s.openAccount(w, r, card)
+	if !ok || (!card && !s.countUsage(w, p, a.ID, "balances")) {
 		return
 	}
-	ref := accountRefJSON{BBAN: a.BBAN, IBAN: a.IBAN, MaskedPan: a.MaskedPan, Currency: a.Currency}
+	ref := bank.AccountRef{BBAN: a.BBAN, IBAN: a.IBAN, MaskedPan: a.MaskedPan, Currency: a.Currency}
 	key := "account"
 	if card {
 		key = "cardAccount"
@@ -231,20 +218,20 @@ func (s *Server) getBalances(w http.ResponseWriter, r *http.Request) {
 }
 
 type txJSON struct {
-	TransactionID                     string          `json:"transactionId,omitempty"`
-	BookingDate                       string          `json:"bookingDate,omitempty"`
-	ValueDate                         string          `json:"valueDate,omitempty"`
-	TransactionAmount                 amountJSON      `json:"transactionAmount"`
-	CreditorName                      string          `json:"creditorName,omitempty"`
-	DebtorName                        string          `json:"debtorName,omitempty"`
-	CreditorAccount                   *accountRefJSON `json:"creditorAccount,omitempty"`
-	DebtorAccount                     *accountRefJSON `json:"debtorAccount,omitempty"`
-	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured,omitempty"`
-	ProprietaryBankTransactionCode    txCodeJSON      `json:"proprietaryBankTransactionCode,omitzero"`
-	AdditionalInformation             string          `json:"additionalInformation,omitempty"`
+	TransactionID                     string           `json:"transactionId,omitempty"`
+	BookingDate                       string           `json:"bookingDate,omitempty"`
+	ValueDate                         string           `json:"valueDate,omitempty"`
+	TransactionAmount                 amountJSON       `json:"transactionAmount"`
+	CreditorName                      string           `json:"creditorName,omitempty"`
+	DebtorName                        string           `json:"debtorName,omitempty"`
+	CreditorAccount                   *bank.AccountRef `json:"creditorAccount,omitempty"`
+	DebtorAccount                     *bank.AccountRef `json:"debtorAccount,omitempty"`
+	RemittanceInformationUnstructured string           `json:"remittanceInformationUnstructured,omitempty"`
+	ProprietaryBankTransactionCode    txCodeJSON       `json:"proprietaryBankTransactionCode,omitzero"`
+	AdditionalInformation             string           `json:"additionalInformation,omitempty"`
 }
 
-func txOf(t *transaction, booked bool) txJSON {
+func txOf(t *bank.Transaction, booked bool) txJSON {
 	out := txJSON{
 		TransactionID: t.ID, BookingDate: bank.FormatDate(t.BookingDate),
 		TransactionAmount: amountJSON{formatAmount(t.Amount), t.Currency},
@@ -256,12 +243,12 @@ func txOf(t *transaction, booked bool) txJSON {
 		out.ValueDate = bank.FormatDate(t.ValueDate)
 	}
 	if t.CreditorBBAN != "" {
-		out.CreditorAccount = &accountRefJSON{BBAN: t.CreditorBBAN}
+		out.CreditorAccount = &bank.AccountRef{BBAN: t.CreditorBBAN}
 	} else if t.CreditorIBAN != "" {
-		out.CreditorAccount = &accountRefJSON{IBAN: t.CreditorIBAN}
+		out.CreditorAccount = &bank.AccountRef{IBAN: t.CreditorIBAN}
 	}
 	if t.DebtorBBAN != "" {
-		out.DebtorAccount = &accountRefJSON{BBAN: t.DebtorBBAN}
+		out.DebtorAccount = &bank.AccountRef{BBAN: t.DebtorBBAN}
 	}
 	return out
 }
@@ -348,19 +335,20 @@ func (tq *txQuery) nextLink(base string, total int) string {
 	return base + "?" + v.Encode()
 }
 
-// periodAllowedLocked applies the PSU-not-present rules to transactions:
+// periodAllowed applies the PSU-not-present rules to transactions:
 // at most 90 days back, and only for accounts the PSU accessed with SCA
 // within 90 days (the consent SCA for the account, or a later online access
 // to it under a valid SCA session: consent.lastSCAAccess).
-func (s *Server) periodAllowedLocked(w http.ResponseWriter, r *http.Request, p *psuCtx, a *account, tq *txQuery) bool {
+func (s *Server) periodAllowed(w http.ResponseWriter, r *http.Request, p *psuCtx, a *bank.Account, tq *txQuery) bool {
 	if p.present {
 		return true
 	}
 	today := bank.DateOf(s.now())
 	limit := today.AddDate(0, 0, -90)
-	if last := s.bank.Consents[p.key()].LastSCAAccess(a.ID); s.now().Sub(last) > 90*24*time.Hour {
+	c, _ := s.bank.Consent(p.key())
+	if last := c.LastSCAAccess(a.ID); s.now().Sub(last) > 90*24*time.Hour {
 		writeSCARequired(w, "CONSENT_EXPIRED", "the PSU has not accessed this account with SCA within 90 days",
-			s.newSCALocked(r, scaConsent, p.agreement))
+			s.newSCA(r, scaConsent, p.agreement))
 		return false
 	}
 	if tq != nil {
@@ -381,33 +369,17 @@ func (s *Server) periodAllowedLocked(w http.ResponseWriter, r *http.Request, p *
 // filtered) and information (for information and all: the account's
 // standing orders, on every page).
 func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	p, a, ok := s.openAccountLocked(w, r, false)
+	p, a, ok := s.openAccount(w, r, false)
 	if !ok {
 		return
 	}
 	tq, ok := parseTxQuery(w, r)
-	if !ok || !s.periodAllowedLocked(w, r, p, a, tq) || !s.countUsageLocked(w, p, a.ID, "transactions") {
+	if !ok || !s.periodAllowed(w, r, p, a, tq) || !s.countUsage(w, p, a.ID, "transactions") {
 		return
 	}
 	report := map[string]any{}
-	base := "/v1/accounts/" + pathSeg(a.ID) + "/transactions"
 	if tq.status != "pending" && tq.status != "information" {
-		var sel []*transaction
-		for _, t := range a.Booked {
-			if tq.in(t.BookingDate) {
-				sel = append(sel, t)
-			}
-		}
-		page := []txJSON{}
-		for i := tq.offset; i < len(sel) && i < tq.offset+tq.limit; i++ {
-			page = append(page, txOf(sel[i], true))
-		}
-		report["booked"] = page
-		if next := tq.nextLink(base, len(sel)); next != "" {
-			report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
-		}
+		bookedPage(report, a, tq)
 	}
 	if tq.status == "pending" || tq.status == "both" || tq.status == "all" {
 		// all of them, unfiltered, on every page
@@ -418,25 +390,42 @@ func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 		report["pending"] = pend
 	}
 	if tq.status == "information" || tq.status == "all" {
-		report["information"] = s.standingOrdersLocked(a)
+		report["information"] = s.standingOrders(a)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"account":      accountRefJSON{BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency},
+		"account":      bank.AccountRef{BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency},
 		"transactions": report,
 	})
+}
+
+// bookedPage puts the page of the account's booked transactions that tq
+// asks for in report, with a next link unless it is the last.
+func bookedPage(report map[string]any, a *bank.Account, tq *txQuery) {
+	var sel []*bank.Transaction
+	for _, t := range a.Booked {
+		if tq.in(t.BookingDate) {
+			sel = append(sel, t)
+		}
+	}
+	page := []txJSON{}
+	for i := tq.offset; i < len(sel) && i < tq.offset+tq.limit; i++ {
+		page = append(page, txOf(sel[i], true))
+	}
+	report["booked"] = page
+	if next := tq.nextLink("/v1/accounts/"+pathSeg(a.ID)+"/transactions", len(sel)); next != "" {
+		report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
+	}
 }
 
 // GET /v1/accounts/{id}/transactions/{transactionId}: one booked or
 // pending transaction.
 func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	p, a, ok := s.openAccountLocked(w, r, false)
-	if !ok || !s.periodAllowedLocked(w, r, p, a, nil) {
+	p, a, ok := s.openAccount(w, r, false)
+	if !ok || !s.periodAllowed(w, r, p, a, nil) {
 		return
 	}
 	tid := r.PathValue("transactionId")
-	var found *transaction
+	var found *bank.Transaction
 	booked := false
 	for _, t := range a.Booked {
 		if t.ID == tid {
@@ -457,7 +446,7 @@ func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) {
 			"without the PSU present, transactions are available for at most 90 days")
 		return
 	}
-	if !s.countUsageLocked(w, p, a.ID, "transaction-details") {
+	if !s.countUsage(w, p, a.ID, "transaction-details") {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"transactionsDetails": txOf(found, booked)})

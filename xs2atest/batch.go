@@ -3,8 +3,6 @@ package xs2atest
 // catchUpBatches runs, lazily, every batch that was due since the last
 // request (on the injected clock).
 func (s *Server) catchUpBatches() {
-	s.bank.Lock()
-	defer s.bank.Unlock()
 	s.bank.CatchUp()
 }
 
@@ -14,8 +12,5 @@ func (s *Server) catchUpBatches() {
 // when the debtor has the funds (ACSC), otherwise they wait for a later run
 // as ACCP with fundsAvailable false.
 func (s *Server) RunBatch() {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	s.bank.CatchUp()
-	s.bank.RunBatch(s.now())
+	s.bank.RunBatch()
 }

@@ -21,11 +21,11 @@ type cardAccountJSON struct {
 	Links       map[string]link `json:"_links"`
 }
 
-func (s *Server) cardJSONLocked(r *http.Request, a *account) cardAccountJSON {
+func (s *Server) cardJSON(r *http.Request, a *bank.Account) cardAccountJSON {
 	base := "/v1/card-accounts/" + pathSeg(a.ID)
 	return cardAccountJSON{
 		ResourceID: a.ID, MaskedPan: a.MaskedPan, Currency: a.Currency, Name: truncRunes(a.Name, nameLimit(r)),
-		Product: a.Product, OwnerName: s.bank.OwnerName(a), CreditLimit: amountJSON{formatAmount(a.CreditLimit), a.Currency},
+		Product: a.Product, OwnerName: s.bank.OwnerName(a.Owner), CreditLimit: amountJSON{formatAmount(a.CreditLimit), a.Currency},
 		Balances: balancesOf(a),
 		Links: map[string]link{
 			"self":         {Href: base, Verbs: []string{"GET"}},
@@ -36,30 +36,25 @@ func (s *Server) cardJSONLocked(r *http.Request, a *account) cardAccountJSON {
 }
 
 func (s *Server) listCardAccounts(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	_, c, ok := s.aisAccessLocked(w, r, "")
+	_, c, ok := s.aisAccess(w, r, "")
 	if !ok {
 		return
 	}
 	out := []cardAccountJSON{}
-	for _, id := range s.bank.AccountOrder {
-		a := s.bank.Accounts[id]
-		if _, ok := c.Accounts[id]; ok && a.Card && !a.Closed {
-			out = append(out, s.cardJSONLocked(r, a))
+	for _, a := range s.bank.Accounts() {
+		if _, ok := c.Accounts[a.ID]; ok && a.Card && !a.Closed {
+			out = append(out, s.cardJSON(r, &a))
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"cardAccounts": out})
 }
 
 func (s *Server) getCardAccount(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	_, a, ok := s.openAccountLocked(w, r, true)
+	_, a, ok := s.openAccount(w, r, true)
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"cardAccount": s.cardJSONLocked(r, a)})
+	writeJSON(w, http.StatusOK, map[string]any{"cardAccount": s.cardJSON(r, a)})
 }
 
 type cardTxJSON struct {
@@ -74,7 +69,7 @@ type cardTxJSON struct {
 // cardTxOf maps a card transaction. Without the accept-fix
 // cardaccount-switch-originalamount-and-transactionamount the two amounts
 // come swapped, as the bank sent them before the fix.
-func cardTxOf(t *transaction, fixed bool) cardTxJSON {
+func cardTxOf(t *bank.Transaction, fixed bool) cardTxJSON {
 	amt := amountJSON{formatAmount(t.Amount), t.Currency}
 	orig := amountJSON{formatAmount(t.OrigAmount), t.OrigCurrency}
 	if !fixed {
@@ -93,9 +88,7 @@ func cardTxOf(t *transaction, fixed bool) cardTxJSON {
 // /v1/accounts balances and transactions, so no 4-per-24-hours count and no
 // 90-day rule.
 func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	_, a, ok := s.openAccountLocked(w, r, true)
+	_, a, ok := s.openAccount(w, r, true)
 	if !ok {
 		return
 	}
@@ -110,8 +103,8 @@ func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {
 	fixed := splitFixes(r.Header.Values("X-Accept-Fix"))["cardaccount-switch-originalamount-and-transactionamount"]
 	report := map[string]any{}
 	total := 0
-	window := func(list []*transaction, date func(*transaction) time.Time) []cardTxJSON {
-		var sel []*transaction
+	window := func(list []*bank.Transaction, date func(*bank.Transaction) time.Time) []cardTxJSON {
+		var sel []*bank.Transaction
 		for _, t := range list {
 			if tq.in(date(t)) {
 				sel = append(sel, t)
@@ -125,17 +118,17 @@ func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {
 		return page
 	}
 	if tq.status != "pending" {
-		report["booked"] = window(a.Booked, func(t *transaction) time.Time { return t.BookingDate })
+		report["booked"] = window(a.Booked, func(t *bank.Transaction) time.Time { return t.BookingDate })
 	}
 	if tq.status != "booked" {
-		report["pending"] = window(a.Pending, func(t *transaction) time.Time { return t.TransactionDate })
+		report["pending"] = window(a.Pending, func(t *bank.Transaction) time.Time { return t.TransactionDate })
 	}
 	base := "/v1/card-accounts/" + pathSeg(a.ID) + "/transactions"
 	if next := tq.nextLink(base, total); next != "" {
 		report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"cardAccount":      accountRefJSON{MaskedPan: a.MaskedPan},
+		"cardAccount":      bank.AccountRef{MaskedPan: a.MaskedPan},
 		"cardTransactions": report,
 	})
 }

@@ -115,26 +115,27 @@ func truncRunes(s string, n int) string {
 	return string(r[:n])
 }
 
-// publicCustomerLocked is the exported view of a customer.
-func (s *Server) publicCustomerLocked(c *customer, withAccounts, withAgreements bool) Customer {
+// publicCustomer is the exported view of a customer.
+func (s *Server) publicCustomer(c bank.Customer, withAccounts, withAgreements bool) Customer {
 	out := Customer{CustomerNumber: c.Number, CustomerType: c.Kind, Name: c.Name}
 	if withAccounts {
 		for _, id := range c.Accounts {
-			out.Accounts = append(out.Accounts, publicAccount(s.bank.Accounts[id]))
+			if a, ok := s.bank.Account(id); ok {
+				out.Accounts = append(out.Accounts, publicAccount(&a))
+			}
 		}
 	}
 	if withAgreements {
-		for _, id := range s.bank.AgreementOrder {
-			ag := s.bank.Agreements[id]
+		for _, ag := range s.bank.Agreements() {
 			if ag.Owner == c.Number || contains(ag.Members, c.Number) {
-				out.Agreements = append(out.Agreements, publicAgreement(ag))
+				out.Agreements = append(out.Agreements, publicAgreement(&ag))
 			}
 		}
 	}
 	return out
 }
 
-func publicAccount(a *account) Account {
+func publicAccount(a *bank.Account) Account {
 	out := Account{ResourceID: a.ID, BBAN: a.BBAN, IBAN: a.IBAN, MaskedPan: a.MaskedPan, Currency: a.Currency,
 		Name: a.Name, Product: a.Product, Card: a.Card, Balance: formatAmount(a.Balance), Closed: a.Closed,
 		Booked: len(a.Booked), Pending: len(a.Pending)}
@@ -144,7 +145,7 @@ func publicAccount(a *account) Account {
 	return out
 }
 
-func publicAgreement(ag *agreement) Agreement {
+func publicAgreement(ag *bank.Agreement) Agreement {
 	return Agreement{ID: ag.ID, Name: ag.Name, OrganisationNumber: ag.OrgNumber, Owner: ag.Owner,
 		Accounts: append([]string{}, ag.Accounts...), SignersRequired: ag.SignersRequired,
 		Members: append([]string{}, ag.Members...)}

@@ -193,12 +193,16 @@
 //
 // The bank itself (customers, accounts, agreements, consents, SCA sessions,
 // the PSU-not-present limit, payments with their signatures, status moves,
-// batch runs, fees and signing baskets) is plain Go without HTTP in the
-// internal package xs2atest/internal/bank; it holds the lock and refuses
-// with a *bank.Error (status, code, path, text). Server is its HTTP face:
-// it checks signatures and headers, parses and validates bodies, calls the
-// bank, writes the answer (a refusal as the error body above) and serves
-// the SCA pages, whose flow it still keeps itself. Package
+// batch runs, fees, signing baskets, and what a completed SCA grants,
+// signs and binds) is plain Go without HTTP in the internal package
+// xs2atest/internal/bank. It locks itself: each exported method is one
+// whole step under the bank's lock and hands out copies, never pointers
+// into its state; it refuses with a *bank.Error (status, code, path,
+// text). Server is its HTTP face: it checks signatures and headers, parses
+// and validates bodies, calls the bank, writes the answer (a refusal as the
+// error body above) and serves the SCA pages (HTML, forms, redirects). The
+// face's own state (the SCAs under way, TPP contacts, the request log) has
+// its own lock, taken before the bank's, never inside it. Package
 // xs2atest/mockbank holds the httpmock responders, so that importing this
 // package does not pull in httpmock.
 //

@@ -107,8 +107,8 @@ const defaultFaultSystem = "SCA"
 // returns false when the page has no SCA in progress, which then gets the
 // plain fault answer.
 func (s *Server) failSCA(w *bufWriter, r *http.Request, f Fault) bool {
-	s.bank.Lock()
-	defer s.bank.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	rec := s.scas[strings.TrimPrefix(r.URL.Path, "/sca/")]
 	if rec == nil || rec.stage == stageDone {
 		return false

@@ -19,18 +19,18 @@ func fixtureData(customer string) fixture.Data {
 	for p := range products {
 		out.Products[p] = true
 	}
-	c := fx.bank.Customers[customer]
-	if c == nil {
+	c, ok := fx.bank.Customer(customer)
+	if !ok {
 		return out
 	}
 	for _, id := range c.Accounts {
-		a := fx.bank.Accounts[id]
+		a, _ := fx.bank.Account(id)
 		if a.Card {
 			continue
 		}
-		fa := fixture.Account{ID: a.ID, PathID: pathSeg(a.ID), Listed: fx.accountJSONLocked(dummy, a),
-			Ref:      accountRefJSON{BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency},
-			Balances: balancesOf(a)}
+		fa := fixture.Account{ID: a.ID, PathID: pathSeg(a.ID), Listed: fx.accountJSONOf(dummy, &a),
+			Ref:      bank.AccountRef{BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency},
+			Balances: balancesOf(&a)}
 		for _, t := range a.Booked {
 			fa.Booked = append(fa.Booked, txOf(t, true))
 		}

@@ -44,7 +44,7 @@ func serviceOf(r *http.Request) string {
 	return ""
 }
 
-func writeAPIError(w http.ResponseWriter, e *apiError) {
+func writeAPIError(w http.ResponseWriter, e *bank.Error) {
 	writeError(w, e.Status, e.Code, e.Path, e.Text)
 }
 
@@ -60,10 +60,8 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, e)
 		return
 	}
-	s.bank.Lock()
-	defer s.bank.Unlock()
 	in := bank.Initiation{Service: svc, Product: product, TPP: info(r).tpp, AllowDuplicate: allowDup}
-	if !s.initiatingPSULocked(w, r, &in) || !parseInitiation(w, r, &in, bank.DateOf(s.now())) {
+	if !s.initiatingPSU(w, r, &in) || !parseInitiation(w, r, &in, bank.DateOf(s.now())) {
 		return
 	}
 	p, e := s.bank.Initiate(in)
@@ -71,20 +69,20 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, e)
 		return
 	}
-	w.Header().Set("Location", s.URL()+paymentPath(p)) // absolute: a Location path would resolve outside the base path
+	w.Header().Set("Location", s.URL()+paymentPath(&p)) // absolute: a Location path would resolve outside the base path
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"paymentId":               p.ID,
 		"transactionStatus":       p.Status,
 		"transactionFees":         amountJSON{formatAmount(p.Fee), "NOK"},
 		"transactionFeeIndicator": p.Fee > 0,
-		"_links":                  paymentLinks(p, true),
+		"_links":                  paymentLinks(&p, true),
 	})
 }
 
 // initiationQuery checks what an initiation's path, query and headers say
 // before its body is read: a known product (instant ones single payments
 // only), the PSU present (PSU-IP-Address), and allowLogicalDuplicate.
-func initiationQuery(r *http.Request, svc, product string) (allowDup bool, e *apiError) {
+func initiationQuery(r *http.Request, svc, product string) (allowDup bool, e *bank.Error) {
 	switch {
 	case !products[product]:
 		return false, bank.Refuse("PRODUCT_UNKNOWN", "", "unknown payment product")
@@ -104,10 +102,10 @@ func initiationQuery(r *http.Request, svc, product string) (allowDup bool, e *ap
 	return b, nil
 }
 
-// initiatingPSULocked binds the initiation to the PSU of PSU-ID (and the
+// initiatingPSU binds the initiation to the PSU of PSU-ID (and the
 // agreement of PSU-Corporate-ID); without a PSU-ID it stays unbound. It
 // answers the refusal itself and returns false.
-func (s *Server) initiatingPSULocked(w http.ResponseWriter, r *http.Request, in *bank.Initiation) bool {
+func (s *Server) initiatingPSU(w http.ResponseWriter, r *http.Request, in *bank.Initiation) bool {
 	if psuIDOf(r) == "" {
 		if corporateIDOf(r) != "" {
 			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "PSU-CORPORATE-ID", "PSU-CORPORATE-ID needs the PSU-ID it belongs to")
@@ -115,7 +113,7 @@ func (s *Server) initiatingPSULocked(w http.ResponseWriter, r *http.Request, in 
 		}
 		return true
 	}
-	psu, ok := s.resolvePSULocked(w, r, scaUser)
+	psu, ok := s.resolvePSU(w, r, scaUser)
 	if ok {
 		in.Customer, in.Agreement = psu.rec.Customer, psu.agreement
 	}
@@ -126,7 +124,7 @@ func (s *Server) initiatingPSULocked(w http.ResponseWriter, r *http.Request, in 
 // entries, debtorAccount and raw JSON; it answers a refusal itself and
 // returns false.
 func parseInitiation(w http.ResponseWriter, r *http.Request, in *bank.Initiation, today time.Time) bool {
-	var e *apiError
+	var e *bank.Error
 	if in.Service == "bulk-payments" {
 		var req bulkReq
 		if !decodeBody(w, r, &req) {
@@ -150,14 +148,14 @@ func parseInitiation(w http.ResponseWriter, r *http.Request, in *bank.Initiation
 
 // bulkEntries validates a bulk payment: one entry per payment, each with
 // the bulk's requestedExecutionDate unless it gives its own.
-func bulkEntries(req *bulkReq, product string, today time.Time) ([]*paymentFacts, *accountRefJSON, *apiError) {
+func bulkEntries(req *bulkReq, product string, today time.Time) ([]*bank.Entry, *bank.AccountRef, *bank.Error) {
 	if len(req.Payments) == 0 {
 		return nil, nil, bank.FormatErr("payments", "a bulk payment needs at least one payment")
 	}
 	if req.DebtorAccount == nil {
 		return nil, nil, bank.FormatErr("debtorAccount", "a bulk payment needs a debtorAccount")
 	}
-	var entries []*paymentFacts
+	var entries []*bank.Entry
 	for i := range req.Payments {
 		e := &req.Payments[i]
 		if e.RequestedExecutionDate == "" {
@@ -174,7 +172,7 @@ func bulkEntries(req *bulkReq, product string, today time.Time) ([]*paymentFacts
 
 // singleEntry validates a single or periodic payment; the periodic fields
 // belong to periodic payments only, which execute from their startDate.
-func singleEntry(req *paymentReq, svc, product string, today time.Time) ([]*paymentFacts, *accountRefJSON, *apiError) {
+func singleEntry(req *paymentReq, svc, product string, today time.Time) ([]*bank.Entry, *bank.AccountRef, *bank.Error) {
 	f, err := validatePayment(req, "", product, today)
 	if err != nil {
 		return nil, nil, err
@@ -187,41 +185,41 @@ func singleEntry(req *paymentReq, svc, product string, today time.Time) ([]*paym
 	} else if req.Frequency != "" || req.StartDate != "" || len(req.MonthsOfExecution) > 0 {
 		return nil, nil, bank.FormatErr("frequency", "periodic fields belong to /v1/periodic-payments")
 	}
-	return []*paymentFacts{f}, req.DebtorAccount, nil
+	return []*bank.Entry{f}, req.DebtorAccount, nil
 }
 
-func paymentPath(p *payment) string {
+func paymentPath(p *bank.Payment) string {
 	return "/v1/" + p.Service + "/" + p.Product + "/" + pathSeg(p.ID)
 }
 
 // debtorRefOf is how a payment shows its debtor account: the bban, or the
 // maskedPan of a card account.
-func debtorRefOf(a *account) accountRefJSON {
+func debtorRefOf(a *bank.Account) bank.AccountRef {
 	if a.Card {
-		return accountRefJSON{MaskedPan: a.MaskedPan, Currency: a.Currency}
+		return bank.AccountRef{MaskedPan: a.MaskedPan, Currency: a.Currency}
 	}
-	return accountRefJSON{BBAN: a.BBAN, Currency: a.Currency}
+	return bank.AccountRef{BBAN: a.BBAN, Currency: a.Currency}
 }
 
-// paymentLocked finds the payment of the path for the requesting TPP, or
+// paymentOf finds the payment of the path for the requesting TPP, or
 // answers 404 RESOURCE_UNKNOWN (or 400 for the PSU headers, see
-// psuHeadersValidLocked).
-func (s *Server) paymentLocked(w http.ResponseWriter, r *http.Request) *payment {
-	if !s.psuHeadersValidLocked(w, r) {
+// psuHeadersValid).
+func (s *Server) paymentOf(w http.ResponseWriter, r *http.Request) *bank.Payment {
+	if !s.psuHeadersValid(w, r) {
 		return nil
 	}
-	p := s.bank.Payments[r.PathValue("paymentId")]
-	if p == nil || p.TPP != info(r).tpp || p.Service != serviceOf(r) || p.Product != r.PathValue("product") {
+	p, ok := s.bank.Payment(r.PathValue("paymentId"))
+	if !ok || p.TPP != info(r).tpp || p.Service != serviceOf(r) || p.Product != r.PathValue("product") {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "paymentId", "unknown payment")
 		return nil
 	}
-	return p
+	return &p
 }
 
 // hiddenBeforeApproval: for domestic-norway-credit-transfers, status and
 // details are unavailable before the payment is approved: while it waits
 // for its SCA (RCVD) and while only some of its signers have signed (PATC).
-func hiddenBeforeApproval(w http.ResponseWriter, p *payment) bool {
+func hiddenBeforeApproval(w http.ResponseWriter, p *bank.Payment) bool {
 	if e := p.Hidden(); e != nil {
 		writeAPIError(w, e)
 		return true
@@ -230,9 +228,7 @@ func hiddenBeforeApproval(w http.ResponseWriter, p *payment) bool {
 }
 
 func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	p := s.paymentLocked(w, r)
+	p := s.paymentOf(w, r)
 	if p == nil || hiddenBeforeApproval(w, p) {
 		return
 	}
@@ -240,8 +236,8 @@ func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
 	for k, v := range p.Raw {
 		out[k] = v
 	}
-	if a := s.bank.Accounts[p.Debtor]; a != nil && out["debtorAccount"] == nil {
-		out["debtorAccount"] = debtorRefOf(a)
+	if a, ok := s.bank.Account(p.Debtor); ok && out["debtorAccount"] == nil {
+		out["debtorAccount"] = debtorRefOf(&a)
 	}
 	out["paymentId"] = p.ID
 	out["transactionStatus"] = p.Status
@@ -255,9 +251,7 @@ func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) paymentStatus(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	p := s.paymentLocked(w, r)
+	p := s.paymentOf(w, r)
 	if p == nil || hiddenBeforeApproval(w, p) {
 		return
 	}
@@ -274,7 +268,7 @@ func (s *Server) paymentStatus(w http.ResponseWriter, r *http.Request) {
 // paymentLinks are the _links of a payment's initiation (initiation true) or
 // status answer: self, status, and startAuthorisation, the last in a status
 // answer only while the payment waits for a signer (RCVD, PATC).
-func paymentLinks(p *payment, initiation bool) map[string]link {
+func paymentLinks(p *bank.Payment, initiation bool) map[string]link {
 	base := paymentPath(p)
 	out := map[string]link{
 		"self":   {Href: base, Verbs: []string{"GET", "DELETE"}},
@@ -288,13 +282,11 @@ func paymentLinks(p *payment, initiation bool) map[string]link {
 
 // DELETE .../{paymentId}: cancels (CANC, 204) unless the status is final.
 func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	p := s.paymentLocked(w, r)
+	p := s.paymentOf(w, r)
 	if p == nil {
 		return
 	}
-	if e := p.Cancel(); e != nil {
+	if e := s.bank.CancelPayment(p.ID); e != nil {
 		writeAPIError(w, e)
 		return
 	}
@@ -303,20 +295,16 @@ func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request) {
 
 // POST .../authorisations: a scaRedirect for the next signer.
 func (s *Server) startAuthorisation(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	p := s.paymentLocked(w, r)
+	p := s.paymentOf(w, r)
 	if p == nil {
 		return
 	}
-	a, e := p.StartAuthorisation(s.bank.NewID)
+	a, e := s.bank.StartAuthorisation(p.ID)
 	if e != nil {
 		writeAPIError(w, e)
 		return
 	}
-	href := s.newSCALocked(r, scaPayment, nil)
-	rec := s.scas[href[len(s.URL())+len("/sca/"):]]
-	rec.paymentID, rec.authID = p.ID, a.ID
+	href := s.startSCA(r, &scaRecord{kind: scaPayment, paymentID: p.ID, authID: a.ID})
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"scaStatus":       a.Status,
 		"authorisationId": a.ID,
@@ -328,9 +316,7 @@ func (s *Server) startAuthorisation(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listAuthorisations(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	p := s.paymentLocked(w, r)
+	p := s.paymentOf(w, r)
 	if p == nil {
 		return
 	}
@@ -338,9 +324,7 @@ func (s *Server) listAuthorisations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getAuthorisation(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	p := s.paymentLocked(w, r)
+	p := s.paymentOf(w, r)
 	if p == nil {
 		return
 	}
@@ -357,9 +341,7 @@ func (s *Server) getAuthorisation(w http.ResponseWriter, r *http.Request) {
 // has authorised a payment of it (all its signers signed), as the bank does;
 // the TPP has no call to change it. Initialize clears it.
 func (s *Server) EInvoiceProcessed(invoiceNumber string) bool {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	return s.bank.ProcessedInvoices[invoiceNumber]
+	return s.bank.InvoiceProcessed(invoiceNumber)
 }
 
 // POST /v1/signing-baskets {"paymentIds":[...]}: single payments of this TPP
@@ -372,9 +354,7 @@ func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	if !s.psuHeadersValidLocked(w, r) {
+	if !s.psuHeadersValid(w, r) {
 		return
 	}
 	if len(req.PaymentIDs) == 0 || len(req.ConsentIDs) > 0 {
@@ -386,14 +366,14 @@ func (s *Server) createBasket(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, e)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"basketId": b.ID, "transactionStatus": b.Status, "_links": basketLinks(b)})
+	writeJSON(w, http.StatusCreated, map[string]any{"basketId": b.ID, "transactionStatus": b.Status, "_links": basketLinks(&b)})
 }
 
-func basketPath(b *basket) string { return "/v1/signing-baskets/" + pathSeg(b.ID) }
+func basketPath(b *bank.Basket) string { return "/v1/signing-baskets/" + pathSeg(b.ID) }
 
 // basketLinks are the _links of a basket: self (GET, and DELETE while it
 // may be deleted), status, and startAuthorisation while it waits for one.
-func basketLinks(b *basket) map[string]link {
+func basketLinks(b *bank.Basket) map[string]link {
 	base := basketPath(b)
 	out := map[string]link{"self": {Href: base, Verbs: []string{"GET"}}, "status": {Href: base + "/status", Verbs: []string{"GET"}}}
 	if b.Status == "RCVD" {
@@ -403,26 +383,24 @@ func basketLinks(b *basket) map[string]link {
 	return out
 }
 
-// basketLocked finds the basket of the path for the requesting TPP, or
+// basketOf finds the basket of the path for the requesting TPP, or
 // answers 404 RESOURCE_UNKNOWN (also for a deleted one).
-func (s *Server) basketLocked(w http.ResponseWriter, r *http.Request) *basket {
-	if !s.psuHeadersValidLocked(w, r) {
+func (s *Server) basketOf(w http.ResponseWriter, r *http.Request) *bank.Basket {
+	if !s.psuHeadersValid(w, r) {
 		return nil
 	}
-	b := s.bank.Baskets[r.PathValue("basketId")]
-	if b == nil || b.TPP != info(r).tpp || b.Deleted {
+	b, ok := s.bank.Basket(r.PathValue("basketId"))
+	if !ok || b.TPP != info(r).tpp || b.Deleted {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "basketId", "unknown signing basket")
 		return nil
 	}
-	return b
+	return &b
 }
 
 // GET /v1/signing-baskets/{basketId}: the Berlin Group basket, its payment
 // ids, status and links.
 func (s *Server) getBasket(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	if b := s.basketLocked(w, r); b != nil {
+	if b := s.basketOf(w, r); b != nil {
 		writeJSON(w, http.StatusOK, map[string]any{
 			"payments": b.PaymentIDs, "transactionStatus": b.Status, "_links": basketLinks(b),
 		})
@@ -431,9 +409,7 @@ func (s *Server) getBasket(w http.ResponseWriter, r *http.Request) {
 
 // GET /v1/signing-baskets/{basketId}/status: {"transactionStatus"} only.
 func (s *Server) basketStatus(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	if b := s.basketLocked(w, r); b != nil {
+	if b := s.basketOf(w, r); b != nil {
 		writeJSON(w, http.StatusOK, map[string]any{"transactionStatus": b.Status})
 	}
 }
@@ -443,10 +419,8 @@ func (s *Server) basketStatus(w http.ResponseWriter, r *http.Request) {
 // CANCELLATION_INVALID) once the basket is authorised. An SCA of it under
 // way then fails.
 func (s *Server) deleteBasket(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	if b := s.basketLocked(w, r); b != nil {
-		if e := b.Delete(); e != nil {
+	if b := s.basketOf(w, r); b != nil {
+		if e := s.bank.DeleteBasket(b.ID); e != nil {
 			writeAPIError(w, e)
 			return
 		}
@@ -455,31 +429,27 @@ func (s *Server) deleteBasket(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) startBasketAuthorisation(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	b := s.basketLocked(w, r)
-	if b == nil {
+	found := s.basketOf(w, r)
+	if found == nil {
 		return
 	}
-	if e := b.StartAuthorisation(s.bank.NewID); e != nil {
+	b, e := s.bank.StartBasketAuthorisation(found.ID)
+	if e != nil {
 		writeAPIError(w, e)
 		return
 	}
-	href := s.newSCALocked(r, scaBasket, nil)
-	s.scas[href[len(s.URL())+len("/sca/"):]].basketID = b.ID
+	href := s.startSCA(r, &scaRecord{kind: scaBasket, basketID: b.ID})
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"scaStatus": b.SCAStatus, "authorisationId": b.AuthID,
 		"_links": map[string]link{
 			"scaRedirect": {Href: href, Verbs: []string{"GET"}},
-			"scaStatus":   {Href: basketPath(b) + "/authorisations/" + pathSeg(b.AuthID), Verbs: []string{"GET"}},
+			"scaStatus":   {Href: basketPath(&b) + "/authorisations/" + pathSeg(b.AuthID), Verbs: []string{"GET"}},
 		},
 	})
 }
 
 func (s *Server) getBasketAuthorisation(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	b := s.basketLocked(w, r)
+	b := s.basketOf(w, r)
 	if b == nil {
 		return
 	}
@@ -493,9 +463,7 @@ func (s *Server) getBasketAuthorisation(w http.ResponseWriter, r *http.Request) 
 // PaymentStatus is the status of a payment as GET .../status reports it
 // (also before approval), "" when unknown.
 func (s *Server) PaymentStatus(paymentID string) string {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	if p := s.bank.Payments[paymentID]; p != nil {
+	if p, ok := s.bank.Payment(paymentID); ok {
 		return p.Status
 	}
 	return ""
@@ -504,12 +472,10 @@ func (s *Server) PaymentStatus(paymentID string) string {
 // PaymentCount is the number of payments the bank holds (any status), so a
 // test can prove a payment was created once, not twice.
 func (s *Server) PaymentCount() int {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	return len(s.bank.Payments)
+	return s.bank.PaymentCount()
 }
 
-func (s *Server) paymentViewLocked(p *payment) paymentView {
+func (s *Server) viewOfPayment(p *bank.Payment) paymentView {
 	total := int64(0)
 	for _, e := range p.Entries {
 		total += bank.Convert(e.Amount, e.Currency, "NOK")
@@ -533,8 +499,8 @@ func (s *Server) paymentViewLocked(p *payment) paymentView {
 	} else {
 		v.Date = bank.FormatDate(p.ExecDate)
 	}
-	if a := s.bank.Accounts[p.Debtor]; a != nil {
-		v.Debtor = accountLabel(a)
+	if a, ok := s.bank.Account(p.Debtor); ok {
+		v.Debtor = accountLabel(&a)
 	}
 	return v
 }

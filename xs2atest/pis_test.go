@@ -515,9 +515,7 @@ func TestDomesticNorwayHiddenBeforeApproval(t *testing.T) {
 				}
 			}
 			for i, who := range tt.signers {
-				s.bank.Lock()
-				st := s.bank.Payments[id].Status
-				s.bank.Unlock()
+				st := s.PaymentStatus(id)
 				want := "RCVD"
 				if i > 0 {
 					want = tt.pending

@@ -52,17 +52,17 @@ type addressJSON struct {
 // paymentReq is one payment: a single payment, a periodic payment (with the
 // periodic fields) or an entry of a bulk payment.
 type paymentReq struct {
-	EndToEndIdentification               string          `json:"endToEndIdentification,omitempty"`
-	InstructedAmount                     *amountJSON     `json:"instructedAmount"`
-	DebtorAccount                        *accountRefJSON `json:"debtorAccount,omitempty"`
-	CreditorAccount                      *accountRefJSON `json:"creditorAccount"`
-	CreditorName                         string          `json:"creditorName"`
-	CreditorAddress                      *addressJSON    `json:"creditorAddress,omitempty"`
-	PurposeCode                          string          `json:"purposeCode,omitempty"`
-	RequestedExecutionDate               string          `json:"requestedExecutionDate,omitempty"`
-	RemittanceInformationUnstructured    string          `json:"remittanceInformationUnstructured,omitempty"`
-	RemittanceInformationStructuredArray []remittanceRef `json:"remittanceInformationStructuredArray,omitempty"`
-	RemittanceInformationStructured      *remittanceRef  `json:"remittanceInformationStructured,omitempty"`
+	EndToEndIdentification               string           `json:"endToEndIdentification,omitempty"`
+	InstructedAmount                     *amountJSON      `json:"instructedAmount"`
+	DebtorAccount                        *bank.AccountRef `json:"debtorAccount,omitempty"`
+	CreditorAccount                      *bank.AccountRef `json:"creditorAccount"`
+	CreditorName                         string           `json:"creditorName"`
+	CreditorAddress                      *addressJSON     `json:"creditorAddress,omitempty"`
+	PurposeCode                          string           `json:"purposeCode,omitempty"`
+	RequestedExecutionDate               string           `json:"requestedExecutionDate,omitempty"`
+	RemittanceInformationUnstructured    string           `json:"remittanceInformationUnstructured,omitempty"`
+	RemittanceInformationStructuredArray []remittanceRef  `json:"remittanceInformationStructuredArray,omitempty"`
+	RemittanceInformationStructured      *remittanceRef   `json:"remittanceInformationStructured,omitempty"`
 
 	StartDate         string   `json:"startDate,omitempty"`
 	EndDate           string   `json:"endDate,omitempty"`
@@ -73,11 +73,11 @@ type paymentReq struct {
 }
 
 type bulkReq struct {
-	PaymentInformationID   string          `json:"paymentInformationId,omitempty"`
-	BatchBookingPreferred  bool            `json:"batchBookingPreferred,omitempty"`
-	DebtorAccount          *accountRefJSON `json:"debtorAccount"`
-	RequestedExecutionDate string          `json:"requestedExecutionDate,omitempty"`
-	Payments               []paymentReq    `json:"payments"`
+	PaymentInformationID   string           `json:"paymentInformationId,omitempty"`
+	BatchBookingPreferred  bool             `json:"batchBookingPreferred,omitempty"`
+	DebtorAccount          *bank.AccountRef `json:"debtorAccount"`
+	RequestedExecutionDate string           `json:"requestedExecutionDate,omitempty"`
+	Payments               []paymentReq     `json:"payments"`
 }
 
 // validKID: 2 to 25 characters, digits with a MOD10 (Luhn) or MOD11 control
@@ -117,7 +117,7 @@ func validKID(kid string) bool {
 }
 
 // bbanOf reads an account reference's bban, or the BBAN inside a Norwegian IBAN.
-func bbanOf(ref *accountRefJSON) string {
+func bbanOf(ref *bank.AccountRef) string {
 	if ref == nil {
 		return ""
 	}
@@ -132,8 +132,8 @@ func bbanOf(ref *accountRefJSON) string {
 
 // validatePayment checks one payment of product; prefix names the JSON
 // path ("" or "payments[3].").
-func validatePayment(p *paymentReq, prefix, product string, today time.Time) (*paymentFacts, *apiError) {
-	f := &paymentFacts{Foreign: product == ProductCrossBorder}
+func validatePayment(p *paymentReq, prefix, product string, today time.Time) (*bank.Entry, *bank.Error) {
+	f := &bank.Entry{Foreign: product == ProductCrossBorder}
 	if p.InstructedAmount == nil {
 		return nil, bank.FormatErr(prefix+"instructedAmount", "instructedAmount is required")
 	}
@@ -181,7 +181,7 @@ func validatePayment(p *paymentReq, prefix, product string, today time.Time) (*p
 
 // checkDomesticCreditor: a Norwegian payment is paid in NOK to a valid
 // Norwegian account (bban, or the BBAN inside a Norwegian iban).
-func checkDomesticCreditor(p *paymentReq, prefix string, f *paymentFacts) *apiError {
+func checkDomesticCreditor(p *paymentReq, prefix string, f *bank.Entry) *bank.Error {
 	if f.Currency != "NOK" {
 		return bank.FormatErr(prefix+"instructedAmount.currency", "a Norwegian domestic payment is paid in NOK")
 	}
@@ -198,7 +198,7 @@ func checkDomesticCreditor(p *paymentReq, prefix string, f *paymentFacts) *apiEr
 // checkForeignCreditor: a cross-border payment goes in a currency the bank
 // trades (bank.Traded) to a valid iban outside Norway, with the creditor's
 // country in creditorAddress.
-func checkForeignCreditor(p *paymentReq, prefix string, f *paymentFacts) *apiError {
+func checkForeignCreditor(p *paymentReq, prefix string, f *bank.Entry) *bank.Error {
 	if !bank.Traded(f.Currency) {
 		return bank.FormatErr(prefix+"instructedAmount.currency", "currency is not offered for cross-border payments (NOK, EUR, USD, GBP, SEK, DKK, CHF)")
 	}
@@ -222,7 +222,7 @@ func checkForeignCreditor(p *paymentReq, prefix string, f *paymentFacts) *apiErr
 // validateRemittance checks the structured references: a KID (SCOR) and
 // an e-invoice (CINV with its issuer, always with a SCOR) for domestic
 // payments; an ISO 11649 RF creditor reference (SCOR) for cross-border ones.
-func validateRemittance(p *paymentReq, prefix string, f *paymentFacts) *apiError {
+func validateRemittance(p *paymentReq, prefix string, f *bank.Entry) *bank.Error {
 	arrayPath := prefix + "remittanceInformationStructuredArray"
 	for i, ref := range p.RemittanceInformationStructuredArray {
 		path := arrayPath + "[" + strconv.Itoa(i) + "]"
@@ -270,7 +270,7 @@ func validateRemittance(p *paymentReq, prefix string, f *paymentFacts) *apiError
 }
 
 // validatePeriodic checks the periodic fields.
-func validatePeriodic(p *paymentReq, today time.Time) *apiError {
+func validatePeriodic(p *paymentReq, today time.Time) *bank.Error {
 	start, ok := bank.ParseDate(p.StartDate)
 	if !ok {
 		return bank.FormatErr("startDate", "startDate is required, YYYY-MM-DD")
@@ -300,7 +300,7 @@ func validatePeriodic(p *paymentReq, today time.Time) *apiError {
 
 // validateMonths checks monthsOfExecution: distinct months "1" to "12",
 // given with frequency MonthlyVariable and only then.
-func validateMonths(p *paymentReq) *apiError {
+func validateMonths(p *paymentReq) *bank.Error {
 	if p.Frequency != "MonthlyVariable" {
 		if len(p.MonthsOfExecution) > 0 {
 			return bank.FormatErr("monthsOfExecution", "monthsOfExecution is only allowed with frequency MonthlyVariable")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
 // Identities, consent, SCA sessions and the PSU-not-present limits.
@@ -32,40 +33,40 @@ func corporateIDOf(r *http.Request) string { return strings.ToLower(r.Header.Get
 // psuCtx is the PSU a request acts for.
 type psuCtx struct {
 	id        string
-	rec       *psuRecord
-	agreement *agreement // PSU-CORPORATE-ID resolved, or nil
-	present   bool       // PSU-IP-Address set
+	rec       *bank.PSU
+	agreement *bank.Agreement // PSU-CORPORATE-ID resolved, or nil
+	present   bool            // PSU-IP-Address set
 }
 
 // consentKey of the context the PSU acts in.
-func (p *psuCtx) key() consentKey {
-	k := consentKey{TPP: p.rec.TPP, Customer: p.rec.Customer}
+func (p *psuCtx) key() bank.ConsentKey {
+	k := bank.ConsentKey{TPP: p.rec.TPP, Customer: p.rec.Customer}
 	if p.agreement != nil {
 		k.Agreement = p.agreement.ID
 	}
 	return k
 }
 
-// resolvePSULocked finds the PSU of a request. On failure it has answered:
+// resolvePSU finds the PSU of a request. On failure it has answered:
 // 401 with scaRedirect (kind) when PSU-ID is missing or unknown, 400
 // CORPORATE_ID_INVALID for a corporate PSU without (or with a foreign)
 // PSU-CORPORATE-ID.
-func (s *Server) resolvePSULocked(w http.ResponseWriter, r *http.Request, kind scaKind) (*psuCtx, bool) {
+func (s *Server) resolvePSU(w http.ResponseWriter, r *http.Request, kind scaKind) (*psuCtx, bool) {
 	tpp := info(r).tpp
 	id := psuIDOf(r)
 	if id == "" {
 		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "PSU-ID is missing: the PSU must authenticate first",
-			s.newSCALocked(r, kind, nil))
+			s.newSCA(r, kind, nil))
 		return nil, false
 	}
-	rec := s.bank.PSUs[id]
-	if rec == nil || rec.TPP != tpp {
+	rec, known := s.bank.PSU(id)
+	if !known || rec.TPP != tpp {
 		writeSCARequired(w, "PSU_CREDENTIALS_INVALID", "PSU-ID is not known for this TPP: the PSU must authenticate",
-			s.newSCALocked(r, kind, nil))
+			s.newSCA(r, kind, nil))
 		return nil, false
 	}
-	p := &psuCtx{id: id, rec: rec, present: r.Header.Get("PSU-IP-Address") != ""}
-	ag, ok := s.corporateContextLocked(w, r, rec)
+	p := &psuCtx{id: id, rec: &rec, present: r.Header.Get("PSU-IP-Address") != ""}
+	ag, ok := s.corporateContext(w, r, &rec)
 	if !ok {
 		return nil, false
 	}
@@ -73,12 +74,12 @@ func (s *Server) resolvePSULocked(w http.ResponseWriter, r *http.Request, kind s
 	return p, true
 }
 
-// corporateContextLocked reads the PSU-CORPORATE-ID of a request by a known
+// corporateContext reads the PSU-CORPORATE-ID of a request by a known
 // PSU: the agreement it names, nil without one. On failure it has answered
 // 400 CORPORATE_ID_INVALID: the id names no agreement of the PSU, or it is
 // missing while the PSU acts in corporate context (docs/interface.md, Flow 2:
 // "Requests for corporate users without PSU-CORPORATE-ID get 400").
-func (s *Server) corporateContextLocked(w http.ResponseWriter, r *http.Request, rec *psuRecord) (*agreement, bool) {
+func (s *Server) corporateContext(w http.ResponseWriter, r *http.Request, rec *bank.PSU) (*bank.Agreement, bool) {
 	cid := corporateIDOf(r)
 	if cid == "" {
 		if rec.Corporate {
@@ -88,7 +89,7 @@ func (s *Server) corporateContextLocked(w http.ResponseWriter, r *http.Request, 
 		}
 		return nil, true
 	}
-	ag := s.agreementForCorporateIDLocked(rec.TPP, rec.Customer, cid)
+	ag := s.agreementForCorporateID(rec.TPP, rec.Customer, cid)
 	if ag == nil {
 		writeError(w, http.StatusBadRequest, "CORPORATE_ID_INVALID", "PSU-CORPORATE-ID",
 			"PSU-CORPORATE-ID does not name an agreement of this PSU")
@@ -97,90 +98,92 @@ func (s *Server) corporateContextLocked(w http.ResponseWriter, r *http.Request, 
 	return ag, true
 }
 
-// psuHeadersValidLocked checks the PSU headers of a call on a payment or
+// psuHeadersValid checks the PSU headers of a call on a payment or
 // signing basket that exists already. Such a call needs no PSU-ID (the
 // resource belongs to the TPP: status polling without the PSU works), but
 // the PSU-ID of a PSU known to this TPP is read as the account calls read
 // it, so a corporate user without its PSU-CORPORATE-ID gets 400. On failure
 // it has answered.
-func (s *Server) psuHeadersValidLocked(w http.ResponseWriter, r *http.Request) bool {
-	rec := s.bank.PSUs[psuIDOf(r)]
-	if rec == nil || rec.TPP != info(r).tpp {
+func (s *Server) psuHeadersValid(w http.ResponseWriter, r *http.Request) bool {
+	rec, known := s.bank.PSU(psuIDOf(r))
+	if !known || rec.TPP != info(r).tpp {
 		return true
 	}
-	_, ok := s.corporateContextLocked(w, r, rec)
+	_, ok := s.corporateContext(w, r, &rec)
 	return ok
 }
 
-func (s *Server) agreementForCorporateIDLocked(tpp, customerNumber, cid string) *agreement {
-	for _, id := range s.bank.AgreementOrder {
-		ag := s.bank.Agreements[id]
-		if contains(ag.Members, customerNumber) && corporateIDFor(tpp, ag.ID) == cid {
+// agreementForCorporateID is the agreement of the customer that cid names
+// for the TPP, or nil.
+func (s *Server) agreementForCorporateID(tpp, customerNumber, cid string) *bank.Agreement {
+	for _, ag := range s.agreementsOf(customerNumber) {
+		if corporateIDFor(tpp, ag.ID) == cid {
 			return ag
 		}
 	}
 	return nil
 }
 
-func (s *Server) agreementsOfLocked(customerNumber string) []*agreement {
-	var out []*agreement
-	for _, id := range s.bank.AgreementOrder {
-		if ag := s.bank.Agreements[id]; contains(ag.Members, customerNumber) {
-			out = append(out, ag)
+// agreementsOf lists the agreements the customer is a member of.
+func (s *Server) agreementsOf(customerNumber string) []*bank.Agreement {
+	var out []*bank.Agreement
+	for _, ag := range s.bank.Agreements() {
+		if contains(ag.Members, customerNumber) {
+			out = append(out, &ag)
 		}
 	}
 	return out
 }
 
-// sessionValidLocked: a PSU-present request needs the TPP-Session-ID of the
+// sessionValid: a PSU-present request needs the TPP-Session-ID of the
 // PSU's current SCA session, within its hour.
-func (s *Server) sessionValidLocked(r *http.Request, p *psuCtx) bool {
-	return s.bank.SessionValid(sessionKey{TPP: p.rec.TPP, Customer: p.rec.Customer}, r.Header.Get("TPP-Session-ID"))
+func (s *Server) sessionValid(r *http.Request, p *psuCtx) bool {
+	return s.bank.SessionValid(bank.SessionKey{TPP: p.rec.TPP, Customer: p.rec.Customer}, r.Header.Get("TPP-Session-ID"))
 }
 
-// aisAccessLocked checks an account-information request: PSU, corporate id,
+// aisAccess checks an account-information request: PSU, corporate id,
 // session (PSU present), consent. accountID "" checks the consent as a whole.
-func (s *Server) aisAccessLocked(w http.ResponseWriter, r *http.Request, accountID string) (*psuCtx, *consent, bool) {
-	p, ok := s.resolvePSULocked(w, r, scaConsent)
+func (s *Server) aisAccess(w http.ResponseWriter, r *http.Request, accountID string) (*psuCtx, *bank.Consent, bool) {
+	p, ok := s.resolvePSU(w, r, scaConsent)
 	if !ok {
 		return nil, nil, false
 	}
-	if p.present && !s.sessionValidLocked(r, p) {
+	if p.present && !s.sessionValid(r, p) {
 		writeSCARequired(w, "CONSENT_INVALID", "no valid SCA session for this TPP-Session-ID: the PSU must authenticate",
-			s.newSCALocked(r, scaConsent, p.agreement))
+			s.newSCA(r, scaConsent, p.agreement))
 		return nil, nil, false
 	}
-	c := s.bank.Consents[p.key()]
-	if c != nil && c.Revoked {
+	c, given := s.bank.Consent(p.key())
+	if given && c.Revoked {
 		writeError(w, http.StatusForbidden, "CONSENT_INVALID", "", "the PSU has revoked the consent at the bank")
 		return nil, nil, false
 	}
-	if c == nil { // a consent without accounts is still a consent: its list is empty (docs/interface.md, Errors)
+	if !given { // a consent without accounts is still a consent: its list is empty (docs/interface.md, Errors)
 		writeSCARequired(w, "CONSENT_INVALID", "no consent: the PSU must give consent",
-			s.newSCALocked(r, scaConsent, p.agreement))
+			s.newSCA(r, scaConsent, p.agreement))
 		return nil, nil, false
 	}
 	if accountID != "" {
-		if _, exists := s.bank.Accounts[accountID]; !exists {
+		if _, exists := s.bank.Account(accountID); !exists {
 			writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "", "unknown account")
 			return nil, nil, false
 		}
 		if _, ok := c.Accounts[accountID]; !ok {
 			writeSCARequired(w, "CONSENT_INVALID", "no consent for this account: the PSU must give consent",
-				s.newSCALocked(r, scaConsent, p.agreement))
+				s.newSCA(r, scaConsent, p.agreement))
 			return nil, nil, false
 		}
 	}
-	return p, c, true
+	return p, &c, true
 }
 
-// countUsageLocked enforces the PSU-not-present limit: at most 4 calls per
+// countUsage enforces the PSU-not-present limit: at most 4 calls per
 // rolling 24 hours per PSU, account and endpoint; the 5th gets 429.
-func (s *Server) countUsageLocked(w http.ResponseWriter, p *psuCtx, accountID, endpoint string) bool {
+func (s *Server) countUsage(w http.ResponseWriter, p *psuCtx, accountID, endpoint string) bool {
 	if p.present {
 		return true
 	}
-	if e := s.bank.CountUsage(usageKey{TPP: p.rec.TPP, Customer: p.rec.Customer, Account: accountID, Endpoint: endpoint}); e != nil {
+	if e := s.bank.CountUsage(bank.UsageKey{TPP: p.rec.TPP, Customer: p.rec.Customer, Account: accountID, Endpoint: endpoint}); e != nil {
 		writeAPIError(w, e)
 		return false
 	}
@@ -192,16 +195,12 @@ func (s *Server) countUsageLocked(w http.ResponseWriter, p *psuCtx, accountID, e
 // without notice to the TPP). Later account requests get 403 CONSENT_INVALID
 // until the PSU gives consent again through SCA.
 func (s *Server) RevokeConsent(customerNumber string) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
 	s.bank.RevokeConsents(customerNumber)
 }
 
 // ExpireSessions ends every SCA session of the customer now, as if its hour
 // had passed.
 func (s *Server) ExpireSessions(customerNumber string) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
 	s.bank.ExpireSessions(customerNumber)
 }
 

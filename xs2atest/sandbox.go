@@ -28,9 +28,10 @@ func (s *Server) sandboxRoutes(m *http.ServeMux) {
 // four sandbox customers with their accounts and agreements; consents,
 // sessions, payments and manually created data are gone.
 func (s *Server) Initialize() {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	s.resetLocked()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bank.Reset()
+	s.scas = map[string]*scaRecord{}
 }
 
 func (s *Server) sandboxInitialize(w http.ResponseWriter, r *http.Request) {
@@ -39,39 +40,33 @@ func (s *Server) sandboxInitialize(w http.ResponseWriter, r *http.Request) {
 }
 
 // Customers lists the sandbox customers with their accounts and agreements.
-func (s *Server) Customers() []Customer {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	out := make([]Customer, 0, len(s.bank.CustomerOrder))
-	for _, n := range s.bank.CustomerOrder {
-		out = append(out, s.publicCustomerLocked(s.bank.Customers[n], true, true))
+func (s *Server) Customers() []Customer { return s.publicCustomers(true, true) }
+
+// publicCustomers is every customer, in creation order, with or without
+// accounts and agreements.
+func (s *Server) publicCustomers(withAccounts, withAgreements bool) []Customer {
+	numbers := s.bank.CustomerNumbers()
+	out := make([]Customer, 0, len(numbers))
+	for _, n := range numbers {
+		if c, ok := s.bank.Customer(n); ok {
+			out = append(out, s.publicCustomer(c, withAccounts, withAgreements))
+		}
 	}
 	return out
 }
 
 // Customer returns one sandbox customer with accounts and agreements.
 func (s *Server) Customer(customerNumber string) (Customer, bool) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	c := s.bank.Customers[customerNumber]
-	if c == nil {
+	c, ok := s.bank.Customer(customerNumber)
+	if !ok {
 		return Customer{}, false
 	}
-	return s.publicCustomerLocked(c, true, true), true
+	return s.publicCustomer(c, true, true), true
 }
 
 // CloseAccount closes an account in the backend: it disappears from account
 // lists (an empty list, never 404) and its own endpoints answer 404.
-func (s *Server) CloseAccount(resourceID string) bool {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	a := s.bank.Accounts[resourceID]
-	if a == nil {
-		return false
-	}
-	a.Closed = true
-	return true
-}
+func (s *Server) CloseAccount(resourceID string) bool { return s.bank.CloseAccount(resourceID) }
 
 func queryBool(r *http.Request, name string) bool {
 	b, _ := strconv.ParseBool(r.URL.Query().Get(name))
@@ -80,13 +75,7 @@ func queryBool(r *http.Request, name string) bool {
 
 // GET /v1/sandbox/customers?includeAccounts=true&includeAgreements=true
 func (s *Server) sandboxCustomers(w http.ResponseWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	acc, ags := queryBool(r, "includeAccounts"), queryBool(r, "includeAgreements")
-	out := []Customer{}
-	for _, n := range s.bank.CustomerOrder {
-		out = append(out, s.publicCustomerLocked(s.bank.Customers[n], acc, ags))
-	}
+	out := s.publicCustomers(queryBool(r, "includeAccounts"), queryBool(r, "includeAgreements"))
 	writeJSON(w, http.StatusOK, map[string]any{"customers": out})
 }
 
@@ -112,52 +101,63 @@ func (s *Server) sandboxAddCustomer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "name", "name is required")
 		return
 	}
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	if s.bank.Customers[req.CustomerNumber] != nil {
-		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "a customer with this number exists")
+	c, e := s.bank.AddCustomer(req.CustomerNumber, req.CustomerType, req.Name)
+	if e != nil {
+		writeAPIError(w, e)
 		return
 	}
-	c := s.bank.AddCustomer(req.CustomerNumber, req.CustomerType, req.Name)
-	writeJSON(w, http.StatusCreated, s.publicCustomerLocked(c, true, true))
+	writeJSON(w, http.StatusCreated, s.publicCustomer(c, true, true))
+}
+
+// sandboxAccountReq is the body of POST /v1/sandbox/accounts.
+type sandboxAccountReq struct {
+	CustomerNumber  string `json:"customerNumber"`
+	BBAN            string `json:"bban"`
+	Currency        string `json:"currency"`
+	Name            string `json:"name"`
+	Product         string `json:"product"`
+	Balance         string `json:"balance"`
+	CashAccountType string `json:"cashAccountType"`
+	Card            bool   `json:"card"`
+	MaskedPan       string `json:"maskedPan"`
+	CreditLimit     string `json:"creditLimit"`
 }
 
 // POST /v1/sandbox/accounts {customerNumber, bban?, currency, name, balance,
 // product?, card?, maskedPan?, creditLimit?}
 func (s *Server) sandboxAddAccount(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		CustomerNumber  string `json:"customerNumber"`
-		BBAN            string `json:"bban"`
-		Currency        string `json:"currency"`
-		Name            string `json:"name"`
-		Product         string `json:"product"`
-		Balance         string `json:"balance"`
-		CashAccountType string `json:"cashAccountType"`
-		Card            bool   `json:"card"`
-		MaskedPan       string `json:"maskedPan"`
-		CreditLimit     string `json:"creditLimit"`
-	}
+	var req sandboxAccountReq
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	c := s.bank.Customers[req.CustomerNumber]
-	if c == nil {
+	if _, ok := s.bank.Customer(req.CustomerNumber); !ok {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "unknown customer")
 		return
 	}
-	a := &account{Currency: req.Currency, Name: req.Name, Product: req.Product, Card: req.Card, Kind: "current"}
+	a, e := sandboxAccount(&req)
+	if e == nil {
+		a, e = s.bank.AddAccount(req.CustomerNumber, a)
+	}
+	if e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	writeJSON(w, http.StatusCreated, publicAccount(&a))
+}
+
+// sandboxAccount checks the fields of a sandbox account and builds it for
+// the bank, which gives it its ids (and a card account without one its
+// maskedPan).
+func sandboxAccount(req *sandboxAccountReq) (bank.Account, *bank.Error) {
+	a := bank.Account{Currency: req.Currency, Name: req.Name, Product: req.Product, Card: req.Card, Kind: "current"}
 	if strings.EqualFold(req.CashAccountType, "savings") || req.CashAccountType == "SVGS" {
 		a.Kind = "savings"
 	}
 	if !currencyRE.MatchString(a.Currency) {
-		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "currency", "currency must be an ISO 4217 code")
-		return
+		return a, bank.FormatErr("currency", "currency must be an ISO 4217 code")
 	}
 	if strings.TrimSpace(a.Name) == "" {
-		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "name", "name is required")
-		return
+		return a, bank.FormatErr("name", "name is required")
 	}
 	if a.Product == "" {
 		a.Product = a.Name
@@ -167,37 +167,24 @@ func (s *Server) sandboxAddAccount(w http.ResponseWriter, r *http.Request) {
 		req.Balance = "0"
 	}
 	if a.Balance, ok = parseAmount(req.Balance, true); !ok {
-		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "balance", "balance must be an amount string like 100.26")
-		return
+		return a, bank.FormatErr("balance", "balance must be an amount string like 100.26")
 	}
-	if a.Card {
-		if req.BBAN != "" {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bban", "a card account has no bban")
-			return
-		}
+	switch {
+	case a.Card && req.BBAN != "":
+		return a, bank.FormatErr("bban", "a card account has no bban")
+	case a.Card:
 		a.MaskedPan = req.MaskedPan
-		if a.MaskedPan == "" {
-			a.MaskedPan = "5412" + "75******" + strconv.Itoa(1000+s.bank.IntN(9000))
-		}
 		if req.CreditLimit != "" {
 			if a.CreditLimit, ok = parseAmount(req.CreditLimit, false); !ok {
-				writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "creditLimit", "creditLimit must be an amount string")
-				return
+				return a, bank.FormatErr("creditLimit", "creditLimit must be an amount string")
 			}
 		}
-	} else if req.BBAN != "" {
-		if !validBBAN(req.BBAN) {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bban", "bban must be 11 digits with a valid MOD11 control digit")
-			return
-		}
-		if s.bank.ByBBAN[req.BBAN] != nil {
-			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "bban", "an account with this bban exists")
-			return
-		}
+	case req.BBAN != "" && !validBBAN(req.BBAN):
+		return a, bank.FormatErr("bban", "bban must be 11 digits with a valid MOD11 control digit")
+	default:
 		a.BBAN = req.BBAN
 	}
-	s.bank.AddAccount(c, a)
-	writeJSON(w, http.StatusCreated, publicAccount(a))
+	return a, nil
 }
 
 // POST /v1/sandbox/agreements {customerNumber, name, accounts, signersRequired, members?}
@@ -212,10 +199,8 @@ func (s *Server) sandboxAddAgreement(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	c := s.bank.Customers[req.CustomerNumber]
-	if c == nil || c.Kind != bank.CustomerCorporate {
+	c, ok := s.bank.Customer(req.CustomerNumber)
+	if !ok || c.Kind != bank.CustomerCorporate {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "customerNumber", "unknown corporate customer")
 		return
 	}
@@ -231,7 +216,7 @@ func (s *Server) sandboxAddAgreement(w http.ResponseWriter, r *http.Request) {
 	}
 	members := []string{c.Number}
 	for _, m := range req.Members {
-		if s.bank.Customers[m] == nil {
+		if _, ok := s.bank.Customer(m); !ok {
 			writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "members", "unknown member customer")
 			return
 		}
@@ -246,25 +231,25 @@ func (s *Server) sandboxAddAgreement(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "signersRequired", "signersRequired must be between 1 and the number of members")
 		return
 	}
-	ag := s.bank.AddAgreement(c.Number, req.Name, append([]string{}, req.Accounts...), req.SignersRequired, members)
-	writeJSON(w, http.StatusCreated, publicAgreement(ag))
+	ag := s.bank.AddAgreement(c.Number, req.Name, req.Accounts, req.SignersRequired, members)
+	writeJSON(w, http.StatusCreated, publicAgreement(&ag))
 }
 
 type sandboxTx struct {
-	TransactionAmount                 *amountJSON     `json:"transactionAmount"`
-	BookingDate                       string          `json:"bookingDate"`
-	ValueDate                         string          `json:"valueDate"`
-	TransactionDate                   string          `json:"transactionDate"`
-	CreditorName                      string          `json:"creditorName"`
-	DebtorName                        string          `json:"debtorName"`
-	CreditorAccount                   *accountRefJSON `json:"creditorAccount"`
-	DebtorAccount                     *accountRefJSON `json:"debtorAccount"`
-	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured"`
-	ProprietaryBankTransactionCode    json.RawMessage `json:"proprietaryBankTransactionCode"` // parseTxCode
-	AdditionalInformation             string          `json:"additionalInformation"`
-	OriginalAmount                    *amountJSON     `json:"originalAmount"`
-	TransactionDetails                string          `json:"transactionDetails"`
-	Pending                           bool            `json:"pending"`
+	TransactionAmount                 *amountJSON      `json:"transactionAmount"`
+	BookingDate                       string           `json:"bookingDate"`
+	ValueDate                         string           `json:"valueDate"`
+	TransactionDate                   string           `json:"transactionDate"`
+	CreditorName                      string           `json:"creditorName"`
+	DebtorName                        string           `json:"debtorName"`
+	CreditorAccount                   *bank.AccountRef `json:"creditorAccount"`
+	DebtorAccount                     *bank.AccountRef `json:"debtorAccount"`
+	RemittanceInformationUnstructured string           `json:"remittanceInformationUnstructured"`
+	ProprietaryBankTransactionCode    json.RawMessage  `json:"proprietaryBankTransactionCode"` // parseTxCode
+	AdditionalInformation             string           `json:"additionalInformation"`
+	OriginalAmount                    *amountJSON      `json:"originalAmount"`
+	TransactionDetails                string           `json:"transactionDetails"`
+	Pending                           bool             `json:"pending"`
 }
 
 // txCodeJSON is proprietaryBankTransactionCode. docs/interface.md, Resources:
@@ -322,25 +307,25 @@ func (s *Server) sandboxAddTransaction(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	a := s.bank.Accounts[r.PathValue("mockAccountId")]
-	if a == nil {
+	a, ok := s.bank.Account(r.PathValue("mockAccountId"))
+	if !ok {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAccountId", "unknown account")
 		return
 	}
-	t, e := sandboxTransaction(&req, a, bank.DateOf(s.now()), s.bank.NewID)
+	t, e := sandboxTransaction(&req, &a, bank.DateOf(s.now()))
+	if e == nil {
+		*t, e = s.bank.AddTransaction(a.ID, *t, req.Pending)
+	}
 	if e != nil {
 		writeAPIError(w, e)
 		return
 	}
-	s.bank.AddTransaction(a, t, req.Pending)
 	writeJSON(w, http.StatusCreated, txOf(t, !req.Pending))
 }
 
 // sandboxTransaction checks a sandbox transaction for account a and builds
-// it, with an id from newID once amount, dates and code are valid.
-func sandboxTransaction(req *sandboxTx, a *account, today time.Time, newID func() string) (*transaction, *apiError) {
+// it, without an id (the bank gives one as it adds it).
+func sandboxTransaction(req *sandboxTx, a *bank.Account, today time.Time) (*bank.Transaction, *bank.Error) {
 	amt, e := sandboxTxAmount(req, a)
 	if e != nil {
 		return nil, e
@@ -353,7 +338,7 @@ func sandboxTransaction(req *sandboxTx, a *account, today time.Time, newID func(
 	if !ok {
 		return nil, bank.FormatErr("proprietaryBankTransactionCode", `proprietaryBankTransactionCode must be a string or an object {"value":"...","code":"..."}`)
 	}
-	t := &transaction{ID: newID(), BookingDate: bd, ValueDate: vd, TransactionDate: bd, Amount: amt,
+	t := &bank.Transaction{BookingDate: bd, ValueDate: vd, TransactionDate: bd, Amount: amt,
 		Currency: a.Currency, CreditorName: req.CreditorName, DebtorName: req.DebtorName,
 		Remittance: req.RemittanceInformationUnstructured, Code: code.Value, CodeID: code.Code,
 		Info: req.AdditionalInformation, OrigAmount: amt, OrigCurrency: a.Currency, Details: req.TransactionDetails}
@@ -368,7 +353,7 @@ func sandboxTransaction(req *sandboxTx, a *account, today time.Time, newID func(
 
 // sandboxTxAmount is the transaction's amount in the account's currency,
 // a debit when the account is its debtor.
-func sandboxTxAmount(req *sandboxTx, a *account) (int64, *apiError) {
+func sandboxTxAmount(req *sandboxTx, a *bank.Account) (int64, *bank.Error) {
 	if req.TransactionAmount == nil {
 		return 0, bank.FormatErr("transactionAmount", "transactionAmount is required")
 	}
@@ -388,7 +373,7 @@ func sandboxTxAmount(req *sandboxTx, a *account) (int64, *apiError) {
 
 // sandboxTxDates are the booking and value dates: today unless given, in
 // the past, and bookingDate <= valueDate.
-func sandboxTxDates(req *sandboxTx, today time.Time) (bd, vd time.Time, e *apiError) {
+func sandboxTxDates(req *sandboxTx, today time.Time) (bd, vd time.Time, e *bank.Error) {
 	bd, ok := today, true
 	if req.BookingDate != "" {
 		if bd, ok = bank.ParseDate(req.BookingDate); !ok || bd.After(today) {
@@ -409,7 +394,7 @@ func sandboxTxDates(req *sandboxTx, today time.Time) (bd, vd time.Time, e *apiEr
 
 // sandboxTxOriginal sets the transactionDate and originalAmount a sandbox
 // transaction gives.
-func sandboxTxOriginal(req *sandboxTx, t *transaction) *apiError {
+func sandboxTxOriginal(req *sandboxTx, t *bank.Transaction) *bank.Error {
 	var ok bool
 	if req.TransactionDate != "" {
 		if t.TransactionDate, ok = bank.ParseDate(req.TransactionDate); !ok {
@@ -438,10 +423,8 @@ func (s *Server) sandboxSetBalance(w http.ResponseWriter, r *http.Request) {
 	if req.BalanceAmount != nil {
 		req.Amount, req.Currency = req.BalanceAmount.Amount, req.BalanceAmount.Currency
 	}
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	a := s.bank.Accounts[r.PathValue("mockAccountId")]
-	if a == nil {
+	a, ok := s.bank.Account(r.PathValue("mockAccountId"))
+	if !ok {
 		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAccountId", "unknown account")
 		return
 	}
@@ -454,8 +437,11 @@ func (s *Server) sandboxSetBalance(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", "balanceAmount.currency", "currency must be the account currency")
 		return
 	}
-	a.Balance = v
-	writeJSON(w, http.StatusOK, map[string]any{"balances": balancesOf(a)})
+	if a, ok = s.bank.SetBalance(a.ID, v); !ok {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAccountId", "unknown account")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"balances": balancesOf(&a)})
 }
 
 // SetBalance sets the booked balance of an account (minor units are not
@@ -466,22 +452,14 @@ func (s *Server) SetBalance(resourceID, amount string) bool {
 	if !ok {
 		return false
 	}
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	a := s.bank.Accounts[resourceID]
-	if a == nil {
-		return false
-	}
-	a.Balance = v
-	return true
+	_, ok = s.bank.SetBalance(resourceID, v)
+	return ok
 }
 
 // Balance is the booked balance of an account as an amount string, "" when
 // the account does not exist.
 func (s *Server) Balance(resourceID string) string {
-	s.bank.Lock()
-	defer s.bank.Unlock()
-	if a := s.bank.Accounts[resourceID]; a != nil {
+	if a, ok := s.bank.Account(resourceID); ok {
 		return formatAmount(a.Balance)
 	}
 	return ""

@@ -36,37 +36,68 @@ const (
 	stageDone     = "done"
 )
 
+// scaRecord is one SCA under way: the face's state, guarded by Server.mu
+// (the functions named ...Locked expect it held); what the SCA decides at
+// the bank goes through the bank's methods.
 type scaRecord struct {
 	token                          string
 	kind                           scaKind
 	tpp, redirectURI, tppSessionID string
-	preset                         *agreement // agreement chosen already (PSU-CORPORATE-ID on the request)
-	wantContext                    string     // PSU-Context of the request (PRIVATE, CORPORATE): preselected on the page
+	preset                         *bank.Agreement // agreement chosen already (PSU-CORPORATE-ID on the request)
+	wantContext                    string          // PSU-Context of the request (PRIVATE, CORPORATE): preselected on the page
 	paymentID, basketID, authID    string
 	stage                          string
 	customer                       string
-	agreement                      *agreement // chosen context: nil = PRIVATE
-	bind                           bool       // the payment has no customer yet: this SCA binds it to the PSU
-	debtor                         string     // debtor account chosen or checked in this SCA, set on the payment at the end
-	app                            bool       // TPP-Redirect-Preferred: False: app biometrics after sign-in
+	agreement                      *bank.Agreement // chosen context: nil = PRIVATE
+	bind                           bool            // the payment has no customer yet: this SCA binds it to the PSU
+	debtor                         string          // debtor account chosen or checked in this SCA, set on the payment at the end
+	app                            bool            // TPP-Redirect-Preferred: False: app biometrics after sign-in
 	created                        time.Time
 }
 
 // scaTokenValidity is how long an unused SCA link stays usable.
 const scaTokenValidity = time.Hour
 
-// newSCALocked registers an SCA started by request r and returns the absolute
-// scaRedirect URL.
-func (s *Server) newSCALocked(r *http.Request, kind scaKind, preset *agreement) string {
-	rec := &scaRecord{
-		token: s.bank.NewToken(), kind: kind, tpp: info(r).tpp,
-		redirectURI: r.Header.Get("TPP-Redirect-URI"), tppSessionID: r.Header.Get("TPP-Session-ID"),
-		preset: preset, stage: stageLogin, created: s.now(),
-		wantContext: strings.ToUpper(r.Header.Get("PSU-Context")),
-		app:         strings.EqualFold(r.Header.Get("TPP-Redirect-Preferred"), "false"),
-	}
+// newSCA registers an SCA of kind started by request r and returns the
+// absolute scaRedirect URL.
+func (s *Server) newSCA(r *http.Request, kind scaKind, preset *bank.Agreement) string {
+	return s.startSCA(r, &scaRecord{kind: kind, preset: preset})
+}
+
+// startSCA registers rec, its kind and what it authorises set, as an SCA
+// started by request r and returns the absolute scaRedirect URL.
+func (s *Server) startSCA(r *http.Request, rec *scaRecord) string {
+	rec.token, rec.tpp = s.bank.NewToken(), info(r).tpp
+	rec.redirectURI, rec.tppSessionID = r.Header.Get("TPP-Redirect-URI"), r.Header.Get("TPP-Session-ID")
+	rec.stage, rec.created = stageLogin, s.now()
+	rec.wantContext = strings.ToUpper(r.Header.Get("PSU-Context"))
+	rec.app = strings.EqualFold(r.Header.Get("TPP-Redirect-Preferred"), "false")
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.scas[rec.token] = rec
 	return s.URL() + "/sca/" + rec.token
+}
+
+// scaOf is what the SCA's PSU has done so far, for the bank.
+func scaOf(rec *scaRecord) bank.SCA {
+	return bank.SCA{TPP: rec.tpp, PSUID: psuIDFor(rec.tpp, rec.customer), Customer: rec.customer,
+		SessionID: rec.tppSessionID, Agreement: agreementID(rec.agreement)}
+}
+
+// agreementID is the id of ag, "" for nil (private context).
+func agreementID(ag *bank.Agreement) string {
+	if ag == nil {
+		return ""
+	}
+	return ag.ID
+}
+
+// agreementByID is a copy of the agreement with this id, nil for none.
+func (s *Server) agreementByID(id string) *bank.Agreement {
+	if ag, ok := s.bank.Agreement(id); ok {
+		return &ag
+	}
+	return nil
 }
 
 func parseAbsURL(v string) (*url.URL, error) {
@@ -81,8 +112,8 @@ func parseAbsURL(v string) (*url.URL, error) {
 }
 
 func (s *Server) serveSCA(w *bufWriter, r *http.Request) {
-	s.bank.Lock()
-	defer s.bank.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	token := strings.TrimPrefix(r.URL.Path, "/sca/")
 	rec := s.scas[token]
 	if rec == nil || strings.Contains(token, "/") {
@@ -97,7 +128,7 @@ func (s *Server) serveSCA(w *bufWriter, r *http.Request) {
 		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The authentication link has expired.")
 		return
 	}
-	if rec.kind == scaBasket && s.bank.Baskets[rec.basketID].Deleted {
+	if b, _ := s.bank.Basket(rec.basketID); rec.kind == scaBasket && b.Deleted {
 		s.cancelSCALocked(rec)
 		s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The signing basket was deleted.")
 		return
@@ -159,7 +190,7 @@ func (s *Server) postLogin(w *bufWriter, rec *scaRecord, f url.Values) bool {
 		s.renderStage(w, rec, http.StatusBadRequest, "The national identity number must have 11 digits.")
 		return true
 	}
-	if s.bank.Customers[id] == nil {
+	if _, ok := s.bank.Customer(id); !ok {
 		s.renderStage(w, rec, http.StatusBadRequest, "No customer has this national identity number.")
 		return true
 	}
@@ -197,18 +228,10 @@ func (s *Server) postContext(w *bufWriter, rec *scaRecord, f url.Values) bool {
 	return false
 }
 
-// postAccounts completes a consent with the ticked accounts, all of them
-// offered; it always answers.
+// postAccounts completes a consent with the ticked accounts (the bank
+// refuses one not offered); it always answers.
 func (s *Server) postAccounts(w *bufWriter, rec *scaRecord, f url.Values) bool {
-	offered := s.offeredLocked(rec)
-	ticked := f["account"]
-	for _, id := range ticked {
-		if !contains(offered, id) {
-			s.renderStage(w, rec, http.StatusBadRequest, "An account that was not offered was ticked.")
-			return true
-		}
-	}
-	s.completeLocked(w, rec, ticked)
+	s.completeLocked(w, rec, f["account"])
 	return true
 }
 
@@ -216,7 +239,7 @@ func (s *Server) postAccounts(w *bufWriter, rec *scaRecord, f url.Values) bool {
 // a refusal itself.
 func (s *Server) postDebtor(w *bufWriter, rec *scaRecord, f url.Values) bool {
 	id := f.Get("debtor")
-	if !contains(s.offeredLocked(rec), id) {
+	if !contains(s.offered(rec), id) {
 		s.renderStage(w, rec, http.StatusBadRequest, "Choose one of the offered accounts.")
 		return true
 	}
@@ -226,38 +249,12 @@ func (s *Server) postDebtor(w *bufWriter, rec *scaRecord, f url.Values) bool {
 }
 
 // mayAuthoriseLocked: for a payment or basket, may this customer sign it?
+// The refusal is the bank's (bank.MaySign); "" when it may.
 func (s *Server) mayAuthoriseLocked(rec *scaRecord, customerNumber string) string {
-	var ps []*payment
-	switch rec.kind {
-	case scaPayment:
-		ps = []*payment{s.bank.Payments[rec.paymentID]}
-	case scaBasket:
-		for _, id := range s.bank.Baskets[rec.basketID].PaymentIDs {
-			ps = append(ps, s.bank.Payments[id])
-		}
-	default:
-		return ""
-	}
-	for _, p := range ps {
-		if p.Status != "RCVD" && p.Status != "PATC" {
-			return "The payment can no longer be authorised (status " + p.Status + ")."
-		}
-		if !s.maySignLocked(p, customerNumber) {
-			return "This customer has no payment permission on the debtor account."
-		}
+	if e := s.bank.MaySign(s.paymentIDsOf(rec), customerNumber); e != nil {
+		return e.Text
 	}
 	return ""
-}
-
-func (s *Server) maySignLocked(p *payment, customerNumber string) bool {
-	if !p.Bound() {
-		return true // checked once the PSU has chosen its context (bindingLocked)
-	}
-	if p.Agreement != "" {
-		ag := s.bank.Agreements[p.Agreement]
-		return ag != nil && contains(ag.Members, customerNumber)
-	}
-	return p.Customer == customerNumber
 }
 
 // bindingLocked checks a payment initiated without PSU-ID once the PSU who
@@ -268,30 +265,16 @@ func (s *Server) maySignLocked(p *payment, customerNumber string) bool {
 // ends with a failure redirect carrying the status, code and text initiate
 // would have answered; it returns false, having answered.
 func (s *Server) bindingLocked(w *bufWriter, rec *scaRecord) bool {
-	p := s.bank.Payments[rec.paymentID]
-	if p.Bound() || p.Status != "RCVD" { // another PSU's SCA came first, or the TPP cancelled it
-		s.failBindingLocked(w, rec)
+	debtor, e := s.bank.Bind(scaOf(rec), rec.paymentID, rec.authID)
+	switch {
+	case e != nil: // the bank has rejected the payment, or another PSU's SCA came first
+		s.redirectFailure(w, rec, e.Status, e.Code, e.Text)
 		return false
-	}
-	if p.DebtorRef == nil {
+	case debtor == "":
 		rec.stage = stageDebtor
-		return true
+	default:
+		rec.debtor, rec.stage = debtor, stageConfirm
 	}
-	a, err := s.bank.DebtorOf(rec.customer, rec.agreement, p.DebtorRef)
-	if err == nil {
-		if err = s.bank.FundsCheck(p, a.ID); err != nil {
-			funds := false
-			p.Funds = &funds
-		}
-	}
-	if err != nil {
-		s.cancelSCALocked(rec)
-		p.Status = "RJCT"
-		s.redirectFailure(w, rec, err.Status, err.Code, err.Text)
-		return false
-	}
-	rec.debtor = a.ID
-	rec.stage = stageConfirm
 	return true
 }
 
@@ -299,22 +282,22 @@ func (s *Server) afterLogin(rec *scaRecord) {
 	switch rec.kind {
 	case scaPayment, scaBasket:
 		if rec.kind == scaPayment {
-			p := s.bank.Payments[rec.paymentID]
+			p, _ := s.bank.Payment(rec.paymentID)
 			if !p.Bound() {
 				rec.bind = true
 				rec.stage = stageContext
 				return
 			}
 			if p.Agreement != "" {
-				rec.agreement = s.bank.Agreements[p.Agreement]
+				rec.agreement = s.agreementByID(p.Agreement)
 			}
 			if p.Debtor == "" {
 				rec.stage = stageDebtor
 				return
 			}
-		} else if b := s.bank.Baskets[rec.basketID]; len(b.PaymentIDs) > 0 {
-			if p := s.bank.Payments[b.PaymentIDs[0]]; p.Agreement != "" {
-				rec.agreement = s.bank.Agreements[p.Agreement]
+		} else if b, _ := s.bank.Basket(rec.basketID); len(b.PaymentIDs) > 0 {
+			if p, _ := s.bank.Payment(b.PaymentIDs[0]); p.Agreement != "" {
+				rec.agreement = s.agreementByID(p.Agreement)
 			}
 		}
 		rec.stage = stageConfirm
@@ -337,16 +320,16 @@ type option struct {
 	Checked      bool
 }
 
-// contextOptionsLocked: PRIVATE for private customers, then each agreement.
+// contextOptions: PRIVATE for private customers, then each agreement.
 // The first option of the context the request asked for (PSU-Context) is
 // checked, else the first one.
-func (s *Server) contextOptionsLocked(rec *scaRecord) []option {
+func (s *Server) contextOptions(rec *scaRecord) []option {
 	var out []option
-	c := s.bank.Customers[rec.customer]
+	c, _ := s.bank.Customer(rec.customer)
 	if c.Kind == bank.CustomerPrivate {
 		out = append(out, option{Value: "PRIVATE", Label: "Private: " + c.Name})
 	}
-	for _, ag := range s.agreementsOfLocked(rec.customer) {
+	for _, ag := range s.agreementsOf(rec.customer) {
 		out = append(out, option{Value: "CORPORATE:" + ag.ID, Label: "Corporate: " + ag.Name + " (org. no. " + ag.OrgNumber + ")"})
 	}
 	checked := 0
@@ -364,7 +347,7 @@ func (s *Server) contextOptionsLocked(rec *scaRecord) []option {
 
 // chosenContext reads choice=PRIVATE|CORPORATE:<agreement id>, or
 // context=PRIVATE|CORPORATE with agreement=<id>.
-func (s *Server) chosenContext(rec *scaRecord, f url.Values) (*agreement, bool) {
+func (s *Server) chosenContext(rec *scaRecord, f url.Values) (*bank.Agreement, bool) {
 	choice := f.Get("choice")
 	if choice == "" {
 		choice = strings.ToUpper(f.Get("context"))
@@ -372,10 +355,10 @@ func (s *Server) chosenContext(rec *scaRecord, f url.Values) (*agreement, bool) 
 			choice += ":" + f.Get("agreement")
 		}
 	}
-	for _, o := range s.contextOptionsLocked(rec) {
+	for _, o := range s.contextOptions(rec) {
 		if o.Value == choice {
 			if ag, ok := strings.CutPrefix(choice, "CORPORATE:"); ok {
-				return s.bank.Agreements[ag], true
+				return s.agreementByID(ag), true
 			}
 			return nil, true
 		}
@@ -383,83 +366,51 @@ func (s *Server) chosenContext(rec *scaRecord, f url.Values) (*agreement, bool) 
 	return nil, false
 }
 
-// offeredLocked lists the accounts (and card accounts) of the context the
+// offered lists the accounts (and card accounts) of the context the
 // PSU chose at SCA: those it may consent to, and those offered as debtor for
 // a payment that names none (bank.ContextAccounts).
-func (s *Server) offeredLocked(rec *scaRecord) []string {
-	return s.bank.ContextAccounts(rec.customer, rec.agreement)
+func (s *Server) offered(rec *scaRecord) []string {
+	return s.bank.ContextAccounts(rec.customer, agreementID(rec.agreement))
 }
 
-// failBindingLocked ends the SCA of an unbound payment that can no longer
-// be bound to this PSU (another PSU's SCA bound it first, or it left RCVD).
-func (s *Server) failBindingLocked(w *bufWriter, rec *scaRecord) {
-	s.cancelSCALocked(rec)
-	s.redirectFailure(w, rec, http.StatusUnauthorized, "SCA_INVALID", "The payment can no longer be authorised by this PSU.")
-}
-
+// cancelSCALocked ends an SCA without success: its authorisation failed.
 func (s *Server) cancelSCALocked(rec *scaRecord) {
 	rec.stage = stageDone
-	if rec.kind == scaPayment {
-		if p := s.bank.Payments[rec.paymentID]; p != nil {
-			if a := p.Auths[rec.authID]; a != nil {
-				a.Status = "failed"
-			}
-		}
-	}
-	if rec.kind == scaBasket {
-		if b := s.bank.Baskets[rec.basketID]; b != nil {
-			b.SCAStatus = "failed"
-		}
+	switch rec.kind {
+	case scaPayment:
+		s.bank.FailSCA(rec.paymentID, rec.authID, "")
+	case scaBasket:
+		s.bank.FailSCA("", "", rec.basketID)
 	}
 }
 
-// completeLocked finishes a successful SCA: PSU registration, session,
-// consent or signature, then the redirect with psu-id and friends.
+// completeLocked finishes a successful SCA at the bank (PSU registration,
+// session, consent or signature), then redirects with psu-id and friends.
+// A refusal ends the SCA with a failure redirect, but ticked accounts not
+// offered get the page again.
 func (s *Server) completeLocked(w *bufWriter, rec *scaRecord, ticked []string) {
-	if rec.bind && s.bank.Payments[rec.paymentID].Bound() {
-		s.failBindingLocked(w, rec)
-		return
-	}
-	now := s.now()
-	rec.stage = stageDone
-	psuID := psuIDFor(rec.tpp, rec.customer)
-	s.bank.PSUs[psuID] = &psuRecord{TPP: rec.tpp, Customer: rec.customer, Corporate: rec.agreement != nil}
-	// a completed SCA opens the session of its TPP-Session-ID; an older one ends
-	s.bank.Sessions[sessionKey{TPP: rec.tpp, Customer: rec.customer}] = &session{ID: rec.tppSessionID, Expires: now.Add(bank.SessionValidity)}
+	sca := scaOf(rec)
+	var e *bank.Error
 	switch rec.kind {
 	case scaConsent:
-		k := consentKey{TPP: rec.tpp, Customer: rec.customer}
-		if rec.agreement != nil {
-			k.Agreement = rec.agreement.ID
+		if e = s.bank.CompleteConsent(sca, ticked); e != nil {
+			s.renderStage(w, rec, http.StatusBadRequest, "An account that was not offered was ticked.")
+			return
 		}
-		c := &consent{Accounts: map[string]time.Time{}}
-		for _, id := range ticked {
-			c.Accounts[id] = now
-		}
-		s.bank.Consents[k] = c
+	case scaUser:
+		s.bank.CompleteUser(sca)
 	case scaPayment:
-		p := s.bank.Payments[rec.paymentID]
-		p.Auths[rec.authID].Status = "finalised"
-		if rec.bind && p.Status == "RCVD" {
-			p.Customer = rec.customer
-			if rec.agreement != nil {
-				p.Agreement, p.SignersRequired = rec.agreement.ID, rec.agreement.SignersRequired
-			}
-		}
-		if p.Debtor == "" {
-			p.Debtor = rec.debtor
-		}
-		s.bank.SignPayment(p, rec.customer)
+		e = s.bank.CompletePayment(sca, rec.paymentID, rec.authID, rec.bind, rec.debtor)
 	case scaBasket:
-		b := s.bank.Baskets[rec.basketID]
-		b.SCAStatus = "finalised"
-		for _, id := range b.PaymentIDs {
-			s.bank.SignPayment(s.bank.Payments[id], rec.customer)
-		}
-		b.Status = "ACTC"
+		s.bank.CompleteBasket(sca, rec.basketID)
 	}
+	if e != nil {
+		s.redirectFailure(w, rec, e.Status, e.Code, e.Text)
+		return
+	}
+	rec.stage = stageDone
 	q := url.Values{}
-	q.Set("psu-id", psuID)
+	q.Set("psu-id", sca.PSUID)
 	q.Set("tpp-session-id", rec.tppSessionID)
 	q.Set("context", "PRIVATE")
 	if rec.agreement != nil {
@@ -509,48 +460,29 @@ type pageData struct {
 }
 
 func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg string) {
-	d := &pageData{Error: errMsg, Action: s.cfg.basePath + "/sca/" + rec.token, Step: rec.stage, App: rec.app}
-	switch rec.kind {
-	case scaConsent:
-		d.Purpose = "A third-party provider asks for access to your account information."
-	case scaUser:
-		d.Purpose = "A third-party provider asks to identify you."
-	case scaPayment:
-		d.Purpose = "A third-party provider asks you to authorise a payment."
-	case scaBasket:
-		d.Purpose = "A third-party provider asks you to authorise several payments."
-	}
+	d := &pageData{Error: errMsg, Action: s.cfg.basePath + "/sca/" + rec.token, Step: rec.stage, App: rec.app,
+		Purpose: purposes[rec.kind]}
 	switch rec.stage {
 	case stageLogin:
-		d.Customers = append([]string(nil), s.bank.CustomerOrder...)
+		d.Customers = s.bank.CustomerNumbers()
 	case stageContext:
-		d.Options = s.contextOptionsLocked(rec)
+		d.Options = s.contextOptions(rec)
 	case stageAccounts:
-		k := consentKey{TPP: rec.tpp, Customer: rec.customer}
-		if rec.agreement != nil {
-			k.Agreement = rec.agreement.ID
-		}
-		prev := s.bank.Consents[k]
-		for _, id := range s.offeredLocked(rec) {
+		prev, _ := s.bank.Consent(bank.ConsentKey{TPP: rec.tpp, Customer: rec.customer, Agreement: agreementID(rec.agreement)})
+		for _, id := range s.offered(rec) {
 			_, had := prev.Granted()[id]
-			d.Accounts = append(d.Accounts, option{Value: id, Label: accountLabel(s.bank.Accounts[id]), Checked: had})
+			d.Accounts = append(d.Accounts, option{Value: id, Label: s.labelOf(id), Checked: had})
 		}
 	case stageDebtor:
-		for i, id := range s.offeredLocked(rec) {
-			d.Accounts = append(d.Accounts, option{Value: id, Label: accountLabel(s.bank.Accounts[id]), Checked: i == 0})
+		for i, id := range s.offered(rec) {
+			d.Accounts = append(d.Accounts, option{Value: id, Label: s.labelOf(id), Checked: i == 0})
 		}
 	case stageConfirm:
-		var ids []string
-		switch rec.kind {
-		case scaPayment:
-			ids = []string{rec.paymentID}
-		case scaBasket:
-			ids = s.bank.Baskets[rec.basketID].PaymentIDs
-		}
-		for _, id := range ids {
-			v := s.paymentViewLocked(s.bank.Payments[id])
-			if a := s.bank.Accounts[rec.debtor]; a != nil && v.Debtor == "" {
-				v.Debtor = accountLabel(a)
+		for _, id := range s.paymentIDsOf(rec) {
+			p, _ := s.bank.Payment(id)
+			v := s.viewOfPayment(&p)
+			if a, ok := s.bank.Account(rec.debtor); ok && v.Debtor == "" {
+				v.Debtor = accountLabel(&a)
 			}
 			d.Payments = append(d.Payments, v)
 		}
@@ -558,7 +490,34 @@ func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg st
 	s.renderPage(w, status, d)
 }
 
-func accountLabel(a *account) string {
+// purposes say on the SCA pages what the TPP asks for.
+var purposes = map[scaKind]string{
+	scaConsent: "A third-party provider asks for access to your account information.",
+	scaUser:    "A third-party provider asks to identify you.",
+	scaPayment: "A third-party provider asks you to authorise a payment.",
+	scaBasket:  "A third-party provider asks you to authorise several payments.",
+}
+
+// paymentIDsOf lists the payments an SCA authorises: its payment, or its
+// basket's; none for a consent or registration.
+func (s *Server) paymentIDsOf(rec *scaRecord) []string {
+	switch rec.kind {
+	case scaPayment:
+		return []string{rec.paymentID}
+	case scaBasket:
+		b, _ := s.bank.Basket(rec.basketID)
+		return b.PaymentIDs
+	}
+	return nil
+}
+
+// labelOf is how the SCA pages show the account with this id.
+func (s *Server) labelOf(id string) string {
+	a, _ := s.bank.Account(id)
+	return accountLabel(&a)
+}
+
+func accountLabel(a *bank.Account) string {
 	if a.Card {
 		return a.Name + " " + a.MaskedPan
 	}

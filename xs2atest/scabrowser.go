@@ -207,8 +207,8 @@ func (s *Server) corporateIDOfAgreement(page, agreementID string) string {
 		return ""
 	}
 	token := strings.TrimPrefix(html.UnescapeString(m[1]), s.cfg.basePath+"/sca/")
-	s.bank.Lock()
-	defer s.bank.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if rec := s.scas[token]; rec != nil {
 		return corporateIDFor(rec.tpp, agreementID)
 	}

@@ -28,7 +28,8 @@ const maxBody = 1 << 20
 // Server is the fake bank: an in-process HTTP server that runs the interface
 // of docs/interface.md (sandbox data, request-signature verification, SCA by
 // redirect, consent, sessions, limits, payments with batch runs). All state is
-// in memory and guarded by one mutex, so concurrent requests are safe.
+// in memory: the bank core's behind its own lock, the face's (SCA pages,
+// TPP contacts, request log) behind mu, so concurrent requests are safe.
 type Server struct {
 	cfg     config
 	srv     *httptest.Server
@@ -42,17 +43,13 @@ type Server struct {
 	faultRNG  *rand.Rand
 	faultUsed []int
 
-	bank *bank.Bank // the core; its lock guards the fields below too
-	bankState
+	bank *bank.Bank // the core: it locks itself
+
+	mu        sync.Mutex            // guards the face's state below; taken before the bank's lock, never inside it
+	scas      map[string]*scaRecord // the SCAs under way, by token; Initialize clears them
 	contacts  map[string]string
 	tppOwners tppOwners
 	reqLog    []Request
-}
-
-// bankState is what POST /v1/sandbox/initialize resets besides the bank
-// core: the SCAs under way.
-type bankState struct {
-	scas map[string]*scaRecord
 }
 
 // Request is one entry of the request log: what arrived, never bodies or
@@ -100,7 +97,7 @@ func Start(opts ...Option) (*Server, error) {
 	s.mux = http.NewServeMux()
 	s.routes()
 	s.bank = bank.New(cfg.seed, cfg.now)
-	s.resetLocked()
+	s.scas = map[string]*scaRecord{}
 
 	s.srv = httptest.NewUnstartedServer(s)
 	if cfg.addr != "" {
@@ -142,15 +139,10 @@ func (s *Server) Certificate() *x509.Certificate { return s.respCert }
 
 func (s *Server) now() time.Time { return s.cfg.now() }
 
-func (s *Server) resetLocked() {
-	s.bank.Reset()
-	s.bankState = bankState{scas: map[string]*scaRecord{}}
-}
-
 // Requests returns a copy of the request log, oldest first.
 func (s *Server) Requests() []Request {
-	s.bank.Lock()
-	defer s.bank.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return append([]Request(nil), s.reqLog...)
 }
 
@@ -159,8 +151,8 @@ func (s *Server) Requests() []Request {
 // pathPrefix ("" = any, also requests outside the base path), so tests can
 // assert that nothing was sent.
 func (s *Server) RequestCount(method, pathPrefix string) int {
-	s.bank.Lock()
-	defer s.bank.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	n := 0
 	for _, r := range s.reqLog {
 		if (method == "" || strings.EqualFold(method, r.Method)) && strings.HasPrefix(r.Path, pathPrefix) {
@@ -447,9 +439,9 @@ func (s *Server) finish(w http.ResponseWriter, r *http.Request, lp logPath, bw *
 func (s *Server) logRequest(r *http.Request, lp logPath, status int, dropped bool) {
 	rec := Request{Method: r.Method, Path: lp.path, FullPath: lp.full, Status: status,
 		RequestID: r.Header.Get("X-Request-ID"), Dropped: dropped}
-	s.bank.Lock()
+	s.mu.Lock()
 	s.reqLog = append(s.reqLog, rec)
-	s.bank.Unlock()
+	s.mu.Unlock()
 	s.cfg.logger.Info("xs2atest request", "method", rec.Method, "path", pathTemplate(lp.escaped),
 		"status", status, "dropped", dropped, "x-request-id", rec.RequestID)
 }

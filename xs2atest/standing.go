@@ -16,10 +16,10 @@ type standingOrderJSON struct {
 }
 
 type infoJSON struct {
-	TransactionAmount                 amountJSON      `json:"transactionAmount"`
-	CreditorName                      string          `json:"creditorName,omitempty"`
-	CreditorAccount                   *accountRefJSON `json:"creditorAccount,omitempty"`
-	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured,omitempty"`
+	TransactionAmount                 amountJSON       `json:"transactionAmount"`
+	CreditorName                      string           `json:"creditorName,omitempty"`
+	CreditorAccount                   *bank.AccountRef `json:"creditorAccount,omitempty"`
+	RemittanceInformationUnstructured string           `json:"remittanceInformationUnstructured,omitempty"`
 	AdditionalInformationStructured   struct {
 		StandingOrderDetails standingOrderJSON `json:"standingOrderDetails"`
 	} `json:"additionalInformationStructured"`
@@ -28,14 +28,13 @@ type infoJSON struct {
 // activeStatus: a periodic payment in one of these runs as a standing order.
 var activeStatus = map[string]bool{"ACTC": true, "ACCP": true, "ACSP": true, "ACSC": true, "ACCC": true, "ACWC": true}
 
-// standingOrdersLocked lists the standing orders of a: its authorised
+// standingOrders lists the standing orders of a: its authorised
 // periodic payments whose endDate, if any, has not passed.
-func (s *Server) standingOrdersLocked(a *account) []infoJSON {
+func (s *Server) standingOrders(a *bank.Account) []infoJSON {
 	today := bank.FormatDate(bank.DateOf(s.now()))
 	out := []infoJSON{}
-	for _, id := range s.bank.PaymentOrder {
-		p := s.bank.Payments[id]
-		if p.Service != "periodic-payments" || p.Debtor != a.ID || !activeStatus[p.Status] || len(p.Entries) == 0 {
+	for _, p := range s.bank.PeriodicFrom(a.ID) {
+		if !activeStatus[p.Status] || len(p.Entries) == 0 {
 			continue
 		}
 		str := func(k string) string { v, _ := p.Raw[k].(string); return v }
@@ -45,7 +44,7 @@ func (s *Server) standingOrdersLocked(a *account) []infoJSON {
 		f := p.Entries[0]
 		e := infoJSON{
 			TransactionAmount: amountJSON{formatAmount(-f.Amount), f.Currency},
-			CreditorName:      f.CreditorName, CreditorAccount: &accountRefJSON{BBAN: f.Creditor},
+			CreditorName:      f.CreditorName, CreditorAccount: &bank.AccountRef{BBAN: f.Creditor},
 			RemittanceInformationUnstructured: f.Remittance,
 		}
 		d := &e.AdditionalInformationStructured.StandingOrderDetails

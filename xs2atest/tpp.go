@@ -26,12 +26,12 @@ func (s *Server) putContact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tppID := r.PathValue("tppId")
-	s.bank.Lock()
+	s.mu.Lock()
 	ok := s.tppOwners.claim(signingCertificate(r), tppID, true)
 	if ok {
 		s.contacts[tppID] = req.Email
 	}
-	s.bank.Unlock()
+	s.mu.Unlock()
 	if !ok {
 		writeNotYourTPP(w, tppID)
 		return
@@ -41,10 +41,10 @@ func (s *Server) putContact(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getContact(w http.ResponseWriter, r *http.Request) {
 	tppID := r.PathValue("tppId")
-	s.bank.Lock()
+	s.mu.Lock()
 	mine := s.tppOwners.claim(signingCertificate(r), tppID, false)
 	email, ok := s.contacts[tppID]
-	s.bank.Unlock()
+	s.mu.Unlock()
 	if !mine {
 		writeNotYourTPP(w, tppID)
 		return

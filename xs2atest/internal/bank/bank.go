@@ -1,8 +1,14 @@
-// Package bank is the fake bank's core: customers, accounts, agreements and
-// payments with their lifecycle (signatures, status moves, batch runs,
-// cancellation, signing baskets), as plain Go without HTTP. Its refusals are
-// *Error values that the HTTP face of package xs2atest writes as the
-// interface's error answers.
+// Package bank is the fake bank's core: customers, accounts, agreements,
+// consents, SCA sessions and limits, payments with their lifecycle
+// (signatures, status moves, batch runs, cancellation, signing baskets)
+// and what a completed SCA decides, as plain Go without HTTP. Package
+// xs2atest is its HTTP face: requests, answers and the SCA pages.
+//
+// Locking: every exported method of Bank takes the bank's lock for one
+// whole step and returns values or copies; unexported methods expect the
+// lock held. Nothing outside the package touches the bank's state. Its
+// refusals are *Error values that the face writes as the interface's
+// error answers.
 package bank
 
 import (
@@ -29,67 +35,60 @@ const (
 // account numbers.
 const Code = "9710"
 
-// Bank is the state of the fake bank. Its methods expect the bank's lock to
-// be held (Lock, Unlock): a caller that reads or changes the state across
-// several calls holds it throughout.
+// Bank is the state of the fake bank. Every exported method takes its lock
+// and hands out copies, never pointers into its state; the unexported ones
+// expect the lock held.
 type Bank struct {
 	mu        sync.Mutex
 	seedValue uint64
 	rng       *rand.Rand
-	// Now is the bank's clock.
-	Now func() time.Time
+	now       func() time.Time // the bank's clock
 
-	Customers      map[string]*Customer // by customer number
-	CustomerOrder  []string
-	Accounts       map[string]*Account // by resource id
-	AccountOrder   []string
-	ByBBAN         map[string]*Account
-	Agreements     map[string]*Agreement
-	AgreementOrder []string
-	Payments       map[string]*Payment
-	PaymentOrder   []string
-	Baskets        map[string]*Basket
-	Dupes          map[InvoiceKey][]string // ids of the payments of an invoice, oldest first
-	// ProcessedInvoices holds the invoice numbers of authorised e-invoice
+	customers      map[string]*Customer // by customer number
+	customerOrder  []string
+	accounts       map[string]*Account // by resource id
+	accountOrder   []string
+	byBBAN         map[string]*Account
+	agreements     map[string]*Agreement
+	agreementOrder []string
+	payments       map[string]*Payment
+	paymentOrder   []string
+	baskets        map[string]*Basket
+	dupes          map[InvoiceKey][]string // ids of the payments of an invoice, oldest first
+	// processed holds the invoice numbers of authorised e-invoice
 	// payments: processed at the invoice scheme.
-	ProcessedInvoices map[string]bool
-	lastBatch         time.Time
+	processed map[string]bool
+	lastBatch time.Time
 
-	PSUs     map[string]*PSU // by psu-id: the PSUs that completed SCA for a TPP
-	Consents map[ConsentKey]*Consent
-	Sessions map[SessionKey]*Session
-	Usage    map[UsageKey][]time.Time // PSU-not-present requests, oldest first
+	psus     map[string]*PSU // by psu-id: the PSUs that completed SCA for a TPP
+	consents map[ConsentKey]*Consent
+	sessions map[SessionKey]*Session
+	usage    map[UsageKey][]time.Time // PSU-not-present requests, oldest first
 }
 
 // New returns a bank initialized with the sandbox data of seed, on clock
 // now, whose batch runs are due from now on.
 func New(seed uint64, now func() time.Time) *Bank {
-	b := &Bank{seedValue: seed, Now: now}
-	b.Reset()
+	b := &Bank{seedValue: seed, now: now}
+	b.reset()
 	b.lastBatch = now()
 	return b
 }
 
-// Lock takes the bank's lock.
-func (b *Bank) Lock() { b.mu.Lock() }
-
-// Unlock releases the bank's lock.
-func (b *Bank) Unlock() { b.mu.Unlock() }
-
-// Reset empties the bank and fills it with the sandbox data again, as
+// reset empties the bank and fills it with the sandbox data again, as
 // POST /v1/sandbox/initialize does; ids repeat for the same seed.
-func (b *Bank) Reset() {
+func (b *Bank) reset() {
 	b.rng = rand.New(rand.NewPCG(b.seedValue, 1))
-	b.Customers, b.CustomerOrder = map[string]*Customer{}, nil
-	b.Accounts, b.AccountOrder, b.ByBBAN = map[string]*Account{}, nil, map[string]*Account{}
-	b.Agreements, b.AgreementOrder = map[string]*Agreement{}, nil
-	b.Payments, b.PaymentOrder = map[string]*Payment{}, nil
-	b.Baskets, b.Dupes, b.ProcessedInvoices = map[string]*Basket{}, map[InvoiceKey][]string{}, map[string]bool{}
-	b.PSUs, b.Consents, b.Sessions = map[string]*PSU{}, map[ConsentKey]*Consent{}, map[SessionKey]*Session{}
-	b.Usage = map[UsageKey][]time.Time{}
+	b.customers, b.customerOrder = map[string]*Customer{}, nil
+	b.accounts, b.accountOrder, b.byBBAN = map[string]*Account{}, nil, map[string]*Account{}
+	b.agreements, b.agreementOrder = map[string]*Agreement{}, nil
+	b.payments, b.paymentOrder = map[string]*Payment{}, nil
+	b.baskets, b.dupes, b.processed = map[string]*Basket{}, map[InvoiceKey][]string{}, map[string]bool{}
+	b.psus, b.consents, b.sessions = map[string]*PSU{}, map[ConsentKey]*Consent{}, map[SessionKey]*Session{}
+	b.usage = map[UsageKey][]time.Time{}
 	b.seed()
 }
 
-// IntN is a number in [0, n) from the bank's random source (seeded: it
+// intN is a number in [0, n) from the bank's random source (seeded: it
 // repeats for the same seed).
-func (b *Bank) IntN(n int) int { return b.rng.IntN(n) }
+func (b *Bank) intN(n int) int { return b.rng.IntN(n) }

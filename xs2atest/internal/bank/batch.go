@@ -7,8 +7,8 @@ import "time"
 // not processed.
 var batchHours = []int{6, 9, 12, 15, 18}
 
-func (b *Bank) CatchUp() {
-	now := b.Now()
+func (b *Bank) catchUp() {
+	now := b.now()
 	if !now.After(b.lastBatch) {
 		return
 	}
@@ -17,7 +17,7 @@ func (b *Bank) CatchUp() {
 		for _, h := range batchHours {
 			t := time.Date(day.Year(), day.Month(), day.Day(), h, 0, 0, 0, Oslo)
 			if t.After(b.lastBatch) && !t.After(now) {
-				b.RunBatch(t)
+				b.runBatch(t)
 			}
 		}
 		day = day.AddDate(0, 0, 1)
@@ -28,23 +28,23 @@ func (b *Bank) CatchUp() {
 // executable are the statuses a batch run books when the date has come.
 var executable = map[string]bool{"ACTC": true, "ACWC": true, "ACCP": true}
 
-func (b *Bank) RunBatch(at time.Time) {
+func (b *Bank) runBatch(at time.Time) {
 	today := DateOf(at)
-	for _, id := range b.PaymentOrder {
-		p := b.Payments[id]
+	for _, id := range b.paymentOrder {
+		p := b.payments[id]
 		if p.Service == "periodic-payments" || !executable[p.Status] || p.ExecDate.After(today) {
 			continue
 		}
-		b.Execute(p, at)
+		b.execute(p, at)
 	}
 }
 
-// Execute books a payment if the debtor has the funds: ACSC; else ACCP
+// execute books a payment if the debtor has the funds: ACSC; else ACCP
 // with fundsAvailable false. A bulk payment is booked whole or not at all.
 // A card account pays like an account, its balance going down to minus its
 // creditLimit (funds: balance + creditLimit).
-func (b *Bank) Execute(p *Payment, at time.Time) {
-	debtor := b.Accounts[p.Debtor]
+func (b *Bank) execute(p *Payment, at time.Time) {
+	debtor := b.accounts[p.Debtor]
 	ok := debtor != nil && CanPay(debtor, p.TotalIn(debtor.Currency))
 	p.Funds = &ok
 	if !ok {
@@ -58,7 +58,7 @@ func (b *Bank) Execute(p *Payment, at time.Time) {
 	if p.Fee > 0 {
 		fee := Convert(p.Fee, "NOK", debtor.Currency)
 		debtor.Balance -= fee
-		debtor.Booked = append(debtor.Booked, &Transaction{ID: b.NewID(), BookingDate: day, ValueDate: day,
+		debtor.Booked = append(debtor.Booked, &Transaction{ID: b.newID(), BookingDate: day, ValueDate: day,
 			TransactionDate: day, Amount: -fee, Currency: debtor.Currency, Remittance: FeeText(p.Product),
 			Code: "GEBYR", OrigAmount: -fee, OrigCurrency: debtor.Currency, Details: FeeText(p.Product)})
 	}
@@ -73,9 +73,9 @@ func (b *Bank) Execute(p *Payment, at time.Time) {
 func (b *Bank) bookEntry(debtor *Account, e *Entry, day time.Time) {
 	debit := Convert(e.Amount, e.Currency, debtor.Currency)
 	debtor.Balance -= debit
-	t := &Transaction{ID: b.NewID(), BookingDate: day, ValueDate: day, TransactionDate: day, Amount: -debit,
+	t := &Transaction{ID: b.newID(), BookingDate: day, ValueDate: day, TransactionDate: day, Amount: -debit,
 		Currency: debtor.Currency, CreditorName: e.CreditorName,
-		DebtorName: b.OwnerName(debtor), DebtorBBAN: debtor.BBAN, Remittance: e.Remittance, Code: "OVERFØRSEL",
+		DebtorName: b.ownerName(debtor), DebtorBBAN: debtor.BBAN, Remittance: e.Remittance, Code: "OVERFØRSEL",
 		OrigAmount: -e.Amount, OrigCurrency: e.Currency}
 	if e.Foreign {
 		t.CreditorIBAN = e.Creditor
@@ -89,10 +89,10 @@ func (b *Bank) bookEntry(debtor *Account, e *Entry, day time.Time) {
 		t.Info = "KID " + e.KID
 	}
 	debtor.Booked = append(debtor.Booked, t)
-	if cred := b.ByBBAN[t.CreditorBBAN]; cred != nil && !cred.Closed {
+	if cred := b.byBBAN[t.CreditorBBAN]; cred != nil && !cred.Closed {
 		cred.Balance += e.Amount
 		ct := *t
-		ct.ID, ct.Amount, ct.OrigAmount, ct.Details = b.NewID(), e.Amount, e.Amount, ""
+		ct.ID, ct.Amount, ct.OrigAmount, ct.Details = b.newID(), e.Amount, e.Amount, ""
 		cred.Booked = append(cred.Booked, &ct)
 		SortBooked(cred)
 	}

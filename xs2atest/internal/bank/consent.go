@@ -18,9 +18,9 @@ type Consent struct {
 	Revoked  bool
 }
 
-// AccessedOnline records a request for the account made with the PSU
+// accessedOnline records a request for the account made with the PSU
 // present (PSU-IP-Address) under a valid SCA session (TPP-Session-ID).
-func (c *Consent) AccessedOnline(accountID string, at time.Time) {
+func (c *Consent) accessedOnline(accountID string, at time.Time) {
 	if c.Online == nil {
 		c.Online = map[string]time.Time{}
 	}
@@ -59,41 +59,41 @@ func (c *Consent) Granted() map[string]time.Time {
 	return c.Accounts
 }
 
-// SessionValid reports whether the PSU's SCA session for the TPP is the one
+// sessionValid reports whether the PSU's SCA session for the TPP is the one
 // of TPP-Session-ID sessionID and still within its hour.
-func (b *Bank) SessionValid(k SessionKey, sessionID string) bool {
-	ss := b.Sessions[k]
-	return ss != nil && ss.ID == sessionID && b.Now().Before(ss.Expires)
+func (b *Bank) sessionValid(k SessionKey, sessionID string) bool {
+	ss := b.sessions[k]
+	return ss != nil && ss.ID == sessionID && b.now().Before(ss.Expires)
 }
 
 // MaxNotPresent is how many requests a TPP may make without the PSU present
 // per rolling 24 hours, PSU, account and endpoint.
 const MaxNotPresent = 4
 
-// CountUsage counts a request made without the PSU present: 429
+// countUsage counts a request made without the PSU present: 429
 // ACCESS_EXCEEDED, not counted, once MaxNotPresent were made in the last 24
 // hours.
-func (b *Bank) CountUsage(k UsageKey) *Error {
-	now := b.Now()
-	kept := b.Usage[k][:0]
-	for _, t := range b.Usage[k] {
+func (b *Bank) countUsage(k UsageKey) *Error {
+	now := b.now()
+	kept := b.usage[k][:0]
+	for _, t := range b.usage[k] {
 		if now.Sub(t) < 24*time.Hour {
 			kept = append(kept, t)
 		}
 	}
 	if len(kept) >= MaxNotPresent {
-		b.Usage[k] = kept
+		b.usage[k] = kept
 		return &Error{Status: 429, Code: "ACCESS_EXCEEDED",
 			Text: "at most 4 requests per 24 hours without the PSU present (no PSU-IP-Address)"}
 	}
-	b.Usage[k] = append(kept, now)
+	b.usage[k] = append(kept, now)
 	return nil
 }
 
-// RevokeConsents revokes every consent the customer gave to any TPP, as a
+// revokeConsents revokes every consent the customer gave to any TPP, as a
 // PSU may at the bank without notice to the TPP.
-func (b *Bank) RevokeConsents(customerNumber string) {
-	for k, c := range b.Consents {
+func (b *Bank) revokeConsents(customerNumber string) {
+	for k, c := range b.consents {
 		if k.Customer == customerNumber {
 			c.Revoked = true
 			c.Accounts = map[string]time.Time{}
@@ -102,11 +102,11 @@ func (b *Bank) RevokeConsents(customerNumber string) {
 	}
 }
 
-// ExpireSessions ends every SCA session of the customer now.
-func (b *Bank) ExpireSessions(customerNumber string) {
-	for k := range b.Sessions {
+// expireSessions ends every SCA session of the customer now.
+func (b *Bank) expireSessions(customerNumber string) {
+	for k := range b.sessions {
 		if k.Customer == customerNumber {
-			delete(b.Sessions, k)
+			delete(b.sessions, k)
 		}
 	}
 }

@@ -31,7 +31,7 @@ func TestCountUsage(t *testing.T) {
 	for _, tt := range tests { // in order: each step builds on the ones before
 		t.Run(tt.name, func(t *testing.T) {
 			f.now = start.Add(tt.after)
-			e := f.b.CountUsage(tt.key)
+			e := f.b.countUsage(tt.key)
 			switch {
 			case tt.code == "" && e != nil:
 				t.Fatalf("refused: %v", e)
@@ -46,7 +46,7 @@ func TestSessionValid(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	k := SessionKey{TPP: "tpp", Customer: PrivateCustomer1}
-	f.b.Sessions[k] = &Session{ID: "s1", Expires: f.now.Add(SessionValidity)}
+	f.b.sessions[k] = &Session{ID: "s1", Expires: f.now.Add(SessionValidity)}
 	tests := []struct {
 		name   string
 		after  time.Duration
@@ -62,11 +62,11 @@ func TestSessionValid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := New(1, func() time.Time { return f.now.Add(tt.after) })
-			b.Sessions[k] = f.b.Sessions[k]
+			b.sessions[k] = f.b.sessions[k]
 			if tt.expire {
-				b.ExpireSessions(PrivateCustomer1)
+				b.expireSessions(PrivateCustomer1)
 			}
-			if got := b.SessionValid(k, tt.id); got != tt.want {
+			if got := b.sessionValid(k, tt.id); got != tt.want {
 				t.Fatalf("SessionValid = %v, want %v", got, tt.want)
 			}
 		})
@@ -80,10 +80,10 @@ func TestRevokeConsents(t *testing.T) {
 	f := newFixture(t)
 	grant := func() *Consent { return &Consent{Accounts: map[string]time.Time{"enc!!a": f.now}} }
 	mine1, mine2, other := grant(), grant(), grant()
-	f.b.Consents[ConsentKey{TPP: "t1", Customer: PrivateCustomer1}] = mine1
-	f.b.Consents[ConsentKey{TPP: "t2", Customer: PrivateCustomer1}] = mine2
-	f.b.Consents[ConsentKey{TPP: "t1", Customer: PrivateCustomer2}] = other
-	f.b.RevokeConsents(PrivateCustomer1)
+	f.b.consents[ConsentKey{TPP: "t1", Customer: PrivateCustomer1}] = mine1
+	f.b.consents[ConsentKey{TPP: "t2", Customer: PrivateCustomer1}] = mine2
+	f.b.consents[ConsentKey{TPP: "t1", Customer: PrivateCustomer2}] = other
+	f.b.revokeConsents(PrivateCustomer1)
 	for name, c := range map[string]*Consent{"first TPP": mine1, "second TPP": mine2} {
 		if !c.Revoked || c.Granted() != nil {
 			t.Errorf("%s: revoked %v, granted %v", name, c.Revoked, c.Granted())

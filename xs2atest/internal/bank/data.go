@@ -10,15 +10,15 @@ import (
 	"time"
 )
 
-// NewID is an opaque resource id shaped as the platform's:
+// newID is an opaque resource id shaped as the platform's:
 // enc!!<standard base64 of 17 random bytes>, so it ends in "=" and may hold
 // "+" and "/" (which a path escapes as %2F).
-func (b *Bank) NewID() string {
+func (b *Bank) newID() string {
 	return "enc!!" + base64.StdEncoding.EncodeToString(b.randomBytes(17))
 }
 
-// NewToken is an SCA token: base64url of 18 random bytes, safe in a path.
-func (b *Bank) NewToken() string {
+// newToken is an SCA token: base64url of 18 random bytes, safe in a path.
+func (b *Bank) newToken() string {
 	return base64.RawURLEncoding.EncodeToString(b.randomBytes(18))
 }
 
@@ -30,7 +30,7 @@ func (b *Bank) randomBytes(n int) []byte {
 	return out
 }
 
-func (b *Bank) NewBBAN() string {
+func (b *Bank) newBBAN() string {
 	for {
 		d := fmt.Sprintf("%s%02d%04d", Code, 10+b.rng.IntN(90), b.rng.IntN(10000))
 		c := Mod11Control(d)
@@ -38,31 +38,31 @@ func (b *Bank) NewBBAN() string {
 			continue
 		}
 		bban := d + strconv.Itoa(c)
-		if _, taken := b.ByBBAN[bban]; !taken {
+		if _, taken := b.byBBAN[bban]; !taken {
 			return bban
 		}
 	}
 }
 
-// AddCustomer creates a customer; corporate customers get a default
+// addCustomer creates a customer; corporate customers get a default
 // agreement that holds all their accounts.
-func (b *Bank) AddCustomer(number, kind, name string) *Customer {
+func (b *Bank) addCustomer(number, kind, name string) *Customer {
 	c := &Customer{Number: number, Kind: kind, Name: name}
-	b.Customers[number] = c
-	b.CustomerOrder = append(b.CustomerOrder, number)
+	b.customers[number] = c
+	b.customerOrder = append(b.customerOrder, number)
 	if kind == CustomerCorporate {
-		b.AddAgreement(number, name, nil, 1, []string{number})
+		b.addAgreement(number, name, nil, 1, []string{number})
 	}
 	return c
 }
 
-func (b *Bank) AddAgreement(owner, name string, accounts []string, signers int, members []string) *Agreement {
+func (b *Bank) addAgreement(owner, name string, accounts []string, signers int, members []string) *Agreement {
 	ag := &Agreement{
-		ID: b.NewID(), Name: name, OrgNumber: b.orgNumber(), Owner: owner,
+		ID: b.newID(), Name: name, OrgNumber: b.orgNumber(), Owner: owner,
 		Accounts: accounts, SignersRequired: signers, Members: members,
 	}
-	b.Agreements[ag.ID] = ag
-	b.AgreementOrder = append(b.AgreementOrder, ag.ID)
+	b.agreements[ag.ID] = ag
+	b.agreementOrder = append(b.agreementOrder, ag.ID)
 	return ag
 }
 
@@ -87,23 +87,23 @@ func (b *Bank) orgNumber() string {
 	}
 }
 
-func (b *Bank) AddAccount(c *Customer, a *Account) *Account {
-	a.ID = b.NewID()
+func (b *Bank) addAccount(c *Customer, a *Account) *Account {
+	a.ID = b.newID()
 	a.Owner = c.Number
 	if !a.Card {
 		if a.BBAN == "" {
-			a.BBAN = b.NewBBAN()
+			a.BBAN = b.newBBAN()
 		}
 		a.IBAN = IBANOf(a.BBAN)
-		b.ByBBAN[a.BBAN] = a
+		b.byBBAN[a.BBAN] = a
 	}
-	b.Accounts[a.ID] = a
-	b.AccountOrder = append(b.AccountOrder, a.ID)
+	b.accounts[a.ID] = a
+	b.accountOrder = append(b.accountOrder, a.ID)
 	c.Accounts = append(c.Accounts, a.ID)
 	if c.Kind == CustomerCorporate && !a.Card {
 		// the customer's default agreement (the first it owns) holds every account
-		for _, id := range b.AgreementOrder {
-			if ag := b.Agreements[id]; ag.Owner == c.Number {
+		for _, id := range b.agreementOrder {
+			if ag := b.agreements[id]; ag.Owner == c.Number {
 				ag.Accounts = append(ag.Accounts, a.ID)
 				break
 			}
@@ -114,43 +114,43 @@ func (b *Bank) AddAccount(c *Customer, a *Account) *Account {
 
 // seed fills the sandbox as POST /v1/sandbox/initialize does.
 func (b *Bank) seed() {
-	today := DateOf(b.Now())
-	p1 := b.AddCustomer(PrivateCustomer1, CustomerPrivate, "Kari Nordmann")
-	a := b.AddAccount(p1, &Account{Currency: "NOK", Name: "Brukskonto", Product: "Brukskonto", Kind: "current", Balance: 2534512})
+	today := DateOf(b.now())
+	p1 := b.addCustomer(PrivateCustomer1, CustomerPrivate, "Kari Nordmann")
+	a := b.addAccount(p1, &Account{Currency: "NOK", Name: "Brukskonto", Product: "Brukskonto", Kind: "current", Balance: 2534512})
 	b.genTransactions(a, today, 1100, 1)
-	a = b.AddAccount(p1, &Account{Currency: "NOK", Name: "Sparekonto for felles husholdning og ferie", Product: "Sparekonto", Kind: "savings", Balance: 15075000})
+	a = b.addAccount(p1, &Account{Currency: "NOK", Name: "Sparekonto for felles husholdning og ferie", Product: "Sparekonto", Kind: "savings", Balance: 15075000})
 	b.genTransactions(a, today, 40, 2)
-	a = b.AddAccount(p1, &Account{Currency: "NOK", Name: "Mastercard Gull", Product: "Kredittkort", Card: true, MaskedPan: "541275******1234", CreditLimit: 5000000, Balance: -423050})
+	a = b.addAccount(p1, &Account{Currency: "NOK", Name: "Mastercard Gull", Product: "Kredittkort", Card: true, MaskedPan: "541275******1234", CreditLimit: 5000000, Balance: -423050})
 	b.genCardTransactions(a, today, 60, 3)
 
-	p2 := b.AddCustomer(PrivateCustomer2, CustomerPrivate, "Ola Nordmann")
-	a = b.AddAccount(p2, &Account{Currency: "NOK", Name: "Brukskonto", Product: "Brukskonto", Kind: "current", Balance: 1002600})
+	p2 := b.addCustomer(PrivateCustomer2, CustomerPrivate, "Ola Nordmann")
+	a = b.addAccount(p2, &Account{Currency: "NOK", Name: "Brukskonto", Product: "Brukskonto", Kind: "current", Balance: 1002600})
 	b.genTransactions(a, today, 80, 4)
-	a = b.AddAccount(p2, &Account{Currency: "NOK", Name: "Høyrentekonto med bundet rente og ekstra lang produktbetegnelse for test", Product: "Høyrentekonto", Kind: "savings", Balance: 50000})
+	a = b.addAccount(p2, &Account{Currency: "NOK", Name: "Høyrentekonto med bundet rente og ekstra lang produktbetegnelse for test", Product: "Høyrentekonto", Kind: "savings", Balance: 50000})
 	b.genTransactions(a, today, 30, 5)
-	a = b.AddAccount(p2, &Account{Currency: "NOK", Name: "Visa Classic", Product: "Kredittkort", Card: true, MaskedPan: "492500******5678", CreditLimit: 2000000, Balance: -12990})
+	a = b.addAccount(p2, &Account{Currency: "NOK", Name: "Visa Classic", Product: "Kredittkort", Card: true, MaskedPan: "492500******5678", CreditLimit: 2000000, Balance: -12990})
 	b.genCardTransactions(a, today, 25, 6)
 
-	c1 := b.AddCustomer(CorporateCustomer1, CustomerCorporate, "Nordlys Bygg AS")
-	a = b.AddAccount(c1, &Account{Currency: "NOK", Name: "Driftskonto", Product: "Bedriftskonto", Kind: "current", Balance: 48250000})
+	c1 := b.addCustomer(CorporateCustomer1, CustomerCorporate, "Nordlys Bygg AS")
+	a = b.addAccount(c1, &Account{Currency: "NOK", Name: "Driftskonto", Product: "Bedriftskonto", Kind: "current", Balance: 48250000})
 	b.genTransactions(a, today, 120, 7)
-	a = b.AddAccount(c1, &Account{Currency: "NOK", Name: "Skattetrekkskonto", Product: "Skattetrekkskonto", Kind: "savings", Balance: 8800000})
+	a = b.addAccount(c1, &Account{Currency: "NOK", Name: "Skattetrekkskonto", Product: "Skattetrekkskonto", Kind: "savings", Balance: 8800000})
 	b.genTransactions(a, today, 20, 8)
 
-	c2 := b.AddCustomer(CorporateCustomer2, CustomerCorporate, "Fjellvind Shipping AS")
-	a = b.AddAccount(c2, &Account{Currency: "NOK", Name: "Driftskonto", Product: "Bedriftskonto", Kind: "current", Balance: 125000000})
+	c2 := b.addCustomer(CorporateCustomer2, CustomerCorporate, "Fjellvind Shipping AS")
+	a = b.addAccount(c2, &Account{Currency: "NOK", Name: "Driftskonto", Product: "Bedriftskonto", Kind: "current", Balance: 125000000})
 	b.genTransactions(a, today, 100, 9)
-	dual := b.AddAccount(c2, &Account{Currency: "NOK", Name: "Investeringskonto", Product: "Bedriftskonto", Kind: "current", Balance: 90000000})
+	dual := b.addAccount(c2, &Account{Currency: "NOK", Name: "Investeringskonto", Product: "Bedriftskonto", Kind: "current", Balance: 90000000})
 	b.genTransactions(dual, today, 30, 10)
 	// the second account needs two signers: take it out of the default
 	// agreement and grant it to both corporate customers, two signatures required
-	for _, id := range b.AgreementOrder {
-		if ag := b.Agreements[id]; ag.Owner == c2.Number {
+	for _, id := range b.agreementOrder {
+		if ag := b.agreements[id]; ag.Owner == c2.Number {
 			ag.Accounts = []string{ag.Accounts[0]}
 			break
 		}
 	}
-	b.AddAgreement(c2.Number, "Fjellvind Shipping AS - investeringer", []string{dual.ID}, 2, []string{c2.Number, c1.Number})
+	b.addAgreement(c2.Number, "Fjellvind Shipping AS - investeringer", []string{dual.ID}, 2, []string{c2.Number, c1.Number})
 }
 
 var counterparties = []struct {
@@ -184,7 +184,7 @@ func (b *Bank) genTransactions(a *Account, today time.Time, n int, seed uint64) 
 			vd = bd.AddDate(0, 0, 1)
 		}
 		t := &Transaction{
-			ID: b.NewID(), BookingDate: bd, ValueDate: vd, Amount: amt, Currency: a.Currency,
+			ID: b.newID(), BookingDate: bd, ValueDate: vd, Amount: amt, Currency: a.Currency,
 			Remittance: cp.text, Code: cp.code, Info: "Arkivref " + strconv.Itoa(100000+r.IntN(900000)),
 		}
 		b.fillParties(a, t, cp.name)
@@ -193,7 +193,7 @@ func (b *Bank) genTransactions(a *Account, today time.Time, n int, seed uint64) 
 	SortBooked(a)
 	for i := range 2 {
 		cp := counterparties[i]
-		t := &Transaction{ID: b.NewID(), BookingDate: today, Amount: -(int64(120+i*55) * 100), Currency: a.Currency,
+		t := &Transaction{ID: b.newID(), BookingDate: today, Amount: -(int64(120+i*55) * 100), Currency: a.Currency,
 			Remittance: cp.text, Code: cp.code}
 		b.fillParties(a, t, cp.name)
 		a.Pending = append(a.Pending, t)
@@ -202,16 +202,16 @@ func (b *Bank) genTransactions(a *Account, today time.Time, n int, seed uint64) 
 
 func (b *Bank) fillParties(a *Account, t *Transaction, other string) {
 	if t.Amount < 0 {
-		t.DebtorName, t.DebtorBBAN = b.OwnerName(a), a.BBAN
+		t.DebtorName, t.DebtorBBAN = b.ownerName(a), a.BBAN
 		t.CreditorName = other
 	} else {
-		t.CreditorName, t.CreditorBBAN = b.OwnerName(a), a.BBAN
+		t.CreditorName, t.CreditorBBAN = b.ownerName(a), a.BBAN
 		t.DebtorName = other
 	}
 }
 
-func (b *Bank) OwnerName(a *Account) string {
-	if c := b.Customers[a.Owner]; c != nil {
+func (b *Bank) ownerName(a *Account) string {
+	if c := b.customers[a.Owner]; c != nil {
 		return c.Name
 	}
 	return ""
@@ -228,7 +228,7 @@ func (b *Bank) genCardTransactions(a *Account, today time.Time, n int, seed uint
 		sh := shops[r.IntN(len(shops))]
 		nok := -(int64(50+r.IntN(3000))*100 + int64(r.IntN(100)))
 		td := today.AddDate(0, 0, -r.IntN(120))
-		t := &Transaction{ID: b.NewID(), TransactionDate: td, BookingDate: td.AddDate(0, 0, 1), Amount: nok,
+		t := &Transaction{ID: b.newID(), TransactionDate: td, BookingDate: td.AddDate(0, 0, 1), Amount: nok,
 			Currency: a.Currency, Details: sh.name, OrigAmount: nok, OrigCurrency: a.Currency}
 		if t.BookingDate.After(today) {
 			t.BookingDate = today
@@ -284,9 +284,9 @@ func Mod11Control(digits string) int {
 	}
 }
 
-// AddTransaction adds t to account a: pending, or booked (the balance
+// addTransaction adds t to account a: pending, or booked (the balance
 // moves by its amount).
-func (b *Bank) AddTransaction(a *Account, t *Transaction, pending bool) {
+func (b *Bank) addTransaction(a *Account, t *Transaction, pending bool) {
 	if pending {
 		a.Pending = append(a.Pending, t)
 		return

@@ -72,11 +72,11 @@ func Traded(currency string) bool {
 	return ok
 }
 
-// DebtorCurrency is the currency of the account a payment is paid
+// debtorCurrency is the currency of the account a payment is paid
 // from: the account's, else the one its debtorAccount names, else NOK (a
 // debtor the PSU chooses at SCA).
-func (b *Bank) DebtorCurrency(p *Payment, ref *AccountRef) string {
-	if a := b.Accounts[p.Debtor]; a != nil {
+func (b *Bank) debtorCurrency(p *Payment, ref *AccountRef) string {
+	if a := b.accounts[p.Debtor]; a != nil {
 		return a.Currency
 	}
 	if ref != nil && ref.Currency != "" {

@@ -17,9 +17,9 @@ func (p *Payment) Hidden() *Error {
 	return nil
 }
 
-// Cancel cancels the payment (CANC) unless its status is final: 400
+// cancel cancels the payment (CANC) unless its status is final: 400
 // CANCELLATION_INVALID.
-func (p *Payment) Cancel() *Error {
+func (p *Payment) cancel() *Error {
 	if FinalStatus[p.Status] {
 		return Refuse("CANCELLATION_INVALID", "paymentId", "the payment has a final status and cannot be cancelled")
 	}
@@ -27,10 +27,10 @@ func (p *Payment) Cancel() *Error {
 	return nil
 }
 
-// StartAuthorisation starts an authorisation (started) with an id from
+// startAuthorisation starts an authorisation (started) with an id from
 // newID for the next signer: 400 STATUS_INVALID unless the payment waits
 // for one.
-func (p *Payment) StartAuthorisation(newID func() string) (*Authorisation, *Error) {
+func (p *Payment) startAuthorisation(newID func() string) (*Authorisation, *Error) {
 	if !p.WaitingForSigner() {
 		return nil, Refuse("STATUS_INVALID", "paymentId", "the payment is not waiting for authorisation")
 	}
@@ -40,13 +40,13 @@ func (p *Payment) StartAuthorisation(newID func() string) (*Authorisation, *Erro
 	return a, nil
 }
 
-// NewBasket creates a signing basket (RCVD) of single payments of tpp,
+// newBasket creates a signing basket (RCVD) of single payments of tpp,
 // each received, bound to a PSU, and with a debtor account: 400
 // RESOURCE_UNKNOWN for another's or no payment, REFERENCE_MIX_INVALID for a
 // bulk or periodic one, REFERENCE_STATUS_INVALID for one in another state.
-func (b *Bank) NewBasket(tpp string, paymentIDs []string) (*Basket, *Error) {
+func (b *Bank) newBasket(tpp string, paymentIDs []string) (*Basket, *Error) {
 	for _, id := range paymentIDs {
-		p := b.Payments[id]
+		p := b.payments[id]
 		switch {
 		case p == nil || p.TPP != tpp:
 			return nil, Refuse("RESOURCE_UNKNOWN", "paymentIds", "unknown payment")
@@ -57,14 +57,14 @@ func (b *Bank) NewBasket(tpp string, paymentIDs []string) (*Basket, *Error) {
 				"every payment must be received, not yet authorised, initiated with a PSU-ID and a debtorAccount")
 		}
 	}
-	bk := &Basket{ID: b.NewID(), TPP: tpp, PaymentIDs: append([]string{}, paymentIDs...), Status: "RCVD"}
-	b.Baskets[bk.ID] = bk
+	bk := &Basket{ID: b.newID(), TPP: tpp, PaymentIDs: append([]string{}, paymentIDs...), Status: "RCVD"}
+	b.baskets[bk.ID] = bk
 	return bk, nil
 }
 
-// Delete removes the basket for its TPP (its payments stay as they are):
+// delete removes the basket for its TPP (its payments stay as they are):
 // 400 CANCELLATION_INVALID once it is authorised.
-func (bk *Basket) Delete() *Error {
+func (bk *Basket) delete() *Error {
 	if bk.Status != "RCVD" {
 		return Refuse("CANCELLATION_INVALID", "basketId", "the basket is authorised already")
 	}
@@ -72,9 +72,9 @@ func (bk *Basket) Delete() *Error {
 	return nil
 }
 
-// StartAuthorisation starts the basket's authorisation with an id from
+// startAuthorisation starts the basket's authorisation with an id from
 // newID: 400 STATUS_INVALID unless it waits for one.
-func (bk *Basket) StartAuthorisation(newID func() string) *Error {
+func (bk *Basket) startAuthorisation(newID func() string) *Error {
 	if bk.Status != "RCVD" {
 		return Refuse("STATUS_INVALID", "basketId", "the basket is not waiting for authorisation")
 	}

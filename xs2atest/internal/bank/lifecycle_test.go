@@ -21,7 +21,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{t: t, now: wed10}
 	f.b = New(1, func() time.Time { return f.now })
-	f.payer = f.b.Accounts[f.b.Customers[PrivateCustomer1].Accounts[0]]
+	f.payer = f.b.accounts[f.b.customers[PrivateCustomer1].Accounts[0]]
 	return f
 }
 
@@ -34,7 +34,7 @@ func (f *fixture) pay(svc, product string, debtor *Account, amount int64, exec t
 	for range entries {
 		in.Entries = append(in.Entries, &Entry{Amount: amount, Currency: "NOK", Creditor: "97100000009", ExecDate: exec})
 	}
-	p, e := f.b.Initiate(in)
+	p, e := f.b.initiate(in)
 	if e != nil {
 		f.t.Fatalf("Initiate: %v", e)
 	}
@@ -69,7 +69,7 @@ func TestSignPaymentStatus(t *testing.T) {
 			p := f.pay("payments", tt.product, f.payer, 10000, tt.exec, 1)
 			p.SignersRequired = tt.signers
 			for _, c := range tt.signs {
-				f.b.SignPayment(p, c)
+				f.b.signPayment(p, c)
 			}
 			if p.Status != tt.wantStatus {
 				t.Errorf("status %s, want %s", p.Status, tt.wantStatus)
@@ -109,9 +109,9 @@ func TestRunBatch(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			p := f.pay(tt.svc, ProductDomestic, f.payer, tt.amount, tt.exec, tt.entries)
-			f.b.SignPayment(p, f.payer.Owner)
+			f.b.signPayment(p, f.payer.Owner)
 			before := f.payer.Balance
-			f.b.RunBatch(f.now)
+			f.b.runBatch(f.now)
 			if p.Status != tt.wantSt {
 				t.Errorf("status %s, want %s", p.Status, tt.wantSt)
 			}
@@ -135,14 +135,14 @@ func TestCatchUp(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	p := f.pay("payments", ProductDomestic, f.payer, 10000, DateOf(wed10), 1)
-	f.b.SignPayment(p, f.payer.Owner)
+	f.b.signPayment(p, f.payer.Owner)
 	f.now = wed10.Add(time.Hour + 59*time.Minute) // 11:59: no run since 10:00
-	f.b.CatchUp()
+	f.b.catchUp()
 	if p.Status != "ACTC" {
 		t.Fatalf("booked before the 12:00 run: %s", p.Status)
 	}
 	f.now = wed10.Add(2 * time.Hour) // 12:00
-	f.b.CatchUp()
+	f.b.catchUp()
 	if p.Status != "ACSC" {
 		t.Fatalf("not booked by the 12:00 run: %s", p.Status)
 	}
@@ -156,10 +156,10 @@ func TestPaymentRefusals(t *testing.T) {
 		act    func(*Payment) *Error
 		code   string // "" = allowed
 	}{
-		{"cancel a received payment", "RCVD", (*Payment).Cancel, ""},
-		{"cancel an approved payment", "ACTC", (*Payment).Cancel, ""},
-		{"cancel a booked payment", "ACSC", (*Payment).Cancel, "CANCELLATION_INVALID"},
-		{"cancel a rejected payment", "RJCT", (*Payment).Cancel, "CANCELLATION_INVALID"},
+		{"cancel a received payment", "RCVD", (*Payment).cancel, ""},
+		{"cancel an approved payment", "ACTC", (*Payment).cancel, ""},
+		{"cancel a booked payment", "ACSC", (*Payment).cancel, "CANCELLATION_INVALID"},
+		{"cancel a rejected payment", "RJCT", (*Payment).cancel, "CANCELLATION_INVALID"},
 		{"authorise a partly signed payment", "PATC", startAuth, ""},
 		{"authorise an approved payment", "ACTC", startAuth, "STATUS_INVALID"},
 		{"details of a received domestic-norway payment", "RCVD", hiddenNorway, "RESOURCE_UNKNOWN"},
@@ -181,7 +181,7 @@ func TestPaymentRefusals(t *testing.T) {
 }
 
 func startAuth(p *Payment) *Error {
-	_, e := p.StartAuthorisation(func() string { return "enc!!a" })
+	_, e := p.startAuthorisation(func() string { return "enc!!a" })
 	return e
 }
 
@@ -200,23 +200,23 @@ func TestLogicalDuplicate(t *testing.T) {
 		return []*Entry{{Amount: 100, Currency: "NOK", Creditor: "97100000009", KID: "1234567890128", Invoice: "INV-1"}}
 	}
 	in := Initiation{Service: "payments", Product: ProductDomestic, TPP: "tpp", Entries: entry()}
-	first, e := f.b.Initiate(in)
+	first, e := f.b.initiate(in)
 	if e != nil {
 		t.Fatal(e)
 	}
 	in.Entries = entry()
-	if _, e := f.b.Initiate(in); e == nil || e.Code != "PAYMENT_FAILED" || e.Path != "remittanceInformationStructuredArray" {
+	if _, e := f.b.initiate(in); e == nil || e.Code != "PAYMENT_FAILED" || e.Path != "remittanceInformationStructuredArray" {
 		t.Fatalf("duplicate: got %v, want PAYMENT_FAILED", e)
 	}
 	in.AllowDuplicate = true
-	if _, e := f.b.Initiate(in); e != nil {
+	if _, e := f.b.initiate(in); e != nil {
 		t.Fatalf("allowed duplicate refused: %v", e)
 	}
 	in.AllowDuplicate = false
-	if e := first.Cancel(); e != nil {
+	if e := first.cancel(); e != nil {
 		t.Fatal(e)
 	}
-	if _, e := f.b.Initiate(in); e == nil {
+	if _, e := f.b.initiate(in); e == nil {
 		t.Fatal("the allowed duplicate is live: a third payment must be refused")
 	}
 }
@@ -239,7 +239,7 @@ func TestInstantFunds(t *testing.T) {
 			in := Initiation{Service: "payments", Product: ProductInstant, TPP: "tpp", Customer: f.payer.Owner,
 				DebtorRef: &AccountRef{BBAN: f.payer.BBAN},
 				Entries:   []*Entry{{Amount: tt.amount, Currency: "NOK", Creditor: "97100000009", ExecDate: DateOf(wed10)}}}
-			_, e := f.b.Initiate(in)
+			_, e := f.b.initiate(in)
 			if (tt.code == "" && e != nil) || (tt.code != "" && (e == nil || e.Code != tt.code)) {
 				t.Fatalf("got %v, want %q", e, tt.code)
 			}
@@ -254,7 +254,7 @@ func TestNewBasket(t *testing.T) {
 	single := f.pay("payments", ProductDomestic, f.payer, 100, today, 1)
 	bulk := f.pay("bulk-payments", ProductDomestic, f.payer, 100, today, 1)
 	signed := f.pay("payments", ProductDomestic, f.payer, 100, today, 1)
-	f.b.SignPayment(signed, f.payer.Owner)
+	f.b.signPayment(signed, f.payer.Owner)
 	tests := []struct {
 		name string
 		tpp  string
@@ -269,7 +269,7 @@ func TestNewBasket(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			bk, e := f.b.NewBasket(tt.tpp, tt.ids)
+			bk, e := f.b.newBasket(tt.tpp, tt.ids)
 			if tt.code != "" {
 				if e == nil || e.Code != tt.code {
 					t.Fatalf("got %v, want %s", e, tt.code)
@@ -279,11 +279,11 @@ func TestNewBasket(t *testing.T) {
 			if e != nil {
 				t.Fatal(e)
 			}
-			if e := bk.StartAuthorisation(func() string { return "enc!!a" }); e != nil {
+			if e := bk.startAuthorisation(func() string { return "enc!!a" }); e != nil {
 				t.Fatal(e)
 			}
 			bk.Status = "ACTC"
-			if e := bk.Delete(); e == nil || e.Code != "CANCELLATION_INVALID" {
+			if e := bk.delete(); e == nil || e.Code != "CANCELLATION_INVALID" {
 				t.Fatalf("delete of an authorised basket: %v", e)
 			}
 		})

@@ -72,12 +72,12 @@ type Entry struct {
 	ExecDate               time.Time
 }
 
-// Duplicates returns the invoice keys (creditor, KID, invoice number) of
+// duplicates returns the invoice keys (creditor, KID, invoice number) of
 // entries, or without allowDup the refusal of an entry whose invoice a live
 // payment (neither cancelled nor rejected) already pays: 400 PAYMENT_FAILED
 // at the entry's remittanceInformationStructuredArray. Every earlier payment
 // of the invoice counts, not only the latest.
-func (b *Bank) Duplicates(svc string, entries []*Entry, allowDup bool) ([]InvoiceKey, *Error) {
+func (b *Bank) duplicates(svc string, entries []*Entry, allowDup bool) ([]InvoiceKey, *Error) {
 	var keys []InvoiceKey
 	for i, f := range entries {
 		if f.KID == "" || f.Invoice == "" {
@@ -100,8 +100,8 @@ func (b *Bank) Duplicates(svc string, entries []*Entry, allowDup bool) ([]Invoic
 // invoicePaid reports whether a payment of invoice k is live: neither
 // cancelled nor rejected.
 func (b *Bank) invoicePaid(k InvoiceKey) bool {
-	for _, id := range b.Dupes[k] {
-		if p := b.Payments[id]; p != nil && p.Status != "CANC" && p.Status != "RJCT" {
+	for _, id := range b.dupes[k] {
+		if p := b.payments[id]; p != nil && p.Status != "CANC" && p.Status != "RJCT" {
 			return true
 		}
 	}
@@ -111,9 +111,9 @@ func (b *Bank) invoicePaid(k InvoiceKey) bool {
 // FundsCheck: the instant product is executed at authorisation, so a
 // payment of it that the debtor account cannot pay (amount and fee) is
 // refused before it is created or bound (doc.go, "Lack of funds").
-func (b *Bank) FundsCheck(p *Payment, debtorID string) *Error {
-	executedAtAuthorisation := p.Product == ProductInstant && !p.ExecDate.After(DateOf(b.Now()))
-	a := b.Accounts[debtorID]
+func (b *Bank) fundsCheck(p *Payment, debtorID string) *Error {
+	executedAtAuthorisation := p.Product == ProductInstant && !p.ExecDate.After(DateOf(b.now()))
+	a := b.accounts[debtorID]
 	if executedAtAuthorisation && a != nil && !CanPay(a, p.TotalIn(a.Currency)) {
 		return Refuse("FUNDS_NOT_AVAILABLE", "instructedAmount",
 			"insufficient funds: the debtorAccount cannot pay the amount and the fee of this instant payment")
@@ -121,33 +121,33 @@ func (b *Bank) FundsCheck(p *Payment, debtorID string) *Error {
 	return nil
 }
 
-// ContextAccounts lists the open accounts and card accounts of a
+// contextAccounts lists the open accounts and card accounts of a
 // context: a private customer's own (ag nil), or the accounts of the
 // agreement a corporate PSU acts for. The PSU may consent to them and pay
 // from them (docs/interface.md, Sandbox: payments from card accounts are supported).
-func (b *Bank) ContextAccounts(customerNumber string, ag *Agreement) []string {
+func (b *Bank) contextAccounts(customerNumber string, ag *Agreement) []string {
 	var ids []string
 	if ag != nil {
 		ids = ag.Accounts
-	} else if c := b.Customers[customerNumber]; c != nil && c.Kind == CustomerPrivate {
+	} else if c := b.customers[customerNumber]; c != nil && c.Kind == CustomerPrivate {
 		ids = c.Accounts
 	}
 	var out []string
 	for _, id := range ids {
-		if a := b.Accounts[id]; a != nil && !a.Closed {
+		if a := b.accounts[id]; a != nil && !a.Closed {
 			out = append(out, id)
 		}
 	}
 	return out
 }
 
-// DebtorOf finds the account a debtorAccount names (bban, iban or a
+// debtorOf finds the account a debtorAccount names (bban, iban or a
 // card account's maskedPan) among those the customer may pay from in the
 // context ag (nil: private): 400 FORMAT_ERROR when it names none of them or
 // gives another currency.
-func (b *Bank) DebtorOf(customerNumber string, ag *Agreement, ref *AccountRef) (*Account, *Error) {
-	for _, id := range b.ContextAccounts(customerNumber, ag) {
-		a := b.Accounts[id]
+func (b *Bank) debtorOf(customerNumber string, ag *Agreement, ref *AccountRef) (*Account, *Error) {
+	for _, id := range b.contextAccounts(customerNumber, ag) {
+		a := b.accounts[id]
 		if !a.Is(ref) {
 			continue
 		}
@@ -159,11 +159,11 @@ func (b *Bank) DebtorOf(customerNumber string, ag *Agreement, ref *AccountRef) (
 	return nil, FormatErr("debtorAccount", "debtorAccount is not an account the PSU may pay from")
 }
 
-// SignPayment records a signature: ACTC when all required (distinct)
+// signPayment records a signature: ACTC when all required (distinct)
 // signers have signed (ACWC when the execution date had to move), PATC
 // before that. Instant payments execute at once. An authorised e-invoice is
 // processed at the invoice scheme.
-func (b *Bank) SignPayment(p *Payment, customerNumber string) {
+func (b *Bank) signPayment(p *Payment, customerNumber string) {
 	if p.Status != "RCVD" && p.Status != "PATC" {
 		return
 	}
@@ -179,8 +179,8 @@ func (b *Bank) SignPayment(p *Payment, customerNumber string) {
 		p.Status = "ACWC" // accepted with a change: the date
 	}
 	b.processInvoices(p)
-	if p.Product == ProductInstant && !p.ExecDate.After(DateOf(b.Now())) {
-		b.Execute(p, b.Now())
+	if p.Product == ProductInstant && !p.ExecDate.After(DateOf(b.now())) {
+		b.execute(p, b.now())
 	}
 }
 
@@ -195,7 +195,7 @@ func (b *Bank) moveExecDate(p *Payment) bool {
 		return false
 	}
 	d := p.ExecDate
-	if today := DateOf(b.Now()); d.Before(today) {
+	if today := DateOf(b.now()); d.Before(today) {
 		d = today
 	}
 	if p.Product != ProductInstant { // instant payments run every day
@@ -216,7 +216,7 @@ func (b *Bank) moveExecDate(p *Payment) bool {
 func (b *Bank) processInvoices(p *Payment) {
 	for _, e := range p.Entries {
 		if e.Invoice != "" {
-			b.ProcessedInvoices[e.Invoice] = true
+			b.processed[e.Invoice] = true
 		}
 	}
 }
@@ -233,11 +233,11 @@ type Initiation struct {
 	Raw                   map[string]any // the body, as GET shows it
 }
 
-// Initiate creates a payment (RCVD). A bound payment's debtorAccount must
+// initiate creates a payment (RCVD). A bound payment's debtorAccount must
 // be an account its PSU may pay from; an unbound one's is checked at its
 // SCA. It refuses a logical duplicate (unless allowed) and an instant
 // payment the debtor cannot pay.
-func (b *Bank) Initiate(in Initiation) (*Payment, *Error) {
+func (b *Bank) initiate(in Initiation) (*Payment, *Error) {
 	p := &Payment{Service: in.Service, Product: in.Product, TPP: in.TPP, Customer: in.Customer, Status: "RCVD",
 		Auths: map[string]*Authorisation{}, SignersRequired: 1, Raw: in.Raw}
 	if in.Agreement != nil {
@@ -246,20 +246,20 @@ func (b *Bank) Initiate(in Initiation) (*Payment, *Error) {
 	if e := b.resolveDebtor(p, in); e != nil {
 		return nil, e
 	}
-	dupes, e := b.Duplicates(in.Service, in.Entries, in.AllowDuplicate)
+	dupes, e := b.duplicates(in.Service, in.Entries, in.AllowDuplicate)
 	if e != nil {
 		return nil, e
 	}
 	p.Dupes, p.Entries, p.ExecDate = dupes, in.Entries, in.Entries[0].ExecDate
-	p.Fee = FeeOf(p.Product, p.Entries, b.DebtorCurrency(p, in.DebtorRef))
-	if e := b.FundsCheck(p, p.Debtor); e != nil {
+	p.Fee = FeeOf(p.Product, p.Entries, b.debtorCurrency(p, in.DebtorRef))
+	if e := b.fundsCheck(p, p.Debtor); e != nil {
 		return nil, e
 	}
-	p.ID = b.NewID()
-	b.Payments[p.ID] = p
-	b.PaymentOrder = append(b.PaymentOrder, p.ID)
+	p.ID = b.newID()
+	b.payments[p.ID] = p
+	b.paymentOrder = append(b.paymentOrder, p.ID)
 	for _, k := range p.Dupes {
-		b.Dupes[k] = append(b.Dupes[k], p.ID)
+		b.dupes[k] = append(b.dupes[k], p.ID)
 	}
 	return p, nil
 }
@@ -276,7 +276,7 @@ func (b *Bank) resolveDebtor(p *Payment, in Initiation) *Error {
 		}
 		p.DebtorRef = ref
 	default:
-		a, err := b.DebtorOf(in.Customer, in.Agreement, ref)
+		a, err := b.debtorOf(in.Customer, in.Agreement, ref)
 		if err != nil {
 			return err
 		}
