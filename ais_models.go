@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"time"
 )
@@ -354,9 +353,13 @@ func (l *listBody[T]) UnmarshalJSON(data []byte) error {
 // cost more than the slice itself; the slice made ahead is at most twice
 // the size of the array's JSON, whatever the array holds.
 func (l *listBody[T]) decodeItems(array []byte) error {
-	if len(array) >= 64<<10 {
-		size := max(int(reflect.TypeFor[T]().Size()), 1)
-		l.items = make([]T, 0, min(arrayLen(array), 2*len(array)/size))
+	array = bytes.TrimSpace(array)
+	if len(array) >= 64<<10 && array[0] == '[' {
+		// Made once at its length, unless an element is no object (then
+		// encoding/json refuses the list at it: nothing to make ahead).
+		if n, objects := countElements(array, 1); objects {
+			l.items = make([]T, 0, listCap[T](n, len(array)))
+		}
 	}
 	return json.Unmarshal(array, &l.items)
 }
@@ -367,47 +370,6 @@ func (l *listBody[T]) decodeItems(array []byte) error {
 type rawView []byte
 
 func (r *rawView) UnmarshalJSON(b []byte) error { *r = b; return nil }
-
-// arrayLen counts the elements of a JSON array (the commas outside strings
-// at its top level). Made for valid JSON; on anything else it returns a
-// count that is wrong but never more than len(array).
-func arrayLen(array []byte) int {
-	n, depth, inString, escaped, empty := 0, 0, false, false, true
-	for _, c := range array {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			if depth == 1 {
-				empty = false
-			}
-			depth++
-			continue
-		case c == ']' || c == '}':
-			depth--
-			continue
-		case c == ',' && depth == 1:
-			n++
-		}
-		if depth == 1 && c > ' ' {
-			empty = false
-		}
-	}
-	if empty {
-		return 0
-	}
-	return n + 1
-}
 
 // list returns the items, never nil.
 func (l *listBody[T]) list() []T {

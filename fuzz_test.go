@@ -312,20 +312,43 @@ func FuzzAnswer(f *testing.F) {
 	})
 }
 
-// FuzzArrayLen: for a valid JSON array, arrayLen counts its elements as
-// encoding/json does; for anything else it never passes len(input).
-func FuzzArrayLen(f *testing.F) {
-	for _, s := range []string{`[]`, `[ ]`, `[1]`, `[[1,2],{"a":[3,4]}]`, `["a,b","c\"]",{"d":"]"}]`, `[,,`, `["\\",1]`} {
-		f.Add([]byte(s))
+// FuzzCountElements: for a valid JSON array, countElements counts its
+// elements as encoding/json does and tells whether each is an object or
+// null, whole and cut in two anywhere (listScan over pieces).
+func FuzzCountElements(f *testing.F) {
+	for _, s := range []string{`[]`, `[ ]`, `[1]`, `[[1,2],{"a":[3,4]}]`, `["a,b","c\"]",{"d":"]"}]`, `[,,`, `["\\",1]`,
+		`[{},null,{"x":"\\\""}]`} {
+		f.Add([]byte(s), uint16(1))
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		n := arrayLen(b)
+	f.Fuzz(func(t *testing.T, b []byte, cut uint16) {
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 || b[0] != '[' {
+			return
+		}
+		n, objects := countElements(b, 1)
 		if n < 0 || n > len(b) {
-			t.Fatalf("arrayLen(%q) = %d", b, n)
+			t.Fatalf("countElements(%q) = %d", b, n)
+		}
+		k := 1 + int(cut)%len(b)
+		s := listScan{next: true}
+		s.scan(b[1:k])
+		s.scan(b[k:])
+		if s.count() != n || s.notObject == objects {
+			t.Fatalf("%q cut at %d: %d, %v; whole: %d, %v", b, k, s.count(), !s.notObject, n, objects)
 		}
 		var items []json.RawMessage
-		if json.Unmarshal(b, &items) == nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte("[")) && n != len(items) {
-			t.Fatalf("arrayLen(%q) = %d, encoding/json finds %d", b, n, len(items))
+		if json.Unmarshal(b, &items) != nil {
+			return
+		}
+		if n != len(items) {
+			t.Fatalf("countElements(%q) = %d, encoding/json finds %d", b, n, len(items))
+		}
+		all := true
+		for _, it := range items {
+			all = all && (it[0] == '{' || it[0] == 'n')
+		}
+		if all != objects {
+			t.Fatalf("countElements(%q): objects %v, encoding/json's elements say %v", b, objects, all)
 		}
 	})
 }

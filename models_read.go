@@ -298,7 +298,11 @@ func readList[T any](r *reader, list *[]T, item func(*reader, *T) bool) bool {
 	if w := r.win; w != nil && !w.inList && len(r.found) == 0 {
 		return readListIn(w, list, item)
 	}
-	s := make([]T, 0, listCap[T](countElements(r.data, r.i), len(r.data)-r.i))
+	n, objects := countElements(r.data, r.i)
+	if !objects {
+		return false // before making the list: a refused element ([0,0,...])
+	}
+	s := make([]T, 0, listCap[T](n, len(r.data)-r.i))
 	return readElements(r, list, s, item, nil)
 }
 
@@ -338,11 +342,12 @@ func readElements[T any](r *reader, list *[]T, s []T, item func(*reader, *T) boo
 }
 
 // countElements counts the elements of the array whose content starts at
-// data[i] (after its '['), as listScan does.
-func countElements(data []byte, i int) int {
-	var s listScan
+// data[i] (after its '['), as listScan does; objects reports whether each
+// is an object or null, as a list of structs must hold.
+func countElements(data []byte, i int) (n int, objects bool) {
+	s := listScan{next: true}
 	s.scan(data[i:])
-	return s.count()
+	return s.count(), !s.notObject
 }
 
 // transaction reads a Transaction as Transaction.UnmarshalJSON does.

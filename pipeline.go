@@ -231,6 +231,11 @@ func (c *Client) newHTTPRequest(ctx context.Context, cl *call) (*http.Request, e
 		req.Body, req.GetBody, req.ContentLength = rb, rb.replay, int64(len(cl.body))
 	}
 	req.Header = cl.header
+	if c.hc.Jar != nil {
+		// http.Client adds the jar's cookies to the request's header: each
+		// attempt gets its own, or a retry would send them twice.
+		req.Header = cl.header.Clone()
+	}
 	if c.cfg.tokens != nil {
 		tok, err := c.cfg.tokens.Token()
 		if err != nil {

@@ -11,7 +11,8 @@ import (
 // pipeline as the named calls: psu checked and sent as headers, signing and
 // Digest, the same-origin and base-path rules, retries for GET only (as
 // RetryPolicy says; a POST is never sent twice), the access budget counted
-// as for the named reads when the PSU is not present, a bank's error answer
+// as for the named reads when the PSU is not present (not the 90-day check
+// of TransactionQuery: a raw query is sent as it is), a bank's error answer
 // as *Error and a scaRedirect in any answer as *SCARequiredError.
 //
 // method is GET, POST, PUT or DELETE. path is relative to the base URL
@@ -42,7 +43,8 @@ func (c *Client) Do(ctx context.Context, psu PSU, method, path string, body, int
 // budgetRaw sets the access budget's endpoint and account of a raw GET to
 // a path the budget counts: /v1/accounts/{id}/balances, .../transactions
 // and .../transactions/{transactionId}, and /v1/card-accounts/{id}/balances
-// (as AccountsService counts them).
+// (as AccountsService counts them), in any spelling the bank reads as that
+// path (segments are compared unescaped: "%62alances" is "balances").
 func (c *Client) budgetRaw(r *request) error {
 	u, err := c.resolve(r.href)
 	if err != nil {
@@ -50,6 +52,11 @@ func (c *Client) budgetRaw(r *request) error {
 	}
 	p := strings.TrimPrefix(u.EscapedPath(), c.basePath)
 	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, seg := range segs {
+		if segs[i], err = url.PathUnescape(seg); err != nil {
+			return invalid("path", "has a malformed path")
+		}
+	}
 	if len(segs) < 4 || segs[0] != "v1" {
 		return nil
 	}
@@ -64,10 +71,6 @@ func (c *Client) budgetRaw(r *request) error {
 	default:
 		return nil
 	}
-	id, err := url.PathUnescape(segs[2])
-	if err != nil {
-		return invalid("path", "has a malformed path")
-	}
-	r.budgetEndpoint, r.accountID = ep, id
+	r.budgetEndpoint, r.accountID = ep, segs[2]
 	return nil
 }

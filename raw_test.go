@@ -134,7 +134,7 @@ func TestDoErrorAnswer(t *testing.T) {
 // locally.
 func TestDoCountsAccessBudget(t *testing.T) {
 	t.Parallel()
-	for _, suffix := range []string{"/balances", "/transactions", "/transactions/tx-1"} {
+	for _, suffix := range []string{"/balances", "/transactions", "/transactions/tx-1", "/%62alances"} {
 		t.Run(suffix, func(t *testing.T) {
 			t.Parallel()
 			b := newBank(t)

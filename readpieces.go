@@ -106,7 +106,7 @@ func (w *window) whole() bool {
 // once by a count over all the pieces.
 func readListIn[T any](w *window, list *[]T, item func(*reader, *T) bool) bool {
 	r := w.r
-	w.inList, w.list, w.limit = true, listScan{}, -1
+	w.inList, w.list, w.limit = true, listScan{next: true}, -1
 	defer func() { w.inList = false }()
 	if last := w.list.scan(r.data[r.i:]); last >= 0 {
 		w.limit = r.i + last
@@ -114,6 +114,9 @@ func readListIn[T any](w *window, list *[]T, item func(*reader, *T) bool) bool {
 	count := w.list // a copy, to count the elements of the pieces not taken
 	for _, b := range w.p[w.next:] {
 		count.scan(b)
+	}
+	if count.notObject {
+		return false // before making the list: a refused element ([0,0,...])
 	}
 	s := make([]T, 0, listCap[T](count.count(), len(r.data)-r.i+w.p[w.next:].len()))
 	if !readElements(r, list, s, item, w.whole) {
@@ -137,6 +140,10 @@ type listScan struct {
 	commas   int  // at the array's own level
 	nonEmpty bool // something but white space seen
 	closed   bool // the array's ']' seen: scan takes nothing more
+	// next is set where an element starts (after '[' or a ',' of the
+	// array's level); notObject when one began with neither '{' nor 'n':
+	// a list of structs the reader, and encoding/json, refuse.
+	next, notObject bool
 }
 
 // scan follows b, the bytes after those scanned so far, and returns the
@@ -149,10 +156,15 @@ func (s *listScan) scan(b []byte) int {
 	if s.inString {
 		i = s.stringEnd(b, 0)
 	}
-	depth, commas, nonEmpty := s.depth, s.commas, s.nonEmpty
-	defer func() { s.depth, s.commas, s.nonEmpty = depth, commas, nonEmpty }()
+	depth, commas, nonEmpty, next := s.depth, s.commas, s.nonEmpty, s.next
+	defer func() { s.depth, s.commas, s.nonEmpty, s.next = depth, commas, nonEmpty, next }()
 	for ; i < len(b); i++ {
-		switch c := b[i]; c {
+		c := b[i]
+		if next && !isSpace(c) {
+			next = false
+			s.notObject = s.notObject || c != '{' && c != 'n' && c != ']'
+		}
+		switch c {
 		case '"':
 			s.inString, nonEmpty = true, true
 			i = s.stringEnd(b, i+1) - 1
@@ -168,7 +180,7 @@ func (s *listScan) scan(b []byte) int {
 		case ',':
 			if depth == 0 {
 				commas++
-				last = i
+				last, next = i, true
 			}
 		case ' ', '\t', '\r', '\n':
 		default:

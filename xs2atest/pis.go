@@ -299,12 +299,17 @@ func (s *Server) startAuthorisation(w http.ResponseWriter, r *http.Request) {
 	if p == nil {
 		return
 	}
+	s.mu.Lock() // the authorisation and its SCA in one step (startSCALocked)
 	a, e := s.bank.StartAuthorisation(p.ID)
+	var href string
+	if e == nil {
+		href = s.startSCALocked(r, &scaRecord{kind: scaPayment, paymentID: p.ID, authID: a.ID})
+	}
+	s.mu.Unlock()
 	if e != nil {
 		writeAPIError(w, e)
 		return
 	}
-	href := s.startSCA(r, &scaRecord{kind: scaPayment, paymentID: p.ID, authID: a.ID})
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"scaStatus":       a.Status,
 		"authorisationId": a.ID,
@@ -433,12 +438,17 @@ func (s *Server) startBasketAuthorisation(w http.ResponseWriter, r *http.Request
 	if found == nil {
 		return
 	}
+	s.mu.Lock() // the authorisation and its SCA in one step (startSCALocked)
 	b, e := s.bank.StartBasketAuthorisation(found.ID)
+	var href string
+	if e == nil {
+		href = s.startSCALocked(r, &scaRecord{kind: scaBasket, basketID: b.ID})
+	}
+	s.mu.Unlock()
 	if e != nil {
 		writeAPIError(w, e)
 		return
 	}
-	href := s.startSCA(r, &scaRecord{kind: scaBasket, basketID: b.ID})
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"scaStatus": b.SCAStatus, "authorisationId": b.AuthID,
 		"_links": map[string]link{

@@ -29,7 +29,9 @@ const maxBody = 1 << 20
 // of docs/interface.md (sandbox data, request-signature verification, SCA by
 // redirect, consent, sessions, limits, payments with batch runs). All state is
 // in memory: the bank core's behind its own lock, the face's (SCA pages,
-// TPP contacts, request log) behind mu, so concurrent requests are safe.
+// TPP contacts, request log) behind mu. Concurrent requests are safe: every
+// change is one step of the bank (its checks included), and a request's
+// reads may see another request's changes between them, as at a real bank.
 type Server struct {
 	cfg     config
 	srv     *httptest.Server

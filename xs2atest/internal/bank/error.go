@@ -22,3 +22,10 @@ func FormatErr(path, text string) *Error { return Refuse("FORMAT_ERROR", path, t
 func Unknown(path, text string) *Error {
 	return &Error{Status: 404, Code: "RESOURCE_UNKNOWN", Path: path, Text: text}
 }
+
+// errGone refuses an SCA whose payment the bank no longer has (the sandbox
+// was initialised since it started).
+var errGone = Unknown("paymentId", "The payment is no longer known.")
+
+// errBasketGone refuses a deleted signing basket as an unknown one.
+var errBasketGone = Unknown("basketId", "unknown signing basket")

@@ -63,8 +63,11 @@ func (b *Bank) newBasket(tpp string, paymentIDs []string) (*Basket, *Error) {
 }
 
 // delete removes the basket for its TPP (its payments stay as they are):
-// 400 CANCELLATION_INVALID once it is authorised.
+// 400 CANCELLATION_INVALID once it is authorised, 404 once deleted.
 func (bk *Basket) delete() *Error {
+	if bk.Deleted {
+		return errBasketGone
+	}
 	if bk.Status != "RCVD" {
 		return Refuse("CANCELLATION_INVALID", "basketId", "the basket is authorised already")
 	}
@@ -73,8 +76,11 @@ func (bk *Basket) delete() *Error {
 }
 
 // startAuthorisation starts the basket's authorisation with an id from
-// newID: 400 STATUS_INVALID unless it waits for one.
+// newID: 400 STATUS_INVALID unless it waits for one, 404 once deleted.
 func (bk *Basket) startAuthorisation(newID func() string) *Error {
+	if bk.Deleted {
+		return errBasketGone
+	}
 	if bk.Status != "RCVD" {
 		return Refuse("STATUS_INVALID", "basketId", "the basket is not waiting for authorisation")
 	}

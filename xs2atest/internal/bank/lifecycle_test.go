@@ -289,3 +289,41 @@ func TestNewBasket(t *testing.T) {
 		})
 	}
 }
+
+// TestDeletedBasketIsUnknown: the bank itself refuses a deleted basket, so a
+// DELETE racing another DELETE, or an authorisation start racing a DELETE,
+// cannot both get through on copies the face checked.
+func TestDeletedBasketIsUnknown(t *testing.T) {
+	f := newFixture(t)
+	p := f.pay("payments", ProductDomestic, f.payer, 100, DateOf(wed10), 1)
+	bk, e := f.b.NewBasket("tpp", []string{p.ID})
+	if e != nil {
+		t.Fatal(e)
+	}
+	if e := f.b.DeleteBasket(bk.ID); e != nil {
+		t.Fatal(e)
+	}
+	if e := f.b.DeleteBasket(bk.ID); e == nil || e.Status != 404 {
+		t.Errorf("second DeleteBasket: %v, want 404 RESOURCE_UNKNOWN", e)
+	}
+	if _, e := f.b.StartBasketAuthorisation(bk.ID); e == nil || e.Status != 404 {
+		t.Errorf("StartBasketAuthorisation of a deleted basket: %v, want 404 RESOURCE_UNKNOWN", e)
+	}
+}
+
+// TestSCAOfAPaymentGoneIsRefused: an SCA whose payment the bank no longer
+// has (the sandbox was initialised since) is refused, not a nil payment.
+func TestSCAOfAPaymentGoneIsRefused(t *testing.T) {
+	f := newFixture(t)
+	s := SCA{TPP: "tpp", Customer: PrivateCustomer1}
+	if e := f.b.MaySign([]string{"gone"}, PrivateCustomer1); e == nil || e.Status != 404 {
+		t.Errorf("MaySign: %v, want 404", e)
+	}
+	if _, e := f.b.Bind(s, "gone", "a"); e == nil || e.Status != 404 {
+		t.Errorf("Bind: %v, want 404", e)
+	}
+	if e := f.b.CompletePayment(s, "gone", "a", false, ""); e == nil || e.Status != 404 {
+		t.Errorf("CompletePayment: %v, want 404", e)
+	}
+	f.b.CompleteBasket(s, "gone") // nothing to complete, no panic
+}

@@ -67,6 +67,9 @@ func (b *Bank) CompletePayment(s SCA, paymentID, authID string, bind bool, debto
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	p := b.payments[paymentID]
+	if p == nil || p.Auths[authID] == nil {
+		return errGone
+	}
 	if bind && p.Bound() {
 		b.failSCA(paymentID, authID, "")
 		return errNotBindable
@@ -88,11 +91,15 @@ func (b *Bank) CompletePayment(s SCA, paymentID, authID string, bind bool, debto
 
 // CompleteBasket ends a signing basket's authorisation: the PSU is
 // registered, every payment of the basket signed by it, the basket ACTC.
+// A basket deleted meanwhile is left as it is.
 func (b *Bank) CompleteBasket(s SCA, basketID string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.register(s)
 	bk := b.baskets[basketID]
+	if bk == nil || bk.Deleted {
+		return
+	}
+	b.register(s)
 	bk.SCAStatus = "finalised"
 	for _, id := range bk.PaymentIDs {
 		b.signPayment(b.payments[id], s.Customer)
@@ -129,6 +136,9 @@ func (b *Bank) MaySign(paymentIDs []string, customerNumber string) *Error {
 	defer b.mu.Unlock()
 	for _, id := range paymentIDs {
 		p := b.payments[id]
+		if p == nil {
+			return errGone
+		}
 		if !p.WaitingForSigner() {
 			return Refuse("STATUS_INVALID", "paymentId", "The payment can no longer be authorised (status "+p.Status+").")
 		}
@@ -163,6 +173,9 @@ func (b *Bank) Bind(s SCA, paymentID, authID string) (debtor string, e *Error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	p := b.payments[paymentID]
+	if p == nil {
+		return "", errGone
+	}
 	if p.Bound() || p.Status != "RCVD" {
 		b.failSCA(paymentID, authID, "")
 		return "", errNotBindable
