@@ -193,7 +193,10 @@ func (s *listScan) scan(b []byte) int {
 // stringEnd follows the string s is in from b[i] and returns the index
 // after its closing quote, or len(b) when b ends first.
 func (s *listScan) stringEnd(b []byte, i int) int {
-	if s.escaped && i < len(b) {
+	if i >= len(b) {
+		return len(b) // nothing here: the string and its escape go on
+	}
+	if s.escaped {
 		s.escaped = false
 		i++ // the byte a backslash at the end of the last piece escapes
 	}

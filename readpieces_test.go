@@ -234,4 +234,11 @@ func TestListScanCountsAcrossPieces(t *testing.T) {
 	}
 	n, _ := countElements([]byte(`[1,[2,3]]`), 1)
 	assert.Equal(t, 2, n)
+	// An empty piece between a backslash and the byte it escapes.
+	s := listScan{next: true}
+	for _, b := range []string{`"a\`, ``, `"",1]`} {
+		s.scan([]byte(b))
+	}
+	assert.Equal(t, 2, s.count(), "the escaped quote does not end the string")
+	assert.True(t, s.closed)
 }
