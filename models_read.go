@@ -295,7 +295,7 @@ func readList[T any](r *reader, list *[]T, item func(*reader, *T) bool) bool {
 	if *list != nil || !r.open('[') {
 		return false
 	}
-	if w := r.win; w != nil && !w.inList && len(r.found) == 0 {
+	if w := r.win; w != nil && w.ends == nil && len(r.found) == 0 {
 		return readListIn(w, list, item)
 	}
 	n, objects := countElements(r.data, r.i)

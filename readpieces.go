@@ -31,21 +31,24 @@ func decodePieces(f fastDecoder, p pieces, first int) bool {
 // only an array that no member of Extra came before in the objects holding
 // it (r.found is empty), as those members point into the window.
 type window struct {
-	r      *reader
-	p      pieces
-	next   int      // the first piece not taken
-	first  int      // how much to take at the start and after an array
-	buf    []byte   // r.data's storage
-	inList bool     // an array is being read through the window
-	list   listScan // that array, over the bytes taken
-	// limit is the index in r.data of the last ',' or ']' of the array's
-	// own level taken so far (-1: none): the elements before it are whole.
+	r     *reader
+	p     pieces
+	next  int    // the first piece not taken
+	first int    // how much to take at the start and after an array
+	buf   []byte // r.data's storage
+	// ends holds, while an array is read through the window (nil
+	// otherwise), for each piece the index of the last ',' or ']' of the
+	// array's own level in it (-1: none), as the count over the pieces
+	// found them.
+	ends []int
+	// limit is the index in r.data of the last such ',' or ']' taken so
+	// far (-1: none): the elements before it are whole.
 	limit int
 }
 
 // newWindow points r at the first pieces of p, at least first bytes.
 func newWindow(r *reader, p pieces, first int) *window {
-	w := &window{r: r, p: p, first: first, limit: -1, list: listScan{closed: true}}
+	w := &window{r: r, p: p, first: first, limit: -1}
 	w.buf = make([]byte, 0, 2*first)
 	r.data = w.buf
 	w.takeBytes(first)
@@ -64,7 +67,7 @@ func (w *window) takeBytes(n int) {
 }
 
 // take moves the bytes the reader is past out of the window and appends
-// the pieces up to (not including) piece end, following the array in them.
+// the pieces up to (not including) piece end, moving limit with them.
 func (w *window) take(end int) {
 	r := w.r
 	n := len(r.data) - r.i + w.p[w.next:end].len()
@@ -76,8 +79,8 @@ func (w *window) take(end int) {
 		w.limit = -1
 	}
 	for ; w.next < end; w.next++ {
-		if last := w.list.scan(w.p[w.next]); last >= 0 {
-			w.limit = len(w.buf) + last
+		if w.ends != nil && w.ends[w.next] >= 0 {
+			w.limit = len(w.buf) + w.ends[w.next]
 		}
 		w.buf = append(w.buf, w.p[w.next]...)
 	}
@@ -89,12 +92,8 @@ func (w *window) take(end int) {
 // end first, the reader fails on what it has.
 func (w *window) whole() bool {
 	for {
-		r := w.r
-		p := r.i
-		for p < len(r.data) && isSpace(r.data[p]) {
-			p++
-		}
-		if p < len(r.data) && (r.data[p] == ']' || w.limit > p) || w.next == len(w.p) {
+		c := w.r.ws() // past white space, as reading the element goes
+		if c == ']' || c != 0 && w.limit > w.r.i || w.next == len(w.p) {
 			return true
 		}
 		w.take(w.next + 1)
@@ -106,14 +105,14 @@ func (w *window) whole() bool {
 // once by a count over all the pieces.
 func readListIn[T any](w *window, list *[]T, item func(*reader, *T) bool) bool {
 	r := w.r
-	w.inList, w.list, w.limit = true, listScan{next: true}, -1
-	defer func() { w.inList = false }()
-	if last := w.list.scan(r.data[r.i:]); last >= 0 {
-		w.limit = r.i + last
+	count := listScan{next: true} // over the bytes taken, then the pieces not
+	if w.limit = count.scan(r.data[r.i:]); w.limit >= 0 {
+		w.limit += r.i
 	}
-	count := w.list // a copy, to count the elements of the pieces not taken
-	for _, b := range w.p[w.next:] {
-		count.scan(b)
+	w.ends = make([]int, len(w.p))
+	defer func() { w.ends = nil }()
+	for k := w.next; k < len(w.p); k++ {
+		w.ends[k] = count.scan(w.p[k])
 	}
 	if count.notObject {
 		return false // before making the list: a refused element ([0,0,...])
@@ -125,9 +124,6 @@ func readListIn[T any](w *window, list *[]T, item func(*reader, *T) bool) bool {
 	w.takeBytes(w.first) // what follows the array
 	return true
 }
-
-// isSpace reports JSON white space.
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // listScan follows the content of a JSON array (the bytes after its '['),
 // in as many pieces as it comes: where its elements end and how many there
@@ -160,7 +156,7 @@ func (s *listScan) scan(b []byte) int {
 	defer func() { s.depth, s.commas, s.nonEmpty, s.next = depth, commas, nonEmpty, next }()
 	for ; i < len(b); i++ {
 		c := b[i]
-		if next && !isSpace(c) {
+		if next && c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			next = false
 			s.notObject = s.notObject || c != '{' && c != 'n' && c != ']'
 		}
