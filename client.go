@@ -321,7 +321,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	}
 	closeAnswer(resp)
 	if err != nil {
-		return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: fmt.Errorf("reading the response: %w", err)}
+		return r.transportError(requestID, true, fmt.Errorf("reading the response: %w", err))
 	}
 	if c.verifier != nil {
 		if err := c.verifier.verify(resp, body, requestID, true); err != nil {
@@ -346,7 +346,13 @@ func outcomeUnknown(r *request, requestID string, err error) error {
 	if idempotent(r.method) {
 		return err
 	}
-	return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: true, Err: err}
+	return r.transportError(requestID, true, err)
+}
+
+// transportError is the *TransportError of r (sent: it may have reached the
+// bank) wrapping err; the caller sets Attempts where it knows them.
+func (r *request) transportError(requestID string, sent bool, err error) *TransportError {
+	return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: sent, Err: err}
 }
 
 // decodeInto unmarshals a 2xx body into into and checks the redirect a

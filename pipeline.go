@@ -274,7 +274,8 @@ func (c *Client) interpret(cl *call, a attempt, into any) outcome {
 	r, n := cl.r, cl.attempts(a.n)
 	if a.err != nil {
 		// Its text leaves out the URL (it holds resource ids).
-		err := &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Sent: a.sent, Attempts: n, Err: a.err}
+		err := r.transportError(cl.requestID, a.sent, a.err)
+		err.Attempts = n
 		return outcome{err: err, warn: true, attempts: n}
 	}
 	resp := a.resp
@@ -288,9 +289,9 @@ func (c *Client) interpret(cl *call, a attempt, into any) outcome {
 		// A redirect that was not followed (no Location): no answer
 		// to decode, and for a POST no telling what the bank did.
 		closeAnswer(resp)
-		o.err = &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Sent: true, Attempts: n,
-			Err: fmt.Errorf("unexpected answer %s, a redirect that is not followed", resp.Status)}
-		o.warn = true
+		te := r.transportError(cl.requestID, true, fmt.Errorf("unexpected answer %s, a redirect that is not followed", resp.Status))
+		te.Attempts = n
+		o.err, o.warn = te, true
 	default:
 		o.err = c.decode(r, resp, cl.requestID, into)
 		if te, ok := o.err.(*TransportError); ok {

@@ -115,8 +115,9 @@ func retryAnswer(p RetryPolicy, t try, now func() time.Time) verdict {
 func (c *Client) again(ctx context.Context, cl *call, n int, o outcome, wait time.Duration) (outcome, bool) {
 	if err := c.sleep(ctx, wait); err != nil {
 		if o.resp != nil {
-			r := cl.r
-			o.err = &TransportError{Method: r.method, Op: r.op, RequestID: cl.requestID, ids: idsOf(r.psu), Attempts: o.resp.Attempts, Err: err}
+			te := cl.r.transportError(cl.requestID, false, err)
+			te.Attempts = o.resp.Attempts
+			o.err = te
 		}
 		return o, false
 	}
