@@ -299,13 +299,12 @@ func (s *Server) startAuthorisation(w http.ResponseWriter, r *http.Request) {
 	if p == nil {
 		return
 	}
-	s.mu.Lock() // the authorisation and its SCA in one step (startSCALocked)
-	a, e := s.bank.StartAuthorisation(p.ID)
-	var href string
-	if e == nil {
-		href = s.startSCALocked(r, &scaRecord{kind: scaPayment, paymentID: p.ID, authID: a.ID})
-	}
-	s.mu.Unlock()
+	var a bank.Authorisation
+	href, e := s.startSCAOf(r, func() (*scaRecord, *bank.Error) {
+		var e *bank.Error
+		a, e = s.bank.StartAuthorisation(p.ID)
+		return &scaRecord{kind: scaPayment, paymentID: p.ID, authID: a.ID}, e
+	})
 	if e != nil {
 		writeAPIError(w, e)
 		return
@@ -438,13 +437,12 @@ func (s *Server) startBasketAuthorisation(w http.ResponseWriter, r *http.Request
 	if found == nil {
 		return
 	}
-	s.mu.Lock() // the authorisation and its SCA in one step (startSCALocked)
-	b, e := s.bank.StartBasketAuthorisation(found.ID)
-	var href string
-	if e == nil {
-		href = s.startSCALocked(r, &scaRecord{kind: scaBasket, basketID: b.ID})
-	}
-	s.mu.Unlock()
+	var b bank.Basket
+	href, e := s.startSCAOf(r, func() (*scaRecord, *bank.Error) {
+		var e *bank.Error
+		b, e = s.bank.StartBasketAuthorisation(found.ID)
+		return &scaRecord{kind: scaBasket, basketID: b.ID}, e
+	})
 	if e != nil {
 		writeAPIError(w, e)
 		return

@@ -67,22 +67,28 @@ func (s *Server) newSCA(r *http.Request, kind scaKind, preset *bank.Agreement) s
 // startSCA registers rec, its kind and what it authorises set, as an SCA
 // started by request r and returns the absolute scaRedirect URL.
 func (s *Server) startSCA(r *http.Request, rec *scaRecord) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.startSCALocked(r, rec)
+	href, _ := s.startSCAOf(r, func() (*scaRecord, *bank.Error) { return rec, nil })
+	return href
 }
 
-// startSCALocked is startSCA with s.mu held: a caller that starts what the
-// SCA authorises under the same hold, so that Initialize (which takes s.mu)
-// cannot come between, leaves no SCA of something the bank no longer has.
-func (s *Server) startSCALocked(r *http.Request, rec *scaRecord) string {
+// startSCAOf starts what an SCA authorises (start, which returns the SCA's
+// record or the bank's refusal) and registers the SCA, in one step under
+// s.mu: Initialize, which takes it, cannot come between and leave an SCA of
+// something the bank no longer has. It returns the scaRedirect URL.
+func (s *Server) startSCAOf(r *http.Request, start func() (*scaRecord, *bank.Error)) (string, *bank.Error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, e := start()
+	if e != nil {
+		return "", e
+	}
 	rec.token, rec.tpp = s.bank.NewToken(), info(r).tpp
 	rec.redirectURI, rec.tppSessionID = r.Header.Get("TPP-Redirect-URI"), r.Header.Get("TPP-Session-ID")
 	rec.stage, rec.created = stageLogin, s.now()
 	rec.wantContext = strings.ToUpper(r.Header.Get("PSU-Context"))
 	rec.app = strings.EqualFold(r.Header.Get("TPP-Redirect-Preferred"), "false")
 	s.scas[rec.token] = rec
-	return s.URL() + "/sca/" + rec.token
+	return s.URL() + "/sca/" + rec.token, nil
 }
 
 // scaOf is what the SCA's PSU has done so far, for the bank.
