@@ -59,12 +59,8 @@ func (b bodyRT) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // allocated returns the bytes f allocated (the whole process's, see above).
 func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
+	total, _ := allocatedAndKept(func() any { f(); return nil })
+	return total
 }
 
 func memClient(t *testing.T, rt http.RoundTripper) *Client {
