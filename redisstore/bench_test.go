@@ -41,12 +41,14 @@ func hooked(b *testing.B, srv *redisServer) (*redis.Client, *roundTrips) {
 }
 
 // BenchmarkTake: one Take (the SDK's limit and window) on a key of 4
-// calls; round trips per Take reported as rt/op.
+// calls; round trips per Take reported as rt/op. The server's clock, as the
+// script reads it, moves with at.
 func BenchmarkTake(b *testing.B) {
 	rdb, h := hooked(b, startRedis(b))
 	s := redisstore.NewBudgetStore(rdb)
 	ctx := context.Background()
 	at := t0
+	redisstore.SetServerShift(s, func() time.Duration { return at.Sub(t0) })
 	_, _, _ = s.Take(ctx, testKey, at, xs2a.AccessLimit, xs2a.AccessWindow) // loads the script
 	h.n.Store(0)
 	b.ResetTimer()
@@ -80,17 +82,20 @@ func BenchmarkUpdate(b *testing.B) {
 
 // BenchmarkSignedGET: one signed PSU-not-present balance read against the
 // fake bank, its budget in memory or in Redis: the difference is a Take's
-// cost beside a signed request. The clock moves 6 hours per call so the
-// bank's and the SDK's 4 calls a day always allow it; the PSU signs in
+// cost beside a signed request. The clock (the bank's, the SDK's and, as
+// the budget script reads it, the Redis server's) moves 6 hours per call so
+// the bank's and the SDK's 4 calls a day always allow it; the PSU signs in
 // again (untimed) before the access of its SCA runs out.
 func BenchmarkSignedGET(b *testing.B) {
 	for _, name := range []string{"memory", "redis"} {
 		b.Run(name, func(b *testing.B) {
+			clk := &clock{t: t0}
 			store := xs2a.NewMemoryBudgetStore()
 			if name == "redis" {
-				store = redisstore.NewBudgetStore(startRedis(b).client(b))
+				rs := redisstore.NewBudgetStore(startRedis(b).client(b))
+				redisstore.SetServerShift(rs, func() time.Duration { return clk.Now().Sub(t0) })
+				store = rs
 			}
-			clk := &clock{t: t0}
 			bank := xs2atest.NewServer(b, xs2atest.WithClock(clk.Now))
 			c, err := bank.Client(nil, xs2a.WithBudgetStore(store), xs2a.WithRetry(noWait))
 			if err != nil {

@@ -14,46 +14,60 @@ import (
 	"github.com/tppkit/xs2a"
 )
 
-// takeScript counts one call in a sorted set, in one round trip. Scores are
-// the callers' times in whole microseconds. KEYS[1] the key; ARGV: now,
-// window (both µs), limit, a unique member. It drops the calls at or before
-// now-window, then records now and sets the key's TTL to one window when
-// fewer than limit are left ({1}), or answers {0, the score of the call that
-// must leave the window for one more to fit}. Calls recorded after now (a
-// caller whose clock is behind another's) count, as in the SDK's memory store.
+// takeScript counts one call in a sorted set, in one round trip, on the
+// clock of the Redis server holding the key: it reads TIME and scores each
+// call by that time in whole microseconds. KEYS[1] the key; ARGV: window
+// (µs), limit, a unique member, and a shift (µs) added to TIME, which is 0
+// except in this package's tests. It drops the calls at or before
+// time-window, then records the call at time and sets the key's TTL to one
+// window when fewer than limit are left ({1}), or answers {0, the score of
+// the call that must leave the window for one more to fit, time}. Calls
+// scored after time (a new master whose clock is behind the old one's)
+// count. Redis 5 and later replicate a script's writes, not the script, so
+// it may read TIME before it writes.
 var takeScript = redis.NewScript(`
-local now = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local limit = tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2]) + tonumber(ARGV[4])
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local n = redis.call('ZCARD', KEYS[1])
 if n >= limit then
   local oldest = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
-  return {0, tonumber(oldest[2])}
+  return {0, tonumber(oldest[2]), now}
 end
-redis.call('ZADD', KEYS[1], now, ARGV[4])
+redis.call('ZADD', KEYS[1], now, ARGV[3])
 redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000))
 return {1}
 `)
 
-// errArgs is returned for a limit below 1, a window that is not positive, or
-// a time Redis cannot hold exactly as a score.
-var errArgs = errors.New("redisstore: limit and window must be positive and now between 1970 and 2255")
+// errArgs is returned for a limit below 1, a window that is not positive or
+// longer than a score holds exactly, or a zero now.
+var errArgs = errors.New("redisstore: limit and window must be positive, the window under 285 years, and now not zero")
 
-// maxMicros bounds the times a score holds exactly (2^53 µs, year 2255).
+// maxMicros bounds the times and windows a score holds exactly (2^53 µs,
+// 285 years; year 2255 as a time).
 const maxMicros = 1 << 53
 
 // BudgetStore is an xs2a.BudgetStore over Redis, shared by every replica of
-// a TPP: each key is a sorted set of the times of the calls in its window,
-// trimmed, counted and added to by one Lua script, so a Take is atomic and
-// costs one round trip. Time comes from the caller's now (the SDK's clock), never from
-// Redis; a key expires one window after its last recorded call. Keys are the
-// SDK's (a hash of PSU id, account and endpoint, never those in clear)
-// behind the key prefix, with the hash as the Cluster hash tag. It is safe
-// for concurrent use.
+// a TPP: each key is a sorted set of the calls in its window, trimmed,
+// counted and added to by one Lua script, so a Take is atomic and costs one
+// round trip. The window runs on the clock of the Redis server holding the
+// key (TIME inside the script), never on a replica's: replicas whose clocks
+// disagree by minutes or days still get exactly limit calls per window
+// between them, and a call is refused until the server's window has passed.
+// A key expires one window after its last recorded call. Keys are the SDK's
+// (a hash of PSU id, account and endpoint, never those in clear) behind the
+// key prefix, with the hash as the Cluster hash tag. It needs Redis 5 or
+// later and is safe for concurrent use.
 type BudgetStore struct {
 	rdb redis.UniversalClient
 	cfg config
+	// shift moves the server's time as the script reads it (TIME plus
+	// shift()), so that this package's tests can pass a day without waiting
+	// one. It is nil, TIME alone, in every store NewBudgetStore returns;
+	// only export_test.go sets it.
+	shift func() time.Duration
 }
 
 // BudgetStore implements xs2a.BudgetStore.
@@ -65,12 +79,16 @@ func NewBudgetStore(rdb redis.UniversalClient, opts ...Option) *BudgetStore {
 	return &BudgetStore{rdb: rdb, cfg: newConfig(opts)}
 }
 
-// Take implements xs2a.BudgetStore: it records one call under key at now when
-// fewer than limit calls were recorded in (now-window, now], else it returns
-// ok false and when the oldest counted call leaves the window. A Redis error
-// or a context that ends first is returned as is (the SDK then sends
-// nothing); a Take that ended with an error may still have recorded its
-// call, which only ever errs on the side of fewer calls.
+// Take implements xs2a.BudgetStore on the Redis server's clock: it records
+// one call under key at the server's time T when fewer than limit calls were
+// recorded in (T-window, T], else it returns ok false and next, when the
+// oldest counted call leaves the window, on the caller's clock: that
+// moment's server time moved by now-T, so a caller whose clock is off gets
+// a next its own clock reaches as the server's window passes. now counts
+// nothing else and must not be zero. A Redis error or a context that ends
+// first is returned as is (the SDK then sends nothing); a Take that ended
+// with an error may still have recorded its call, which only ever errs on
+// the side of fewer calls.
 func (s *BudgetStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (ok bool, next time.Time, err error) {
 	if s == nil {
 		return false, time.Time{}, &xs2a.ValidationError{Field: "BudgetStore", Reason: "is nil"}
@@ -78,58 +96,65 @@ func (s *BudgetStore) Take(ctx context.Context, key string, now time.Time, limit
 	if err := s.cfg.check(s.rdb); err != nil {
 		return false, time.Time{}, err
 	}
-	nowUS, winUS, err := micros(now, window, limit)
+	winUS, err := windowMicros(now, window, limit)
 	if err != nil {
 		return false, time.Time{}, err
 	}
-	member, err := uniqueMember(nowUS)
+	member, err := uniqueMember()
 	if err != nil {
 		return false, time.Time{}, err
 	}
 	var reply any
 	err = within(ctx, func(ctx context.Context) error {
 		var err error
-		reply, err = takeScript.Run(ctx, s.rdb, []string{s.cfg.budgetKey(key)}, nowUS, winUS, limit, member).Result()
+		reply, err = takeScript.Run(ctx, s.rdb, []string{s.cfg.budgetKey(key)}, winUS, limit, member, s.shiftMicros()).Result()
 		return err
 	})
 	if err != nil {
 		return false, time.Time{}, err
 	}
-	return parseTakeReply(reply, winUS)
+	return parseTakeReply(reply, now, winUS)
 }
 
-// micros checks the arguments and gives now (rounded up, so a call never
-// leaves its window early) and window in whole microseconds.
-func micros(now time.Time, window time.Duration, limit int) (nowUS, winUS int64, err error) {
-	if limit < 1 || window <= 0 {
-		return 0, 0, errArgs
+// shiftMicros is what the script adds to TIME: 0 in production.
+func (s *BudgetStore) shiftMicros() int64 {
+	if s.shift == nil {
+		return 0
 	}
-	nowUS = now.UnixMicro()
-	if now.Sub(time.UnixMicro(nowUS)) > 0 {
-		nowUS++
+	return int64(s.shift() / time.Microsecond)
+}
+
+// windowMicros checks the arguments and gives the window in whole
+// microseconds, rounded up so that a call never leaves its window early.
+func windowMicros(now time.Time, window time.Duration, limit int) (int64, error) {
+	if limit < 1 || window <= 0 || now.IsZero() {
+		return 0, errArgs
 	}
-	winUS = int64(window / time.Microsecond)
+	winUS := int64(window / time.Microsecond)
 	if window%time.Microsecond != 0 {
 		winUS++ // not window+999ns, which overflows for the longest windows
 	}
-	if nowUS < 0 || nowUS > maxMicros || winUS > maxMicros {
-		return 0, 0, errArgs
+	if winUS > maxMicros {
+		return 0, errArgs
 	}
-	return nowUS, winUS, nil
+	return winUS, nil
 }
 
-// uniqueMember names one recorded call: its time and 8 random bytes, so two
-// calls at the same microsecond from two replicas are both counted.
-func uniqueMember(nowUS int64) (string, error) {
-	var b [8]byte
+// uniqueMember names one recorded call by 16 random bytes, so calls that
+// the server scores at the same microsecond are all counted.
+func uniqueMember() (string, error) {
+	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%d:%s", nowUS, hex.EncodeToString(b[:])), nil
+	return hex.EncodeToString(b[:]), nil
 }
 
-// parseTakeReply reads the script's answer: {1}, or {0, score in µs}.
-func parseTakeReply(reply any, winUS int64) (bool, time.Time, error) {
+// parseTakeReply reads the script's answer: {1}, or {0, score, server
+// time} in µs, the score that of the call that must leave the window. The
+// wait, score+window-time, is positive (the script dropped the calls at or
+// before time-window) and next is now plus the wait: the caller's clock.
+func parseTakeReply(reply any, now time.Time, winUS int64) (bool, time.Time, error) {
 	vals, _ := reply.([]any)
 	if len(vals) == 0 {
 		return false, time.Time{}, fmt.Errorf("redisstore: unexpected answer of the budget script (%T)", reply)
@@ -138,12 +163,17 @@ func parseTakeReply(reply any, winUS int64) (bool, time.Time, error) {
 	switch {
 	case flag == 1 && len(vals) == 1:
 		return true, time.Time{}, nil
-	case flag == 0 && len(vals) == 2:
-		oldest, ok := vals[1].(int64)
-		if !ok || oldest < 0 || oldest > math.MaxInt64-winUS {
+	case flag == 0 && len(vals) == 3:
+		oldest, ok1 := vals[1].(int64)
+		at, ok2 := vals[2].(int64)
+		if !ok1 || !ok2 || oldest < 0 || oldest > maxMicros || at < 0 || at > maxMicros || winUS > maxMicros {
 			break
 		}
-		return false, time.UnixMicro(oldest + winUS), nil
+		wait := oldest + winUS - at
+		if wait <= 0 || wait > math.MaxInt64/int64(time.Microsecond) {
+			break
+		}
+		return false, now.Add(time.Duration(wait) * time.Microsecond), nil
 	}
 	return false, time.Time{}, errors.New("redisstore: unexpected answer of the budget script")
 }

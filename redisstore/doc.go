@@ -11,12 +11,28 @@
 //     retried on the state another replica wrote first.
 //
 // Both take a redis.UniversalClient: redis.NewClient, NewClusterClient
-// (Redis Cluster) or NewFailoverClient (Sentinel). Time is always the
-// caller's (the SDK's clock), never Redis's. The module's tests run the
-// fleet's budget (exactly 4 calls at the bank from eight replicas), the
-// session agreement, Update under contention and the fail-closed outage
-// against real servers with each of the three: one redis-server, a Redis
-// Cluster of three masters and a master watched by a Sentinel.
+// (Redis Cluster) or NewFailoverClient (Sentinel), and need Redis 5 or
+// later. The module's tests run the fleet's budget (exactly 4 calls at the
+// bank from eight replicas, also when their clocks disagree), the session
+// agreement, Update under contention and the fail-closed outage against
+// real servers with each of the three: one redis-server, a Redis Cluster of
+// three masters and a master watched by a Sentinel.
+//
+// # Clocks
+//
+// A fleet measures the budget's window with one clock, the Redis server's:
+// the script reads TIME and scores each call by it, so replicas whose
+// clocks are minutes or days apart still get 4 calls in 24 hours between
+// them, and a fifth waits until the server's 24 hours have passed. The
+// caller's now only places the answer on the caller's clock: a refused
+// Take's next is when the oldest call leaves the server's window, moved by
+// the caller's offset from the server, so a replica whose clock is off gets
+// a next its own clock reaches at that moment. Each key lives on one
+// server (the master of its Cluster slot), so one key is always counted
+// with one clock; after a failover the new master's clock counts, so keep
+// the servers' clocks synchronised (NTP): a new master behind the old one
+// keeps calls in the window longer, one ahead frees them early by its lead.
+// Session times are the caller's (the SDK's clock).
 //
 // # Keys
 //

@@ -13,7 +13,9 @@ import (
 
 // A fleet shares one Redis: every replica builds its client and session
 // manager over the same stores. Here the budget stops the fifth call of the
-// day on one account, whichever replica makes it.
+// day on one account, whichever replica makes it and whatever its clock
+// says: the day runs on the Redis server's clock, and the fifth call may go
+// once the first leaves it, in about 24 hours on the caller's clock.
 func Example() {
 	rdb := redis.NewClient(&redis.Options{Addr: exampleRedis.Addr()}) // e.g. redis.NewClusterClient in production
 	defer rdb.Close()
@@ -31,17 +33,23 @@ func Example() {
 	cur, ok, _ := sessions.Current(ctx, "tpp-user-1")
 	fmt.Println("current on the first:", ok, cur == id)
 
+	// Replicas with clocks an hour apart.
 	now := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
 	for i := range 5 {
-		ok, next, err := budget.Take(ctx, "xs2a:budget:4f1c", now.Add(time.Duration(i)*time.Minute), xs2a.AccessLimit, xs2a.AccessWindow)
-		fmt.Println(i+1, ok, next.UTC().Format(time.RFC3339), err)
+		at := now.Add(time.Duration(i) * time.Hour)
+		ok, next, err := budget.Take(ctx, "xs2a:budget:4f1c", at, xs2a.AccessLimit, xs2a.AccessWindow)
+		var wait time.Duration
+		if !ok {
+			wait = next.Sub(at).Round(time.Hour)
+		}
+		fmt.Println(i+1, ok, wait, err)
 	}
 	// Output:
 	// complete: <nil>
 	// current on the first: true true
-	// 1 true 0001-01-01T00:00:00Z <nil>
-	// 2 true 0001-01-01T00:00:00Z <nil>
-	// 3 true 0001-01-01T00:00:00Z <nil>
-	// 4 true 0001-01-01T00:00:00Z <nil>
-	// 5 false 2025-03-15T09:00:00Z <nil>
+	// 1 true 0s <nil>
+	// 2 true 0s <nil>
+	// 3 true 0s <nil>
+	// 4 true 0s <nil>
+	// 5 false 24h0m0s <nil>
 }

@@ -68,12 +68,19 @@ func newFleet(t *testing.T, d *deployment, opts ...xs2atest.Option) *fleet {
 // the bank and to Redis, counting in the shared budget.
 func (f *fleet) replica(t *testing.T, redisOpts ...func(*redis.UniversalOptions)) *xs2a.Client {
 	t.Helper()
+	return f.replicaWith(t, redisstore.NewBudgetStore(f.redis.client(t, redisOpts...), f.prefix))
+}
+
+// replicaWith is a replica counting in store, with SDK options of its own
+// (a clock) after the fleet's.
+func (f *fleet) replicaWith(t *testing.T, store *redisstore.BudgetStore, opts ...xs2a.Option) *xs2a.Client {
+	t.Helper()
 	tr := f.bank.HTTPClient().Transport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
-	c, err := f.bank.Client(nil,
+	c, err := f.bank.Client(nil, append([]xs2a.Option{
 		xs2a.WithHTTPClient(&http.Client{Transport: tr}),
-		xs2a.WithBudgetStore(redisstore.NewBudgetStore(f.redis.client(t, redisOpts...), f.prefix)),
-		xs2a.WithRetry(noWait))
+		xs2a.WithBudgetStore(store),
+		xs2a.WithRetry(noWait)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	return c

@@ -30,22 +30,28 @@ func FuzzDecodeState(f *testing.F) {
 }
 
 // FuzzParseTakeReply: whatever the budget script answers, the parse never
-// panics, and it allows a call only on the exact answer {1}.
+// panics, it allows a call only on the exact answer {1}, and a refusal's
+// next is after the caller's now by at most the score's distance ahead of
+// the server's time plus the window.
 func FuzzParseTakeReply(f *testing.F) {
-	f.Add(int64(1), int64(0), false)
-	f.Add(int64(0), int64(1741944600000000), true)
-	f.Add(int64(0), int64(-1), true)
-	f.Fuzz(func(t *testing.T, flag, score int64, two bool) {
-		reply := []any{flag}
-		if two {
-			reply = append(reply, score)
-		}
-		ok, next, err := parseTakeReply(reply, int64(xs2a.AccessWindow/time.Microsecond))
-		if ok && (err != nil || flag != 1 || two) {
+	f.Add(int64(1), int64(0), int64(0), uint8(1))
+	f.Add(int64(0), int64(1741944600000000), int64(1741944600000001), uint8(3))
+	f.Add(int64(0), int64(1741944600000000), int64(1742031000000000), uint8(3))
+	f.Add(int64(0), int64(-1), int64(0), uint8(3))
+	f.Add(int64(0), int64(1<<53), int64(0), uint8(2))
+	now := time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
+	win := int64(xs2a.AccessWindow / time.Microsecond)
+	f.Fuzz(func(t *testing.T, flag, score, at int64, n uint8) {
+		reply := []any{flag, score, at}[:n%4]
+		ok, next, err := parseTakeReply(reply, now, win)
+		if ok && (err != nil || flag != 1 || len(reply) != 1) {
 			t.Fatalf("allowed on %v", reply)
 		}
-		if !ok && err == nil && next.IsZero() {
-			t.Fatalf("refused without a next time on %v", reply)
+		if ok || err != nil {
+			return
+		}
+		if !next.After(now) || next.Sub(now) != time.Duration(score+win-at)*time.Microsecond {
+			t.Fatalf("refused on %v with next %v, now %v", reply, next, now)
 		}
 	})
 }
