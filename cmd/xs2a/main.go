@@ -25,7 +25,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
 )
 
 func main() {
@@ -94,32 +93,20 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 	return exitCode(e, usagef("unknown command %q (see xs2a -h)", args[0]))
 }
 
-// exitCode reports err on one line and maps it to the exit status.
+// exitCode reports err on one inert line (see line) and maps it to the
+// exit status.
 func exitCode(e *env, err error) int {
 	var ue *usageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintln(e.stderr, "xs2a:", oneLine(err.Error()))
+		fmt.Fprintln(e.stderr, "xs2a:", line(err.Error()))
 		return 2
 	default:
-		fmt.Fprintln(e.stderr, "xs2a:", oneLine(strings.TrimPrefix(err.Error(), "xs2a: ")))
+		fmt.Fprintln(e.stderr, "xs2a:", line(strings.TrimPrefix(err.Error(), "xs2a: ")))
 		return 1
 	}
-}
-
-// oneLine folds white space into single spaces and drops other control
-// characters (an escape sequence in a bank's text must not reach the
-// terminal).
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && !unicode.IsSpace(r) {
-			return -1
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }
 
 func printUsage(w io.Writer) {
