@@ -67,7 +67,7 @@ type bankFlags struct {
 func (b *bankFlags) register(fs *flag.FlagSet) {
 	b.certFlags.register(fs)
 	fs.StringVar(&b.baseURL, "base-url", "", "base address of a real bank (empty: the embedded fake bank)")
-	fs.StringVar(&b.redirectURI, "redirect-uri", "http://localhost:8642/callback", "TPP-Redirect-URI: the bank sends the customer back here, to a listener of this command (port 0: a free one)")
+	fs.StringVar(&b.redirectURI, "redirect-uri", "http://localhost:8642/callback", "TPP-Redirect-URI: the bank sends the customer back here, to a listener of this command, which adds a random state parameter (port 0: a free one)")
 	fs.BoolVar(&b.open, "open", false, "open the SCA page in the browser (xdg-open)")
 	fs.StringVar(&b.customer, "customer", xs2atest.PrivateCustomer1, "embedded fake bank: the sandbox customer who completes SCA")
 	fs.StringVar(&b.psuID, "psu-id", "", "psu-id from an earlier SCA callback (a consent already given)")

@@ -273,3 +273,44 @@ func TestCallbackBeforeSCA(t *testing.T) {
 
 // attackerUUID is a well-formed psu-id that is not the customer's.
 const attackerUUID = "3f0c2a8e-5b1d-4c7e-9a2f-6d8b1e4c7a90"
+
+// FuzzCallbackTake: whatever query and fetch metadata a request brings, the
+// listener takes it only with the state and the session of its SCA, by a
+// GET that is no other site's subresource, and answers one of its fixed
+// texts.
+func FuzzCallbackTake(f *testing.F) {
+	const state, session = "STATESTATESTATESTATESTATE2", "5d1f0e36-2f3c-4a55-8b0e-3b8f8e1f0a11"
+	f.Add("GET", "state="+state+"&psu-id="+attackerUUID+"&tpp-session-id="+session+"&context=PRIVATE", "", "")
+	f.Add("GET", "state="+state+"&status=401&code=SCA_INVALID", "cross-site", "navigate")
+	f.Add("GET", "state="+state+"&state="+state+"&psu-id=x", "same-site", "no-cors")
+	f.Add("POST", "state=%zz&tpp-session-id="+session, "none", "cors")
+	f.Fuzz(func(t *testing.T, method, rawQuery, site, mode string) {
+		cb := &callback{path: "/cb", state: state, got: make(chan *url.URL, 1)}
+		cb.expect(session)
+		r := &http.Request{Method: method, URL: &url.URL{Path: "/cb", RawQuery: rawQuery},
+			Header: http.Header{"Sec-Fetch-Site": {site}, "Sec-Fetch-Mode": {mode}, "Sec-Fetch-Dest": {"document"}}}
+		status, text, u := cb.take(r)
+		assert.Less(t, len(text), 100)
+		if len(rawQuery) >= 8 {
+			assert.NotContains(t, text, rawQuery, "a fixed text, not the request's")
+		}
+		if u == nil {
+			assert.NotEqual(t, http.StatusOK, status)
+			return
+		}
+		q, err := url.ParseQuery(rawQuery)
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusOK, status)
+		assert.Equal(t, http.MethodGet, method)
+		assert.Equal(t, []string{state}, q["state"])
+		assert.False(t, mode != "navigate" && site != "" && site != "none" && site != "same-origin", "site %q mode %q", site, mode)
+		if q.Get("psu-id") != "" {
+			assert.Equal(t, []string{session}, q["tpp-session-id"])
+		} else {
+			assert.Contains(t, []string{"", session}, q.Get("tpp-session-id"))
+		}
+		assert.Equal(t, rawQuery, u.RawQuery)
+		_, _, again := cb.take(r)
+		assert.Nil(t, again, "taken once")
+	})
+}

@@ -9,6 +9,18 @@
 //	xs2a sign -url URL [-method GET] [-body JSON]
 //	xs2a doctor -p12 FILE | -cert FILE -key FILE [-base-url URL]
 //
+// With -base-url, the command listens on -redirect-uri for the bank's
+// redirect after SCA. It gives the bank that URI with a random state added,
+// and takes only the callback of the SCA it started: a GET with that state
+// and the TPP-Session-ID it sent (a failed SCA's redirect may carry none),
+// once, that is no other site's image, frame or script request. Any other
+// request gets a short error page and the command goes on waiting.
+//
+// Text from the bank (names, transaction texts, error texts, links) is
+// printed without control, bidi or format characters: they are shown
+// escaped ("\u202e") in tables, on standard error and in links, and as
+// \u escapes in -json output, which decodes to the bank's text.
+//
 // Each subcommand's -h lists its flags. The exit status is 0 on success, 1
 // on a failure and 2 on a usage error; errors go to standard error as one
 // line starting "xs2a: ".
