@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tppkit/xs2a"
+	"github.com/tppkit/xs2a/internal/inert"
 	"github.com/tppkit/xs2a/xs2atest"
 )
 
@@ -68,7 +67,7 @@ type bankFlags struct {
 func (b *bankFlags) register(fs *flag.FlagSet) {
 	b.certFlags.register(fs)
 	fs.StringVar(&b.baseURL, "base-url", "", "base address of a real bank (empty: the embedded fake bank)")
-	fs.StringVar(&b.redirectURI, "redirect-uri", "http://localhost:8642/callback", "TPP-Redirect-URI: the bank sends the customer back here, to a listener of this command (port 0: a free one)")
+	fs.StringVar(&b.redirectURI, "redirect-uri", "http://localhost:8642/callback", "TPP-Redirect-URI: the bank sends the customer back here, to a listener of this command, which adds a random state parameter (port 0: a free one)")
 	fs.BoolVar(&b.open, "open", false, "open the SCA page in the browser (xdg-open)")
 	fs.StringVar(&b.customer, "customer", xs2atest.PrivateCustomer1, "embedded fake bank: the sandbox customer who completes SCA")
 	fs.StringVar(&b.psuID, "psu-id", "", "psu-id from an earlier SCA callback (a consent already given)")
@@ -94,9 +93,10 @@ func (b *bankFlags) check(cmd string) error {
 type bank struct {
 	client *xs2a.Client
 	fake   *xs2atest.Server // nil for a real bank
-	// authenticate sends the customer to scaRedirect and returns the
-	// callback URL.
-	authenticate func(ctx context.Context, scaRedirect string) (*url.URL, error)
+	// authenticate sends the customer to scaRedirect, for the SCA that the
+	// request with TPP-Session-ID session started, and returns the callback
+	// URL.
+	authenticate func(ctx context.Context, scaRedirect, session string) (*url.URL, error)
 	close        func()
 }
 
@@ -132,10 +132,10 @@ func openFake(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper
 	return &bank{
 		client: client,
 		fake:   srv,
-		authenticate: func(ctx context.Context, href string) (*url.URL, error) {
+		authenticate: func(ctx context.Context, href, _ string) (*url.URL, error) {
 			u, err := srv.CompleteSCA(ctx, href, b.customer)
 			if err == nil {
-				fmt.Fprintf(e.stderr, "xs2a: embedded fake bank: SCA completed for the sandbox customer %s (%s)\n", cust.Name, strings.ToLower(cust.CustomerType))
+				fmt.Fprintf(e.stderr, "xs2a: embedded fake bank: SCA completed for the sandbox customer %s (%s)\n", inert.Text(cust.Name, 0), inert.Text(strings.ToLower(cust.CustomerType), 0))
 			}
 			return u, err
 		},
@@ -152,6 +152,8 @@ func openReal(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper
 	if err != nil {
 		return nil, err
 	}
+	// The client's TPP-Redirect-URI carries the listener's state. A run
+	// starts one SCA and builds one client, so the state is that SCA's.
 	hc := &http.Client{Transport: rt(http.DefaultTransport.(*http.Transport).Clone())}
 	client, err := xs2a.NewClient(b.baseURL, signer, xs2a.WithRedirectURI(redirectURI), xs2a.WithHTTPClient(hc))
 	if err != nil {
@@ -160,75 +162,19 @@ func openReal(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper
 	}
 	return &bank{
 		client: client,
-		authenticate: func(ctx context.Context, href string) (*url.URL, error) {
-			fmt.Fprintf(e.stderr, "xs2a: the customer must authenticate at the bank; open this page in a browser:\n  %s\n", href)
+		authenticate: func(ctx context.Context, href, session string) (*url.URL, error) {
+			cb.expect(session)
+			fmt.Fprintf(e.stderr, "xs2a: the customer must authenticate at the bank; open this page in a browser:\n  %s\n", inert.Text(href, 0))
 			if b.open && e.open != nil {
 				if err := e.open(href); err != nil {
-					fmt.Fprintf(e.stderr, "xs2a: could not open a browser (%v): open the page yourself\n", err)
+					fmt.Fprintf(e.stderr, "xs2a: could not open a browser (%s): open the page yourself\n", inert.Text(err.Error(), 0))
 				}
 			}
-			fmt.Fprintf(e.stderr, "xs2a: waiting for the bank's redirect to %s\n", redirectURI)
+			fmt.Fprintf(e.stderr, "xs2a: waiting for the bank's redirect to %s\n", inert.Text(cb.listening(), 0))
 			return cb.wait(ctx)
 		},
 		close: func() { client.Close(); cb.close() },
 	}, nil
-}
-
-// callback listens on the redirect URI's port for the bank's redirect.
-type callback struct {
-	got   chan *url.URL
-	close func()
-}
-
-// listenCallback listens on the host and port of redirectURI (port 0: a
-// free one) and returns the redirect URI with the port it listens on.
-func listenCallback(redirectURI string) (*callback, string, error) {
-	ru, err := url.Parse(redirectURI)
-	if err != nil || ru.Scheme != "http" || ru.Hostname() == "" {
-		return nil, "", usagef("-redirect-uri %q: want http://HOST:PORT/PATH on this machine", redirectURI)
-	}
-	port := ru.Port()
-	if port == "" {
-		port = "80"
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(ru.Hostname(), port))
-	if err != nil {
-		return nil, "", fmt.Errorf("listening for the SCA callback on %s: %w", ru.Host, err)
-	}
-	ru.Host = net.JoinHostPort(ru.Hostname(), fmt.Sprint(ln.Addr().(*net.TCPAddr).Port))
-	cb := &callback{got: make(chan *url.URL, 1)}
-	path := ru.Path
-	if path == "" {
-		path = "/"
-	}
-	// The path is compared, not given to a ServeMux: a path such as
-	// "/cb{x}" or "/a b" is no valid ServeMux pattern.
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != path {
-			http.NotFound(w, r)
-			return
-		}
-		u := *ru
-		u.RawQuery = r.URL.RawQuery
-		select {
-		case cb.got <- &u:
-		default:
-		}
-		io.WriteString(w, "Done: you can close this window and return to the terminal.\n")
-	})
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	cb.close = func() { srv.Close() }
-	return cb, ru.String(), nil
-}
-
-func (cb *callback) wait(ctx context.Context) (*url.URL, error) {
-	select {
-	case u := <-cb.got:
-		return u, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("no SCA callback arrived: %w", ctx.Err())
-	}
 }
 
 // withConsent calls f for the PSU; when the bank asks for SCA first, the
@@ -241,7 +187,7 @@ func withConsent(ctx context.Context, bk *bank, b *bankFlags, f func(xs2a.PSU) e
 	if !errors.As(err, &sca) {
 		return psu, err
 	}
-	u, err := bk.authenticate(ctx, sca.Redirect.Href)
+	u, err := bk.authenticate(ctx, sca.Redirect.Href, psu.SessionID)
 	if err != nil {
 		return psu, err
 	}

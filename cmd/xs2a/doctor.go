@@ -24,11 +24,17 @@ type report struct {
 	failed bool
 }
 
-func (r *report) ok(format string, a ...any)   { fmt.Fprintf(r.e.stdout, "ok    "+format+"\n", a...) }
-func (r *report) warn(format string, a ...any) { fmt.Fprintf(r.e.stdout, "warn  "+format+"\n", a...) }
+func (r *report) ok(format string, a ...any)   { r.write("ok    ", format, a) }
+func (r *report) warn(format string, a ...any) { r.write("warn  ", format, a) }
 func (r *report) fail(format string, a ...any) {
 	r.failed = true
-	fmt.Fprintf(r.e.stdout, "FAIL  "+format+"\n", a...)
+	r.write("FAIL  ", format, a)
+}
+
+// write writes one finding as one inert line: an error may quote a bank's
+// answer.
+func (r *report) write(prefix, format string, a []any) {
+	fmt.Fprintln(r.e.stdout, prefix+line(fmt.Sprintf(format, a...)))
 }
 
 // runDoctor checks a certificate and key pair, and the clock against a

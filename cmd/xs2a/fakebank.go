@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/tppkit/xs2a/xs2atest"
@@ -145,16 +144,15 @@ func runFakebank(ctx context.Context, e *env, args []string) error {
 
 // printSandboxCustomers writes the customers and their accounts as a table.
 func printSandboxCustomers(e *env, customers []xs2atest.Customer) {
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CUSTOMER\tTYPE\tNAME\tACCOUNTS")
+	rows := make([][]string, 0, len(customers))
 	for _, cu := range customers {
 		var accts []string
 		for _, a := range cu.Accounts {
 			accts = append(accts, firstNonEmpty(a.BBAN, a.MaskedPan))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cu.CustomerNumber, cu.CustomerType, cu.Name, strings.Join(accts, " "))
+		rows = append(rows, []string{cu.CustomerNumber, cu.CustomerType, cu.Name, strings.Join(accts, " ")})
 	}
-	tw.Flush()
+	table(e.stdout, []string{"CUSTOMER", "TYPE", "NAME", "ACCOUNTS"}, rows)
 }
 
 func runBatches(ctx context.Context, srv *xs2atest.Server, every time.Duration) {

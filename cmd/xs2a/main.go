@@ -9,6 +9,18 @@
 //	xs2a sign -url URL [-method GET] [-body JSON]
 //	xs2a doctor -p12 FILE | -cert FILE -key FILE [-base-url URL]
 //
+// With -base-url, the command listens on -redirect-uri for the bank's
+// redirect after SCA. It gives the bank that URI with a random state added,
+// and takes only the callback of the SCA it started: a GET with that state
+// and the TPP-Session-ID it sent (a failed SCA's redirect may carry none),
+// once, that is no other site's image, frame or script request. Any other
+// request gets a short error page and the command goes on waiting.
+//
+// Text from the bank (names, transaction texts, error texts, links) is
+// printed without control, bidi or format characters: they are shown
+// escaped ("\u202e") in tables, on standard error and in links, and as
+// \u escapes in -json output, which decodes to the bank's text.
+//
 // Each subcommand's -h lists its flags. The exit status is 0 on success, 1
 // on a failure and 2 on a usage error; errors go to standard error as one
 // line starting "xs2a: ".
@@ -25,7 +37,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
 )
 
 func main() {
@@ -94,32 +105,20 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 	return exitCode(e, usagef("unknown command %q (see xs2a -h)", args[0]))
 }
 
-// exitCode reports err on one line and maps it to the exit status.
+// exitCode reports err on one inert line (see line) and maps it to the
+// exit status.
 func exitCode(e *env, err error) int {
 	var ue *usageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintln(e.stderr, "xs2a:", oneLine(err.Error()))
+		fmt.Fprintln(e.stderr, "xs2a:", line(err.Error()))
 		return 2
 	default:
-		fmt.Fprintln(e.stderr, "xs2a:", oneLine(strings.TrimPrefix(err.Error(), "xs2a: ")))
+		fmt.Fprintln(e.stderr, "xs2a:", line(strings.TrimPrefix(err.Error(), "xs2a: ")))
 		return 1
 	}
-}
-
-// oneLine folds white space into single spaces and drops other control
-// characters (an escape sequence in a bank's text must not reach the
-// terminal).
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && !unicode.IsSpace(r) {
-			return -1
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }
 
 func printUsage(w io.Writer) {

@@ -15,12 +15,18 @@ import (
 // and what was written to standard output and error.
 func runCmd(t *testing.T, setup func(*env), args ...string) (int, string, string) {
 	t.Helper()
+	return runCmdContext(t, context.Background(), setup, args...)
+}
+
+// runCmdContext is runCmd under ctx (a test ends a command that waits).
+func runCmdContext(t *testing.T, ctx context.Context, setup func(*env), args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, now: time.Now}
 	if setup != nil {
 		setup(e)
 	}
-	code := runEnv(context.Background(), e, args)
+	code := runEnv(ctx, e, args)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -49,18 +55,20 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// TestOneLineDropsControlCharacters: a bank's text reaches the terminal as
-// one line, without escape sequences.
-func TestOneLineDropsControlCharacters(t *testing.T) {
+// TestLine: a bank's text reaches the terminal as one line, its escape
+// sequences and bidi controls shown escaped, not acted on.
+func TestLine(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
-		"plain text":                    "plain text",
-		"two\nlines\tand\r\ntabs":       "two lines and tabs",
-		"\x1b[2Jcleared \x1b]0;title\a": "[2Jcleared ]0;title",
-		"nul\x00 and del\x7f":           "nul and del",
-		"ﬁne ünïcode":                   "ﬁne ünïcode",
+		"plain text":                                       "plain text",
+		"two\nlines\tand\r\ntabs":                          "two lines and tabs",
+		"\x1b[2Jcleared \x1b]0;title\a":                    `\x1b[2Jcleared \x1b]0;title\x07`,
+		"nul\x00 and del\x7f":                              `nul\x00 and del\x7f`,
+		"ﬁne ünïcode":                                      "ﬁne ünïcode",
+		"left\u202eright\u2066 next\u0085line\u2028\u200b": `left\u202eright\u2066 next line \u200b`,
 	} {
-		if got := oneLine(in); got != want {
-			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		if got := line(in); got != want {
+			t.Errorf("line(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -90,7 +90,7 @@ func signPayment(ctx context.Context, bk *bank, psu xs2a.PSU, init *xs2a.Initiat
 		}
 		href = auth.Links.SCARedirect.Href
 	}
-	u, err := bk.authenticate(ctx, href)
+	u, err := bk.authenticate(ctx, href, psu.SessionID)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tppkit/xs2a/internal/inert"
+)
+
+// hostile is bank text that would act on a terminal or a person reading
+// it: an escape sequence that clears the screen, a line break, bidi
+// overrides and isolates, a C1 next line, a line separator and a zero-width
+// space.
+const hostile = "\x1b[2J\r\nA\u202eB\u2066C\u0085D\u2028E\u200bF\u009b"
+
+// hostileLink is an scaRedirect the SDK hands out (it refuses C0 controls,
+// spaces and backslashes in links, not the rest of hostile).
+const hostileLink = "https://bank.example/sca/x\u202ey\u2066z\u0085\u2028\u200b?a=\u009b"
+
+// hostileBank is a bank under /api that writes hostile into every text it
+// sends: account names, transaction texts, error texts, sandbox customers'
+// names, and its scaRedirect link. It remembers the TPP-Redirect-URI and
+// TPP-Session-ID of the request that asked for SCA, so that a test can
+// play the bank's redirect.
+type hostileBank struct {
+	*httptest.Server
+	mu                     sync.Mutex
+	redirectURI, sessionID string
+}
+
+func newHostileBank(t *testing.T) *hostileBank {
+	t.Helper()
+	b := &hostileBank{}
+	write := func(w http.ResponseWriter, status int, v any) {
+		body, err := json.Marshal(v)
+		require.NoError(t, err)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(body)
+	}
+	type m = map[string]any
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/accounts", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("PSU-ID") == "" {
+			b.mu.Lock()
+			b.redirectURI, b.sessionID = r.Header.Get("TPP-Redirect-URI"), r.Header.Get("TPP-Session-ID")
+			b.mu.Unlock()
+			write(w, 401, m{"tppMessages": []m{{"category": "ERROR", "code": "CONSENT_INVALID", "text": hostile}},
+				"_links": m{"scaRedirect": m{"href": hostileLink}}})
+			return
+		}
+		write(w, 200, m{"accounts": []m{{"resourceId": "acc-1", "bban": "12345678903", "currency": "NOK",
+			"name": hostile, "product": hostile, "ownerName": hostile}}})
+	})
+	mux.HandleFunc("GET /api/v1/accounts/acc-1/transactions", func(w http.ResponseWriter, r *http.Request) {
+		write(w, 200, m{"account": m{"bban": "12345678903"}, "transactions": m{"booked": []m{{
+			"transactionId": "t1", "bookingDate": "2025-01-02", "transactionAmount": m{"currency": "NOK", "amount": "-1.00"},
+			"creditorName": hostile, "remittanceInformationUnstructured": hostile}}}})
+	})
+	mux.HandleFunc("GET /api/v1/accounts/acc-1/balances", func(w http.ResponseWriter, r *http.Request) {
+		write(w, 400, m{"tppMessages": []m{{"category": "ERROR", "code": "FORMAT_ERROR" + hostile, "text": hostile}}})
+	})
+	mux.HandleFunc("GET /api/v1/sandbox/customers", func(w http.ResponseWriter, r *http.Request) {
+		write(w, 200, []m{{"customerNumber": "01010112345", "customerType": "PRIVATE" + hostile, "name": hostile}})
+	})
+	b.Server = httptest.NewServer(mux)
+	t.Cleanup(b.Close)
+	return b
+}
+
+// callback is the bank's redirect back to the TPP after SCA: success
+// params, or failure params when they are given.
+func (b *hostileBank) callback(failure url.Values) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := url.Values{"psu-id": {attackerUUID}, "tpp-session-id": {b.sessionID}, "context": {"PRIVATE"}}
+	if failure != nil {
+		q = failure
+	}
+	return b.redirectURI + "&" + q.Encode()
+}
+
+// assertInert fails for every line of out that holds a character
+// inert.Unsafe reports (line feeds end lines).
+func assertInert(t *testing.T, name, out string) {
+	t.Helper()
+	for i, l := range strings.Split(out, "\n") {
+		for _, r := range l {
+			if inert.Unsafe(r) {
+				t.Errorf("%s line %d holds %U raw: %q", name, i+1, r, l)
+				break
+			}
+		}
+	}
+}
+
+// TestOutputInert: whatever a bank writes into names, transaction texts,
+// error texts, links and callbacks, the table, -json, standard error and
+// the printed link hold no control, bidi or format character raw; -json
+// still decodes to the bank's text exactly.
+func TestOutputInert(t *testing.T) {
+	t.Parallel()
+	c := ecCerts(t)
+	failure := url.Values{"status": {"401"}, "code": {"SCA_INVALID\u202e"}, "message": {hostile}}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		failure url.Values // the SCA fails with these callback params
+		code    int
+		stdout  string // a piece of the output, made inert
+		json    string // -json: the field whose value is hostile
+	}{
+		{"accounts table", []string{"accounts"}, nil, 0, `A\u202eB\u2066C D E\u200bF\u009b`, ""},
+		{"accounts json", []string{"accounts", "-json"}, nil, 0, "", "name"},
+		{"transactions table", []string{"transactions"}, nil, 0, `A\u202eB`, ""},
+		{"transactions json", []string{"transactions", "-json"}, nil, 0, "", "remittanceInformationUnstructured"},
+		{"balances: the bank's error", []string{"balances"}, nil, 1, "", ""},
+		{"failed SCA: the callback's message", []string{"accounts"}, failure, 1, "", ""},
+		{"sandbox customers table", []string{"sandbox", "customers"}, nil, 0, `A\u202eB`, ""},
+		{"sandbox customers json", []string{"sandbox", "customers", "-json"}, nil, 0, "", "name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			bank := newHostileBank(t)
+			done := make(chan error, 1)
+			setup := func(e *env) {
+				e.open = func(string) error {
+					go func() {
+						a, err := visit("GET", bank.callback(tc.failure), nil)
+						if err == nil {
+							err = a.taken()
+						}
+						done <- err
+					}()
+					return nil
+				}
+			}
+			args := append(tc.args, "-cert", c.cert, "-key", c.key, "-base-url", bank.URL+"/api",
+				"-redirect-uri", "http://127.0.0.1:0/callback", "-open")
+			code, stdout, stderr := runCmd(t, setup, args...)
+			if tc.args[0] != "sandbox" {
+				require.NoError(t, <-done)
+				assert.Contains(t, stderr, `https://bank.example/sca/x\u202ey\u2066z  \u200b?a=\u009b`, "the printed link, inert")
+			}
+			require.Equal(t, tc.code, code, stderr)
+			assertInert(t, "stdout", stdout)
+			assertInert(t, "stderr", stderr)
+			assert.Contains(t, stdout, tc.stdout)
+			if tc.code != 0 {
+				assert.Contains(t, stderr, `A\u202eB`, "the bank's text is shown, inert")
+			}
+			if tc.json != "" {
+				var v []map[string]any
+				require.NoError(t, json.Unmarshal([]byte(stdout), &v))
+				require.NotEmpty(t, v)
+				assert.Equal(t, hostile, v[0][tc.json], "-json keeps the bank's text")
+			}
+		})
+	}
+}
