@@ -259,11 +259,12 @@
 //	                                                       its schedule in additionalInformationStructured.
 //	                                                       standingOrderDetails), on every page; information alone gives
 //	                                                       that list only; card accounts read all as both, information 400
-//	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next
+//	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next;
+//	                                                       _links.account always (cards: cardTransactions._links.self)
 //	GET /v1/accounts/{id}, GET /v1/card-accounts/{id}      {"account":{...}}, {"cardAccount":{...}} (Berlin Group shapes)
 //	GET /v1/card-accounts/{id}/balances                    {"cardAccount":{maskedPan}, "balances"}; besides closingBooked,
-//	                                                       expected, interimAvailable a balanceType outside the Berlin
-//	                                                       Group list, any_balance_type (the booked balance)
+//	                                                       expected, interimAvailable the Berlin Group's card type
+//	                                                       nonInvoiced (the booked balance)
 //	Closed account                                         left out of the list (an empty list, never 404)
 //	Consented user with no account                         an empty list (not 404, not a new SCA)
 //	cash-account-type-iso / longer-names accept-fixes      CACC/SVGS instead of BRUK/SPAR; names 70 instead of 35 characters
