@@ -174,6 +174,28 @@
 // (xs2atest/mockbank) registers canned httpmock responses for tests that want
 // no server at all.
 //
+// # What happens outside the interface
+//
+// Controls make the bank do what production banks do in their own channels,
+// and options run it as some of them are run:
+//
+//   - WithdrawPaymentRights (RestorePaymentRights undoes it): the account stays
+//     listed and readable, but a payment from it, named as debtorAccount or
+//     picked at the SCA, gets 403 SERVICE_BLOCKED (docs/interface.md SCA6).
+//   - CancelPaymentElsewhere, ChangePaymentElsewhere: the PSU cancels a payment
+//     or changes its amount in the online bank; its paymentId stays, its
+//     reads show CANC or the new amount (docs/interface.md PP5).
+//   - SetPaymentSCA: the initiations that follow get a startAuthorisation link
+//     (PaymentSCAStart, the default), an SCA exemption (PaymentSCAExempt: no
+//     startAuthorisation, the payment already accepted) or SCA at once
+//     (PaymentSCARedirect: a scaRedirect in the initiation answer)
+//     (docs/interface.md PS1).
+//   - WithoutCardAccounts: card accounts have left the PSD2 channel; every
+//     /v1/card-accounts path answers 404 RESOURCE_UNKNOWN (docs/interface.md E13).
+//   - WithAnswerHook hands each answer to the test as it leaves; the
+//     end-to-end suites check them all against the Berlin Group 1.3.12 schemas
+//     (docs/interface.md BG1).
+//
 // # Lack of funds
 //
 // docs/interface.md asks for "a proper error response (not a 500)" for

@@ -20,6 +20,8 @@ type config struct {
 	keyIDVariants bool
 	addr          string // "" : a free loopback port
 	answerHook    func(Exchange)
+
+	noCardAccounts bool // WithoutCardAccounts
 }
 
 func defaultConfig() config {

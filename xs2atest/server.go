@@ -54,6 +54,8 @@ type Server struct {
 	contacts  map[string]string
 	tppOwners tppOwners
 	reqLog    []Request
+
+	paymentSCA PaymentSCA // SetPaymentSCA, under mu
 }
 
 // Request is one entry of the request log: what arrived, never bodies or
@@ -308,6 +310,9 @@ func (s *Server) handle(w *bufWriter, r *http.Request) {
 	}
 	if h, text := checkHeaderFormats(r.Header); h != "" {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", h, text)
+		return
+	}
+	if s.cardAccountsOff(w, r) {
 		return
 	}
 	ctx := context.WithValue(r.Context(), ctxKey{}, &reqInfo{tpp: tpp, body: body})
