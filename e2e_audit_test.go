@@ -2,6 +2,7 @@ package xs2a_test
 
 import (
 	"context"
+	"crypto/x509/pkix"
 	"net/http"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/xs2a"
+	"github.com/tppkit/xs2a/internal/testcert"
 	"github.com/tppkit/xs2a/xs2atest"
 )
 
@@ -155,4 +157,60 @@ func TestPaymentChangedOrCancelledElsewhere(t *testing.T) {
 	assert.False(t, b.ChangePaymentElsewhere(ini.PaymentID, "1.00"), "a cancelled payment stays cancelled")
 	b.RunBatch()
 	assert.Equal(t, "CANC", b.PaymentStatus(ini.PaymentID), "the batch does not execute it")
+}
+
+// TestTPPRoles: a TPP certificate's PSD2 QCStatement names its roles; the
+// bank refuses account information without PSP_AI and payments without
+// PSP_PI with 401 ROLE_INVALID, which the SDK reports as the bank's error,
+// neither an SCA to start nor a consent problem. A certificate without a
+// QCStatement keeps working (docs/interface.md AUTH2).
+func TestTPPRoles(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name           string
+		roles          []string
+		noAIS, noPayPI bool
+	}{
+		{"PISP only", []string{testcert.RolePSPPI}, true, false},
+		{"AISP only", []string{testcert.RolePSPAI}, false, true},
+		{"AISP and PISP", []string{testcert.RolePSPAI, testcert.RolePSPPI}, false, false},
+		{"card issuer only", []string{testcert.RolePSPIC}, true, true},
+		{"no QCStatement", nil, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			b := newBank(t)
+			pair, err := testcert.New(testcert.Options{
+				Subject:   pkix.Name{CommonName: "role test TPP - TEST ONLY", Country: []string{"NO"}},
+				Issuer:    pkix.Name{CommonName: "role test CA - TEST ONLY", Country: []string{"NO"}},
+				PSD2Roles: tt.roles,
+			})
+			require.NoError(t, err)
+			s, err := xs2a.NewSigner(pair.Key, pair.Cert)
+			require.NoError(t, err)
+			c, err := b.Client(s, xs2a.WithHTTPClient(&http.Client{Transport: b.rec}))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = c.Close() })
+			psu := xs2a.PSU{SessionID: xs2a.NewSessionID(), IPAddress: psuIP}
+
+			_, _, err = c.Accounts.List(ctx, psu)
+			if tt.noAIS {
+				requireBankError(t, err, http.StatusUnauthorized, xs2a.CodeRoleInvalid)
+				assert.NotErrorIs(t, err, xs2a.ErrSCARequired)
+				assert.NotErrorIs(t, err, xs2a.ErrConsentInvalid)
+			} else {
+				requireSCA(t, err)
+			}
+			_, _, err = c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "10.00", ""), nil)
+			if tt.noPayPI {
+				requireBankError(t, err, http.StatusUnauthorized, xs2a.CodeRoleInvalid)
+				assert.NotErrorIs(t, err, xs2a.ErrOutcomeUnknown, "refused: nothing was created")
+				assert.Zero(t, b.PaymentCount())
+			} else {
+				require.NoError(t, err, "a payment of a PSU without PSU-ID (Flow 5)")
+			}
+		})
+	}
 }

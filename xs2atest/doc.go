@@ -192,6 +192,11 @@
 //     (docs/interface.md PS1).
 //   - WithoutCardAccounts: card accounts have left the PSD2 channel; every
 //     /v1/card-accounts path answers 404 RESOURCE_UNKNOWN (docs/interface.md E13).
+//   - PSD2 roles: a TPP certificate with a PSD2 QCStatement (ETSI TS 119 495)
+//     gets 401 ROLE_INVALID for account information without PSP_AI and for
+//     payments without PSP_PI; a QCStatement that does not parse, 401
+//     CERTIFICATE_INVALID. A certificate without one is let through
+//     (docs/interface.md AUTH2).
 //   - WithAnswerHook hands each answer to the test as it leaves; the
 //     end-to-end suites check them all against the Berlin Group 1.3.12 schemas
 //     (docs/interface.md BG1).

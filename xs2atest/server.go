@@ -312,7 +312,7 @@ func (s *Server) handle(w *bufWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", h, text)
 		return
 	}
-	if s.cardAccountsOff(w, r) {
+	if roleRefused(w, r) || s.cardAccountsOff(w, r) {
 		return
 	}
 	ctx := context.WithValue(r.Context(), ctxKey{}, &reqInfo{tpp: tpp, body: body})
