@@ -111,10 +111,10 @@ func (s *AccountsService) CardAccount(ctx context.Context, psu PSU, cardAccountI
 
 // CardBalances returns the balances of a card account:
 // GET /v1/card-accounts/{cardAccountID}/balances, the same shape as
-// Balances (the card account's reference in Balances.Account, MaskedPAN
-// set). Balance types outside the Berlin Group list, such as
-// "any_balance_type", which production banks send for cards, come through
-// unchanged in Balance.BalanceType.
+// Balances: production answers {"cardAccount":{"maskedPan"},"balances"},
+// whose reference goes to Balances.Account (a cardAccount that does not fit
+// there stays in Balances.Extra). Balance types outside the Berlin Group
+// list come through unchanged in Balance.BalanceType.
 //
 // Without the PSU present the call counts against the access budget as
 // account balances do (BudgetBalances, per card account): the written

@@ -422,11 +422,24 @@ func (b *cardBalancesBody) UnmarshalJSON(data []byte) error {
 }
 
 // balances returns the Balances, with the card account's reference in
-// Account (and not in Extra) when the bank sent it under "cardAccount".
+// Account when the bank sent it under "cardAccount" and no "account". It
+// leaves Extra only when AccountReference holds all of it; otherwise it
+// stays in Extra as sent, so that every field reaches the caller.
 func (b *cardBalancesBody) balances() *Balances {
 	out := b.Balances
-	if out.Account == (AccountReference{}) {
-		out.Account = b.CardAccount
+	if out.Account != (AccountReference{}) || b.CardAccount == (AccountReference{}) {
+		return &out
+	}
+	out.Account = b.CardAccount
+	var members map[string]json.RawMessage
+	if json.Unmarshal(out.Extra["cardAccount"], &members) == nil {
+		for k := range members {
+			switch k {
+			case "iban", "bban", "pan", "maskedPan", "msisdn", "currency":
+			default:
+				return &out
+			}
+		}
 	}
 	delete(out.Extra, "cardAccount")
 	if len(out.Extra) == 0 {

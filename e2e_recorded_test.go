@@ -3,6 +3,7 @@ package xs2a_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -74,8 +75,10 @@ func TestFlowBankOfferedConsent(t *testing.T) {
 }
 
 // TestFlowCardAccountReads: CardAccount and CardBalances of the consented
-// card account; its balanceType outside the Berlin Group list comes
-// through; its id holds characters a path must escape.
+// card account; the balances answer is the production shape
+// {"cardAccount":{"maskedPan"},"balances"} and every field of it reaches
+// the caller, the card type nonInvoiced included; its id holds characters
+// a path must escape.
 func TestFlowCardAccountReads(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -92,13 +95,30 @@ func TestFlowCardAccountReads(t *testing.T) {
 
 	bal, _, err := b.c.Accounts.CardBalances(ctx, psu, card.ResourceID)
 	require.NoError(t, err)
-	assert.Equal(t, card.MaskedPan, bal.Account.MaskedPAN)
+	assert.Equal(t, xs2a.AccountReference{MaskedPAN: card.MaskedPan}, bal.Account, "cardAccount holds the maskedPan only")
+	assert.Empty(t, bal.Extra, "nothing left over")
 	booked, ok := bal.Find(xs2a.BalanceClosingBooked)
 	require.True(t, ok)
 	assert.Equal(t, b.Balance(card.ResourceID), booked.BalanceAmount.Amount)
-	other, ok := bal.Find("any_balance_type")
-	require.True(t, ok, "a type outside the Berlin Group list passes through")
+	other, ok := bal.Find(xs2a.BalanceNonInvoiced)
+	require.True(t, ok, "the Berlin Group's card type")
 	assert.Equal(t, booked.BalanceAmount, other.BalanceAmount)
+	sent := b.raw(t, "GET", "/v1/card-accounts/"+url.PathEscape(card.ResourceID)+"/balances", nil,
+		"PSU-ID", psu.ID, "TPP-Session-ID", psu.SessionID, "PSU-IP-Address", psuIP)
+	require.Equal(t, http.StatusOK, sent.Status)
+	assert.Equal(t, map[string]any{"maskedPan": card.MaskedPan}, sent.Body["cardAccount"])
+	assert.Len(t, sent.Body, 2, "cardAccount and balances")
+	rawBalances, _ := sent.Body["balances"].([]any)
+	require.Len(t, bal.Balances, len(rawBalances))
+	for i, m := range rawBalances {
+		for k := range m.(map[string]any) {
+			switch k {
+			case "balanceAmount", "balanceType":
+			default:
+				assert.Contains(t, bal.Balances[i].Extra, k, "a member the model does not name")
+			}
+		}
+	}
 
 	_, _, err = b.c.Accounts.CardAccount(ctx, psu, b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID)
 	requireBankError(t, err, http.StatusNotFound, xs2a.CodeResourceUnknown)

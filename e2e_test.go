@@ -191,7 +191,7 @@ func newBank(t *testing.T, opts ...xs2atest.Option) *bank {
 func newBankAt(t *testing.T, start time.Time, opts ...xs2atest.Option) *bank {
 	t.Helper()
 	clock := &fakeClock{t: start}
-	s := xs2atest.NewServer(t, append([]xs2atest.Option{xs2atest.WithClock(clock.Now)}, opts...)...)
+	s := xs2atest.NewServer(t, append([]xs2atest.Option{xs2atest.WithClock(clock.Now), schemaHook(t)}, opts...)...)
 	b := &bank{Server: s, clock: clock, rec: &recorder{base: s.HTTPClient().Transport}}
 	b.c = b.client(t)
 	return b

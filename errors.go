@@ -190,6 +190,9 @@ func (e *Error) Error() string {
 	if e.Is(ErrOutcomeUnknown) {
 		b.WriteString("; outcome unknown: the bank may have acted on the request, do not send it again blindly")
 	}
+	if e.HasCode(CodeServiceBlocked) { // docs/interface.md SCA6
+		b.WriteString("; payments from this account are not allowed (it may still be read for account information)")
+	}
 	if e.RequestID != "" {
 		b.WriteString(" (X-Request-ID ")
 		b.WriteString(e.RequestID)
@@ -235,8 +238,9 @@ func (e *Error) Is(target error) bool {
 			return true
 		}
 		// docs/interface.md, Production: a consent revoked at the bank shows as 403, whatever
-		// the code, unless the code blames the TPP's certificate or role.
-		return e.StatusCode == http.StatusForbidden && !e.blamesTPP()
+		// the code, unless the code blames the TPP's certificate or role, or
+		// is SERVICE_BLOCKED (a payment right withdrawn, SCA6).
+		return e.StatusCode == http.StatusForbidden && !e.blamesTPP() && !e.HasCode(CodeServiceBlocked)
 	case ErrCorporateIDRequired:
 		return e.HasCode(CodeCorporateIDInvalid) || e.badRequestAt("PSU-CORPORATE-ID")
 	case ErrInsufficientFunds:

@@ -48,8 +48,8 @@ func ExampleConsentsService_CreateBankOffered() {
 	// 2 accounts; the first: Brukskonto NOK
 }
 
-// CardBalances reads a card account's balances; types outside the Berlin
-// Group list come through as the bank sent them.
+// CardBalances reads a card account's balances, the card account's
+// reference in Account.
 func ExampleAccountsService_CardBalances() {
 	srv, client := startExampleBank()
 	defer srv.Close()
@@ -74,5 +74,5 @@ func ExampleAccountsService_CardBalances() {
 	// closingBooked NOK
 	// expected NOK
 	// interimAvailable NOK
-	// any_balance_type NOK
+	// nonInvoiced NOK
 }

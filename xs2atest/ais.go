@@ -189,16 +189,12 @@ func balancesOf(a *bank.Account) []balanceJSON {
 		b(a.Balance+pending+a.CreditLimit, "interimAvailable"),
 	}
 	if a.Card {
-		// as production card balances carry: a type outside the Berlin
-		// Group list, here with the booked balance
-		out = append(out, b(a.Balance, cardBalanceType))
+		// the Berlin Group's card type: what is booked but not yet invoiced,
+		// here the booked balance
+		out = append(out, b(a.Balance, "nonInvoiced"))
 	}
 	return out
 }
-
-// cardBalanceType is the balanceType outside the Berlin Group list that
-// card account balances carry.
-const cardBalanceType = "any_balance_type"
 
 // GET /v1/accounts/{id}/balances (and card accounts). PSU not present: at
 // most 4 calls per 24 hours to an account's balances; card accounts are not
@@ -209,10 +205,11 @@ func (s *Server) getBalances(w http.ResponseWriter, r *http.Request) {
 	if !ok || (!card && !s.countUsage(w, p, a.ID, "balances")) {
 		return
 	}
-	ref := bank.AccountRef{BBAN: a.BBAN, IBAN: a.IBAN, MaskedPan: a.MaskedPan, Currency: a.Currency}
+	ref := bank.AccountRef{BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency}
 	key := "account"
 	if card {
-		key = "cardAccount"
+		// as production answers: {"cardAccount":{"maskedPan"},"balances"}
+		key, ref = "cardAccount", bank.AccountRef{MaskedPan: a.MaskedPan}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{key: ref, "balances": balancesOf(a)})
 }
@@ -392,6 +389,13 @@ func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 	if tq.status == "information" || tq.status == "all" {
 		report["information"] = s.standingOrders(a)
 	}
+	// Berlin Group _linksAccountReport: the account link is required
+	links, _ := report["_links"].(map[string]link)
+	if links == nil {
+		links = map[string]link{}
+	}
+	links["account"] = link{Href: "/v1/accounts/" + pathSeg(a.ID), Verbs: []string{"GET"}}
+	report["_links"] = links
 	writeJSON(w, http.StatusOK, map[string]any{
 		"account":      bank.AccountRef{BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency},
 		"transactions": report,

@@ -141,8 +141,10 @@ func TestTransactionsPagingAndPending(t *testing.T) {
 			assert.NotContains(t, p[0].(map[string]any), "valueDate")
 		}
 		next = ""
-		if l, ok := tx["_links"].(map[string]any); ok {
-			next = l["next"].(map[string]any)["href"].(string)
+		l := tx["_links"].(map[string]any)
+		assert.Equal(t, "/v1/accounts/"+pathSeg(id), l["account"].(map[string]any)["href"], "Berlin Group: the account link, always")
+		if n, ok := l["next"].(map[string]any); ok {
+			next = n["href"].(string)
 			assert.True(t, strings.HasPrefix(next, "/v1/accounts/"+pathSeg(id)+"/transactions?"), next)
 		}
 	}
@@ -456,7 +458,8 @@ func TestCardAccounts(t *testing.T) {
 	require.Equal(t, 200, r.status)
 	ct := r.json(t)["cardTransactions"].(map[string]any)
 	assert.Len(t, ct["booked"].([]any), 10)
-	assert.NotContains(t, ct, "_links")
+	assert.Equal(t, map[string]any{"self": map[string]any{"href": href + "?limit=25&offset=50", "verbs": []any{"GET"}}},
+		ct["_links"], "the last page: a self link (Berlin Group: _links is required), no next")
 }
 
 func TestCorporateContext(t *testing.T) {

@@ -124,9 +124,15 @@ func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {
 		report["pending"] = window(a.Pending, func(t *bank.Transaction) time.Time { return t.TransactionDate })
 	}
 	base := "/v1/card-accounts/" + pathSeg(a.ID) + "/transactions"
-	if next := tq.nextLink(base, total); next != "" {
-		report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
+	self := base
+	if r.URL.RawQuery != "" {
+		self += "?" + r.URL.RawQuery
 	}
+	links := map[string]link{"self": {Href: self, Verbs: []string{"GET"}}} // Berlin Group: _links is required
+	if next := tq.nextLink(base, total); next != "" {
+		links["next"] = link{Href: next, Verbs: []string{"GET"}}
+	}
+	report["_links"] = links
 	writeJSON(w, http.StatusOK, map[string]any{
 		"cardAccount":      bank.AccountRef{MaskedPan: a.MaskedPan},
 		"cardTransactions": report,

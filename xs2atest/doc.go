@@ -174,6 +174,33 @@
 // (xs2atest/mockbank) registers canned httpmock responses for tests that want
 // no server at all.
 //
+// # What happens outside the interface
+//
+// Controls make the bank do what production banks do in their own channels,
+// and options run it as some of them are run:
+//
+//   - WithdrawPaymentRights (RestorePaymentRights undoes it): the account stays
+//     listed and readable, but a payment from it, named as debtorAccount or
+//     picked at the SCA, gets 403 SERVICE_BLOCKED (docs/interface.md SCA6).
+//   - CancelPaymentElsewhere, ChangePaymentElsewhere: the PSU cancels a payment
+//     or changes its amount in the online bank; its paymentId stays, its
+//     reads show CANC or the new amount (docs/interface.md PP5).
+//   - SetPaymentSCA: the initiations that follow get a startAuthorisation link
+//     (PaymentSCAStart, the default), an SCA exemption (PaymentSCAExempt: no
+//     startAuthorisation, the payment already accepted) or SCA at once
+//     (PaymentSCARedirect: a scaRedirect in the initiation answer)
+//     (docs/interface.md PS1).
+//   - WithoutCardAccounts: card accounts have left the PSD2 channel; every
+//     /v1/card-accounts path answers 404 RESOURCE_UNKNOWN (docs/interface.md E13).
+//   - PSD2 roles: a TPP certificate with a PSD2 QCStatement (ETSI TS 119 495)
+//     gets 401 ROLE_INVALID for account information without PSP_AI and for
+//     payments without PSP_PI; a QCStatement that does not parse, 401
+//     CERTIFICATE_INVALID. A certificate without one is let through
+//     (docs/interface.md AUTH2).
+//   - WithAnswerHook hands each answer to the test as it leaves; the
+//     end-to-end suites check them all against the Berlin Group 1.3.12 schemas
+//     (docs/interface.md BG1).
+//
 // # Lack of funds
 //
 // docs/interface.md asks for "a proper error response (not a 500)" for
@@ -259,11 +286,12 @@
 //	                                                       its schedule in additionalInformationStructured.
 //	                                                       standingOrderDetails), on every page; information alone gives
 //	                                                       that list only; card accounts read all as both, information 400
-//	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next
+//	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next;
+//	                                                       _links.account always (cards: cardTransactions._links.self)
 //	GET /v1/accounts/{id}, GET /v1/card-accounts/{id}      {"account":{...}}, {"cardAccount":{...}} (Berlin Group shapes)
 //	GET /v1/card-accounts/{id}/balances                    {"cardAccount":{maskedPan}, "balances"}; besides closingBooked,
-//	                                                       expected, interimAvailable a balanceType outside the Berlin
-//	                                                       Group list, any_balance_type (the booked balance)
+//	                                                       expected, interimAvailable the Berlin Group's card type
+//	                                                       nonInvoiced (the booked balance)
 //	Closed account                                         left out of the list (an empty list, never 404)
 //	Consented user with no account                         an empty list (not 404, not a new SCA)
 //	cash-account-type-iso / longer-names accept-fixes      CACC/SVGS instead of BRUK/SPAR; names 70 instead of 35 characters

@@ -19,6 +19,9 @@ type config struct {
 	basePath      string // "" or "/api": no trailing slash
 	keyIDVariants bool
 	addr          string // "" : a free loopback port
+	answerHook    func(Exchange)
+
+	noCardAccounts bool // WithoutCardAccounts
 }
 
 func defaultConfig() config {

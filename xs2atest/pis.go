@@ -70,12 +70,13 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", s.URL()+paymentPath(&p)) // absolute: a Location path would resolve outside the base path
+	links := s.initiationLinks(r, &p)
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"paymentId":               p.ID,
 		"transactionStatus":       p.Status,
 		"transactionFees":         amountJSON{formatAmount(p.Fee), "NOK"},
 		"transactionFeeIndicator": p.Fee > 0,
-		"_links":                  paymentLinks(&p, true),
+		"_links":                  links,
 	})
 }
 

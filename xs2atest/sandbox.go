@@ -160,7 +160,7 @@ func sandboxAccount(req *sandboxAccountReq) (bank.Account, *bank.Error) {
 		return a, bank.FormatErr("name", "name is required")
 	}
 	if a.Product == "" {
-		a.Product = a.Name
+		a.Product = truncRunes(a.Name, 35) // Berlin Group: product is Max35Text
 	}
 	var ok bool
 	if req.Balance == "" {

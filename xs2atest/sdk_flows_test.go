@@ -28,7 +28,7 @@ func completeSCA(t *testing.T, s *xs2atest.Server, href, customer string, opts .
 func TestSDKAccountFlow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := xs2atest.NewServer(t, xs2atest.WithTLS(), xs2atest.WithResponseSigning())
+	s := newCheckedServer(t, xs2atest.WithTLS(), xs2atest.WithResponseSigning())
 	c, err := s.Client(nil)
 	require.NoError(t, err)
 	psu := xs2a.PSU{SessionID: xs2a.NewSessionID(), IPAddress: "192.0.2.44"}
@@ -93,7 +93,7 @@ func TestSDKAccountFlow(t *testing.T) {
 func TestSDKCorporateFlow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := xs2atest.NewServer(t)
+	s := newCheckedServer(t)
 	c, err := s.Client(nil)
 	require.NoError(t, err)
 	psu := xs2a.PSU{SessionID: "corp-1"}
@@ -124,7 +124,7 @@ func TestSDKPaymentFlow(t *testing.T) {
 	ctx := context.Background()
 	clock := time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)
 	now := func() time.Time { return clock }
-	s := xs2atest.NewServer(t, xs2atest.WithClock(now))
+	s := newCheckedServer(t, xs2atest.WithClock(now))
 	c, err := s.Client(nil)
 	require.NoError(t, err)
 	psu := xs2a.PSU{SessionID: "pay-1", IPAddress: "192.0.2.50"}
@@ -183,7 +183,7 @@ func TestSDKPaymentFlow(t *testing.T) {
 func TestSDKNeverSendsAPaymentTwice(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := xs2atest.NewServer(t, xs2atest.WithFaults(xs2atest.Fault{Method: "POST", Path: "/v1/payments/", Drop: true, Times: 1}))
+	s := newCheckedServer(t, xs2atest.WithFaults(xs2atest.Fault{Method: "POST", Path: "/v1/payments/", Drop: true, Times: 1}))
 	c, err := s.Client(nil)
 	require.NoError(t, err)
 	psu := xs2a.PSU{SessionID: "drop-1", IPAddress: "192.0.2.51"}
@@ -203,7 +203,7 @@ func TestSDKNeverSendsAPaymentTwice(t *testing.T) {
 func TestSDKSandbox(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := xs2atest.NewServer(t)
+	s := newCheckedServer(t)
 	c, err := s.Client(nil)
 	require.NoError(t, err)
 	cs, _, err := c.Sandbox.Customers(ctx, &xs2a.CustomersOptions{IncludeAccounts: true, IncludeAgreements: true})

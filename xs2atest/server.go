@@ -19,6 +19,8 @@ import (
 	"time"
 	_ "time/tzdata" // Europe/Oslo on machines without a zoneinfo database
 
+	"github.com/google/uuid"
+
 	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
@@ -52,6 +54,8 @@ type Server struct {
 	contacts  map[string]string
 	tppOwners tppOwners
 	reqLog    []Request
+
+	paymentSCA PaymentSCA // SetPaymentSCA, under mu
 }
 
 // Request is one entry of the request log: what arrived, never bodies or
@@ -206,6 +210,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if faulty && f.Status != 0 {
 		bw := newBufWriter()
+		bw.fault = true
 		s.writeFault(bw, r, f)
 		s.finish(w, r, lp, bw)
 		return
@@ -305,6 +310,9 @@ func (s *Server) handle(w *bufWriter, r *http.Request) {
 	}
 	if h, text := checkHeaderFormats(r.Header); h != "" {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", h, text)
+		return
+	}
+	if roleRefused(w, r) || s.cardAccountsOff(w, r) {
 		return
 	}
 	ctx := context.WithValue(r.Context(), ctxKey{}, &reqInfo{tpp: tpp, body: body})
@@ -427,12 +435,14 @@ func (s *Server) finish(w http.ResponseWriter, r *http.Request, lp logPath, bw *
 		h[k] = v
 	}
 	rid := r.Header.Get("X-Request-ID")
-	if rid != "" {
-		h.Set("X-Request-ID", rid)
+	if !uuidRE.MatchString(rid) {
+		rid = uuid.NewString() // the Berlin Group requires one on every answer
 	}
+	h.Set("X-Request-ID", rid)
 	if s.respKey != nil && !strings.HasPrefix(lp.path, "/sca/") {
 		s.signResponse(h, bw.body.Bytes(), rid)
 	}
+	s.hookAnswer(r, lp, h, bw)
 	w.WriteHeader(bw.status)
 	_, _ = w.Write(bw.body.Bytes())
 	s.logRequest(r, lp, bw.status, false)
@@ -467,6 +477,7 @@ type bufWriter struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	fault  bool // a Fault wrote it
 }
 
 func newBufWriter() *bufWriter { return &bufWriter{header: http.Header{}, status: http.StatusOK} }

@@ -29,6 +29,10 @@ type Options struct {
 	EC              bool      // P-256 instead of RSA 2048
 	NotBefore       time.Time // zero: 2020-01-01
 	Years           int       // zero: 30
+	// PSD2Roles, when set, adds a PSD2 QCStatement (ETSI TS 119 495) with
+	// these roles of the TPP: RolePSPAS, RolePSPPI, RolePSPAI, RolePSPIC.
+	// TEST ONLY: no real authority issued them.
+	PSD2Roles []string
 }
 
 // New makes a key and a certificate issued by a throw-away CA named
@@ -72,6 +76,13 @@ func New(o Options) (Pair, error) {
 		NotBefore:    nb,
 		NotAfter:     nb.AddDate(years, 0, 0),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
+	}
+	if len(o.PSD2Roles) > 0 {
+		ext, err := PSD2QCStatements(o.PSD2Roles...)
+		if err != nil {
+			return Pair{}, err
+		}
+		tmpl.ExtraExtensions = append(tmpl.ExtraExtensions, ext)
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, key.Public(), caKey)
 	if err != nil {

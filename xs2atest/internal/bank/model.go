@@ -15,6 +15,7 @@ type Account struct {
 	Balance                                              int64 // booked, minor units
 	Closed                                               bool
 	Card                                                 bool
+	NoPayments                                           bool // payment right withdrawn; still readable
 	MaskedPan                                            string
 	CreditLimit                                          int64
 	Booked                                               []*Transaction // newest first

@@ -154,6 +154,9 @@ func (b *Bank) debtorOf(customerNumber string, ag *Agreement, ref *AccountRef) (
 		if ref.Currency != "" && ref.Currency != a.Currency {
 			return nil, FormatErr("debtorAccount.currency", "debtorAccount currency does not match the account")
 		}
+		if a.NoPayments {
+			return nil, errNoPayments
+		}
 		return a, nil
 	}
 	return nil, FormatErr("debtorAccount", "debtorAccount is not an account the PSU may pay from")

@@ -85,6 +85,10 @@ func (b *Bank) CompletePayment(s SCA, paymentID, authID string, bind bool, debto
 	if p.Debtor == "" {
 		p.Debtor = debtor
 	}
+	if a := b.accounts[p.Debtor]; a != nil && a.NoPayments {
+		b.failSCA(paymentID, authID, "")
+		return errNoPayments
+	}
 	b.signPayment(p, s.Customer)
 	return nil
 }

@@ -1,0 +1,37 @@
+package xs2a_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/tppkit/xs2a/internal/schemacheck"
+	"github.com/tppkit/xs2a/xs2atest"
+)
+
+// The Berlin Group NextGenPSD2 1.3.12 OpenAPI file (testdata/openapi, with
+// its notice) and the deviations docs/interface.md lists.
+var (
+	bgSpec       = filepath.Join("testdata", "openapi", "berlin-group-psd2-api-1.3.12.yaml")
+	interfaceDoc = filepath.Join("docs", "interface.md")
+)
+
+// schemaHook checks every answer of a test's fake bank against the Berlin
+// Group 1.3.12 schemas (kin-openapi): an answer that breaks them where
+// docs/interface.md lists no deviation fails the test. newBankAt installs
+// it, so the whole end-to-end suite is checked. Answers a Fault wrote are
+// the test's own, and are not checked.
+func schemaHook(t *testing.T) xs2atest.Option {
+	t.Helper()
+	c, err := schemacheck.Load(bgSpec, interfaceDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return xs2atest.WithAnswerHook(func(x xs2atest.Exchange) {
+		if x.Fault {
+			return
+		}
+		if _, err := c.Check(x.Method, x.Path, x.RawQuery, x.Status, x.Header, x.Body); err != nil {
+			t.Error(err)
+		}
+	})
+}

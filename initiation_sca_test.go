@@ -1,0 +1,28 @@
+package xs2a
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestInitiationSCA: a scaRedirect means SCA at once (also next to a
+// startAuthorisation), a startAuthorisation an SCA to start, and neither an
+// exemption; a link without href counts as absent.
+func TestInitiationSCA(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		links InitiationLinks
+		want  InitiationSCA
+	}{
+		{InitiationLinks{StartAuthorisation: Link{Href: "/a"}, Status: Link{Href: "/s"}}, InitiationSCAStart},
+		{InitiationLinks{SCARedirect: Link{Href: "https://bank.example/sca"}, StartAuthorisation: Link{Href: "/a"}}, InitiationSCARedirect},
+		{InitiationLinks{SCARedirect: Link{Href: "https://bank.example/sca"}}, InitiationSCARedirect},
+		{InitiationLinks{Status: Link{Href: "/s"}}, InitiationSCAExempt},
+		{InitiationLinks{StartAuthorisation: Link{Verbs: []string{"POST"}}}, InitiationSCAExempt},
+	}
+	for _, tt := range tests {
+		ini := Initiation{Links: tt.links}
+		assert.Equal(t, tt.want, ini.SCA(), "%+v", tt.links)
+	}
+}
