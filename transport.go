@@ -193,10 +193,14 @@ type outgoing struct {
 	vals [newHeaders]string
 	used int // vals taken
 	sum  [sha256.Size]byte
-	// trace and refused serve roundTripChecked: refused is why a
-	// connection was closed unused (a refusal), 0 if none was.
+	// trace and the rest serve roundTripChecked: refused is why a
+	// connection was closed unused (a refusal), 0 if none was; unfit is
+	// set while the connection is one closed; wrote is the WroteHeaders
+	// of the caller's trace.
 	trace   httptrace.ClientTrace
 	refused atomic.Uint32
+	unfit   atomic.Bool
+	wrote   func()
 }
 
 // set sets header key (in canonical form) of h to v, the value held in o.
@@ -487,10 +491,15 @@ func belowTLS12(cfg *tls.Config) bool {
 // caller's context holds) that sees every connection net/http gets for it,
 // new or reused, before anything is written on it, and closes one that is
 // unfit (connRefusal): net/http then fails the request, with the error of
-// the refusal.
+// the refusal. Headers "written" on a closed connection never reach the
+// wire, so the caller's WroteHeaders (Client counts writes with it) does not
+// hear of them.
 func (o *outgoing) roundTripChecked(base http.RoundTripper, r2 *http.Request) (*http.Response, error) {
 	o.trace.GotConn = o.gotConn
 	o.req = *r2.WithContext(httptrace.WithClientTrace(r2.Context(), &o.trace))
+	if o.wrote = o.trace.WroteHeaders; o.wrote != nil {
+		o.trace.WroteHeaders = o.wroteHeaders
+	}
 	resp, err := base.RoundTrip(&o.req)
 	if err != nil {
 		if why := o.refused.Load(); why != 0 {
@@ -502,9 +511,18 @@ func (o *outgoing) roundTripChecked(base http.RoundTripper, r2 *http.Request) (*
 
 // gotConn closes a connection the request must not be written on.
 func (o *outgoing) gotConn(info httptrace.GotConnInfo) {
-	if why := connRefusal(info.Conn, o.req.URL); why != 0 {
+	why := connRefusal(info.Conn, o.req.URL)
+	o.unfit.Store(why != 0)
+	if why != 0 {
 		o.refused.Store(why)
 		info.Conn.Close()
+	}
+}
+
+// wroteHeaders passes WroteHeaders on unless the connection was closed.
+func (o *outgoing) wroteHeaders() {
+	if !o.unfit.Load() {
+		o.wrote()
 	}
 }
 
