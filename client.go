@@ -55,7 +55,9 @@ type service struct{ client *Client }
 
 // NewClient returns a Client for the bank at baseURL (for example
 // "https://psd2.bank.no/api"; paths /v1/... are resolved below it), signing
-// with signer. WithRedirectURI is required.
+// with signer. WithRedirectURI is required. Plain http is accepted only for
+// a loopback host ("localhost" in any case, or a loopback address, as
+// isLoopback decides), and such a base is never sent through a proxy.
 func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) {
 	if signer == nil {
 		return nil, invalid("signer", "is nil")

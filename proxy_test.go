@@ -51,7 +51,7 @@ func TestLoopbackDecidedOnce(t *testing.T) {
 				continue
 			}
 			for name, opts := range map[string][]Option{
-				"its own transport": nil,
+				"its own transport":                       nil,
 				"a caller's *http.Transport with a proxy": {WithHTTPClient(&http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}})},
 			} {
 				c, err := NewClient(base, testSigner(t), append(opts, WithRedirectURI(testRedirectURI))...)
