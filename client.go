@@ -55,7 +55,9 @@ type service struct{ client *Client }
 
 // NewClient returns a Client for the bank at baseURL (for example
 // "https://psd2.bank.no/api"; paths /v1/... are resolved below it), signing
-// with signer. WithRedirectURI is required.
+// with signer. WithRedirectURI is required. Plain http is accepted only for
+// a loopback host ("localhost" in any case, or a loopback address, as
+// isLoopback decides), and such a base is never sent through a proxy.
 func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) {
 	if signer == nil {
 		return nil, invalid("signer", "is nil")
@@ -113,18 +115,29 @@ func parseBaseURL(baseURL string) (*url.URL, error) {
 
 // httpClient is the client's copy of from (WithHTTPClient; nil: a client of
 // its own) sending through c.transport, which sends through from's
-// transport (raised to TLS 1.2) or the default one.
+// transport or the SDK's own (defaultTransport; also for a from without a
+// Transport). An *http.Transport of the caller's is used as it is, or as a
+// clone when it allows TLS below 1.2 (raised) or has a proxy and the base
+// address is on loopback (none then: a loopback base is never sent through
+// a proxy, as parseBaseURL decides with isLoopback). Any other RoundTripper
+// is used as it is, its connections checked per request (Transport).
 func (c *Client) httpClient(from *http.Client) *http.Client {
 	var hc http.Client
 	if from != nil {
 		hc = *from
-	} else {
+	}
+	loopback := isLoopback(c.base.Hostname())
+	switch rt := hc.Transport.(type) {
+	case nil:
 		// No http.Client.Timeout: every call has a deadline (WithTimeout),
 		// its retries included.
-		c.transport.Base = defaultTransport()
-	}
-	if hc.Transport != nil {
-		c.transport.Base = withTLS12(hc.Transport)
+		c.transport.Base, c.transport.direct = defaultTransport(loopback), true
+	case *http.Transport:
+		c.transport.Base = ownTransport(rt, loopback)
+		//lint:ignore SA1019 a caller's DialTLS makes the TLS connections.
+		c.transport.direct = rt.DialTLSContext == nil && rt.DialTLS == nil
+	default:
+		c.transport.Base = rt
 	}
 	hc.Transport = c.transport
 	hc.CheckRedirect = c.checkRedirect
@@ -132,9 +145,11 @@ func (c *Client) httpClient(from *http.Client) *http.Client {
 }
 
 // defaultTransport is http.DefaultTransport's settings with TLS 1.2 as the
-// minimum (docs/interface.md, General conventions 7) and bounded handshakes.
-func defaultTransport() *http.Transport {
-	return &http.Transport{
+// minimum (docs/interface.md, General conventions 7) and bounded handshakes,
+// and with the proxies of the environment only for a base address that is
+// not on loopback.
+func defaultTransport(loopback bool) *http.Transport {
+	t := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2:     true,
@@ -146,6 +161,10 @@ func defaultTransport() *http.Transport {
 		ExpectContinueTimeout: time.Second,
 		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
 	}
+	if loopback {
+		t.Proxy = nil
+	}
+	return t
 }
 
 // BaseURL returns the base address the client was created with.
@@ -157,15 +176,16 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// errRedirectNotIdempotent: a redirect answering a POST or PATCH is not
+// errRedirectNotIdempotent: a redirect answering anything but a GET is not
 // followed. net/http would send the request again (307, 308), or turn it
 // into a GET (301, 302, 303) whose answer says nothing of the POST's outcome.
 var errRedirectNotIdempotent = errors.New("xs2a: the bank answered with a redirect, which is not followed for a request that may have created something")
 
 // checkRedirect follows redirects only within the base address (its origin
-// and its path, as resolve keeps links), and only for idempotent requests:
-// a POST is never sent twice, and the outcome of one answered
-// by a redirect is unknown (ErrOutcomeUnknown).
+// and its path, as resolve keeps links), and only for GETs: nothing else is
+// ever sent twice, and the outcome of a request answered by a redirect is
+// unknown (ErrOutcomeUnknown). It replaces the CheckRedirect of the caller's
+// http.Client (WithHTTPClient).
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 {
 		return errors.New("xs2a: stopped after 5 redirects")
@@ -173,7 +193,7 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if !c.sameOrigin(req.URL) || !c.underBasePath(req.URL.EscapedPath()) {
 		return ErrCrossOrigin
 	}
-	if !idempotent(via[0].Method) {
+	if !isGET(via[0].Method) {
 		return errRedirectNotIdempotent
 	}
 	return nil
@@ -440,7 +460,10 @@ func errorAttr(err error, ids psuIDs) slog.Attr {
 	return slog.String("error", ids.redact(err.Error()))
 }
 
-// isLoopback reports a host name or address on this machine.
+// isLoopback reports a host name or address on this machine: "localhost" in
+// any case, or a loopback address. It is the one decision that allows plain
+// http (parseBaseURL) and keeps a base address from proxies (httpClient,
+// Transport).
 func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
@@ -449,15 +472,21 @@ func isLoopback(host string) bool {
 	return err == nil && addr.IsLoopback()
 }
 
-// withTLS12 returns rt, or for an *http.Transport whose TLS configuration
-// allows versions below 1.2, a clone that does not (docs/interface.md, General
-// conventions 7). The caller's transport is never modified.
-func withTLS12(rt http.RoundTripper) http.RoundTripper {
-	t, ok := rt.(*http.Transport)
-	if !ok || t.TLSClientConfig == nil || t.TLSClientConfig.MinVersion == 0 || t.TLSClientConfig.MinVersion >= tls.VersionTLS12 {
-		return rt // MinVersion 0 is Go's client default: TLS 1.2
+// ownTransport returns t, or a clone of t with TLS 1.2 as its minimum when
+// it allows less (docs/interface.md, General conventions 7) and without a
+// proxy when loopback (the base address is on loopback). The caller's
+// transport is never modified.
+func ownTransport(t *http.Transport, loopback bool) *http.Transport {
+	weak, proxied := belowTLS12(t.TLSClientConfig), loopback && t.Proxy != nil
+	if !weak && !proxied {
+		return t // MinVersion 0 is Go's client default: TLS 1.2
 	}
 	t = t.Clone()
-	t.TLSClientConfig.MinVersion = tls.VersionTLS12
+	if weak {
+		t.TLSClientConfig.MinVersion = tls.VersionTLS12
+	}
+	if proxied {
+		t.Proxy = nil
+	}
 	return t
 }

@@ -49,8 +49,16 @@ func WithRedirectURI(uri string) Option {
 
 // WithHTTPClient sends requests through a copy of hc (hc itself is never
 // modified): its Transport becomes the Base of the signing Transport, so
-// mutual TLS with a QWAC, proxies and timeouts are configured there. Its
-// CheckRedirect is replaced by one that refuses other origins.
+// mutual TLS with a QWAC, proxies and timeouts are configured there (a nil
+// Transport: the SDK's own). An *http.Transport that allows TLS below 1.2
+// is used as a clone raised to 1.2 (docs/interface.md G7); for a base
+// address on loopback, the only one allowed in plain http, as a clone
+// without its proxy. Any other RoundTripper is used as it is, and every
+// connection it gets is checked before a request is written on it: one
+// below TLS 1.2, or in plain http one that is not straight to the loopback
+// host (a proxy), is closed unused and the call fails. Its CheckRedirect is
+// replaced by one that follows only a GET, within the base address: a
+// redirect answering anything else ends the call, its outcome unknown.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) error {
 		if hc == nil {

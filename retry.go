@@ -13,9 +13,10 @@ import (
 )
 
 // RetryPolicy says when a call is tried again. Only methods in Methods are
-// retried (GET by default). A POST or PATCH is never re-sent once it may have
-// reached the bank, whatever the policy: with POST in Methods it is retried
-// only when the connection failed before the request was written.
+// retried (GET by default). Nothing but a GET is re-sent once it may have
+// reached the bank, whatever the policy: with POST, PUT or DELETE in Methods
+// such a request is retried only when the connection failed before it was
+// written.
 type RetryPolicy struct {
 	MaxAttempts   int           // attempts in all, the first included; 1: no retries
 	MinDelay      time.Duration // first backoff; doubles per attempt, with jitter
@@ -59,14 +60,14 @@ type verdict struct {
 // decide says what follows an attempt. Only a method in p.Methods is tried
 // again, up to p.MaxAttempts attempts in all. A request that got no answer
 // is tried again unless the context ended or a link left the base address,
-// and once it may have reached the bank only when idempotent; an answer
-// only when idempotent, as retryAnswer says. now is read only for a
+// and once it may have reached the bank only when a GET; an answer only
+// when a GET, as retryAnswer says. now is read only for a
 // Retry-After date.
 func decide(p RetryPolicy, t try, now func() time.Time) verdict {
 	if !slices.Contains(p.Methods, t.method) || t.attempts >= max(p.MaxAttempts, 1) {
 		return verdict{}
 	}
-	idem := idempotent(t.method)
+	idem := isGET(t.method) // only a GET is ever sent twice
 	if t.status != 0 {
 		if !idem {
 			return verdict{}

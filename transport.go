@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,11 +27,25 @@ import (
 // of the request it sets Date, X-Request-ID and TPP-Redirect-URI (the last two
 // only when absent), TPP-Signature-Certificate, Digest and Signature. A request
 // body must be replayable (GetBody set): the Digest covers the exact bytes
-// sent. It hands Base a request net/http may replay only for idempotent
-// methods, and refuses to sign a redirect to another origin (PRQ6). It works on
-// its own:
+// sent. It works on its own, under any http.Client:
 //
 //	hc := &http.Client{Transport: &xs2a.Transport{Signer: signer, RedirectURI: "https://tpp.example/cb"}}
+//
+// Whatever the client or Base, it guarantees:
+//   - Never twice: a request other than a GET is handed to Base in a form
+//     net/http cannot send again by itself (not on a new connection, not
+//     after an HTTP/2 stream reset or GOAWAY, whatever Idempotency-Key
+//     header it carries), and a request that follows a redirect answer to
+//     anything but a GET is refused unsent: the error answers
+//     errors.Is(err, ErrOutcomeUnknown), also inside the *url.Error of
+//     http.Client. A redirect to another origin is refused (PRQ6).
+//   - TLS 1.2 at least (G7): a request is never written on a connection
+//     below TLS 1.2, nor in plain http other than straight to a loopback
+//     address (no proxy); such a connection is closed before anything is
+//     written and the request fails with an error saying so. Connections
+//     are checked through net/http's httptrace (GotConn), so a Base that
+//     does not hand the request's context to net/http (a mock) is not
+//     checked.
 type Transport struct {
 	Base        http.RoundTripper // nil: http.DefaultTransport
 	Signer      *Signer
@@ -33,9 +53,13 @@ type Transport struct {
 	Now         func() time.Time // nil: time.Now
 
 	// once makes every request handed to Base one that net/http cannot
-	// send again by itself (see oneWrite); set by NewClient, whose retry
-	// loop is then the only thing that re-sends.
+	// send again by itself, GETs included (see oneWrite); set by
+	// NewClient, whose retry loop is then the only thing that re-sends.
 	once bool
+	// direct: Base is an *http.Transport NewClient configured itself (TLS
+	// 1.2 at least, no proxy for a loopback base, no dialer of the
+	// caller's own for TLS), so connections need no check per request.
+	direct bool
 }
 
 var (
@@ -61,18 +85,27 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	t.setBody(o, r2, body)
-	return t.base().RoundTrip(r2)
+	base := t.base()
+	if !t.checksConns(base, r2.URL) {
+		return base.RoundTrip(r2)
+	}
+	return o.roundTripChecked(base, r2)
 }
 
 // refuse is the error of a request RoundTrip does not sign: with no Signer
-// or URL, or following a redirect to another origin.
+// or URL, following a redirect answer to anything but a GET, or a redirect
+// to another origin.
 func (t *Transport) refuse(req *http.Request) error {
 	switch {
 	case t.Signer == nil:
 		return errNoSigner
 	case req.URL == nil:
 		return errNoURL
-	case crossOriginRedirect(req):
+	}
+	if e := redirectOfWrite(req); e != nil {
+		return e
+	}
+	if crossOriginRedirect(req) {
 		return ErrCrossOrigin
 	}
 	return nil
@@ -119,26 +152,24 @@ func (t *Transport) stamp(o *outgoing, r2 *http.Request, body []byte) error {
 }
 
 // setBody gives r2 the body that was digested, in a form net/http cannot
-// send twice by itself where that matters.
+// send twice by itself unless r2 is a GET of a Transport on its own.
 func (t *Transport) setBody(o *outgoing, r2 *http.Request, body []byte) {
+	resend := isGET(r2.Method) && !t.once // net/http may send it again
 	switch {
-	case body == nil:
-		if t.once {
-			oneWrite(r2)
-		}
-	case len(body) == 0:
-		r2.Body, r2.GetBody, r2.ContentLength = http.NoBody, nil, 0
-	default:
+	case len(body) > 0:
 		o.body = replayBody{data: body}
 		o.body.Reset(body)
 		r2.Body, r2.GetBody, r2.ContentLength = &o.body, nil, int64(len(body))
-		// Without GetBody net/http cannot send a POST's body again by
-		// itself: its HTTP/2 transport would, after a stream reset by the
-		// peer, even when the bank had read and acted on it
-		// (golang/go#47635). A payment is never sent twice.
-		if idempotent(r2.Method) && !t.once {
+		// Without GetBody net/http cannot send the body again by itself:
+		// its HTTP/2 transport would, after a stream reset by the peer,
+		// even when the bank had read and acted on it (golang/go#47635).
+		if resend {
 			r2.GetBody = o.body.replay
 		}
+	case !resend:
+		oneWrite(r2)
+	case body != nil:
+		r2.Body, r2.GetBody, r2.ContentLength = http.NoBody, nil, 0
 	}
 }
 
@@ -162,6 +193,14 @@ type outgoing struct {
 	vals [newHeaders]string
 	used int // vals taken
 	sum  [sha256.Size]byte
+	// trace and the rest serve roundTripChecked: refused is why a
+	// connection was closed unused (a refusal), 0 if none was; unfit is
+	// set while the connection is one closed; wrote is the WroteHeaders
+	// of the caller's trace.
+	trace   httptrace.ClientTrace
+	refused atomic.Uint32
+	unfit   atomic.Bool
+	wrote   func()
 }
 
 // set sets header key (in canonical form) of h to v, the value held in o.
@@ -276,24 +315,33 @@ func readBody(req *http.Request) ([]byte, error) {
 
 // oneWrite makes a request without a body one that net/http writes once:
 // its HTTP/1 transport silently sends a request again on a new connection
-// when a reused one fails (shouldRetryRequest), and its HTTP/2 transport
-// after some stream errors, but neither can for a request whose Body is set
-// and cannot be replayed (GetBody nil). So Body is an empty reader, and the
-// Transfer-Encoding "identity" keeps HTTP/1 from sending Content-Length,
-// chunked encoding or a body, the wire staying as for a nil Body; HTTP/2
-// ends the stream with an empty DATA frame instead of on the headers.
-// POST, PUT and PATCH keep their http.NoBody, which sends "Content-Length:
-// 0": HTTP/1 never replays those methods, and HTTP/2 only after the peer
-// reset the stream, a replay Client still counts (see Client.do).
+// when a reused one fails (shouldRetryRequest; for any method whose header
+// holds Idempotency-Key), and its HTTP/2 transport after GOAWAY and some
+// stream resets (REFUSED_STREAM, PROTOCOL_ERROR), but neither can for a
+// request whose Body is set, is not http.NoBody and cannot be replayed
+// (GetBody nil). So Body is an empty reader, and the Transfer-Encoding
+// "identity" keeps HTTP/1 from sending chunked encoding or a body, the wire
+// staying as for a nil Body; HTTP/2 ends the stream with an empty DATA frame
+// instead of on the headers. POST, PUT and PATCH still say "Content-Length:
+// 0" on HTTP/1, as for http.NoBody: net/http writes it only for NoBody, so
+// it is the header under its lower-case name, which HTTP/1 writes as it is
+// (net/http leaves out only the canonical "Content-Length" of the Header)
+// and HTTP/2 leaves out (its content-length comes from the body).
 func oneWrite(r *http.Request) {
-	if hasBodySemantics(r.Method) {
-		return
-	}
 	r.Body, r.GetBody, r.ContentLength, r.TransferEncoding = emptyBody{}, nil, 0, identityEncoding
+	if hasBodySemantics(r.Method) {
+		r.Header[zeroLengthKey] = zeroLength
+	}
 }
 
 // identityEncoding is the Transfer-Encoding of oneWrite (never written to).
 var identityEncoding = []string{"identity"}
+
+// zeroLengthKey and zeroLength are oneWrite's Content-Length of an empty
+// body (the value is never written to: its capacity is its length).
+const zeroLengthKey = "content-length"
+
+var zeroLength = []string{"0"}[:1:1]
 
 // emptyBody is a body with nothing in it; being a zero-size value, it costs
 // no allocation in an interface.
@@ -310,7 +358,7 @@ func hasBodySemantics(method string) bool {
 }
 
 // newHeaders is how many headers RoundTrip may add.
-const newHeaders = 6
+const newHeaders = 7
 
 // clone copies req into o for signing: a shallow copy of the request (as
 // req.WithContext makes) with its own header map, sized for the newHeaders
@@ -369,6 +417,39 @@ func closeBody(req *http.Request) {
 	}
 }
 
+// isGET reports the method of a GET ("" is GET to net/http).
+func isGET(method string) bool { return method == http.MethodGet || method == "" }
+
+// redirectOfWrite is the error of a request that net/http created to follow
+// a redirect answer (req.Response) to a request other than a GET, anywhere
+// in the chain: for a 307 or 308 it would send that request and its body
+// again, for a 301, 302 or 303 turn it into a GET whose answer says nothing
+// of what the bank did. It is nil for any other request.
+func redirectOfWrite(req *http.Request) error {
+	for r := req; r.Response != nil && r.Response.Request != nil; {
+		r = r.Response.Request
+		if !isGET(r.Method) {
+			return &redirectRefusal{method: r.Method, status: req.Response.StatusCode}
+		}
+	}
+	return nil
+}
+
+// redirectRefusal is redirectOfWrite's error. The request it answered was
+// sent and answered, so its outcome is unknown (ErrOutcomeUnknown).
+type redirectRefusal struct {
+	method string
+	status int
+}
+
+func (e *redirectRefusal) Error() string {
+	return "xs2a: the bank answered a " + e.method + " with a redirect (" + strconv.Itoa(e.status) +
+		"), which is not followed: outcome unknown, the bank may have acted on the request"
+}
+
+// Is reports ErrOutcomeUnknown.
+func (e *redirectRefusal) Is(target error) bool { return target == ErrOutcomeUnknown }
+
 // crossOriginRedirect reports a request that net/http created to follow a
 // redirect (req.Response is then the redirect answer) to another scheme, host
 // or port than the request it follows.
@@ -379,6 +460,140 @@ func crossOriginRedirect(req *http.Request) bool {
 	from := req.Response.Request.URL
 	return !strings.EqualFold(from.Scheme, req.URL.Scheme) || !strings.EqualFold(from.Host, req.URL.Host)
 }
+
+// checksConns reports whether the connections a request to u is written on
+// must be checked (roundTripChecked): not for a Base NewClient configured,
+// nor for an *http.Transport that cannot make them unfit (over https with
+// its own TLS at 1.2 at least; in plain http, straight to a loopback host).
+func (t *Transport) checksConns(base http.RoundTripper, u *url.URL) bool {
+	if t.direct {
+		return false
+	}
+	tr, ok := base.(*http.Transport)
+	if !ok {
+		return true
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		//lint:ignore SA1019 a caller's DialTLS makes the TLS connections.
+		return tr.DialTLSContext != nil || tr.DialTLS != nil || belowTLS12(tr.TLSClientConfig)
+	}
+	return tr.Proxy != nil || !isLoopback(u.Hostname())
+}
+
+// belowTLS12 reports a client configuration that allows TLS below 1.2 (a
+// MinVersion of 0 is TLS 1.2 for a client since Go 1.22, whatever GODEBUG
+// says).
+func belowTLS12(cfg *tls.Config) bool {
+	return cfg != nil && cfg.MinVersion != 0 && cfg.MinVersion < tls.VersionTLS12
+}
+
+// roundTripChecked sends r2 through base with a trace (composed with any the
+// caller's context holds) that sees every connection net/http gets for it,
+// new or reused, before anything is written on it, and closes one that is
+// unfit (connRefusal): net/http then fails the request, with the error of
+// the refusal. Headers "written" on a closed connection never reach the
+// wire, so the caller's WroteHeaders (Client counts writes with it) does not
+// hear of them.
+func (o *outgoing) roundTripChecked(base http.RoundTripper, r2 *http.Request) (*http.Response, error) {
+	o.trace.GotConn = o.gotConn
+	o.req = *r2.WithContext(httptrace.WithClientTrace(r2.Context(), &o.trace))
+	if o.wrote = o.trace.WroteHeaders; o.wrote != nil {
+		o.trace.WroteHeaders = o.wroteHeaders
+	}
+	resp, err := base.RoundTrip(&o.req)
+	if err != nil {
+		if why := o.refused.Load(); why != 0 {
+			return nil, &connRefusedError{why: why, err: err}
+		}
+	}
+	return resp, err
+}
+
+// gotConn closes a connection the request must not be written on.
+func (o *outgoing) gotConn(info httptrace.GotConnInfo) {
+	why := connRefusal(info.Conn, o.req.URL)
+	o.unfit.Store(why != 0)
+	if why != 0 {
+		o.refused.Store(why)
+		info.Conn.Close()
+	}
+}
+
+// wroteHeaders passes WroteHeaders on unless the connection was closed.
+func (o *outgoing) wroteHeaders() {
+	if !o.unfit.Load() {
+		o.wrote()
+	}
+}
+
+// Reasons of connRefusal besides a TLS version below 1.2 (which is the
+// version's own number).
+const (
+	refusedNoTLS    = 1 // https on a connection without crypto/tls's state
+	refusedNotLocal = 2 // plain http not straight to a loopback address
+)
+
+// connRefusal is why conn is unfit for a request to u, 0 if it is fit: over
+// https it must be TLS 1.2 or higher; in plain http it must go straight to
+// the loopback host and port of u (isLoopback), not to a proxy.
+func connRefusal(conn net.Conn, u *url.URL) uint32 {
+	if strings.EqualFold(u.Scheme, "https") {
+		c, ok := conn.(interface{ ConnectionState() tls.ConnectionState })
+		if !ok {
+			return refusedNoTLS
+		}
+		if v := c.ConnectionState().Version; v < tls.VersionTLS12 {
+			return uint32(v)
+		}
+		return 0
+	}
+	if !directToLoopback(conn.RemoteAddr(), u) {
+		return refusedNotLocal
+	}
+	return 0
+}
+
+// directToLoopback reports a connection to the loopback host of u itself:
+// a loopback address (the one of u, if u names an address) and u's port.
+func directToLoopback(remote net.Addr, u *url.URL) bool {
+	host := u.Hostname()
+	if remote == nil || !isLoopback(host) {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(remote.String())
+	if err != nil || !ap.Addr().Unmap().IsLoopback() {
+		return false
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	if strconv.Itoa(int(ap.Port())) != port {
+		return false
+	}
+	want, err := netip.ParseAddr(host)
+	return err != nil || want.Unmap() == ap.Addr().Unmap()
+}
+
+// connRefusedError is the error of a request whose connection
+// roundTripChecked closed before writing it: err is what net/http made of
+// that.
+type connRefusedError struct {
+	why uint32
+	err error
+}
+
+func (e *connRefusedError) Error() string {
+	switch e.why {
+	case refusedNoTLS:
+		return "xs2a: refused to send over a connection whose TLS version cannot be read (docs/interface.md G7: TLS 1.2 or higher)"
+	case refusedNotLocal:
+		return "xs2a: refused to send in plain http other than straight to a loopback address (not through a proxy)"
+	}
+	return "xs2a: refused to send over " + tls.VersionName(uint16(e.why)) + " (docs/interface.md G7: TLS 1.2 or higher)"
+}
+
+func (e *connRefusedError) Unwrap() error { return e.err }
 
 // CloseIdleConnections closes the idle connections of Base (or of
 // http.DefaultTransport), so that http.Client.CloseIdleConnections and

@@ -442,17 +442,17 @@ func TestTransportLeavesRequestAlone(t *testing.T) {
 	}
 }
 
-// TestTransportReplayableOnlyWhenIdempotent: the request handed to Base can
-// be replayed by net/http (GetBody) for idempotent methods only: its HTTP/2
-// transport replays a request after a stream reset by the peer even when
-// the bank had acted on it, and a POST is never sent twice.
-func TestTransportReplayableOnlyWhenIdempotent(t *testing.T) {
+// TestTransportReplayableOnlyForGET: the request handed to Base can be
+// replayed by net/http (GetBody) for a GET only: its HTTP/2 transport
+// replays a request after a stream reset by the peer even when the bank had
+// acted on it, and nothing but a GET is ever sent twice (PUT included).
+func TestTransportReplayableOnlyForGET(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		method     string
 		replayable bool
 	}{
-		{http.MethodPost, false}, {http.MethodPatch, false}, {http.MethodPut, true},
+		{http.MethodPost, false}, {http.MethodPatch, false}, {http.MethodPut, false}, {http.MethodDelete, false}, {http.MethodGet, true},
 	} {
 		t.Run(tt.method, func(t *testing.T) {
 			t.Parallel()
