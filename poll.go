@@ -115,7 +115,7 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 }
 
 // PollStatus reads the payment status behind link (Initiation.Links.Status)
-// until the bank has decided (docs/interface.md PS3), waiting between reads
+// until the bank has decided (docs/interface.md PS9), waiting between reads
 // as opts says (nil: the defaults). It returns with a nil error the first
 // status that shows the PSU signed and the bank accepted the payment
 // (TransactionStatus.Accepted: PDNG, ACTC, ACCP, ACSP, ACWC, ACWP, ACCC,
