@@ -140,7 +140,8 @@ func (s *AccountsService) CardBalances(ctx context.Context, psu PSU, cardAccount
 // GET /v1/accounts/{accountID}/transactions with the query q (nil: none).
 // Each entry's Status is set to BookingBooked or BookingPending. The next
 // page, if any, is in Transactions.Links.Next; Transactions follows it for
-// you.
+// you. Member banks also send Transactions.Links.Previous, the page before
+// (docs/interface.md PRS4).
 //
 // Without the PSU present the call counts against the access budget
 // (BudgetTransactions) and q.DateFrom may be at most 90 days back; both are

@@ -469,6 +469,8 @@ func TestErrorsTable(t *testing.T) {
 		{row: "Sandbox: invalid CustomerType or PSU-ID format", status: 400, ct: "application/json", body: msg("FORMAT_ERROR", "customerType"), code: CodeFormatError},
 		{row: "Limits: PSU-not-present calls exceeded", status: 429, ct: "application/json", body: msg("ACCESS_EXCEEDED", ""), is: ErrAccessExceeded, code: CodeAccessExceeded},
 		{row: "Consent revoked at the bank", status: 403, ct: "application/json", body: msg("CONSENT_INVALID", ""), is: ErrConsentInvalid, code: CodeConsentInvalid},
+		{row: "Consent revoked at the bank (production)", status: 403, ct: "application/json", body: msg("CONSENT_UNKNOWN", ""), is: ErrConsentInvalid, code: CodeConsentUnknown},
+		{row: "Consent unknown, whatever the status", status: 400, ct: "application/json", body: msg("CONSENT_UNKNOWN", ""), is: ErrConsentInvalid, code: CodeConsentUnknown},
 		{row: "Forbidden without a body", status: 403, is: ErrConsentInvalid},
 		{row: "Forbidden with another code", status: 403, ct: "application/json", body: msg("RESOURCE_BLOCKED", ""), is: ErrConsentInvalid, code: CodeResourceBlocked},
 		{row: "Not found", status: 404, ct: "application/json", body: msg("RESOURCE_UNKNOWN", ""), is: ErrNotFound, code: CodeResourceUnknown},

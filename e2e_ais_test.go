@@ -2,9 +2,12 @@ package xs2a_test
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -339,8 +342,8 @@ func TestErrorsConsentedUserWithoutAccounts(t *testing.T) {
 	assert.Empty(t, accounts)
 }
 
-// A consent revoked at the bank: 403, ErrConsentInvalid; a new consent SCA
-// restores access.
+// A consent revoked at the bank: 403 CONSENT_UNKNOWN, as production banks
+// answer, ErrConsentInvalid; a new consent SCA restores access.
 func TestErrorsConsentRevoked(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -350,7 +353,7 @@ func TestErrorsConsentRevoked(t *testing.T) {
 
 	_, _, err := b.c.Accounts.List(ctx, psu)
 	require.ErrorIs(t, err, xs2a.ErrConsentInvalid)
-	requireBankError(t, err, http.StatusForbidden, xs2a.CodeConsentInvalid)
+	requireBankError(t, err, http.StatusForbidden, xs2a.CodeConsentUnknown)
 
 	links, resp, err := b.c.Consents.Create(ctx, psu)
 	require.NoError(t, err)
@@ -404,4 +407,82 @@ func TestLimitsNameLength(t *testing.T) {
 	accounts, _, err := c.Accounts.List(ctx, psu)
 	require.NoError(t, err)
 	assert.Len(t, []rune(accounts[1].Name), 70)
+}
+
+// The fake bank sends additionalInformationProprietaryX and currencyExchange
+// with contractIdentification where its backend has them (docs/interface.md
+// AIS5, AIS7): AvtaleGiro and eFaktura debits carry their agreement
+// references, other transactions none; a card purchase abroad carries the
+// exchange it was booked at.
+func TestTransactionsCarryBackendReferences(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.signIn(t, xs2atest.PrivateCustomer1)
+	byCode := map[string][]xs2a.Transaction{}
+	for tx, err := range b.c.Accounts.Transactions(ctx, psu, b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID, nil) {
+		require.NoError(t, err)
+		byCode[tx.ProprietaryBankTransactionCode.Value] = append(byCode[tx.ProprietaryBankTransactionCode.Value], tx)
+	}
+	want := map[string][]string{
+		"AVTALEGIRO": {"additionalInformationProprietary1"},
+		"EFAKTURA":   {"additionalInformationProprietary1", "additionalInformationProprietary2"},
+		"VARER":      nil,
+		"LØNN":       nil,
+	}
+	for code, keys := range want {
+		require.NotEmpty(t, byCode[code], code)
+		for _, tx := range byCode[code] {
+			assert.Equal(t, keys, slices.Sorted(maps.Keys(tx.AdditionalInformationProprietary)), code)
+		}
+	}
+	ref := strings.TrimPrefix(byCode["AVTALEGIRO"][0].AdditionalInformation, "Arkivref ")
+	assert.Equal(t, "AvtaleGiro-avtale "+ref, byCode["AVTALEGIRO"][0].AdditionalInformationProprietary["additionalInformationProprietary1"])
+
+	card := b.account(t, xs2atest.PrivateCustomer1, 2)
+	require.True(t, card.Card)
+	abroad := 0
+	for tx, err := range b.c.Accounts.CardTransactions(ctx, psu, card.ResourceID, nil) {
+		require.NoError(t, err)
+		if len(tx.CurrencyExchange) == 0 {
+			continue
+		}
+		abroad++
+		x := tx.CurrencyExchange[0]
+		assert.NotEqual(t, "NOK", x.SourceCurrency)
+		assert.Equal(t, "NOK", x.TargetCurrency)
+		assert.Regexp(t, `^FX-[A-Za-z0-9]{1,12}$`, x.ContractIdentification)
+		assert.NotEmpty(t, x.ExchangeRate)
+		assert.False(t, x.QuotationDate.IsZero())
+	}
+	assert.Positive(t, abroad, "card purchases abroad carry their exchange")
+}
+
+// Paging links: the fake bank sends previous beside next, as member banks
+// document, and a page read through TransactionsPage exposes both
+// (AccountReport.Links).
+func TestTransactionsPreviousLinks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.signIn(t, xs2atest.PrivateCustomer1)
+	id := b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID
+	page := func(offset int) xs2a.ReportLinks {
+		t.Helper()
+		r, _, err := b.c.Accounts.TransactionsPage(ctx, psu, id, &xs2a.TransactionQuery{Limit: 499, Offset: offset})
+		require.NoError(t, err)
+		return r.Transactions.Links
+	}
+	href := func(offset int) string {
+		return "/v1/accounts/" + strings.ReplaceAll(id, "/", "%2F") + "/transactions?bookingStatus=booked&limit=499&offset=" + strconv.Itoa(offset)
+	}
+	first := page(0)
+	assert.Equal(t, href(499), first.Next.Href)
+	assert.True(t, first.Previous.IsZero(), "the first page has no previous")
+	middle := page(499)
+	assert.Equal(t, href(998), middle.Next.Href)
+	assert.Equal(t, href(0), middle.Previous.Href)
+	last := page(998)
+	assert.True(t, last.Next.IsZero(), "the last page has no next")
+	assert.Equal(t, href(499), last.Previous.Href)
 }

@@ -248,7 +248,7 @@ func TestErrorsFailedSCA(t *testing.T) {
 	assert.Equal(t, xs2a.CodeSCAInvalid, f.Code)
 	assert.Equal(t, xs2a.TransactionStatusRCVD, b.status(t, payer, ini).TransactionStatus)
 	b.authorise(t, payer, ini, xs2atest.PrivateCustomer1)
-	assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, payer, ini).TransactionStatus)
+	assert.Equal(t, xs2a.TransactionStatusPDNG, b.status(t, payer, ini).TransactionStatus)
 }
 
 // Errors: a KID error in a payment is 400. The SDK checks KIDs before

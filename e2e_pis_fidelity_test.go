@@ -22,11 +22,13 @@ import (
 // the e-invoice processed at the scheme.
 
 // Initiate, start the authorisation, read its status before and after the
-// PSU's SCA, and read the payment status with its links.
+// PSU's SCA, and read the payment status with its links. The bank gives
+// the authorisation's id and link here (WithFullAuthorisationAnswer), as
+// production banks do not.
 func TestPaymentAuthorisationStatus(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := newBank(t)
+	b := newBank(t, xs2atest.WithFullAuthorisationAnswer())
 	psu := b.register(t, xs2atest.PrivateCustomer1)
 	debtor := b.account(t, xs2atest.PrivateCustomer1, 0)
 	ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "100.00", debtor.BBAN), nil)
@@ -41,9 +43,15 @@ func TestPaymentAuthorisationStatus(t *testing.T) {
 	cancelled, _, err := b.c.Payments.StartAuthorisation(ctx, psu, st.Links.StartAuthorisation)
 	require.NoError(t, err)
 	b.scaFails(t, cancelled.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
-	as, _, err := b.c.Payments.AuthorisationStatus(ctx, psu, cancelled.Links.SCAStatus)
+	link, err := cancelled.AuthorisationLink(st.Links.StartAuthorisation)
+	require.NoError(t, err)
+	as, _, err := b.c.Payments.AuthorisationStatus(ctx, psu, link)
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.SCAStatusFailed, as.SCAStatus)
+	cancelled.Links.SCAStatus = xs2a.Link{} // a bank that sends the id alone
+	byID, err := cancelled.AuthorisationLink(st.Links.StartAuthorisation)
+	require.NoError(t, err)
+	assert.Equal(t, link.Href, byID.Href, "the authorisation lies below the startAuthorisation link")
 
 	sca, _, err := b.c.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
 	require.NoError(t, err)
@@ -61,10 +69,42 @@ func TestPaymentAuthorisationStatus(t *testing.T) {
 	assert.True(t, as.SCAStatus.Final())
 
 	st = b.status(t, psu, ini)
-	assert.Equal(t, xs2a.TransactionStatusACTC, st.TransactionStatus)
+	assert.Equal(t, xs2a.TransactionStatusPDNG, st.TransactionStatus)
 	assert.Equal(t, ini.PaymentID, st.PaymentID)
 	assert.True(t, st.Links.StartAuthorisation.IsZero(), "authorised: no signer is due")
 	assert.True(t, st.RequestedExecutionDate.IsZero(), "no date moved")
+}
+
+// Production's answer to startAuthorisation names no authorisation: the
+// calls that need one say that the bank gave none, and send nothing; the
+// payment's status tells the outcome.
+func TestAuthorisationWithoutID(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.register(t, xs2atest.PrivateCustomer1)
+	ini := smallPayment(t, b, psu)
+	sca, _, err := b.c.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
+	require.NoError(t, err)
+	assert.Equal(t, xs2a.SCAStatusStarted, sca.SCAStatus)
+	assert.Empty(t, sca.AuthorisationID)
+	assert.True(t, sca.Links.SCAStatus.IsZero())
+	assert.False(t, sca.Links.SCARedirect.IsZero())
+
+	mark := b.rec.len()
+	_, err = sca.AuthorisationLink(ini.Links.StartAuthorisation)
+	ve := requireInvalid(t, err, "SCALinks")
+	assert.Contains(t, ve.Error(), "gave no authorisationId")
+	_, resp, err := b.c.Payments.AuthorisationStatus(ctx, psu, sca.Links.SCAStatus)
+	ve = requireInvalid(t, err, "link")
+	assert.Contains(t, ve.Error(), "gave no authorisationId")
+	assert.Nil(t, resp)
+	assert.Equal(t, mark, b.rec.len(), "nothing sent")
+
+	b.sca(t, sca.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
+	require.NoError(t, err)
+	assert.Equal(t, xs2a.TransactionStatusPDNG, st.TransactionStatus)
 }
 
 // A PATC payment's second signer starts from the status answer alone: a
@@ -72,7 +112,7 @@ func TestPaymentAuthorisationStatus(t *testing.T) {
 func TestPaymentPATCSecondSignerFromStatus(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := newBank(t)
+	b := newBank(t, xs2atest.WithFullAuthorisationAnswer()) // reads the second signer's authorisation
 	fjellvind, _ := b.Customer(xs2atest.CorporateCustomer2)
 	shared := fjellvind.Agreements[1]
 	invest := b.account(t, xs2atest.CorporateCustomer2, 1)
@@ -90,19 +130,16 @@ func TestPaymentPATCSecondSignerFromStatus(t *testing.T) {
 			next, _, err := b.c.Payments.StartAuthorisation(ctx, psu, st.Links.StartAuthorisation)
 			require.NoError(t, err)
 			b.sca(t, next.Links.SCARedirect.Href, xs2atest.CorporateCustomer1)
-			as, _, err := b.c.Payments.AuthorisationStatus(ctx, psu, next.Links.SCAStatus)
+			link, err := next.AuthorisationLink(st.Links.StartAuthorisation)
+			require.NoError(t, err)
+			as, _, err := b.c.Payments.AuthorisationStatus(ctx, psu, link)
 			require.NoError(t, err)
 			assert.Equal(t, xs2a.SCAStatusFinalised, as.SCAStatus)
-		},
-		OnStatus: func(st *xs2a.PaymentStatus) {
-			if st.TransactionStatus == xs2a.TransactionStatusACTC {
-				b.RunBatch()
-			}
 		},
 	})
 	require.NoError(t, err)
 	assert.Equal(t, 1, signers)
-	assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
+	assert.Equal(t, xs2a.TransactionStatusPDNG, st.TransactionStatus, "accepted once the second signer signed")
 	assert.Equal(t, ini.PaymentID, st.PaymentID)
 }
 
@@ -110,7 +147,7 @@ func TestPaymentPATCSecondSignerFromStatus(t *testing.T) {
 func TestSigningBasketReadAndDelete(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := newBank(t)
+	b := newBank(t, xs2atest.WithFullAuthorisationAnswer()) // reads the basket's authorisation
 	psu := b.register(t, xs2atest.PrivateCustomer1)
 	debtor := b.account(t, xs2atest.PrivateCustomer1, 0)
 	basket := func() (*xs2a.BasketInitiation, []string) {
@@ -135,7 +172,9 @@ func TestSigningBasketReadAndDelete(t *testing.T) {
 	sca, _, err := b.c.Payments.StartAuthorisation(ctx, psu, got.Links.StartAuthorisation)
 	require.NoError(t, err)
 	b.sca(t, sca.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
-	as, _, err := b.c.Payments.AuthorisationStatus(ctx, psu, sca.Links.SCAStatus)
+	link, err := sca.AuthorisationLink(got.Links.StartAuthorisation)
+	require.NoError(t, err)
+	as, _, err := b.c.Payments.AuthorisationStatus(ctx, psu, link)
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.SCAStatusFinalised, as.SCAStatus, "a basket's authorisation, through the same call")
 	st, _, err := b.c.SigningBaskets.Status(ctx, psu, signed.Links.Status)
@@ -194,6 +233,24 @@ func TestCrossBorderPaymentFees(t *testing.T) {
 	b.RunBatch()
 	assert.Equal(t, xs2a.TransactionStatusACSC, b.status(t, psu, ini).TransactionStatus)
 	assert.Equal(t, "7686.00", b.Balance(debtor.ResourceID), "10026.00 - 200 EUR at 11.50 - 40.00")
+
+	reader := b.signIn(t, xs2atest.PrivateCustomer2) // the PSU's consent to read the account
+	page, _, err := b.c.Accounts.TransactionsPage(ctx, reader, debtor.ResourceID, &xs2a.TransactionQuery{Limit: 2})
+	require.NoError(t, err)
+	var paid *xs2a.Transaction
+	for i, tx := range page.Transactions.Booked {
+		if tx.TransactionAmount.Amount == "-2300.00" {
+			paid = &page.Transactions.Booked[i]
+		}
+	}
+	require.NotNil(t, paid, "the payment in the debtor's account")
+	require.Len(t, paid.CurrencyExchange, 1, "booked at the bank's rate, which it reports")
+	x := paid.CurrencyExchange[0]
+	assert.Equal(t, "EUR", x.SourceCurrency)
+	assert.Equal(t, "NOK", x.TargetCurrency)
+	assert.Equal(t, "11.500000", x.ExchangeRate)
+	assert.Regexp(t, `^FX-[A-Za-z0-9]{1,12}$`, x.ContractIdentification)
+	assert.Equal(t, xs2a.DateOf(b.clock.Now().In(oslo)), x.QuotationDate)
 }
 
 // TPP-Redirect-Preferred: False: the SCA page asks the PSU to confirm in
@@ -213,7 +270,7 @@ func TestRedirectPreferredFalseAppSCA(t *testing.T) {
 	assert.Contains(t, page, "confirm there with your fingerprint or face")
 	cb := b.sca(t, sca.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
 	assert.Equal(t, psu.ID, cb.PSUID, "the psu-id carried over")
-	assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, ini).TransactionStatus)
+	assert.Equal(t, xs2a.TransactionStatusPDNG, b.status(t, psu, ini).TransactionStatus)
 
 	psu.RedirectPreferred = nil
 	plain, _, err := b.c.Payments.StartAuthorisation(ctx, psu, smallPayment(t, b, psu).Links.StartAuthorisation)

@@ -19,7 +19,9 @@ import (
 
 // Flow 3: a single payment. A PISP-only TPP registers the PSU through GET
 // /v1/users; then POST payment, startAuthorisation, the PSU's SCA, and the
-// status polled until the batch run books it (ACSC). (The journey without
+// status polled until the bank accepts it: PDNG, as production answers once
+// the PSU has signed, even for today's date; then, on request
+// (UntilSettled), until the batch run books it (ACSC). (The journey without
 // registering first is Flow 5's.)
 func TestFlow3SinglePayment(t *testing.T) {
 	t.Parallel()
@@ -54,19 +56,23 @@ func TestFlow3SinglePayment(t *testing.T) {
 	assert.Equal(t, psu.ID, cb.PSUID)
 	assert.Equal(t, psu.SessionID, cb.TPPSessionID)
 
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, nil)
+	require.NoError(t, err)
+	assert.Equal(t, xs2a.TransactionStatusPDNG, st.TransactionStatus, "signed and accepted: the poll ends at once")
+	assert.True(t, st.Links.StartAuthorisation.IsZero(), "no signer is due")
+	assert.Equal(t, []string{http.MethodGet}, st.Links.Self.Verbs, "no DELETE once signed")
+	assert.Equal(t, "25345.12", b.Balance(debtor.ResourceID), "not executed before the batch run")
+
 	var seen []xs2a.TransactionStatus
-	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
+	st, _, err = b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, settlePoll(b, func(s *xs2a.PaymentStatus) {
 		seen = append(seen, s.TransactionStatus)
-		if s.TransactionStatus == xs2a.TransactionStatusACTC {
-			b.RunBatch()
-		}
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 	require.NotNil(t, st.FundsAvailable)
 	assert.True(t, *st.FundsAvailable)
 	assert.False(t, st.InsufficientFunds())
-	assert.Equal(t, []xs2a.TransactionStatus{xs2a.TransactionStatusACTC, xs2a.TransactionStatusACSC}, seen)
+	assert.Equal(t, []xs2a.TransactionStatus{xs2a.TransactionStatusPDNG, xs2a.TransactionStatusACSC}, seen)
 	assert.Equal(t, "23844.62", b.Balance(debtor.ResourceID))
 	assert.Equal(t, "484000.50", b.Balance(creditor.ResourceID))
 
@@ -92,11 +98,7 @@ func TestFlow3SinglePayment(t *testing.T) {
 		_, err = b.c.Payments.Get(ctx, psu, ini.Links.Self, nil)
 		requireBankError(t, err, http.StatusBadRequest, xs2a.CodeResourceUnknown)
 		b.authorise(t, psu, ini, xs2atest.PrivateCustomer1)
-		st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
-			if s.TransactionStatus == xs2a.TransactionStatusACTC {
-				b.RunBatch()
-			}
-		}))
+		st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, settlePoll(b, nil))
 		require.NoError(t, err)
 		assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 	})
@@ -159,7 +161,7 @@ func TestFlow4ElectronicInvoice(t *testing.T) {
 	retry, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, &xs2a.InitiateOptions{AllowLogicalDuplicate: true})
 	require.NoError(t, err)
 	b.authorise(t, psu, retry, xs2atest.PrivateCustomer1, xs2atest.Accounts(sparekonto.ResourceID))
-	assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, retry).TransactionStatus)
+	assert.Equal(t, xs2a.TransactionStatusPDNG, b.status(t, psu, retry).TransactionStatus)
 	var paid struct {
 		DebtorAccount xs2a.AccountReference `json:"debtorAccount"`
 	}
@@ -235,7 +237,7 @@ func TestErrorsEInvoiceOutcomeResolved(t *testing.T) {
 			require.NotNil(t, res.Initiation)
 			assert.Nil(t, res.Refusal)
 			b.authorise(t, psu, res.Initiation, xs2atest.PrivateCustomer1)
-			assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, res.Initiation).TransactionStatus)
+			assert.Equal(t, xs2a.TransactionStatusPDNG, b.status(t, psu, res.Initiation).TransactionStatus)
 		})
 	}
 }
@@ -270,14 +272,6 @@ func startAuth(t *testing.T, b *bank, psu xs2a.PSU, ini *xs2a.Initiation) string
 // already takes one SCA per payment and one per signing basket.
 func TestFlow5SingleSCAPISPOnly(t *testing.T) {
 	t.Parallel()
-	collect := func(b *bank) func(*xs2a.PaymentStatus) {
-		return func(s *xs2a.PaymentStatus) {
-			if s.TransactionStatus == xs2a.TransactionStatusACTC {
-				b.RunBatch()
-			}
-		}
-	}
-
 	t.Run("new PSU: one SCA, no registration first", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
@@ -297,7 +291,7 @@ func TestFlow5SingleSCAPISPOnly(t *testing.T) {
 		assert.Equal(t, stranger.SessionID, cb.TPPSessionID)
 		assert.Equal(t, xs2a.ContextPrivate, cb.Context)
 
-		st, _, err := b.c.Payments.PollStatus(ctx, stranger, ini.Links.Status, fastPoll(collect(b)))
+		st, _, err := b.c.Payments.PollStatus(ctx, stranger, ini.Links.Status, settlePoll(b, nil))
 		require.NoError(t, err)
 		assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 		assert.True(t, st.TransactionStatus.Final())
@@ -328,7 +322,7 @@ func TestFlow5SingleSCAPISPOnly(t *testing.T) {
 		assert.Equal(t, xs2atest.CorporateID(signer(t).KeyID(), fjellvind.Agreements[0].ID), cb.PSUCorporateID)
 
 		psu := cb.PSU(psuIP)
-		st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(collect(b)))
+		st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, settlePoll(b, nil))
 		require.NoError(t, err)
 		assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 		assert.Equal(t, "1247500.00", b.Balance(driftskonto.ResourceID), "paid from the account the PSU chose")
@@ -354,7 +348,7 @@ func TestFlow5SingleSCAPISPOnly(t *testing.T) {
 			scas++
 			assert.Equal(t, psu.ID, cb.PSUID)
 			assert.Equal(t, psu.SessionID, cb.TPPSessionID)
-			assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, ini).TransactionStatus)
+			assert.Equal(t, xs2a.TransactionStatusPDNG, b.status(t, psu, ini).TransactionStatus)
 		}
 
 		var basket []*xs2a.Initiation
@@ -371,7 +365,7 @@ func TestFlow5SingleSCAPISPOnly(t *testing.T) {
 		b.sca(t, links.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
 		scas++
 		for _, ini := range basket {
-			assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, ini).TransactionStatus, "one SCA for the basket")
+			assert.Equal(t, xs2a.TransactionStatusPDNG, b.status(t, psu, ini).TransactionStatus, "one SCA for the basket")
 		}
 		assert.Equal(t, 4, scas, "registration, two payments, one basket of three")
 		assert.Equal(t, 5, b.PaymentCount())
@@ -412,7 +406,9 @@ func TestPaymentCancellation(t *testing.T) {
 }
 
 // Payment status PATC: a payment on an account that needs two signers stays
-// PATC until the second signs through the same startAuthorisation link.
+// PATC until the second signs through the same startAuthorisation link. PATC
+// is not accepted: the poll goes on until the last signature makes the
+// payment PDNG.
 func TestPaymentStatusPATC(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -427,20 +423,21 @@ func TestPaymentStatusPATC(t *testing.T) {
 	require.NoError(t, err)
 	b.authorise(t, psu, ini, xs2atest.CorporateCustomer2)
 	patc := 0
+	var seen []xs2a.TransactionStatus
 	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: time.Millisecond, Backoff: 1, MaxAttempts: 10,
 		OnPATC: func(st *xs2a.PaymentStatus) {
 			patc++
 			b.authorise(t, psu, ini, xs2atest.CorporateCustomer1) // the second signer
 		},
-		OnStatus: func(st *xs2a.PaymentStatus) {
-			if st.TransactionStatus == xs2a.TransactionStatusACTC {
-				b.RunBatch()
-			}
-		},
+		OnStatus: func(st *xs2a.PaymentStatus) { seen = append(seen, st.TransactionStatus) },
 	})
 	require.NoError(t, err)
 	assert.Equal(t, 1, patc)
+	assert.Equal(t, xs2a.TransactionStatusPDNG, st.TransactionStatus)
+	assert.Equal(t, []xs2a.TransactionStatus{xs2a.TransactionStatusPATC, xs2a.TransactionStatusPDNG}, seen)
+	st, _, err = b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, settlePoll(b, nil))
+	require.NoError(t, err)
 	assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 }
 
@@ -452,7 +449,7 @@ func TestLimitsBatchRuns(t *testing.T) {
 	at := func(day, h, m int) time.Time { return time.Date(2025, 3, day, h, m, 0, 0, oslo) }
 	tests := []struct {
 		name                 string
-		authorised, lastWait time.Time // lastWait: the payment is still ACTC
+		authorised, lastWait time.Time // lastWait: the payment is still PDNG
 		run                  time.Time
 	}{
 		{"06:00", at(12, 0, 30), at(12, 5, 59), at(12, 6, 0)},
@@ -472,7 +469,7 @@ func TestLimitsBatchRuns(t *testing.T) {
 			require.NoError(t, err)
 			b.authorise(t, psu, ini, xs2atest.PrivateCustomer2)
 			b.clock.Set(tt.lastWait)
-			assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, ini).TransactionStatus)
+			assert.Equal(t, xs2a.TransactionStatusPDNG, b.status(t, psu, ini).TransactionStatus)
 			assert.Equal(t, "10026.00", b.Balance(debtor.ResourceID))
 			b.clock.Set(tt.run)
 			assert.Equal(t, xs2a.TransactionStatusACSC, b.status(t, psu, ini).TransactionStatus)
@@ -502,7 +499,7 @@ func TestLimitsBatchExcludesPeriodic(t *testing.T) {
 	b.clock.Advance(26 * time.Hour) // every run of today and tomorrow
 	b.RunBatch()
 	assert.Equal(t, xs2a.TransactionStatusACSC, b.status(t, psu, single).TransactionStatus)
-	assert.Equal(t, xs2a.TransactionStatusACTC, b.status(t, psu, periodic).TransactionStatus)
+	assert.Equal(t, xs2a.TransactionStatusPDNG, b.status(t, psu, periodic).TransactionStatus)
 	assert.Equal(t, "9926.00", b.Balance(debtor.ResourceID), "only the single payment was booked")
 }
 
@@ -522,11 +519,7 @@ func TestErrorsInsufficientFunds(t *testing.T) {
 	ini, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
 	require.NoError(t, err, "accepted: funds are checked at execution")
 	b.authorise(t, psu, ini, xs2atest.PrivateCustomer2)
-	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
-		if s.TransactionStatus == xs2a.TransactionStatusACTC {
-			b.RunBatch()
-		}
-	}))
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, settlePoll(b, nil))
 	require.ErrorIs(t, err, xs2a.ErrInsufficientFunds, "PollStatus stops on fundsAvailable false, with an error: ACCP is not final")
 	var fe *xs2a.FundsError
 	require.ErrorAs(t, err, &fe)
@@ -560,11 +553,7 @@ func TestErrorsInsufficientFundsCancelThenRetry(t *testing.T) {
 	first, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
 	require.NoError(t, err)
 	b.authorise(t, psu, first, xs2atest.PrivateCustomer2)
-	_, _, err = b.c.Payments.PollStatus(ctx, psu, first.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
-		if s.TransactionStatus == xs2a.TransactionStatusACTC {
-			b.RunBatch()
-		}
-	}))
+	_, _, err = b.c.Payments.PollStatus(ctx, psu, first.Links.Status, settlePoll(b, nil))
 	var fe *xs2a.FundsError
 	require.ErrorAs(t, err, &fe)
 	_, err = b.c.Payments.Cancel(ctx, psu, first.Links.Self)
@@ -576,11 +565,7 @@ func TestErrorsInsufficientFundsCancelThenRetry(t *testing.T) {
 	retry, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
 	require.NoError(t, err)
 	b.authorise(t, psu, retry, xs2atest.PrivateCustomer2)
-	st, _, err := b.c.Payments.PollStatus(ctx, psu, retry.Links.Status, fastPoll(func(s *xs2a.PaymentStatus) {
-		if s.TransactionStatus == xs2a.TransactionStatusACTC {
-			b.RunBatch()
-		}
-	}))
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, retry.Links.Status, settlePoll(b, nil))
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 	assert.Equal(t, xs2a.TransactionStatusCANC, b.status(t, psu, first).TransactionStatus, "the cancelled attempt stays cancelled")

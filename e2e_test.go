@@ -392,6 +392,22 @@ func fastPoll(onStatus func(*xs2a.PaymentStatus)) *xs2a.PollOptions {
 	return &xs2a.PollOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, Backoff: 1, MaxAttempts: 10, OnStatus: onStatus}
 }
 
+// settlePoll is fastPoll until the payment settles (UntilSettled), running
+// the bank's batch when a read shows it signed and waiting (PDNG, or ACWC
+// with a moved date) as the platform executes it at its next run.
+func settlePoll(b *bank, onStatus func(*xs2a.PaymentStatus)) *xs2a.PollOptions {
+	o := fastPoll(func(s *xs2a.PaymentStatus) {
+		if onStatus != nil {
+			onStatus(s)
+		}
+		if s.TransactionStatus == xs2a.TransactionStatusPDNG || s.TransactionStatus == xs2a.TransactionStatusACWC {
+			b.RunBatch()
+		}
+	})
+	o.UntilSettled = true
+	return o
+}
+
 // The sandbox's mock-data operations through SandboxService, and the
 // account and payment operations on the data they create.
 func TestSandboxService(t *testing.T) {

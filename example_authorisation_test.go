@@ -12,10 +12,12 @@ import (
 
 // The status of one PSU's SCA: started until the PSU signs, finalised
 // after. A TPP whose callback never came can tell an abandoned SCA from a
-// finished one this way. The payment's status answer then names the payment
-// and links to it.
+// finished one this way, where the bank names the authorisation: production
+// banks answer startAuthorisation without its id (here the fake bank gives
+// it, WithFullAuthorisationAnswer), and AuthorisationLink then says so. The
+// payment's status answer names the payment and links to it.
 func ExamplePaymentsService_AuthorisationStatus() {
-	srv, client := startExampleBank()
+	srv, client := startExampleBank(xs2atest.WithFullAuthorisationAnswer())
 	defer srv.Close()
 	defer client.Close()
 	ctx := context.Background()
@@ -35,14 +37,18 @@ func ExamplePaymentsService_AuthorisationStatus() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	st, _, err := client.Payments.AuthorisationStatus(ctx, psu, auth.Links.SCAStatus)
+	link, err := auth.AuthorisationLink(ini.Links.StartAuthorisation)
+	if err != nil {
+		log.Fatal(err) // the bank named no authorisation: read the payment's status instead
+	}
+	st, _, err := client.Payments.AuthorisationStatus(ctx, psu, link)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("before the PSU signs:", st.SCAStatus, "final:", st.SCAStatus.Final())
 
 	psuFromSCA(ctx, srv, auth.Links.SCARedirect.Href, xs2atest.PrivateCustomer2, psu.IPAddress)
-	st, _, err = client.Payments.AuthorisationStatus(ctx, psu, auth.Links.SCAStatus)
+	st, _, err = client.Payments.AuthorisationStatus(ctx, psu, link)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -57,7 +63,7 @@ func ExamplePaymentsService_AuthorisationStatus() {
 	// Output:
 	// before the PSU signs: started final: false
 	// after: finalised final: true
-	// payment: ACTC same id: true signer due: false
+	// payment: PDNG same id: true signer due: false
 }
 
 // A signing basket can be read, and deleted while the PSU has not

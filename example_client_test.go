@@ -334,7 +334,8 @@ func ExampleUsersService_Register() {
 }
 
 // Flow 3 against the fake bank: initiate, start the authorisation, the PSU
-// signs, then poll the status while the bank's batch books the payment.
+// signs, then poll the status until the bank accepts the payment: PDNG, as
+// production banks answer until their batch run executes it.
 func ExamplePaymentsService_Initiate() {
 	srv, client := startExampleBank()
 	defer srv.Close()
@@ -365,22 +366,16 @@ func ExamplePaymentsService_Initiate() {
 
 	st, _, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: 10 * time.Millisecond, // the default is 2 s
-		OnStatus: func(s *xs2a.PaymentStatus) {
-			fmt.Println("status:", s.TransactionStatus)
-			if s.TransactionStatus == xs2a.TransactionStatusACTC {
-				srv.RunBatch() // the bank's batch run (5 a day)
-			}
-		},
+		OnStatus: func(s *xs2a.PaymentStatus) { fmt.Println("status:", s.TransactionStatus) },
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("final:", st.TransactionStatus.Final())
+	fmt.Println("accepted:", st.TransactionStatus.Accepted(), "final:", st.TransactionStatus.Final())
 	// Output:
 	// initiated: RCVD
-	// status: ACTC
-	// status: ACSC
-	// final: true
+	// status: PDNG
+	// accepted: true final: false
 }
 
 // An e-invoice payment whose answer is lost on the way back (the fake bank
@@ -423,11 +418,14 @@ func ExamplePaymentsService_ResolveEInvoice() {
 	// payments at the bank: 1
 }
 
-// A payment the batch cannot book for lack of funds: the bank reports ACCP
-// with fundsAvailable false, and PollStatus stops there with a *FundsError.
-// ACCP is not final: the bank would still book the payment at a later batch
-// run once the money is there, so the TPP cancels it before it tells the PSU
-// the payment failed (or initiates it again).
+// PollStatus ends by default once the PSU has signed and the bank accepted
+// the payment (PDNG until the bank executes it). UntilSettled polls on to
+// the outcome of the bank's batch run: here it cannot book the payment for
+// lack of funds, reports ACCP with fundsAvailable false, and PollStatus
+// stops there with a *FundsError. ACCP is not final: the bank would still
+// book the payment at a later batch run once the money is there, so the TPP
+// cancels it before it tells the PSU the payment failed (or initiates it
+// again).
 func ExamplePaymentsService_PollStatus() {
 	srv, client := startExampleBank()
 	defer srv.Close()
@@ -451,9 +449,15 @@ func ExamplePaymentsService_PollStatus() {
 		log.Fatal(err)
 	}
 	psuFromSCA(ctx, srv, auth.Links.SCARedirect.Href, xs2atest.PrivateCustomer2, psu.IPAddress)
-	srv.RunBatch()
 
 	st, _, err := client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{MinDelay: 10 * time.Millisecond})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("signed:", st.TransactionStatus, "accepted:", st.TransactionStatus.Accepted())
+
+	srv.RunBatch() // the bank's batch run (5 a day)
+	st, _, err = client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{MinDelay: 10 * time.Millisecond, UntilSettled: true})
 	var funds *xs2a.FundsError
 	switch {
 	case errors.As(err, &funds):
@@ -472,6 +476,7 @@ func ExamplePaymentsService_PollStatus() {
 		fmt.Println("final:", st.TransactionStatus)
 	}
 	// Output:
+	// signed: PDNG accepted: true
 	// ACCP insufficient funds: true final: false
 	// cancelled: CANC
 }
@@ -517,8 +522,8 @@ func ExampleSigningBasketsService_Create() {
 		fmt.Println(st.TransactionStatus)
 	}
 	// Output:
-	// ACTC
-	// ACTC
+	// PDNG
+	// PDNG
 }
 
 // The sandbox's mock-data operations: a new customer with an account and a

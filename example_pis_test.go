@@ -15,8 +15,10 @@ import (
 	"github.com/tppkit/xs2a"
 )
 
-// examplePaymentBank plays the bank's payment endpoints under /api: the
-// initiation, the authorisation and a status that settles on the third read.
+// examplePaymentBank plays the bank's payment endpoints under /api as
+// production banks answer: the initiation, the authorisation (scaStatus and
+// scaRedirect only), and a status that is RCVD until the PSU has signed,
+// then PDNG until the bank executes the payment (ACSC).
 func examplePaymentBank() *httptest.Server {
 	var reads atomic.Int32
 	mux := http.NewServeMux()
@@ -32,15 +34,15 @@ func examplePaymentBank() *httptest.Server {
 	mux.HandleFunc("POST /api/v1/payments/{product}/{id}/authorisations", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
-		io.WriteString(w, `{"scaStatus":"started","authorisationId":"a1","_links":{"scaRedirect":{"href":"https://bank.example/sca/a1"}}}`)
+		io.WriteString(w, `{"scaStatus":"started","_links":{"scaRedirect":{"href":"https://bank.example/sca/a1"}}}`)
 	})
 	mux.HandleFunc("GET /api/v1/payments/{product}/{id}/status", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch reads.Add(1) {
 		case 1:
-			io.WriteString(w, `{"transactionStatus":"ACTC"}`)
-		case 2:
-			io.WriteString(w, `{"transactionStatus":"ACSP"}`)
+			io.WriteString(w, `{"transactionStatus":"RCVD"}`)
+		case 2, 3:
+			io.WriteString(w, `{"transactionStatus":"PDNG"}`)
 		default:
 			io.WriteString(w, `{"transactionStatus":"ACSC","fundsAvailable":true}`)
 		}
@@ -50,7 +52,10 @@ func examplePaymentBank() *httptest.Server {
 
 // Example_singlePayment runs docs/interface.md's Flow 3: initiate a payment, start
 // the PSU's authorisation, send the PSU to the scaRedirect link, then poll
-// the status until it is final.
+// the status until the bank has accepted the payment (PDNG, as production
+// banks answer once the PSU has signed) or refused it. PollOptions.UntilSettled
+// would poll on to ACSC, which comes at the bank's batch run on the
+// execution date.
 func Example_singlePayment() {
 	bank := examplePaymentBank()
 	defer bank.Close()
@@ -101,19 +106,18 @@ func Example_singlePayment() {
 		fmt.Println("waiting for funds:", st.TransactionStatus)
 	case err != nil:
 		log.Fatal(err)
-	case st.TransactionStatus == xs2a.TransactionStatusACSC:
-		fmt.Println("paid")
+	case st.TransactionStatus.Accepted():
+		fmt.Println("accepted: the PSU signed, the bank executes it on its date")
 	default:
-		fmt.Println("ended as", st.TransactionStatus)
+		fmt.Println("ended as", st.TransactionStatus) // RJCT or CANC
 	}
 	// Output:
 	// bank: allowLogicalDuplicate = false
 	// initiated: RCVD
 	// send the PSU to: https://bank.example/sca/a1
-	// status: ACTC
-	// status: ACSP
-	// status: ACSC
-	// paid
+	// status: RCVD
+	// status: PDNG
+	// accepted: the PSU signed, the bank executes it on its date
 }
 
 // ExamplePaymentsService_InitiateEInvoice pays an electronic invoice

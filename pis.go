@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // PaymentsService initiates, authorises, reads and cancels payments
@@ -139,8 +140,10 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpo
 // again for each further signer, with the same link or the one of the PATC
 // status answer (PaymentStatus.Links.StartAuthorisation): the status stays
 // PATC until all have signed (docs/interface.md, Payment status; see
-// PollOptions.OnPATC). The answer's Links.SCAStatus is the new
-// authorisation's own link (AuthorisationStatus).
+// PollOptions.OnPATC). Production banks answer scaStatus and
+// Links.SCARedirect only (docs/interface.md PP3); a bank that also sends
+// Links.SCAStatus or AuthorisationID lets AuthorisationStatus read the
+// new authorisation (SCALinks.AuthorisationLink).
 func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link Link) (*SCALinks, *Response, error) {
 	if link.IsZero() {
 		return nil, nil, invalid("link", "is empty: pass Initiation.Links.StartAuthorisation")
@@ -162,7 +165,8 @@ func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link 
 
 // Status reads a payment's status, GET on the status link of the initiation
 // (docs/interface.md, Endpoints). Statuses change asynchronously after the PSU's
-// approval; PollStatus reads until the status is final. For product
+// approval; PollStatus reads until the bank has accepted or refused the
+// payment (PDNG once the PSU has signed, PS9), or until it is final. For product
 // DomesticNorwayCreditTransfers the bank answers with an error until the
 // payment is approved.
 //
@@ -180,21 +184,54 @@ func (s *PaymentsService) Status(ctx context.Context, psu PSU, link Link) (*Paym
 }
 
 // AuthorisationStatus reads the state of one PSU's SCA of a payment or
-// signing basket: GET on the authorisation's link, which is
-// Links.SCAStatus of the StartAuthorisation answer
-// (.../{paymentId}/authorisations/{authorisationId}). SCAStatus is started
-// while the PSU has not signed yet, finalised once it has, failed when it
-// cancelled. A bank whose answer holds no scaStatus link keeps the
-// authorisation at the startAuthorisation href followed by "/" and the
-// AuthorisationID. A TPP whose callback never came can tell an abandoned SCA
-// from a finished one this way.
+// signing basket: GET on the authorisation's link
+// (.../{paymentId}/authorisations/{authorisationId}), which
+// SCALinks.AuthorisationLink gives from the StartAuthorisation answer.
+// SCAStatus is started while the PSU has not signed yet, finalised once it
+// has, failed when it cancelled. A TPP whose callback never came can tell
+// an abandoned SCA from a finished one this way. Production banks answer
+// StartAuthorisation with neither a scaStatus link nor an authorisationId
+// (docs/interface.md PP3): an empty link is then a *ValidationError saying
+// so, sent nowhere; poll the payment's status (Status, PollStatus) instead.
 func (s *PaymentsService) AuthorisationStatus(ctx context.Context, psu PSU, link Link) (*AuthorisationStatus, *Response, error) {
+	if link.IsZero() {
+		return nil, nil, errNoAuthorisation("link")
+	}
 	var out AuthorisationStatus
-	resp, err := s.client.follow(ctx, "payments.authorisation_status", http.MethodGet, psu, link, "SCALinks.Links.SCAStatus", &out)
+	resp, err := s.client.follow(ctx, "payments.authorisation_status", http.MethodGet, psu, link, "the link of SCALinks.AuthorisationLink", &out)
 	if err != nil {
 		return nil, resp, err
 	}
 	return &out, resp, nil
+}
+
+// AuthorisationLink is the link of the authorisation that this answer of a
+// startAuthorisation link started, for PaymentsService.AuthorisationStatus:
+// Links.SCAStatus when the bank sent one, else start (the
+// startAuthorisation link that was followed) with "/" and AuthorisationID
+// appended. Production banks send neither (docs/interface.md PP3): then it
+// returns a *ValidationError saying that the bank gave no authorisation id.
+func (a *SCALinks) AuthorisationLink(start Link) (Link, error) {
+	switch {
+	case a == nil:
+		return Link{}, invalid("SCALinks", "is nil")
+	case !a.Links.SCAStatus.IsZero():
+		return a.Links.SCAStatus, nil
+	case a.AuthorisationID == "":
+		return Link{}, errNoAuthorisation("SCALinks")
+	case start.IsZero():
+		return Link{}, invalid("start", "is empty: pass the startAuthorisation link the answer came from")
+	}
+	href, _, _ := strings.Cut(start.Href, "?")
+	return Link{Href: strings.TrimSuffix(href, "/") + "/" + pathSegment(a.AuthorisationID), Verbs: []string{http.MethodGet}}, nil
+}
+
+// errNoAuthorisation is the refusal of an authorisation call when the
+// bank's startAuthorisation answer named no authorisation; field is what
+// was empty.
+func errNoAuthorisation(field string) *ValidationError {
+	return invalid(field, "names no authorisation (pass the link of SCALinks.AuthorisationLink): the bank's startAuthorisation answer "+
+		"gave no authorisationId and no scaStatus link, as production banks answer; read the payment's status instead")
 }
 
 // Get reads a payment, GET on the self link of the initiation (platform

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,7 +171,7 @@ func TestLinkCallsRefuseEmptyLink(t *testing.T) {
 		call       func() error
 	}{
 		{"Payments.Status", "Initiation.Links.Status", func() error { _, _, err := c.Payments.Status(ctx, aisPresent, Link{}); return err }},
-		{"Payments.AuthorisationStatus", "SCALinks.Links.SCAStatus", func() error {
+		{"Payments.AuthorisationStatus", "gave no authorisationId and no scaStatus link", func() error {
 			_, _, err := c.Payments.AuthorisationStatus(ctx, aisPresent, Link{})
 			return err
 		}},
@@ -260,5 +261,43 @@ func roundTrip[T any](t *testing.T, data []byte, v *T) {
 	}
 	if string(first) != string(second) {
 		t.Fatalf("round trip changed the answer:\n%s\n%s", first, second)
+	}
+}
+
+// AuthorisationLink: the scaStatus link when the bank sent one, else the
+// startAuthorisation link with the authorisation id as one more segment;
+// without either a *ValidationError that says the bank gave none.
+func TestAuthorisationLink(t *testing.T) {
+	t.Parallel()
+	start := Link{Href: "/v1/payments/p/enc!!x=/authorisations", Verbs: []string{"POST"}}
+	tests := []struct {
+		name    string
+		answer  *SCALinks
+		start   Link
+		want    string
+		invalid string // the field of the *ValidationError
+	}{
+		{"scaStatus link", &SCALinks{AuthorisationID: "a1", Links: SCALinkSet{SCAStatus: Link{Href: "/v1/elsewhere/a1"}}}, start, "/v1/elsewhere/a1", ""},
+		{"id only", &SCALinks{AuthorisationID: "enc!!a/b+c="}, start, "/v1/payments/p/enc!!x=/authorisations/enc!!a%2Fb+c=", ""},
+		{"start with a slash and a query", &SCALinks{AuthorisationID: "a1"}, Link{Href: "/v1/b/authorisations/?x=1"}, "/v1/b/authorisations/a1", ""},
+		{"production's answer", &SCALinks{SCAStatus: SCAStatusStarted, Links: SCALinkSet{SCARedirect: Link{Href: "https://bank.example/sca"}}}, start, "", "SCALinks"},
+		{"id without the start link", &SCALinks{AuthorisationID: "a1"}, Link{}, "", "start"},
+		{"nil", nil, start, "", "SCALinks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := tt.answer.AuthorisationLink(tt.start)
+			if tt.invalid != "" {
+				var ve *ValidationError
+				require.ErrorAs(t, err, &ve)
+				assert.Equal(t, tt.invalid, ve.Field)
+				assert.True(t, strings.HasPrefix(err.Error(), "xs2a: "), err.Error())
+				assert.True(t, got.IsZero())
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got.Href)
+		})
 	}
 }

@@ -22,9 +22,11 @@ const (
 )
 
 // PollOptions tune PaymentsService.PollStatus. The zero value (or nil) polls
-// after 2 s, then 1.5 times longer each time up to 30 s, until the status is
-// final, the bank reports fundsAvailable false (a *FundsError), 100 reads
+// after 2 s, then 1.5 times longer each time up to 30 s, until the PSU has
+// signed and the bank accepted the payment (TransactionStatus.Accepted) or
+// refused it (RJCT, CANC; fundsAvailable false is a *FundsError), 100 reads
 // were made (about 47 minutes; ErrPollAttempts), or the context ends.
+// UntilSettled polls on to the final status.
 type PollOptions struct {
 	// MinDelay is the first wait between two reads (default 2 s).
 	MinDelay time.Duration
@@ -66,6 +68,13 @@ type PollOptions struct {
 	// Bulk makes PART (partially accepted) final, as it is for bulk
 	// payments (docs/interface.md, Production, Payments).
 	Bulk bool
+	// UntilSettled polls past an accepted status (PDNG, ACTC, ...) until
+	// the status is final: settled (ACSC, ACCC), refused (RJCT, CANC), PART
+	// with Bulk, or fundsAvailable false (a *FundsError). The bank settles
+	// a payment at its next batch run on the execution date, so this can
+	// take hours or days: give MaxAttempts, MaxDelay or a context deadline
+	// to match (docs/interface.md PS3).
+	UntilSettled bool
 }
 
 // withDefaults checks o and fills in the defaults.
@@ -106,11 +115,16 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 }
 
 // PollStatus reads the payment status behind link (Initiation.Links.Status)
-// until it settles (docs/interface.md, Payment status), waiting between
-// reads as opts says (nil: the defaults). It returns a final status with a
-// nil error (ACSC, ACCC, RJCT, CANC; PART with opts.Bulk), or a not-final
-// status with fundsAvailable false and a *FundsError: cancel that payment
-// before paying again. After opts.MaxAttempts reads the error answers
+// until the bank has decided (docs/interface.md PS9), waiting between reads
+// as opts says (nil: the defaults). It returns with a nil error the first
+// status that shows the PSU signed and the bank accepted the payment
+// (TransactionStatus.Accepted: PDNG, ACTC, ACCP, ACSP, ACWC, ACWP, ACCC,
+// ACSC), or refused it (RJCT, CANC); with opts.UntilSettled only a final
+// status (ACSC, ACCC, RJCT, CANC; PART with opts.Bulk). RCVD and PATC
+// (signers missing) poll on. ACTC counts as accepted: the platform reports
+// it only after the signature, never for a payment merely validated. A
+// status with fundsAvailable false ends the poll with a *FundsError: cancel
+// that payment before paying again. After opts.MaxAttempts reads the error answers
 // errors.Is(err, ErrPollAttempts); any other error, or the end of ctx, ends
 // the poll at once. The status is the last one read and the *Response that
 // of the last read that got an answer; each is nil when there was none.
@@ -189,7 +203,8 @@ func (p *poll) failed(ctx context.Context, err error) (time.Duration, bool, erro
 }
 
 // settled records the status st, tells the callbacks, and ends the poll on
-// a final status, missing funds or (Strict) an unknown code.
+// an accepted status (UntilSettled: a final one), a refusal, missing funds
+// or (Strict) an unknown code.
 func (p *poll) settled(st *PaymentStatus) (time.Duration, bool, error) {
 	prev := p.last
 	p.last = st
@@ -205,6 +220,8 @@ func (p *poll) settled(st *PaymentStatus) (time.Duration, bool, error) {
 		return 0, true, nil
 	case st.InsufficientFunds():
 		return 0, true, &FundsError{Status: st}
+	case !p.o.UntilSettled && st.TransactionStatus.Accepted():
+		return 0, true, nil
 	case p.o.Strict && !st.TransactionStatus.Known():
 		return 0, true, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, safeText(string(st.TransactionStatus), 35), p.resp.RequestID)
 	}

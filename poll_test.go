@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -64,6 +65,7 @@ func newPollBank(t *testing.T, fn func(http.ResponseWriter, *http.Request, int))
 
 var statusLink = Link{Href: "/v1/payments/norwegian-domestic-credit-transfers/enc!!p1/status", Verbs: []string{"GET"}}
 
+// With UntilSettled the poll goes past the accepted statuses to a final one.
 func TestPollStopsOnFinalStatuses(t *testing.T) {
 	t.Parallel()
 	for _, final := range []string{"ACSC", "ACCC", "RJCT", "CANC"} {
@@ -72,7 +74,8 @@ func TestPollStopsOnFinalStatuses(t *testing.T) {
 			b, c, clk := newPollBank(t, answers(status("RCVD"), status("ACTC"), status("ACSP"), status(final), status("WRONG")))
 			var seenStatuses []TransactionStatus
 			st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{
-				OnStatus: func(s *PaymentStatus) { seenStatuses = append(seenStatuses, s.TransactionStatus) },
+				UntilSettled: true,
+				OnStatus:     func(s *PaymentStatus) { seenStatuses = append(seenStatuses, s.TransactionStatus) },
 			})
 			require.NoError(t, err)
 			assert.Equal(t, TransactionStatus(final), st.TransactionStatus)
@@ -85,9 +88,76 @@ func TestPollStopsOnFinalStatuses(t *testing.T) {
 	}
 }
 
+// By default the poll ends at the first read that shows the PSU signed and
+// the bank accepted the payment (PDNG, as production answers until it
+// executes the payment, and the other accepted codes), or refused it: RCVD
+// and PATC poll on. With UntilSettled it goes on to the final status.
+func TestPollEndsWhenAccepted(t *testing.T) {
+	t.Parallel()
+	noFunds := reply(http.StatusOK, `{"transactionStatus":"ACCP","fundsAvailable":false}`)
+	tests := []struct {
+		name    string
+		answer  func(http.ResponseWriter, *http.Request, int)
+		settled bool              // UntilSettled
+		want    TransactionStatus // the status PollStatus returns
+		reads   int
+		funds   bool // a *FundsError
+	}{
+		{"PDNG", status("PDNG"), false, TransactionStatusPDNG, 3, false},
+		{"ACTC", status("ACTC"), false, TransactionStatusACTC, 3, false},
+		{"ACCP", status("ACCP"), false, TransactionStatusACCP, 3, false},
+		{"ACSP", status("ACSP"), false, TransactionStatusACSP, 3, false},
+		{"ACWC", status("ACWC"), false, TransactionStatusACWC, 3, false},
+		{"ACWP", status("ACWP"), false, TransactionStatusACWP, 3, false},
+		{"ACCC", status("ACCC"), false, TransactionStatusACCC, 3, false},
+		{"ACSC", status("ACSC"), false, TransactionStatusACSC, 3, false},
+		{"RJCT", status("RJCT"), false, TransactionStatusRJCT, 3, false},
+		{"CANC", status("CANC"), false, TransactionStatusCANC, 3, false},
+		{"fundsAvailable false", noFunds, false, TransactionStatusACCP, 3, true},
+		{"PDNG until settled", status("PDNG"), true, TransactionStatusACSC, 4, false},
+		{"ACTC until settled", status("ACTC"), true, TransactionStatusACSC, 4, false},
+		{"fundsAvailable false until settled", noFunds, true, TransactionStatusACCP, 3, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b, c, _ := newPollBank(t, answers(status("RCVD"), status("PATC"), tt.answer, status("ACSC")))
+			st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{UntilSettled: tt.settled})
+			if tt.funds {
+				require.ErrorIs(t, err, ErrInsufficientFunds)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.want, st.TransactionStatus)
+			assert.Equal(t, tt.reads, b.count())
+		})
+	}
+	t.Run("nil options", func(t *testing.T) {
+		t.Parallel()
+		b, c, _ := newPollBank(t, answers(status("RCVD"), status("PDNG"), status("ACSC")))
+		st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+		require.NoError(t, err)
+		assert.Equal(t, TransactionStatusPDNG, st.TransactionStatus)
+		assert.Equal(t, 2, b.count())
+	})
+}
+
+// Accepted is exactly the set PollStatus ends at by default.
+func TestTransactionStatusAccepted(t *testing.T) {
+	t.Parallel()
+	accepted := []TransactionStatus{TransactionStatusPDNG, TransactionStatusACTC, TransactionStatusACCP,
+		TransactionStatusACSP, TransactionStatusACWC, TransactionStatusACWP, TransactionStatusACCC, TransactionStatusACSC}
+	for _, st := range []TransactionStatus{TransactionStatusACCC, TransactionStatusACCP, TransactionStatusACSC,
+		TransactionStatusACSP, TransactionStatusACTC, TransactionStatusACWC, TransactionStatusACWP, TransactionStatusRCVD,
+		TransactionStatusPDNG, TransactionStatusRJCT, TransactionStatusCANC, TransactionStatusACFC, TransactionStatusPATC,
+		TransactionStatusPART, "pdng", "NEWCODE", ""} {
+		assert.Equal(t, slices.Contains(accepted, st), st.Accepted(), "%q", st)
+	}
+}
+
 func TestPollDelaysAreCapped(t *testing.T) {
 	t.Parallel()
-	_, c, clk := newPollBank(t, answers(status("PDNG"), status("PDNG"), status("PDNG"), status("PDNG"), status("PDNG"), status("ACSC")))
+	_, c, clk := newPollBank(t, answers(status("RCVD"), status("RCVD"), status("RCVD"), status("RCVD"), status("RCVD"), status("PDNG")))
 	_, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: time.Second, MaxDelay: 3 * time.Second, Backoff: 2})
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 3 * time.Second, 3 * time.Second}, clk.Waits())
@@ -113,7 +183,7 @@ func TestPollReportsPATCAgainAfterLeavingIt(t *testing.T) {
 	t.Parallel()
 	_, c, _ := newPollBank(t, answers(status("PATC"), status("ACTC"), status("PATC"), status("RJCT")))
 	var patc int
-	_, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{OnPATC: func(*PaymentStatus) { patc++ }})
+	_, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{UntilSettled: true, OnPATC: func(*PaymentStatus) { patc++ }})
 	require.NoError(t, err)
 	assert.Equal(t, 2, patc)
 }
@@ -126,7 +196,7 @@ func TestPollInsufficientFundsIsNotFinal(t *testing.T) {
 		reply(http.StatusOK, `{"transactionStatus":"ACCP","fundsAvailable":false}`),
 		status("ACSC"),
 	))
-	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
+	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{UntilSettled: true})
 	require.ErrorIs(t, err, ErrInsufficientFunds, "ACCP without funds is not a result: the bank may still book it")
 	var fe *FundsError
 	require.ErrorAs(t, err, &fe)
@@ -143,7 +213,7 @@ func TestPollInsufficientFundsIsNotFinal(t *testing.T) {
 func TestPollFinalStatusWithoutFunds(t *testing.T) {
 	t.Parallel()
 	// A final status is the result, whatever fundsAvailable says.
-	b, c, _ := newPollBank(t, answers(status("ACTC"), reply(http.StatusOK, `{"transactionStatus":"RJCT","fundsAvailable":false}`)))
+	b, c, _ := newPollBank(t, answers(status("RCVD"), reply(http.StatusOK, `{"transactionStatus":"RJCT","fundsAvailable":false}`)))
 	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
 	require.NoError(t, err)
 	assert.Equal(t, TransactionStatusRJCT, st.TransactionStatus)
@@ -176,7 +246,7 @@ func TestPollBulkPART(t *testing.T) {
 	t.Parallel()
 	t.Run("bulk", func(t *testing.T) {
 		t.Parallel()
-		b, c, _ := newPollBank(t, answers(status("ACTC"), status("PART"), status("ACSC")))
+		b, c, _ := newPollBank(t, answers(status("RCVD"), status("PART"), status("ACSC")))
 		st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{Bulk: true})
 		require.NoError(t, err)
 		assert.Equal(t, TransactionStatusPART, st.TransactionStatus)
@@ -184,7 +254,7 @@ func TestPollBulkPART(t *testing.T) {
 	})
 	t.Run("single", func(t *testing.T) {
 		t.Parallel()
-		b, c, _ := newPollBank(t, answers(status("ACTC"), status("PART"), status("ACSC")))
+		b, c, _ := newPollBank(t, answers(status("RCVD"), status("PART"), status("ACSC")))
 		st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, nil)
 		require.NoError(t, err)
 		assert.Equal(t, TransactionStatusACSC, st.TransactionStatus)
@@ -198,7 +268,7 @@ func TestPollHonoursRetryAfter(t *testing.T) {
 		status("RCVD"),
 		reply(http.StatusServiceUnavailable, `{"tppMessages":[{"category":"ERROR","code":"SERVICE_UNAVAILABLE"}]}`, "Retry-After", "7"),
 		reply(http.StatusTooManyRequests, `{}`, "Retry-After", "120"),
-		reply(http.StatusOK, `{"transactionStatus":"ACTC"}`, "Retry-After", "5"),
+		reply(http.StatusOK, `{"transactionStatus":"PATC"}`, "Retry-After", "5"),
 		reply(http.StatusTooManyRequests, `{}`, "Retry-After", fixedNow().Add(time.Hour).Format(http.TimeFormat)),
 		status("ACSC"),
 	))
@@ -368,7 +438,7 @@ func TestPollStrictUnknownStatus(t *testing.T) {
 func TestPollMaxAttempts(t *testing.T) {
 	t.Parallel()
 	b, c, clk := newPollBank(t, status("PDNG"))
-	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MaxAttempts: 3})
+	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MaxAttempts: 3, UntilSettled: true})
 	require.ErrorIs(t, err, ErrPollAttempts)
 	assert.Equal(t, TransactionStatusPDNG, st.TransactionStatus)
 	assert.Equal(t, 3, b.count())
@@ -424,7 +494,7 @@ func TestPollOptionsDefaults(t *testing.T) {
 
 func TestPollHugeBackoffStaysAtMaxDelay(t *testing.T) {
 	t.Parallel()
-	_, c, clk := newPollBank(t, answers(status("PDNG"), status("PDNG"), status("PDNG"), status("ACSC")))
+	_, c, clk := newPollBank(t, answers(status("RCVD"), status("RCVD"), status("RCVD"), status("ACSC")))
 	_, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{MinDelay: time.Second, MaxDelay: time.Minute, Backoff: 1e300})
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{time.Second, time.Minute, time.Minute}, clk.Waits())

@@ -36,7 +36,8 @@ const (
 	// initiation. The first status of a new payment.
 	TransactionStatusRCVD TransactionStatus = "RCVD"
 	// TransactionStatusPDNG (Pending): further checks and status updates
-	// will follow.
+	// will follow. Banks of the platform answer it once the PSU has signed,
+	// until they execute the payment (even on a same-day date): Accepted.
 	TransactionStatusPDNG TransactionStatus = "PDNG"
 	// TransactionStatusRJCT (Rejected): the payment was rejected. Final.
 	TransactionStatusRJCT TransactionStatus = "RJCT"
@@ -65,6 +66,22 @@ const (
 func (s TransactionStatus) Final() bool {
 	switch s {
 	case TransactionStatusACSC, TransactionStatusACCC, TransactionStatusRJCT, TransactionStatusCANC:
+		return true
+	}
+	return false
+}
+
+// Accepted reports whether s says the PSU has signed and the bank has
+// accepted the payment: PDNG, ACTC, ACCP, ACSP, ACWC, ACWP, ACCC or ACSC
+// (docs/interface.md PS3). Banks of the platform answer PDNG once the PSU
+// has signed and keep it until they execute the payment; public clients
+// treat it as accepted. ACCP with fundsAvailable false is a refusal all the
+// same (PaymentStatus.InsufficientFunds). PATC (signers missing) and RCVD
+// are not accepted.
+func (s TransactionStatus) Accepted() bool {
+	switch s {
+	case TransactionStatusPDNG, TransactionStatusACTC, TransactionStatusACCP, TransactionStatusACSP,
+		TransactionStatusACWC, TransactionStatusACWP, TransactionStatusACCC, TransactionStatusACSC:
 		return true
 	}
 	return false

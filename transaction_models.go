@@ -20,7 +20,8 @@ type TransactionReport struct {
 
 // AccountReport holds one page of transactions, grouped into booked (fully
 // processed) and pending ones (docs/interface.md, "Account, balance and transaction
-// fields"). A next link points to the following page.
+// fields"). A next link points to the following page, a previous link
+// (where the bank sends one) to the page before.
 type AccountReport struct {
 	Booked  []Transaction `json:"booked,omitempty"`
 	Pending []Transaction `json:"pending,omitempty"`

@@ -1,6 +1,7 @@
 package xs2atest
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -226,6 +227,51 @@ type txJSON struct {
 	RemittanceInformationUnstructured string           `json:"remittanceInformationUnstructured,omitempty"`
 	ProprietaryBankTransactionCode    txCodeJSON       `json:"proprietaryBankTransactionCode,omitzero"`
 	AdditionalInformation             string           `json:"additionalInformation,omitempty"`
+	CurrencyExchange                  []exchangeJSON   `json:"currencyExchange,omitempty"`
+	// proprietary are written as additionalInformationProprietary1, 2, ...
+	proprietary []string
+}
+
+// MarshalJSON writes the transaction with its proprietary references as
+// members additionalInformationProprietary1, 2, ..., where the backend
+// has them (docs/interface.md AIS5).
+func (t txJSON) MarshalJSON() ([]byte, error) {
+	type plain txJSON
+	b, err := json.Marshal(plain(t))
+	if err != nil || len(t.proprietary) == 0 {
+		return b, err
+	}
+	b = b[:len(b)-1]
+	for i, v := range t.proprietary {
+		text, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"additionalInformationProprietary`+strconv.Itoa(i+1)+`":`...)
+		b = append(b, text...)
+	}
+	return append(b, '}'), nil
+}
+
+// exchangeJSON is a transaction's currency exchange (Berlin Group
+// reportExchangeRate).
+type exchangeJSON struct {
+	SourceCurrency         string `json:"sourceCurrency"`
+	ExchangeRate           string `json:"exchangeRate"`
+	UnitCurrency           string `json:"unitCurrency"`
+	TargetCurrency         string `json:"targetCurrency"`
+	QuotationDate          string `json:"quotationDate"`
+	ContractIdentification string `json:"contractIdentification,omitempty"`
+}
+
+// exchangesOf is the currencyExchange of a transaction: nil when it was
+// booked in its own currency.
+func exchangesOf(x bank.Exchange) []exchangeJSON {
+	if x.Source == "" {
+		return nil
+	}
+	return []exchangeJSON{{SourceCurrency: x.Source, ExchangeRate: x.Rate, UnitCurrency: x.Source, TargetCurrency: x.Target,
+		QuotationDate: bank.FormatDate(x.Quoted), ContractIdentification: x.Contract}}
 }
 
 func txOf(t *bank.Transaction, booked bool) txJSON {
@@ -234,7 +280,7 @@ func txOf(t *bank.Transaction, booked bool) txJSON {
 		TransactionAmount: amountJSON{formatAmount(t.Amount), t.Currency},
 		CreditorName:      t.CreditorName, DebtorName: t.DebtorName,
 		RemittanceInformationUnstructured: t.Remittance, ProprietaryBankTransactionCode: txCodeJSON{t.Code, t.CodeID},
-		AdditionalInformation: t.Info,
+		AdditionalInformation: t.Info, CurrencyExchange: exchangesOf(t.Exchange), proprietary: t.Proprietary,
 	}
 	if booked {
 		out.ValueDate = bank.FormatDate(t.ValueDate)
@@ -314,11 +360,25 @@ func (tq *txQuery) in(d time.Time) bool {
 	return (!tq.hasFrom || !d.Before(tq.from)) && (!tq.hasTo || !d.After(tq.to))
 }
 
-// nextLink is the next page's href, or "" when this page is the last.
-func (tq *txQuery) nextLink(base string, total int) string {
-	if tq.offset+tq.limit >= total {
-		return ""
+// pageLinks are the paging _links of a page of total entries: next unless
+// it is the last page, previous unless it is the first, as member banks
+// document them; nil when there is neither.
+func (tq *txQuery) pageLinks(base string, total int) map[string]link {
+	out := map[string]link{}
+	if tq.offset+tq.limit < total {
+		out["next"] = link{Href: tq.pageHref(base, tq.offset+tq.limit), Verbs: []string{"GET"}}
 	}
+	if tq.offset > 0 {
+		out["previous"] = link{Href: tq.pageHref(base, max(0, tq.offset-tq.limit)), Verbs: []string{"GET"}}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// pageHref is the href of the page at offset, with the query of this one.
+func (tq *txQuery) pageHref(base string, offset int) string {
 	v := url.Values{}
 	v.Set("bookingStatus", tq.status)
 	if tq.hasFrom {
@@ -328,14 +388,15 @@ func (tq *txQuery) nextLink(base string, total int) string {
 		v.Set("dateTo", bank.FormatDate(tq.to))
 	}
 	v.Set("limit", strconv.Itoa(tq.limit))
-	v.Set("offset", strconv.Itoa(tq.offset+tq.limit))
+	v.Set("offset", strconv.Itoa(offset))
 	return base + "?" + v.Encode()
 }
 
 // periodAllowed applies the PSU-not-present rules to transactions:
 // at most 90 days back, and only for accounts the PSU accessed with SCA
-// within 90 days (the consent SCA for the account, or a later online access
-// to it under a valid SCA session: consent.lastSCAAccess).
+// within the renewal period (90 days, WithSCARenewal: the consent SCA for
+// the account, or a later online access to it under a valid SCA session:
+// consent.lastSCAAccess).
 func (s *Server) periodAllowed(w http.ResponseWriter, r *http.Request, p *psuCtx, a *bank.Account, tq *txQuery) bool {
 	if p.present {
 		return true
@@ -343,8 +404,8 @@ func (s *Server) periodAllowed(w http.ResponseWriter, r *http.Request, p *psuCtx
 	today := bank.DateOf(s.now())
 	limit := today.AddDate(0, 0, -90)
 	c, _ := s.bank.Consent(p.key())
-	if last := c.LastSCAAccess(a.ID); s.now().Sub(last) > 90*24*time.Hour {
-		writeSCARequired(w, "CONSENT_EXPIRED", "the PSU has not accessed this account with SCA within 90 days",
+	if last := c.LastSCAAccess(a.ID); s.now().Sub(last) > s.cfg.scaRenewal {
+		writeSCARequired(w, "CONSENT_EXPIRED", "the PSU has not accessed this account with SCA within "+days(s.cfg.scaRenewal),
 			s.newSCA(r, scaConsent, p.agreement))
 		return false
 	}
@@ -359,6 +420,11 @@ func (s *Server) periodAllowed(w http.ResponseWriter, r *http.Request, p *psuCtx
 		}
 	}
 	return true
+}
+
+// days writes d in whole days ("90 days"), for the texts of refusals.
+func days(d time.Duration) string {
+	return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + " days"
 }
 
 // GET /v1/accounts/{id}/transactions: booked (paged by offset/limit, newest
@@ -403,7 +469,7 @@ func (s *Server) getTransactions(w http.ResponseWriter, r *http.Request) {
 }
 
 // bookedPage puts the page of the account's booked transactions that tq
-// asks for in report, with a next link unless it is the last.
+// asks for in report, with its next and previous links (pageLinks).
 func bookedPage(report map[string]any, a *bank.Account, tq *txQuery) {
 	var sel []*bank.Transaction
 	for _, t := range a.Booked {
@@ -416,8 +482,8 @@ func bookedPage(report map[string]any, a *bank.Account, tq *txQuery) {
 		page = append(page, txOf(sel[i], true))
 	}
 	report["booked"] = page
-	if next := tq.nextLink("/v1/accounts/"+pathSeg(a.ID)+"/transactions", len(sel)); next != "" {
-		report["_links"] = map[string]link{"next": {Href: next, Verbs: []string{"GET"}}}
+	if links := tq.pageLinks("/v1/accounts/"+pathSeg(a.ID)+"/transactions", len(sel)); links != nil {
+		report["_links"] = links
 	}
 }
 

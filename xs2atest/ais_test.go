@@ -117,6 +117,8 @@ func TestTransactionsPagingAndPending(t *testing.T) {
 	// booked: 1100 entries in 3 pages of 499, 499, 102, newest first, stable ids
 	next := "/v1/accounts/" + pathSeg(id) + "/transactions?bookingStatus=both"
 	var sizes []int
+	var previous []string // each page's previous link ("" for none)
+	firstIDs := map[string]string{}
 	seen := map[string]bool{}
 	pendingPages := 0
 	last := "9999-12-31"
@@ -140,6 +142,7 @@ func TestTransactionsPagingAndPending(t *testing.T) {
 			assert.Len(t, p, 2)
 			assert.NotContains(t, p[0].(map[string]any), "valueDate")
 		}
+		firstIDs[next] = booked[0].(map[string]any)["transactionId"].(string)
 		next = ""
 		l := tx["_links"].(map[string]any)
 		assert.Equal(t, "/v1/accounts/"+pathSeg(id), l["account"].(map[string]any)["href"], "Berlin Group: the account link, always")
@@ -147,16 +150,31 @@ func TestTransactionsPagingAndPending(t *testing.T) {
 			next = n["href"].(string)
 			assert.True(t, strings.HasPrefix(next, "/v1/accounts/"+pathSeg(id)+"/transactions?"), next)
 		}
+		p, _ := l["previous"].(map[string]any)
+		prev, _ := p["href"].(string)
+		previous = append(previous, prev)
 	}
 	assert.Equal(t, []int{499, 499, 102}, sizes)
 	assert.Equal(t, 3, pendingPages, "all pending entries come on every page")
+	base := "/v1/accounts/" + pathSeg(id) + "/transactions?bookingStatus=both&limit=499"
+	assert.Equal(t, []string{"", base + "&offset=0", base + "&offset=499"}, previous, "previous links, as member banks document")
+	r := c.do("GET", previous[2], nil, present...)
+	require.Equal(t, 200, r.status)
+	second := r.json(t)["transactions"].(map[string]any)
+	assert.Equal(t, firstIDs[base+"&offset=499"], second["booked"].([]any)[0].(map[string]any)["transactionId"], "previous leads back a page")
+	assert.Equal(t, base+"&offset=998", second["_links"].(map[string]any)["next"].(map[string]any)["href"])
 
-	// pending is not filtered by dates or limit
-	r := c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions?bookingStatus=pending&dateFrom=2000-01-01&dateTo=2000-01-02&limit=1", nil, present...)
+	// pending is not filtered by dates or limit, for pending and both alike
+	r = c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions?bookingStatus=pending&dateFrom=2000-01-01&dateTo=2000-01-02&limit=1", nil, present...)
 	require.Equal(t, 200, r.status)
 	tx := r.json(t)["transactions"].(map[string]any)
 	assert.Len(t, tx["pending"].([]any), 2)
 	assert.NotContains(t, tx, "booked")
+	r = c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions?bookingStatus=both&dateTo=2000-01-02&limit=1", nil, present...)
+	require.Equal(t, 200, r.status)
+	tx = r.json(t)["transactions"].(map[string]any)
+	assert.Len(t, tx["pending"].([]any), 2, "dateTo does not filter pending entries")
+	assert.Empty(t, tx["booked"], "dateTo filters booked ones")
 
 	// limit and dates filter booked; default status is booked
 	r = c.do("GET", "/v1/accounts/"+pathSeg(id)+"/transactions?limit=5", nil, present...)
@@ -306,6 +324,46 @@ func TestNinetyDaysCountFromLastOnlineAccessWithSCA(t *testing.T) {
 	}
 }
 
+// The SCA renewal of PSU-not-present reads: 90 days after the PSU's last
+// access with SCA by default, as the interface says; WithSCARenewal sets
+// another period, such as the 180 days member banks' portals give.
+func TestSCARenewalOption(t *testing.T) {
+	t.Parallel()
+	const day = 24 * time.Hour
+	tests := []struct {
+		name   string
+		opts   []Option
+		served []time.Duration // reads after the consent SCA that are served
+		sca    time.Duration   // the first read that needs an SCA again
+	}{
+		{"default 90 days", nil, []time.Duration{90 * day}, 90*day + time.Minute},
+		{"180 days", []Option{WithSCARenewal(180 * day)}, []time.Duration{91 * day, 180 * day}, 180*day + time.Minute},
+		{"zero keeps the default", []Option{WithSCARenewal(0)}, []time.Duration{90 * day}, 90*day + time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			clock := newFakeClock(wednesday10)
+			s := NewServer(t, append([]Option{WithClock(clock.Now)}, tt.opts...)...)
+			c := newTestClient(t, s)
+			psu := c.privatePSU(PrivateCustomer1)
+			acc := customerOf(t, s, PrivateCustomer1).Accounts[0].ResourceID
+			read := func(at time.Duration) *res {
+				clock.Advance(wednesday10.Add(at).Sub(clock.Now()))
+				return c.do("GET", "/v1/accounts/"+pathSeg(acc)+"/transactions", nil, "PSU-ID", psu)
+			}
+			for _, at := range tt.served {
+				r := read(at)
+				assert.Equal(t, 200, r.status, "after %v: %s", at, r.body)
+			}
+			r := read(tt.sca)
+			assert.Equal(t, 401, r.status, "%s", r.body)
+			assert.Equal(t, "CONSENT_EXPIRED", r.code())
+			assert.NotEmpty(t, r.link(t, "scaRedirect"))
+		})
+	}
+}
+
 func TestSessions(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock(wednesday10)
@@ -341,6 +399,73 @@ func TestSessions(t *testing.T) {
 	clock.Advance(time.Hour)
 	assert.Equal(t, 401, get("B").status)
 	assert.Equal(t, 200, c.do("GET", "/v1/accounts", nil, "PSU-ID", psu).status)
+}
+
+// The PSU's account-information session (TPP-Session-ID A) ends only when
+// the SCA of a new TPP-Session-ID completes (docs/interface.md CS4): not at a
+// payment SCA without TPP-Session-ID, and not at an SCA of a new id that the
+// PSU aborts after signing in, whether it would consent or sign.
+func TestSessionsAndOtherSCAs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		session string // TPP-Session-ID of the second SCA's request
+		payment bool   // the second SCA signs a payment; else a consent
+		abort   bool   // the PSU cancels after signing in
+		aValid  bool   // session A afterwards
+	}{
+		{"payment SCA without TPP-Session-ID", "", true, false, true},
+		{"payment SCA of a new id", "B", true, false, false},
+		{"payment SCA of a new id aborted after sign-in", "B", true, true, true},
+		{"consent SCA of a new id aborted after sign-in", "B", false, true, true},
+		{"consent SCA of a new id", "B", false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t)
+			c := newTestClient(t, s)
+			ip := []string{"PSU-IP-Address", "192.0.2.1"}
+			psu := c.consent(PrivateCustomer1, append(ip, "TPP-Session-ID", "A")).Get("psu-id")
+			get := func(session string) int {
+				return c.do("GET", "/v1/accounts", nil, "PSU-ID", psu, "PSU-IP-Address", "192.0.2.1", "TPP-Session-ID", session).status
+			}
+			require.Equal(t, 200, get("A"))
+			hdr := append([]string{"PSU-ID", psu}, ip...)
+			if tt.session != "" {
+				hdr = append(hdr, "TPP-Session-ID", tt.session)
+			}
+			var href string
+			if tt.payment {
+				r := c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("10.00",
+					withDebtor(customerOf(t, s, PrivateCustomer1).Accounts[0].BBAN)), hdr...)
+				require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+				href = c.do("POST", r.link(t, "startAuthorisation"), nil, hdr...).link(t, "scaRedirect")
+			} else {
+				r := c.do("GET", "/v1/accounts", nil, hdr...)
+				require.Equal(t, http.StatusUnauthorized, r.status, "%s", r.body)
+				href = r.link(t, "scaRedirect")
+			}
+			if tt.abort {
+				b := &browser{t: t, hc: s.browser}
+				status, _, _ := b.post(href, url.Values{"step": {"login"}, "nationalId": {PrivateCustomer1}})
+				require.Equal(t, http.StatusSeeOther, status)
+				_, _, page := b.get(href)
+				require.NotContains(t, page, `value="login"`, "signed in")
+				status, loc, _ := b.post(href, url.Values{"action": {"cancel"}})
+				require.Equal(t, http.StatusSeeOther, status)
+				assert.Contains(t, loc, "code=SCA_INVALID")
+			} else {
+				q := c.scaFlow(href, PrivateCustomer1)
+				require.Equal(t, psu, q.Get("psu-id"))
+			}
+			want := map[bool]int{true: 200, false: 401}
+			assert.Equal(t, want[tt.aValid], get("A"), "session A")
+			if tt.session != "" {
+				assert.Equal(t, want[!tt.abort], get(tt.session), "session "+tt.session)
+			}
+		})
+	}
 }
 
 func TestConsentErrors(t *testing.T) {
@@ -391,7 +516,7 @@ func TestConsentErrors(t *testing.T) {
 		for _, path := range []string{"/v1/accounts", "/v1/accounts/" + pathSeg(id) + "/balances"} {
 			r := c2.do("GET", path, nil, "PSU-ID", p2)
 			assert.Equal(t, 403, r.status, path)
-			assert.Equal(t, "CONSENT_INVALID", r.code())
+			assert.Equal(t, "CONSENT_UNKNOWN", r.code())
 		}
 		c2.consentWithPSU(p2, PrivateCustomer2)
 		assert.Len(t, c2.accounts(p2), 2)
@@ -458,8 +583,29 @@ func TestCardAccounts(t *testing.T) {
 	require.Equal(t, 200, r.status)
 	ct := r.json(t)["cardTransactions"].(map[string]any)
 	assert.Len(t, ct["booked"].([]any), 10)
-	assert.Equal(t, map[string]any{"self": map[string]any{"href": href + "?limit=25&offset=50", "verbs": []any{"GET"}}},
-		ct["_links"], "the last page: a self link (Berlin Group: _links is required), no next")
+	assert.Equal(t, map[string]any{
+		"self":     map[string]any{"href": href + "?limit=25&offset=50", "verbs": []any{"GET"}},
+		"previous": map[string]any{"href": href + "?bookingStatus=booked&limit=25&offset=25", "verbs": []any{"GET"}},
+	}, ct["_links"], "the last page: a self link (Berlin Group: _links is required) and previous, no next")
+
+	// card pending entries are filtered by dateTo (transactionDate), unlike an account's
+	r = c.do("GET", href+"?bookingStatus=both", nil, hdr...)
+	require.Equal(t, 200, r.status)
+	pending := r.json(t)["cardTransactions"].(map[string]any)["pending"].([]any)
+	require.NotEmpty(t, pending)
+	newest := ""
+	for _, p := range pending {
+		newest = max(newest, p.(map[string]any)["transactionDate"].(string))
+	}
+	day, err := time.Parse(time.DateOnly, newest)
+	require.NoError(t, err)
+	r = c.do("GET", href+"?bookingStatus=both&dateTo="+day.AddDate(0, 0, -1).Format(time.DateOnly), nil, hdr...)
+	require.Equal(t, 200, r.status)
+	before := r.json(t)["cardTransactions"].(map[string]any)["pending"].([]any)
+	assert.Less(t, len(before), len(pending), "a pending card entry after dateTo is left out")
+	for _, p := range before {
+		assert.Less(t, p.(map[string]any)["transactionDate"].(string), newest)
+	}
 }
 
 func TestCorporateContext(t *testing.T) {

@@ -29,7 +29,7 @@ func (c *testClient) basketOf(customer string, hdr []string) (basket *res, payme
 // before authorisation, and the authorisation's scaStatus link.
 func TestSigningBasketResources(t *testing.T) {
 	t.Parallel()
-	s := NewServer(t)
+	s := NewServer(t, WithFullAuthorisationAnswer()) // reads the authorisation
 	c := newTestClient(t, s)
 	hdr := c.pisPSU(PrivateCustomer1)
 	b, payments := c.basketOf(PrivateCustomer1, hdr)
@@ -71,7 +71,7 @@ func TestSigningBasketResources(t *testing.T) {
 // under way for it fail; the payments in it stay.
 func TestSigningBasketDelete(t *testing.T) {
 	t.Parallel()
-	s := NewServer(t)
+	s := NewServer(t, WithFullAuthorisationAnswer()) // reads the authorisation
 	c := newTestClient(t, s)
 	hdr := c.pisPSU(PrivateCustomer1)
 	b, payments := c.basketOf(PrivateCustomer1, hdr)

@@ -7,7 +7,7 @@ func (s *Server) catchUpBatches() {
 }
 
 // RunBatch runs one simulated payment batch now (after any scheduled runs
-// that were due): approved (ACTC, or ACWC with a moved date) and waiting
+// that were due): signed (PDNG, or ACWC with a moved date) and waiting
 // (ACCP) single and bulk payments whose execution date has come are booked
 // when the debtor has the funds (ACSC), otherwise they wait for a later run
 // as ACCP with fundsAvailable false.

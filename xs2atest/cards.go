@@ -58,12 +58,13 @@ func (s *Server) getCardAccount(w http.ResponseWriter, r *http.Request) {
 }
 
 type cardTxJSON struct {
-	CardTransactionID  string     `json:"cardTransactionId,omitempty"`
-	TransactionDate    string     `json:"transactionDate,omitempty"`
-	BookingDate        string     `json:"bookingDate,omitempty"`
-	TransactionAmount  amountJSON `json:"transactionAmount"`
-	OriginalAmount     amountJSON `json:"originalAmount"`
-	TransactionDetails string     `json:"transactionDetails,omitempty"`
+	CardTransactionID  string         `json:"cardTransactionId,omitempty"`
+	TransactionDate    string         `json:"transactionDate,omitempty"`
+	BookingDate        string         `json:"bookingDate,omitempty"`
+	TransactionAmount  amountJSON     `json:"transactionAmount"`
+	OriginalAmount     amountJSON     `json:"originalAmount"`
+	TransactionDetails string         `json:"transactionDetails,omitempty"`
+	CurrencyExchange   []exchangeJSON `json:"currencyExchange,omitempty"`
 }
 
 // cardTxOf maps a card transaction. Without the accept-fix
@@ -76,7 +77,8 @@ func cardTxOf(t *bank.Transaction, fixed bool) cardTxJSON {
 		amt, orig = orig, amt
 	}
 	return cardTxJSON{CardTransactionID: t.ID, TransactionDate: bank.FormatDate(t.TransactionDate),
-		BookingDate: bank.FormatDate(t.BookingDate), TransactionAmount: amt, OriginalAmount: orig, TransactionDetails: t.Details}
+		BookingDate: bank.FormatDate(t.BookingDate), TransactionAmount: amt, OriginalAmount: orig, TransactionDetails: t.Details,
+		CurrencyExchange: exchangesOf(t.Exchange)}
 }
 
 // GET /v1/card-accounts/{id}/transactions: dateFrom and dateTo filter, and
@@ -124,14 +126,15 @@ func (s *Server) getCardTransactions(w http.ResponseWriter, r *http.Request) {
 		report["pending"] = window(a.Pending, func(t *bank.Transaction) time.Time { return t.TransactionDate })
 	}
 	base := "/v1/card-accounts/" + pathSeg(a.ID) + "/transactions"
+	links := tq.pageLinks(base, total)
+	if links == nil {
+		links = map[string]link{}
+	}
 	self := base
 	if r.URL.RawQuery != "" {
 		self += "?" + r.URL.RawQuery
 	}
-	links := map[string]link{"self": {Href: self, Verbs: []string{"GET"}}} // Berlin Group: _links is required
-	if next := tq.nextLink(base, total); next != "" {
-		links["next"] = link{Href: next, Verbs: []string{"GET"}}
-	}
+	links["self"] = link{Href: self, Verbs: []string{"GET"}} // Berlin Group: _links is required
 	report["_links"] = links
 	writeJSON(w, http.StatusOK, map[string]any{
 		"cardAccount":      bank.AccountRef{MaskedPan: a.MaskedPan},

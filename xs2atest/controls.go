@@ -96,7 +96,7 @@ func (s *Server) initiationLinks(r *http.Request, p *bank.Payment) map[string]li
 	s.mu.Lock()
 	mode := s.paymentSCA
 	s.mu.Unlock()
-	links := paymentLinks(p, true)
+	links := paymentLinks(p)
 	switch mode {
 	case PaymentSCAExempt:
 		if s.bank.Exempt(p.ID) {

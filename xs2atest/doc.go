@@ -113,12 +113,16 @@
 // # Payments as production banks answer
 //
 // Beyond the interface description, the server answers as production banks
-// of the platform do. A payment's status answer carries its paymentId and
-// _links: self, status, and startAuthorisation while a signer is due (RCVD,
-// PATC), so the next signer of a PATC payment can start from a status read.
-// The answer of a startAuthorisation link has a scaStatus link to that
-// authorisation: scaStatus started, then finalised, or failed when the PSU
-// cancels. A signing basket is read with GET (payments, transactionStatus,
+// of the platform do. A payment is RCVD until its last signer has signed,
+// then PDNG until a batch run executes it (ACSC), even for today's date. Its
+// status answer carries its paymentId and _links: status, self (GET, and
+// DELETE while a signer is due) and startAuthorisation while a signer is due
+// (RCVD, PATC), so the next signer of a PATC payment can start from a status
+// read. The answer of a startAuthorisation link is {"scaStatus":"started"}
+// and _links.scaRedirect, without authorisationId or scaStatus link;
+// WithFullAuthorisationAnswer adds both, the link to that authorisation:
+// scaStatus started, then finalised, or failed when the PSU cancels. A
+// signing basket is read with GET (payments, transactionStatus,
 // _links), its status link answers {"transactionStatus"} alone, and DELETE
 // removes it while it is not authorised (204; then 404, an SCA of it under
 // way fails, its payments stay); once authorised DELETE is 400
@@ -128,7 +132,7 @@
 // signs, because it has passed by then or is not a banking day, moves to the
 // next banking day (Monday to Friday, not a Norwegian public holiday, not 24
 // or 31 December): the payment becomes ACWC (accepted with a change) instead
-// of ACTC, its status and details report the new date, and the batch runs
+// of PDNG, its status and details report the new date, and the batch runs
 // book it then. Periodic payments keep their startDate. The instant
 // product runs every day: its past date moves to today, and it is executed
 // at once.
@@ -251,7 +255,7 @@
 //	PSU-ID in the wrong format (sandbox validation)        400 FORMAT_ERROR (not an RFC 4122 UUID); same for PSU-CORPORATE-ID
 //	Account resource without valid PSU-ID and consent      401 with _links.scaRedirect (PSU_CREDENTIALS_INVALID when
 //	                                                       PSU-ID is missing or unknown, CONSENT_INVALID without consent)
-//	Consent revoked at the bank                            403 CONSENT_INVALID until the PSU consents again
+//	Consent revoked at the bank                            403 CONSENT_UNKNOWN (as production) until the PSU consents again
 //	Consent collected during SCA, consented pre-ticked     the accounts page; the ticked set replaces the consent
 //	POST /v1/consents ignores its body                     201 {"consentStatus":"received", _links.scaRedirect}
 //	POST /v1/bank-offered-consents (production journeys)   as /v1/consents; PSU-Context PRIVATE or CORPORATE (any case)
@@ -265,8 +269,8 @@
 //	PSU-CORPORATE-ID of an agreement without consent       401 scaRedirect; the agreement is preselected on the SCA page
 //	SCA session: 1 hour per TPP-Session-ID                 PSU-present requests (PSU-IP-Address) need the TPP-Session-ID of the
 //	                                                       PSU's last completed SCA, within the hour; else 401 scaRedirect
-//	New TPP-Session-ID: new SCA; completed: old invalid;   as stated; an aborted SCA leaves the old session as it was
-//	aborted: old stays valid
+//	New TPP-Session-ID: new SCA; completed: old invalid;   as stated; an aborted SCA (also after sign-in) leaves the old
+//	aborted: old stays valid                               session as it was, and so does an SCA without TPP-Session-ID
 //	Failed SCA: redirect with system, status, code,        status, code, message (cancel, expired link: 401 SCA_INVALID); system
 //	message (system: on server errors)                     only on a server error: a Fault of status >= 500 on an SCA page
 //	PSU not present: 4 calls per 24 h (balances,           the 5th call in a rolling 24 h per TPP, PSU, account and
@@ -274,8 +278,9 @@
 //	                                                       /v1/accounts only: card-account calls are not counted
 //	PSU not present: transactions at most 90 days old      dateFrom older than 90 days: 400 PERIOD_INVALID; no dateFrom: the
 //	                                                       last 90 days; /v1/accounts only: card transactions have no 90-day rule
-//	PSU not present: accounts the PSU accessed online      else 401 CONSENT_EXPIRED with scaRedirect; the 90 days count from the
-//	with SCA within the last 90 days                       later of the consent SCA for the account and the last PSU-present
+//	PSU not present: accounts the PSU accessed online      else 401 CONSENT_EXPIRED with scaRedirect; the 90 days (WithSCARenewal:
+//	with SCA within the last 90 days                       another period, such as production's 180) count from the
+//	                                                       later of the consent SCA for the account and the last PSU-present
 //	                                                       request for it (account, balances, transactions) under a valid
 //	                                                       TPP-Session-ID
 //	bookingStatus both/pending: all pending transactions,  accounts: every pending entry on every page, whatever dateFrom,
@@ -286,8 +291,12 @@
 //	                                                       its schedule in additionalInformationStructured.
 //	                                                       standingOrderDetails), on every page; information alone gives
 //	                                                       that list only; card accounts read all as both, information 400
-//	limit/offset paging, next link                         limit default and maximum 499; transactions._links.next;
+//	limit/offset paging, next link                         limit default and maximum 499; _links.next, and previous as
+//	                                                       member banks document it (account and card pages);
 //	                                                       _links.account always (cards: cardTransactions._links.self)
+//	additionalInformationProprietaryX, currencyExchange    AvtaleGiro and eFaktura debits carry agreement references;
+//	where the backend has them                             entries booked in another currency their exchange, with
+//	                                                       contractIdentification
 //	GET /v1/accounts/{id}, GET /v1/card-accounts/{id}      {"account":{...}}, {"cardAccount":{...}} (Berlin Group shapes)
 //	GET /v1/card-accounts/{id}/balances                    {"cardAccount":{maskedPan}, "balances"}; besides closingBooked,
 //	                                                       expected, interimAvailable the Berlin Group's card type
@@ -308,9 +317,10 @@
 //	                                                       the invoice is neither CANC nor RJCT, unless
 //	                                                       ?allowLogicalDuplicate=true (xs2a.ErrDuplicatePayment)
 //	MonthlyVariable with duplicate months                  400 FORMAT_ERROR (path monthsOfExecution)
-//	startAuthorisation, one per signer                     201 scaRedirect; RCVD -> ACTC, or PATC until enough distinct signers
+//	startAuthorisation, one per signer                     201 scaStatus, scaRedirect; RCVD -> PDNG (self GET only, no
+//	                                                       startAuthorisation), or PATC until enough distinct signers
 //	domestic-norway-credit-transfers before approval       status and details: 400 RESOURCE_UNKNOWN while RCVD or PATC
-//	Batch processing 5 times a day, not periodic           ACTC/ACWC/ACCP due -> ACSC when funded, else ACCP fundsAvailable=false;
+//	Batch processing 5 times a day, not periodic           PDNG/ACWC/ACCP due -> ACSC when funded, else ACCP fundsAvailable=false;
 //	                                                       instant product: ACSC right after authorisation when funded
 //	Insufficient funds: an error response, not a 500;      instant product with debtorAccount: 400 FUNDS_NOT_AVAILABLE at
 //	payment status carries fundsAvailable                  initiation; otherwise ACCP fundsAvailable=false (Lack of funds)

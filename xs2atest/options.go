@@ -22,16 +22,50 @@ type config struct {
 	answerHook    func(Exchange)
 
 	noCardAccounts bool // WithoutCardAccounts
+	// fullAuthorisation: startAuthorisation answers carry authorisationId
+	// and a scaStatus link
+	fullAuthorisation bool
+	// scaRenewal: how long a PSU-not-present read may follow the PSU's
+	// last SCA access to the account
+	scaRenewal time.Duration
 }
 
 func defaultConfig() config {
 	return config{
-		now:      time.Now,
-		logger:   slog.New(slog.DiscardHandler),
-		seed:     20240601,
-		basePath: DefaultBasePath,
+		now:        time.Now,
+		logger:     slog.New(slog.DiscardHandler),
+		seed:       20240601,
+		basePath:   DefaultBasePath,
+		scaRenewal: DefaultSCARenewal,
 	}
 }
+
+// DefaultSCARenewal is how long after the PSU's last SCA access to an
+// account the fake bank serves PSU-not-present reads of it unless
+// WithSCARenewal says otherwise: 90 days, as docs/interface.md (Limits, L2)
+// states.
+const DefaultSCARenewal = 90 * 24 * time.Hour
+
+// WithSCARenewal sets how long after the PSU's last access with SCA to an
+// account (the consent SCA, or a PSU-present request under a valid SCA
+// session) reads without the PSU present are served; after it they get 401
+// CONSENT_EXPIRED with a scaRedirect. Member banks' portals give 180 days
+// (the 2023 amendment of the RTS); the interface says 90, the default
+// (docs/interface.md L10). d of zero or less keeps the default.
+func WithSCARenewal(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.scaRenewal = d
+		}
+	}
+}
+
+// WithFullAuthorisationAnswer makes the answer of a startAuthorisation link
+// (payments and signing baskets) carry authorisationId and a scaStatus link
+// to the authorisation besides scaStatus and scaRedirect. Production banks
+// answer without them (docs/interface.md PP3), and so does the fake bank by
+// default; this is for tests of PaymentsService.AuthorisationStatus.
+func WithFullAuthorisationAnswer() Option { return func(c *config) { c.fullAuthorisation = true } }
 
 // DefaultBasePath is the path the fake bank serves its interface under
 // unless WithBasePath says otherwise: real banks sit below a base path

@@ -256,7 +256,7 @@ func (s *Server) paymentStatus(w http.ResponseWriter, r *http.Request) {
 	if p == nil || hiddenBeforeApproval(w, p) {
 		return
 	}
-	out := map[string]any{"paymentId": p.ID, "transactionStatus": p.Status, "_links": paymentLinks(p, false)}
+	out := map[string]any{"paymentId": p.ID, "transactionStatus": p.Status, "_links": paymentLinks(p)}
 	if p.Funds != nil {
 		out["fundsAvailable"] = *p.Funds
 	}
@@ -266,16 +266,18 @@ func (s *Server) paymentStatus(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// paymentLinks are the _links of a payment's initiation (initiation true) or
-// status answer: self, status, and startAuthorisation, the last in a status
-// answer only while the payment waits for a signer (RCVD, PATC).
-func paymentLinks(p *bank.Payment, initiation bool) map[string]link {
+// paymentLinks are the _links of a payment's initiation or status answer:
+// self, status, and while the payment waits for a signer (RCVD, PATC)
+// startAuthorisation. Once signed (PDNG and on) the self link offers GET
+// only, as production banks answer.
+func paymentLinks(p *bank.Payment) map[string]link {
 	base := paymentPath(p)
 	out := map[string]link{
-		"self":   {Href: base, Verbs: []string{"GET", "DELETE"}},
+		"self":   {Href: base, Verbs: []string{"GET"}},
 		"status": {Href: base + "/status", Verbs: []string{"GET"}},
 	}
-	if initiation || p.Status == "RCVD" || p.Status == "PATC" {
+	if p.WaitingForSigner() {
+		out["self"] = link{Href: base, Verbs: []string{"GET", "DELETE"}}
 		out["startAuthorisation"] = link{Href: base + "/authorisations", Verbs: []string{"POST"}}
 	}
 	return out
@@ -310,14 +312,21 @@ func (s *Server) startAuthorisation(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, e)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{
-		"scaStatus":       a.Status,
-		"authorisationId": a.ID,
-		"_links": map[string]link{
-			"scaRedirect": {Href: href, Verbs: []string{"GET"}},
-			"scaStatus":   {Href: paymentPath(p) + "/authorisations/" + pathSeg(a.ID), Verbs: []string{"GET"}},
-		},
-	})
+	writeJSON(w, http.StatusCreated, s.authorisationAnswer(a.Status, a.ID, href, paymentPath(p)))
+}
+
+// authorisationAnswer is the 201 of a startAuthorisation link: scaStatus
+// and _links.scaRedirect, as production banks answer; with
+// WithFullAuthorisationAnswer also the authorisationId and a scaStatus link
+// to the authorisation under base (the payment's or basket's path).
+func (s *Server) authorisationAnswer(status, id, href, base string) map[string]any {
+	links := map[string]link{"scaRedirect": {Href: href, Verbs: []string{"GET"}}}
+	out := map[string]any{"scaStatus": status, "_links": links}
+	if s.cfg.fullAuthorisation {
+		out["authorisationId"] = id
+		links["scaStatus"] = link{Href: base + "/authorisations/" + pathSeg(id), Verbs: []string{"GET"}}
+	}
+	return out
 }
 
 func (s *Server) listAuthorisations(w http.ResponseWriter, r *http.Request) {
@@ -448,13 +457,7 @@ func (s *Server) startBasketAuthorisation(w http.ResponseWriter, r *http.Request
 		writeAPIError(w, e)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{
-		"scaStatus": b.SCAStatus, "authorisationId": b.AuthID,
-		"_links": map[string]link{
-			"scaRedirect": {Href: href, Verbs: []string{"GET"}},
-			"scaStatus":   {Href: basketPath(&b) + "/authorisations/" + pathSeg(b.AuthID), Verbs: []string{"GET"}},
-		},
-	})
+	writeJSON(w, http.StatusCreated, s.authorisationAnswer(b.SCAStatus, b.AuthID, href, basketPath(&b)))
 }
 
 func (s *Server) getBasketAuthorisation(w http.ResponseWriter, r *http.Request) {

@@ -11,7 +11,8 @@ import (
 )
 
 // The status answer names the payment and links to it, as production banks
-// of the platform answer; startAuthorisation only while a signer is due.
+// of the platform answer; startAuthorisation and DELETE only while a signer
+// is due. Once all have signed the payment is PDNG, its self link GET only.
 func TestPaymentStatusAnswerLinks(t *testing.T) {
 	t.Parallel()
 	s := NewServer(t)
@@ -26,10 +27,11 @@ func TestPaymentStatusAnswerLinks(t *testing.T) {
 	base := "/v1/payments/" + ProductDomestic + "/" + pathSeg(id)
 	links := func(start bool) map[string]any {
 		out := map[string]any{
-			"self":   map[string]any{"href": base, "verbs": []any{"GET", "DELETE"}},
+			"self":   map[string]any{"href": base, "verbs": []any{"GET"}},
 			"status": map[string]any{"href": base + "/status", "verbs": []any{"GET"}},
 		}
 		if start {
+			out["self"] = map[string]any{"href": base, "verbs": []any{"GET", "DELETE"}}
 			out["startAuthorisation"] = map[string]any{"href": base + "/authorisations", "verbs": []any{"POST"}}
 		}
 		return out
@@ -45,7 +47,7 @@ func TestPaymentStatusAnswerLinks(t *testing.T) {
 	a := c.do("POST", start, nil, hdrB...)
 	require.Equal(t, http.StatusCreated, a.status, "%s", a.body)
 	c.scaFlow(a.link(t, "scaRedirect"), CorporateCustomer1)
-	assert.Equal(t, map[string]any{"paymentId": id, "transactionStatus": "ACTC", "_links": links(false)}, c.status(r))
+	assert.Equal(t, map[string]any{"paymentId": id, "transactionStatus": "PDNG", "_links": links(false)}, c.status(r))
 }
 
 // A requestedExecutionDate no longer possible when the last signer signs
@@ -59,7 +61,7 @@ func TestExecutionDateMovedAtSCA(t *testing.T) {
 		signAfter       time.Duration // from Wednesday 2025-03-12 10:00
 		status, moved   string        // moved: "" when the date stays
 	}{
-		{"a banking day stays", "2025-03-14", 0, "ACTC", ""},
+		{"a banking day stays", "2025-03-14", 0, "PDNG", ""},
 		{"past by the time the PSU signs", "2025-03-13", 48 * time.Hour, "ACWC", "2025-03-14"},
 		{"past, signed on a Saturday", "2025-03-12", 72 * time.Hour, "ACWC", "2025-03-17"},
 		{"Good Friday", "2025-04-18", 0, "ACWC", "2025-04-22"},
@@ -174,5 +176,47 @@ func TestInstantPaymentNotMovedOffBankingDays(t *testing.T) {
 			assert.Equal(t, "ACSC", st["transactionStatus"])
 			assert.NotContains(t, st, "requestedExecutionDate")
 		})
+	}
+}
+
+// The answer of a startAuthorisation link is production's small one,
+// scaStatus and _links.scaRedirect, for payments and signing baskets alike;
+// WithFullAuthorisationAnswer adds authorisationId and the scaStatus link.
+func TestAuthorisationAnswer(t *testing.T) {
+	t.Parallel()
+	for _, full := range []bool{false, true} {
+		for _, what := range []string{"payment", "basket"} {
+			t.Run(what+"/"+map[bool]string{false: "default", true: "full"}[full], func(t *testing.T) {
+				t.Parallel()
+				var opts []Option
+				if full {
+					opts = append(opts, WithFullAuthorisationAnswer())
+				}
+				s := NewServer(t, opts...)
+				c := newTestClient(t, s)
+				hdr := c.pisPSU(PrivateCustomer1)
+				r, _ := c.basketOf(PrivateCustomer1, hdr)
+				base := "/v1/signing-baskets/" + pathSeg(r.json(t)["basketId"].(string))
+				if what == "payment" {
+					r = c.do("POST", "/v1/payments/"+ProductDomestic, singlePayment("10.00"), hdr...)
+					require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+					base = "/v1/payments/" + ProductDomestic + "/" + pathSeg(r.json(t)["paymentId"].(string))
+				}
+				a := c.do("POST", r.link(t, "startAuthorisation"), nil, hdr...)
+				require.Equal(t, http.StatusCreated, a.status, "%s", a.body)
+				m := a.json(t)
+				href := a.link(t, "scaRedirect")
+				want := map[string]any{"scaStatus": "started",
+					"_links": map[string]any{"scaRedirect": map[string]any{"href": href, "verbs": []any{"GET"}}}}
+				if full {
+					id, _ := m["authorisationId"].(string)
+					require.NotEmpty(t, id)
+					want["authorisationId"] = id
+					want["_links"].(map[string]any)["scaStatus"] = map[string]any{
+						"href": base + "/authorisations/" + pathSeg(id), "verbs": []any{"GET"}}
+				}
+				assert.Equal(t, want, m)
+			})
+		}
 	}
 }

@@ -3,8 +3,10 @@ package xs2atest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,13 +61,23 @@ func (c *testClient) pisPSU(customer string, opts ...SCAOption) []string {
 	return h
 }
 
-// authorise starts an authorisation and completes its SCA as customer.
+// authorise starts an authorisation and completes its SCA as customer. The
+// answer is production's small one (scaStatus, scaRedirect) unless the
+// server runs WithFullAuthorisationAnswer, whose authorisation it reads
+// after the SCA.
 func (c *testClient) authorise(r *res, customer string, hdr []string, opts ...SCAOption) {
 	c.t.Helper()
 	a := c.do("POST", r.link(c.t, "startAuthorisation"), nil, hdr...)
 	require.Equal(c.t, http.StatusCreated, a.status, "%s", a.body)
 	m := a.json(c.t)
 	assert.Equal(c.t, "started", m["scaStatus"])
+	if !c.s.cfg.fullAuthorisation {
+		assert.Equal(c.t, []string{"_links", "scaStatus"}, slices.Sorted(maps.Keys(m)), "%s", a.body)
+		assert.Equal(c.t, map[string]any{"scaRedirect": map[string]any{"href": a.link(c.t, "scaRedirect"), "verbs": []any{"GET"}}},
+			m["_links"])
+		c.scaFlow(a.link(c.t, "scaRedirect"), customer, opts...)
+		return
+	}
 	assert.NotEmpty(c.t, m["authorisationId"])
 	c.scaFlow(a.link(c.t, "scaRedirect"), customer, opts...)
 	st := c.do("GET", a.link(c.t, "scaStatus"), nil)
@@ -100,7 +112,7 @@ func TestPaymentLifecycleWithBatch(t *testing.T) {
 	assert.Equal(t, "RCVD", c.status(r)["transactionStatus"])
 
 	c.authorise(r, PrivateCustomer1, hdr)
-	assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+	assert.Equal(t, "PDNG", c.status(r)["transactionStatus"])
 	assert.Equal(t, before, s.Balance(debtor.ResourceID), "nothing moves before a batch run")
 
 	// the 12:00 run on the fake clock books it
@@ -143,7 +155,7 @@ func TestPaymentInsufficientFundsAndFutureDate(t *testing.T) {
 	st := c.status(poor)
 	assert.Equal(t, "ACCP", st["transactionStatus"])
 	assert.Equal(t, false, st["fundsAvailable"])
-	assert.Equal(t, "ACTC", c.status(later)["transactionStatus"], "not due yet")
+	assert.Equal(t, "PDNG", c.status(later)["transactionStatus"], "not due yet")
 
 	require.True(t, s.SetBalance(debtor.ResourceID, "1000.00"))
 	clock.Advance(24 * time.Hour) // every run of the day catches up lazily
@@ -207,7 +219,7 @@ func TestMultiSignaturePATC(t *testing.T) {
 	assert.Contains(t, err.Error(), "permission")
 
 	c.authorise(r, CorporateCustomer1, hdrB)
-	assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+	assert.Equal(t, "PDNG", c.status(r)["transactionStatus"])
 	a = c.do("POST", r.link(t, "startAuthorisation"), nil, hdrA...)
 	assert.Equal(t, "STATUS_INVALID", a.code())
 }
@@ -524,7 +536,7 @@ func TestDomesticNorwayHiddenBeforeApproval(t *testing.T) {
 				hidden(fmt.Sprintf("before signer %d (%s)", i+1, st))
 				c.authorise(r, who, hdrs[who])
 			}
-			assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+			assert.Equal(t, "PDNG", c.status(r)["transactionStatus"])
 			g := c.do("GET", r.link(t, "self"), nil, hdrs[tt.initiator]...)
 			assert.Equal(t, 200, g.status, "%s", g.body)
 		})
@@ -552,7 +564,7 @@ func TestPeriodicAndBulkInBatch(t *testing.T) {
 	c.authorise(per, PrivateCustomer1, hdr)
 	c.authorise(bulk, PrivateCustomer1, hdr)
 	s.RunBatch()
-	assert.Equal(t, "ACTC", c.status(per)["transactionStatus"], "periodic payments are not batch processed")
+	assert.Equal(t, "PDNG", c.status(per)["transactionStatus"], "periodic payments are not batch processed")
 	assert.Equal(t, "ACSC", c.status(bulk)["transactionStatus"])
 
 	// signing baskets refuse bulk and periodic payments
@@ -587,7 +599,7 @@ func TestSigningBasket(t *testing.T) {
 	c.scaFlow(a.link(t, "scaRedirect"), PrivateCustomer1)
 	assert.Equal(t, "ACTC", c.do("GET", b.link(t, "status"), nil).json(t)["transactionStatus"])
 	for _, r := range inits {
-		assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+		assert.Equal(t, "PDNG", c.status(r)["transactionStatus"])
 	}
 	r := c.do("POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{"enc!!nope"}}, hdr...)
 	assert.Equal(t, 400, r.status)
@@ -614,7 +626,7 @@ func TestPaymentOfAnotherTPPIsUnknown(t *testing.T) {
 // calls. A call without PSU-ID (status polling) needs no PSU at all.
 func TestPaymentCallsOfCorporatePSU(t *testing.T) {
 	t.Parallel()
-	s := NewServer(t)
+	s := NewServer(t, WithFullAuthorisationAnswer()) // reads the authorisation
 	c := newTestClient(t, s)
 	fj := customerOf(t, s, CorporateCustomer2)
 	hdr := c.pisPSU(CorporateCustomer2, Corporate(fj.Agreements[0].ID))
@@ -758,11 +770,11 @@ func TestPISPOnlyJourneyOneSCA(t *testing.T) {
 	}{
 		{"single payment naming its debtor", PrivateCustomer1, "/v1/payments/" + ProductDomestic,
 			func(e env) any { return singlePayment("10.00", withDebtor(e.kari.Accounts[0].BBAN)) },
-			nil, nil, "ACTC",
+			nil, nil, "PDNG",
 			func(e env) map[string]any { return map[string]any{"bban": e.kari.Accounts[0].BBAN, "currency": "NOK"} }},
 		{"single payment, card account chosen at the SCA", PrivateCustomer1, "/v1/payments/" + ProductDomestic,
 			func(e env) any { return singlePayment("10.00") },
-			func(e env) []SCAOption { return []SCAOption{Accounts(e.kari.Accounts[2].ResourceID)} }, nil, "ACTC",
+			func(e env) []SCAOption { return []SCAOption{Accounts(e.kari.Accounts[2].ResourceID)} }, nil, "PDNG",
 			func(e env) map[string]any {
 				return map[string]any{"maskedPan": e.kari.Accounts[2].MaskedPan, "currency": "NOK"}
 			}},
@@ -772,7 +784,7 @@ func TestPISPOnlyJourneyOneSCA(t *testing.T) {
 			func(e env) map[string]any { return map[string]any{"bban": e.ola.Accounts[0].BBAN, "currency": "NOK"} }},
 		{"e-invoice, debtor chosen at the SCA", PrivateCustomer2, "/v1/payments/" + ProductDomestic,
 			func(e env) any { return singlePayment("842.50", eInvoice("12345678903", "F-1")) },
-			func(e env) []SCAOption { return []SCAOption{Accounts(e.ola.Accounts[1].ResourceID)} }, nil, "ACTC",
+			func(e env) []SCAOption { return []SCAOption{Accounts(e.ola.Accounts[1].ResourceID)} }, nil, "PDNG",
 			func(e env) map[string]any { return map[string]any{"bban": e.ola.Accounts[1].BBAN, "currency": "NOK"} }},
 		{"periodic payment", PrivateCustomer1, "/v1/periodic-payments/" + ProductDomestic,
 			func(e env) any {
@@ -780,14 +792,14 @@ func TestPISPOnlyJourneyOneSCA(t *testing.T) {
 					p["startDate"], p["frequency"] = today, "Monthly"
 				})
 			},
-			nil, nil, "ACTC",
+			nil, nil, "PDNG",
 			func(e env) map[string]any { return map[string]any{"bban": e.kari.Accounts[0].BBAN, "currency": "NOK"} }},
 		{"bulk payment", PrivateCustomer1, "/v1/bulk-payments/" + ProductDomestic,
 			func(e env) any {
 				return map[string]any{"debtorAccount": map[string]any{"iban": e.kari.Accounts[1].IBAN},
 					"payments": []any{singlePayment("10.00"), singlePayment("20.00")}}
 			},
-			nil, nil, "ACTC",
+			nil, nil, "PDNG",
 			func(e env) map[string]any { return map[string]any{"iban": e.kari.Accounts[1].IBAN} }},
 		{"corporate context, two signers required", CorporateCustomer2, "/v1/payments/" + ProductDomestic,
 			func(e env) any { return singlePayment("10.00", withDebtor(e.fj.Accounts[1].BBAN)) },
@@ -879,7 +891,7 @@ func TestPISPOnlyJourneyRefusedAtSCA(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := NewServer(t)
+			s := NewServer(t, WithFullAuthorisationAnswer()) // reads the authorisation
 			c := newTestClient(t, s)
 			r := c.do("POST", "/v1/payments/"+tt.product, tt.body(customerOf(t, s, PrivateCustomer1)), present...)
 			require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
@@ -933,7 +945,7 @@ func TestPISPOnlyPaymentBinding(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, status)
 	q := c.scaFlow(start(), PrivateCustomer1)
 	assert.Equal(t, PSUID(c.tpp.keyID, PrivateCustomer1), q.Get("psu-id"))
-	assert.Equal(t, "ACTC", c.status(r)["transactionStatus"])
+	assert.Equal(t, "PDNG", c.status(r)["transactionStatus"])
 
 	status, loc, _ := br.post(late, url.Values{"step": {"context"}, "choice": {"PRIVATE"}})
 	require.Equal(t, http.StatusSeeOther, status)
@@ -941,7 +953,7 @@ func TestPISPOnlyPaymentBinding(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "SCA_INVALID", cb.Query().Get("code"))
 	assert.False(t, cb.Query().Has("psu-id"))
-	assert.Equal(t, "ACTC", c.status(r)["transactionStatus"], "Kari's payment stays as she signed it")
+	assert.Equal(t, "PDNG", c.status(r)["transactionStatus"], "Kari's payment stays as she signed it")
 	kari := customerOf(t, s, PrivateCustomer1).Accounts[0]
 	assert.Equal(t, kari.BBAN, c.do("GET", r.link(t, "self"), nil).json(t)["debtorAccount"].(map[string]any)["bban"])
 }

@@ -155,7 +155,7 @@ func (s *Server) aisAccess(w http.ResponseWriter, r *http.Request, accountID str
 	}
 	c, given := s.bank.Consent(p.key())
 	if given && c.Revoked {
-		writeError(w, http.StatusForbidden, "CONSENT_INVALID", "", "the PSU has revoked the consent at the bank")
+		writeError(w, http.StatusForbidden, "CONSENT_UNKNOWN", "", "the PSU has revoked the consent at the bank")
 		return nil, nil, false
 	}
 	if !given { // a consent without accounts is still a consent: its list is empty (docs/interface.md, Errors)
@@ -192,8 +192,8 @@ func (s *Server) countUsage(w http.ResponseWriter, p *psuCtx, accountID, endpoin
 
 // RevokeConsent revokes, at the bank, every consent the customer has given
 // to any TPP (docs/interface.md: the PSU may revoke consent directly at the bank,
-// without notice to the TPP). Later account requests get 403 CONSENT_INVALID
-// until the PSU gives consent again through SCA.
+// without notice to the TPP). Later account requests get 403 CONSENT_UNKNOWN,
+// as production banks answer, until the PSU gives consent again through SCA.
 func (s *Server) RevokeConsent(customerNumber string) {
 	s.bank.RevokeConsents(customerNumber)
 }

@@ -150,7 +150,7 @@ func TestSDKPaymentFlow(t *testing.T) {
 	completeSCA(t, s, auth.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
 	st, _, err := c.Payments.Status(ctx, psu, in.Links.Status)
 	require.NoError(t, err)
-	assert.Equal(t, xs2a.TransactionStatus("ACTC"), st.TransactionStatus)
+	assert.Equal(t, xs2a.TransactionStatus("PDNG"), st.TransactionStatus)
 	s.RunBatch()
 	st, _, err = c.Payments.PollStatus(ctx, psu, in.Links.Status, &xs2a.PollOptions{MinDelay: time.Millisecond, MaxAttempts: 3})
 	require.NoError(t, err)

@@ -26,7 +26,7 @@ type infoJSON struct {
 }
 
 // activeStatus: a periodic payment in one of these runs as a standing order.
-var activeStatus = map[string]bool{"ACTC": true, "ACCP": true, "ACSP": true, "ACSC": true, "ACCC": true, "ACWC": true}
+var activeStatus = map[string]bool{"PDNG": true, "ACTC": true, "ACCP": true, "ACSP": true, "ACSC": true, "ACCC": true, "ACWC": true}
 
 // standingOrders lists the standing orders of a: its authorised
 // periodic payments whose endDate, if any, has not passed.

@@ -15,9 +15,12 @@
 //     first signs: the status becomes PATC (partially accepted). The TPP
 //     sends the second signer (CorporateCustomer1, a member of the same
 //     agreement) through the startAuthorisation link of the PATC status
-//     answer (xs2a.PollOptions.OnPATC) and reads that authorisation's status
-//     (finalised). With both signatures the status becomes ACTC, and ACSC
-//     after the bank's batch run.
+//     answer (xs2a.PollOptions.OnPATC). Like a production bank, the fake
+//     bank's answer names no authorisation to read
+//     (xs2a.SCALinks.AuthorisationLink says so): the payment's status tells.
+//     With both signatures the status becomes PDNG, where the poll ends:
+//     the bank has accepted the payment. After the bank's batch run a poll
+//     with xs2a.PollOptions.UntilSettled sees ACSC.
 //
 // It needs no certificate and no network: the fake bank of package xs2atest
 // runs in-process and the program signs with a generated test-only
@@ -221,8 +224,8 @@ func (f *flow) otherAgreement(ctx context.Context, psu xs2a.PSU) (xs2a.PSU, xs2a
 }
 
 // twoSignerPayment pays from an account whose agreement needs two
-// signatures: PATC after the first, ACTC after the second, ACSC after the
-// batch run.
+// signatures: PATC after the first, PDNG (accepted) after the second, ACSC
+// after the batch run.
 func (f *flow) twoSignerPayment(ctx context.Context, psu xs2a.PSU, from xs2a.Account) (xs2a.TransactionStatus, error) {
 	f.p.heading("Step 4: a payment from %s %s that needs two signers", from.Name, from.BBAN)
 	payment := &xs2a.Payment{
@@ -249,18 +252,13 @@ func (f *flow) twoSignerPayment(ctx context.Context, psu xs2a.PSU, from xs2a.Acc
 	pollCtx, stopPoll := context.WithCancel(ctx)
 	defer stopPoll()
 	var signErr error
-	settled := false
+	printStatus := func(s *xs2a.PaymentStatus) { f.p.result("status %s", s.TransactionStatus) }
+	// The poll ends once the bank has accepted the payment (PDNG) or
+	// refused it; PATC, signers missing, is neither.
 	status, _, err := f.client.Payments.PollStatus(pollCtx, psu, ini.Links.Status, &xs2a.PollOptions{
 		MinDelay: 20 * time.Millisecond,
 		Backoff:  1,
-		OnStatus: func(s *xs2a.PaymentStatus) {
-			f.p.result("status %s", s.TransactionStatus)
-			if !settled && s.TransactionStatus == xs2a.TransactionStatusACTC {
-				settled = true
-				f.p.note("the bank runs a payment batch (the fake bank runs one now; real banks 5 times a day)")
-				f.srv.RunBatch()
-			}
-		},
+		OnStatus: printStatus,
 		// PATC: signed, but not by enough signers. The next signer starts
 		// at the startAuthorisation link of the status answer (the same
 		// link as the initiation's), so the status link alone is enough.
@@ -274,6 +272,15 @@ func (f *flow) twoSignerPayment(ctx context.Context, psu xs2a.PSU, from xs2a.Acc
 	if signErr != nil {
 		return "", fmt.Errorf("second signature: %w", signErr)
 	}
+	if err != nil || !status.TransactionStatus.Accepted() {
+		return f.settled(ctx, psu, ini.Links.Self, status, err)
+	}
+	f.p.result("both have signed: the bank accepted the payment (%s) and executes it at a batch run", status.TransactionStatus)
+	f.p.note("the bank runs a payment batch (the fake bank runs one now; real banks 5 times a day)")
+	f.srv.RunBatch()
+	status, _, err = f.client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
+		MinDelay: 20 * time.Millisecond, Backoff: 1, UntilSettled: true, OnStatus: printStatus,
+	})
 	return f.settled(ctx, psu, ini.Links.Self, status, err)
 }
 
@@ -299,7 +306,8 @@ func (f *flow) settled(ctx context.Context, psu xs2a.PSU, self xs2a.Link, status
 }
 
 // secondSignature sends the second representative through the payment's
-// startAuthorisation link, then reads that authorisation's status.
+// startAuthorisation link, and reads that authorisation's status where the
+// bank names it.
 func (f *flow) secondSignature(ctx context.Context, psu xs2a.PSU, startAuthorisation xs2a.Link) error {
 	auth, _, err := f.client.Payments.StartAuthorisation(ctx, psu, startAuthorisation)
 	if err != nil {
@@ -310,7 +318,14 @@ func (f *flow) secondSignature(ctx context.Context, psu xs2a.PSU, startAuthorisa
 		return err
 	}
 	f.p.result("callback: the second signature is in (psu-id %s… is the second signer's own)", cb.PSUID[:8])
-	st, _, err := f.client.Payments.AuthorisationStatus(ctx, psu, auth.Links.SCAStatus)
+	link, err := auth.AuthorisationLink(startAuthorisation)
+	if err != nil {
+		// Production banks answer startAuthorisation with scaStatus and
+		// scaRedirect only: no authorisation to read.
+		f.p.result("the bank's answer names no authorisation to read (as production banks answer): the payment's status tells")
+		return nil
+	}
+	st, _, err := f.client.Payments.AuthorisationStatus(ctx, psu, link)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,8 @@ import (
 // TestCorporateAgainstTheFakeBank runs the example as a user would and checks
 // that the transcript walks Flow 2 in order: corporate consent, the 400
 // without PSU-CORPORATE-ID, the agreement switch with its new SCA, and the
-// two-signer payment through PATC and ACTC to ACSC.
+// two-signer payment through PATC to PDNG, where the bank has accepted it,
+// and after the batch run to ACSC.
 func TestCorporateAgainstTheFakeBank(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(context.Background(), nil, &out); err != nil {
@@ -34,8 +35,10 @@ func TestCorporateAgainstTheFakeBank(t *testing.T) {
 		"from the status answer's link",
 		"/authorisations   [PSU-ID, PSU-CORPORATE-ID]\n  ← 201 Created",
 		"signature 2 of 2",
-		"the second signer's authorisation: finalised",
-		"= status ACTC",
+		"names no authorisation to read",
+		"= status PDNG",
+		"both have signed: the bank accepted the payment (PDNG)",
+		"the bank runs a payment batch",
 		"= status ACSC",
 		"Done: the payment signed by both representatives reached the final status ACSC",
 	}

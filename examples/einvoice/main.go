@@ -16,8 +16,10 @@
 //  4. The retry proper sends allowLogicalDuplicate=true
 //     (xs2a.PaymentsService.InitiateEInvoice with
 //     InitiateOptions.AllowLogicalDuplicate). The PSU picks the account to
-//     pay from and signs; the status is polled until the payment is booked
-//     after the bank's batch run.
+//     pay from and signs; the status is polled until the bank accepts the
+//     payment (PDNG, as production banks answer once the PSU has signed),
+//     then, with xs2a.PollOptions.UntilSettled, until the bank's batch run
+//     has booked it (ACSC).
 //
 // Authorising the payment makes the bank mark the invoice as processed at
 // the invoice scheme. The TPP never changes the invoice's status itself, and
@@ -231,19 +233,21 @@ func (f *flow) retry(ctx context.Context, psu xs2a.PSU) (xs2a.TransactionStatus,
 		return "", err
 	}
 	f.p.result("the bank reports the debtor account the PSU chose: %s", chosen.DebtorAccount.BBAN)
-	settled := false
-	status, _, err := f.client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{
+	poll := &xs2a.PollOptions{
 		MinDelay: 20 * time.Millisecond,
 		Backoff:  1,
-		OnStatus: func(s *xs2a.PaymentStatus) {
-			f.p.result("status %s", s.TransactionStatus)
-			if !settled && s.TransactionStatus == xs2a.TransactionStatusACTC {
-				settled = true
-				f.p.note("the bank runs a payment batch (the fake bank runs one now; real banks 5 times a day)")
-				f.srv.RunBatch()
-			}
-		},
-	})
+		OnStatus: func(s *xs2a.PaymentStatus) { f.p.result("status %s", s.TransactionStatus) },
+	}
+	// The poll ends once the bank has accepted (PDNG) or refused the payment.
+	status, _, err := f.client.Payments.PollStatus(ctx, psu, ini.Links.Status, poll)
+	if err != nil || !status.TransactionStatus.Accepted() {
+		return f.settled(ctx, psu, ini.Links.Self, status, err)
+	}
+	f.p.result("the bank accepted the payment (%s): it books it at a batch run on its date", status.TransactionStatus)
+	f.p.note("the bank runs a payment batch (the fake bank runs one now; real banks 5 times a day)")
+	f.srv.RunBatch()
+	poll.UntilSettled = true
+	status, _, err = f.client.Payments.PollStatus(ctx, psu, ini.Links.Status, poll)
 	return f.settled(ctx, psu, ini.Links.Self, status, err)
 }
 

@@ -10,7 +10,8 @@ import (
 // TestEInvoiceAgainstTheFakeBank runs the example as a user would and checks
 // that the transcript teaches Flow 4: a first attempt without
 // allowLogicalDuplicate, a failed SCA, a refused retry without the flag, the
-// retry with it, and a booked payment.
+// retry with it, the payment accepted once signed (PDNG), and booked after
+// the batch run.
 func TestEInvoiceAgainstTheFakeBank(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(context.Background(), nil, &out); err != nil {
@@ -29,7 +30,9 @@ func TestEInvoiceAgainstTheFakeBank(t *testing.T) {
 		"Attempt 2:",
 		"→ POST   /v1/payments/norwegian-domestic-credit-transfers?allowLogicalDuplicate=true\n  ← 201 Created",
 		"= callback: the payment is signed",
-		"= status ACTC",
+		"= status PDNG",
+		"= the bank accepted the payment (PDNG)",
+		"the bank runs a payment batch",
 		"= status ACSC",
 		"Done: the invoice is paid (ACSC)",
 		"the TPP never changes that status itself",

@@ -5,7 +5,10 @@
 //     redirect; the customer authenticates and consents; the callback gives
 //     the psu-id; accounts, balances and the last 30 days of transactions follow.
 //   - Flow 3, a single payment: initiate, start the authorisation, the
-//     customer signs with SCA, then the status is polled to a final state.
+//     customer signs with SCA, then the status is polled until the bank
+//     accepts the payment (PDNG, as production banks answer once the
+//     customer has signed); against the fake bank, its batch run then
+//     settles it and the poll goes on to the final status (UntilSettled).
 //
 // With no arguments it runs against the fake bank of package xs2atest,
 // in-process: no certificates, no network.
@@ -97,7 +100,8 @@ type bank struct {
 	// says, and returns the callback URL.
 	authenticate func(ctx context.Context, scaRedirect, what string) (*url.URL, error)
 	// settle makes the bank process authorised payments (the fake runs a
-	// batch; a real bank does so on its own schedule).
+	// batch); nil for a real bank, which does so on its own schedule, at
+	// a batch run on the execution date.
 	settle func()
 	close  func()
 }
@@ -190,8 +194,7 @@ func realBank(cfg config, p *printer) (*bank, error) {
 			p.note("the customer %s", what)
 			return waitForCallback(ctx, cfg.redirectURI, scaRedirect, p)
 		},
-		settle: func() { p.note("waiting for the bank to process the payment") },
-		close:  func() { client.Close() },
+		close: func() { client.Close() },
 	}, nil
 }
 
@@ -324,32 +327,47 @@ func paymentFlow(ctx context.Context, b *bank, psu xs2a.PSU, accounts []xs2a.Acc
 		return err
 	}
 	p.result("callback: the payment is signed")
-	settled := false
-	status, _, err := b.client.Payments.PollStatus(ctx, psu, init.Links.Status, &xs2a.PollOptions{
+	poll := &xs2a.PollOptions{
 		MinDelay: 100 * time.Millisecond,
 		MaxDelay: 2 * time.Second,
-		OnStatus: func(s *xs2a.PaymentStatus) {
-			p.result("status %s", s.TransactionStatus)
-			if !settled && s.TransactionStatus == xs2a.TransactionStatusACTC {
-				settled = true
-				b.settle()
-			}
-		},
-	})
-	if errors.Is(err, xs2a.ErrInsufficientFunds) {
-		// ACCP without funds is not final: the bank would still book the
-		// payment at a later batch run. Cancel it before telling the
-		// customer it failed.
-		if _, cerr := b.client.Payments.Cancel(ctx, psu, init.Links.Self); cerr != nil {
-			return fmt.Errorf("%w; cancelling it failed: %w", err, cerr)
-		}
-		return fmt.Errorf("the payment could not be executed for lack of funds and is cancelled (status %s)", status.TransactionStatus)
+		OnStatus: func(s *xs2a.PaymentStatus) { p.result("status %s", s.TransactionStatus) },
 	}
-	if err != nil {
+	// By default the poll ends once the bank has accepted or refused the
+	// payment: PDNG until the bank executes it.
+	status, _, err := b.client.Payments.PollStatus(ctx, psu, init.Links.Status, poll)
+	if err = b.fundsRefusal(ctx, psu, init, status, err); err != nil {
+		return err
+	}
+	if !status.TransactionStatus.Accepted() {
+		return fmt.Errorf("the bank refused the payment (status %s)", status.TransactionStatus)
+	}
+	p.result("the bank accepted the payment (%s): it executes it at a batch run on its date", status.TransactionStatus)
+	if b.settle == nil {
+		p.heading("Done: the payment is accepted with status %s", status.TransactionStatus)
+		return nil
+	}
+	b.settle()
+	poll.UntilSettled = true // on to the final status: ACSC once booked
+	status, _, err = b.client.Payments.PollStatus(ctx, psu, init.Links.Status, poll)
+	if err = b.fundsRefusal(ctx, psu, init, status, err); err != nil {
 		return err
 	}
 	p.heading("Done: the payment reached the final status %s", status.TransactionStatus)
 	return nil
+}
+
+// fundsRefusal passes on err of a poll, but for a *FundsError (ACCP without
+// funds, not final: the bank would still book the payment at a later batch
+// run) cancels the payment first and says so, as a TPP does before it tells
+// the customer the payment failed.
+func (b *bank) fundsRefusal(ctx context.Context, psu xs2a.PSU, init *xs2a.Initiation, status *xs2a.PaymentStatus, err error) error {
+	if !errors.Is(err, xs2a.ErrInsufficientFunds) {
+		return err
+	}
+	if _, cerr := b.client.Payments.Cancel(ctx, psu, init.Links.Self); cerr != nil {
+		return fmt.Errorf("%w; cancelling it failed: %w", err, cerr)
+	}
+	return fmt.Errorf("the payment could not be executed for lack of funds and is cancelled (status %s)", status.TransactionStatus)
 }
 
 func firstNonEmpty(vs ...string) string {

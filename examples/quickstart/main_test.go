@@ -8,7 +8,9 @@ import (
 )
 
 // TestQuickstartAgainstTheFakeBank runs the README's first command as a user
-// would, and checks the transcript walks both flows to a final payment status.
+// would, and checks the transcript walks both flows: the poll ends when the
+// bank accepts the signed payment (PDNG), and goes on to the final status
+// once the fake bank's batch run books it.
 func TestQuickstartAgainstTheFakeBank(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(context.Background(), nil, &out); err != nil {
@@ -24,6 +26,9 @@ func TestQuickstartAgainstTheFakeBank(t *testing.T) {
 		"→ POST   /v1/payments/norwegian-domestic-credit-transfers\n  ← 201 Created",
 		"/authorisations\n  ← 201 Created",
 		"= callback: the payment is signed",
+		"= status PDNG\n    = the bank accepted the payment (PDNG)",
+		"… the bank runs a payment batch",
+		"= status ACSC\n",
 	} {
 		if !strings.Contains(transcript, step) {
 			t.Errorf("transcript lacks %q:\n%s", step, transcript)

@@ -182,7 +182,7 @@ func (m *mock) payments() {
 	})
 	m.mt.RegisterRegexpResponder(http.MethodPost, m.re(paymentRE+`/([^/?]+)/authorisations`),
 		httpmock.NewJsonResponderOrPanic(http.StatusCreated, map[string]any{
-			"scaStatus": "started", "authorisationId": "enc!!mock-authorisation", "_links": m.scaRedirect(),
+			"scaStatus": "started", "_links": m.scaRedirect(), // production's answer: no authorisationId
 		}))
 	status := map[string]any{"transactionStatus": m.cfg.status}
 	if m.cfg.noFunds {

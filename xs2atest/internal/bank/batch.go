@@ -1,6 +1,9 @@
 package bank
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // The sandbox's simulated batch processing: 5 runs a day (docs/interface.md
 // "Sandbox", "Limits") at these hours, Europe/Oslo. Periodic payments are
@@ -26,7 +29,7 @@ func (b *Bank) catchUp() {
 }
 
 // executable are the statuses a batch run books when the date has come.
-var executable = map[string]bool{"ACTC": true, "ACWC": true, "ACCP": true}
+var executable = map[string]bool{"PDNG": true, "ACWC": true, "ACCP": true}
 
 func (b *Bank) runBatch(at time.Time) {
 	today := DateOf(at)
@@ -79,6 +82,7 @@ func (b *Bank) bookEntry(debtor *Account, e *Entry, day time.Time) {
 		OrigAmount: -e.Amount, OrigCurrency: e.Currency}
 	if e.Foreign {
 		t.CreditorIBAN = e.Creditor
+		t.Exchange = ExchangeOf(e.Currency, debtor.Currency, contractOf(t.ID), day)
 	} else {
 		t.CreditorBBAN = e.Creditor
 	}
@@ -96,6 +100,13 @@ func (b *Bank) bookEntry(debtor *Account, e *Entry, day time.Time) {
 		cred.Booked = append(cred.Booked, &ct)
 		SortBooked(cred)
 	}
+}
+
+// contractOf is the bank's contract id of the currency exchange booked in
+// the transaction with this id (Max35Text).
+func contractOf(transactionID string) string {
+	id := strings.TrimPrefix(transactionID, "enc!!")
+	return "FX-" + strings.NewReplacer("+", "", "/", "", "=", "").Replace(id)[:min(12, len(id))]
 }
 
 // CanPay reports whether an open account can pay amount: its balance, plus

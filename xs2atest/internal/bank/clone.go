@@ -23,6 +23,7 @@ func cloneTransactions(ts []*Transaction) []*Transaction {
 	out := make([]*Transaction, len(ts))
 	for i, t := range ts {
 		c := *t
+		c.Proprietary = slices.Clone(t.Proprietary)
 		out[i] = &c
 	}
 	return out

@@ -183,9 +183,10 @@ func (b *Bank) genTransactions(a *Account, today time.Time, n int, seed uint64) 
 		if r.IntN(4) == 0 && bd.Before(today.AddDate(0, 0, -1)) {
 			vd = bd.AddDate(0, 0, 1)
 		}
+		ref := strconv.Itoa(100000 + r.IntN(900000))
 		t := &Transaction{
 			ID: b.newID(), BookingDate: bd, ValueDate: vd, Amount: amt, Currency: a.Currency,
-			Remittance: cp.text, Code: cp.code, Info: "Arkivref " + strconv.Itoa(100000+r.IntN(900000)),
+			Remittance: cp.text, Code: cp.code, Info: "Arkivref " + ref, Proprietary: proprietaryRefs(cp.code, ref),
 		}
 		b.fillParties(a, t, cp.name)
 		a.Booked = append(a.Booked, t)
@@ -198,6 +199,19 @@ func (b *Bank) genTransactions(a *Account, today time.Time, n int, seed uint64) 
 		b.fillParties(a, t, cp.name)
 		a.Pending = append(a.Pending, t)
 	}
+}
+
+// proprietaryRefs are the references the backend keeps beyond the archive
+// reference for a transaction of this code: the agreement of an AvtaleGiro
+// or eFaktura debit; none for the others.
+func proprietaryRefs(code, ref string) []string {
+	switch code {
+	case "AVTALEGIRO":
+		return []string{"AvtaleGiro-avtale " + ref}
+	case "EFAKTURA":
+		return []string{"eFaktura-avtale " + ref, "Fakturanr " + ref + "-1"}
+	}
+	return nil
 }
 
 func (b *Bank) fillParties(a *Account, t *Transaction, other string) {
@@ -236,6 +250,8 @@ func (b *Bank) genCardTransactions(a *Account, today time.Time, n int, seed uint
 		if sh.cur != "" {
 			t.OrigCurrency = sh.cur
 			t.OrigAmount = nok * 100 / rates[sh.cur]
+			t.Exchange = Exchange{Source: sh.cur, Target: a.Currency, Rate: strconv.FormatFloat(float64(rates[sh.cur])/100, 'f', 2, 64),
+				Contract: contractOf(t.ID), Quoted: td}
 		}
 		if i >= n {
 			t.TransactionDate, t.BookingDate = today, today

@@ -1,6 +1,9 @@
 package bank
 
-import "math/big"
+import (
+	"math/big"
+	"time"
+)
 
 // Fees and currencies of the fake bank's payments (API release 1.15.0:
 // fees accumulated for cross-border payments). A payment's fees are summed
@@ -56,6 +59,17 @@ func Convert(amount int64, from, to string) int64 {
 	n := new(big.Int).Mul(big.NewInt(amount), big.NewInt(rf))
 	n.Add(n, big.NewInt(rt/2))
 	return n.Quo(n, big.NewInt(rt)).Int64()
+}
+
+// ExchangeOf is the exchange of an amount in from booked in to on day at
+// the fixed rates, under contract; the zero Exchange when the currencies
+// are the same.
+func ExchangeOf(from, to, contract string, day time.Time) Exchange {
+	if from == to {
+		return Exchange{}
+	}
+	rate := new(big.Rat).SetFrac64(rateOf(from), rateOf(to)).FloatString(6)
+	return Exchange{Source: from, Target: to, Rate: rate, Contract: contract, Quoted: day}
 }
 
 func rateOf(currency string) int64 {

@@ -53,14 +53,14 @@ func TestSignPaymentStatus(t *testing.T) {
 		wantStatus string
 		wantDate   time.Time // zero: unchanged
 	}{
-		{"one signer approves", ProductDomestic, 1, []string{"a"}, today, "ACTC", time.Time{}},
+		{"one signer approves: pending until executed", ProductDomestic, 1, []string{"a"}, today, "PDNG", time.Time{}},
 		{"first of two signers", ProductDomestic, 2, []string{"a"}, today, "PATC", time.Time{}},
 		{"the same signer twice counts once", ProductDomestic, 2, []string{"a", "a"}, today, "PATC", time.Time{}},
-		{"second of two signers", ProductDomestic, 2, []string{"a", "b"}, today, "ACTC", time.Time{}},
+		{"second of two signers", ProductDomestic, 2, []string{"a", "b"}, today, "PDNG", time.Time{}},
 		{"a past date moves to the next banking day", ProductDomestic, 1, []string{"a"}, today.AddDate(0, 0, -1), "ACWC", today},
 		{"a Saturday moves to Monday", ProductDomestic, 1, []string{"a"}, today.AddDate(0, 0, 3), "ACWC", today.AddDate(0, 0, 5)},
 		{"an instant payment of today is booked at once", ProductInstant, 1, []string{"a"}, today, "ACSC", time.Time{}},
-		{"an instant payment keeps a Saturday", ProductInstant, 1, []string{"a"}, today.AddDate(0, 0, 3), "ACTC", time.Time{}},
+		{"an instant payment keeps a Saturday", ProductInstant, 1, []string{"a"}, today.AddDate(0, 0, 3), "PDNG", time.Time{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,10 +99,10 @@ func TestRunBatch(t *testing.T) {
 	}{
 		{"due and funded: booked", "payments", 10000, 1, today, "ACSC", "true", 10000},
 		{"due, no funds: waits as ACCP", "payments", 3000000, 1, today, "ACCP", "false", 0},
-		{"not due yet: untouched", "payments", 10000, 1, today.AddDate(0, 0, 1), "ACTC", "", 0},
+		{"not due yet: untouched", "payments", 10000, 1, today.AddDate(0, 0, 1), "PDNG", "", 0},
 		{"bulk, funded as a whole: every entry booked", "bulk-payments", 1000000, 2, today, "ACSC", "true", 2000000},
 		{"bulk, one entry too many: nothing booked", "bulk-payments", 1000000, 3, today, "ACCP", "false", 0},
-		{"periodic payments are not processed", "periodic-payments", 10000, 1, today, "ACTC", "", 0},
+		{"periodic payments are not processed", "periodic-payments", 10000, 1, today, "PDNG", "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,7 +138,7 @@ func TestCatchUp(t *testing.T) {
 	f.b.signPayment(p, f.payer.Owner)
 	f.now = wed10.Add(time.Hour + 59*time.Minute) // 11:59: no run since 10:00
 	f.b.catchUp()
-	if p.Status != "ACTC" {
+	if p.Status != "PDNG" {
 		t.Fatalf("booked before the 12:00 run: %s", p.Status)
 	}
 	f.now = wed10.Add(2 * time.Hour) // 12:00
@@ -157,13 +157,13 @@ func TestPaymentRefusals(t *testing.T) {
 		code   string // "" = allowed
 	}{
 		{"cancel a received payment", "RCVD", (*Payment).cancel, ""},
-		{"cancel an approved payment", "ACTC", (*Payment).cancel, ""},
+		{"cancel an approved payment", "PDNG", (*Payment).cancel, ""},
 		{"cancel a booked payment", "ACSC", (*Payment).cancel, "CANCELLATION_INVALID"},
 		{"cancel a rejected payment", "RJCT", (*Payment).cancel, "CANCELLATION_INVALID"},
 		{"authorise a partly signed payment", "PATC", startAuth, ""},
-		{"authorise an approved payment", "ACTC", startAuth, "STATUS_INVALID"},
+		{"authorise an approved payment", "PDNG", startAuth, "STATUS_INVALID"},
 		{"details of a received domestic-norway payment", "RCVD", hiddenNorway, "RESOURCE_UNKNOWN"},
-		{"details of an approved domestic-norway payment", "ACTC", hiddenNorway, ""},
+		{"details of an approved domestic-norway payment", "PDNG", hiddenNorway, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -51,6 +51,20 @@ type Transaction struct {
 	OrigAmount                              int64
 	OrigCurrency                            string
 	Details                                 string
+	// Proprietary are the references the backend has beyond the others
+	// (additionalInformationProprietary1, 2, ...); nil for none.
+	Proprietary []string
+	// Exchange is the rate a transaction in another currency was booked
+	// at; the zero Exchange for none.
+	Exchange Exchange
+}
+
+// Exchange is a currency exchange of a transaction (Berlin Group
+// reportExchangeRate): Rate units of Target for one unit of Source, under
+// the bank's contract Contract, quoted on Quoted.
+type Exchange struct {
+	Source, Target, Rate, Contract string
+	Quoted                         time.Time
 }
 
 type Agreement struct {

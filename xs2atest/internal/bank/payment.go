@@ -162,10 +162,11 @@ func (b *Bank) debtorOf(customerNumber string, ag *Agreement, ref *AccountRef) (
 	return nil, FormatErr("debtorAccount", "debtorAccount is not an account the PSU may pay from")
 }
 
-// signPayment records a signature: ACTC when all required (distinct)
-// signers have signed (ACWC when the execution date had to move), PATC
-// before that. Instant payments execute at once. An authorised e-invoice is
-// processed at the invoice scheme.
+// signPayment records a signature: PDNG when all required (distinct)
+// signers have signed, as production banks answer until they execute the
+// payment (ACWC when the execution date had to move), PATC before that.
+// Instant payments execute at once. An authorised e-invoice is processed at
+// the invoice scheme.
 func (b *Bank) signPayment(p *Payment, customerNumber string) {
 	if p.Status != "RCVD" && p.Status != "PATC" {
 		return
@@ -177,7 +178,7 @@ func (b *Bank) signPayment(p *Payment, customerNumber string) {
 		p.Status = "PATC"
 		return
 	}
-	p.Status = "ACTC"
+	p.Status = "PDNG"
 	if b.moveExecDate(p) {
 		p.Status = "ACWC" // accepted with a change: the date
 	}

@@ -17,10 +17,17 @@ type SCA struct {
 }
 
 // register records the PSU for the TPP and opens the session of the SCA's
-// TPP-Session-ID for an hour; an older session ends.
+// TPP-Session-ID for an hour; an older session ends. An SCA without a
+// TPP-Session-ID (a payment's, say) is of no new session: it leaves a
+// valid session of another id as it is (docs/interface.md CS4: the old id
+// ends when the SCA of a new TPP-Session-ID completes).
 func (b *Bank) register(s SCA) {
 	b.psus[s.PSUID] = &PSU{TPP: s.TPP, Customer: s.Customer, Corporate: s.Agreement != ""}
-	b.sessions[SessionKey{TPP: s.TPP, Customer: s.Customer}] = &Session{ID: s.SessionID, Expires: b.now().Add(SessionValidity)}
+	k := SessionKey{TPP: s.TPP, Customer: s.Customer}
+	if old := b.sessions[k]; s.SessionID == "" && old != nil && old.ID != "" && b.now().Before(old.Expires) {
+		return
+	}
+	b.sessions[k] = &Session{ID: s.SessionID, Expires: b.now().Add(SessionValidity)}
 }
 
 // CompleteUser ends a registration SCA: the PSU is known to the TPP.

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 )
 
 // unbound initiates a payment of amount NOK from the fixture's debtor
@@ -193,7 +194,7 @@ func TestCompletePayment(t *testing.T) {
 		status    string
 		auth      string
 	}{
-		{"bind and sign", false, "", "", "ACTC", "finalised"},
+		{"bind and sign", false, "", "", "PDNG", "finalised"},
 		{"bind in a context of two signers", true, "", "", "PATC", "finalised"},
 		{"bound by another PSU since", false, PrivateCustomer2, "SCA_INVALID", "RCVD", "failed"},
 	}
@@ -239,7 +240,58 @@ func TestCompleteBasket(t *testing.T) {
 		t.Fatal(e)
 	}
 	f.b.CompleteBasket(scaBy(PrivateCustomer1, ""), bk.ID)
-	if p1.Status != "ACTC" || p2.Status != "ACTC" || bk.Status != "ACTC" || bk.SCAStatus != "finalised" {
+	if p1.Status != "PDNG" || p2.Status != "PDNG" || bk.Status != "ACTC" || bk.SCAStatus != "finalised" {
 		t.Errorf("payments %s %s, basket %s %s", p1.Status, p2.Status, bk.Status, bk.SCAStatus)
+	}
+}
+
+// TestRegisterSession: a completed SCA opens the session of its
+// TPP-Session-ID and ends an older one; an SCA without a TPP-Session-ID (a
+// payment's, say) leaves a valid session of another id as it is, and opens
+// its own only when none is valid.
+func TestRegisterSession(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		before    string        // TPP-Session-ID of a session opened first; "-" none
+		age       time.Duration // of that session when the second SCA completes
+		second    string        // TPP-Session-ID of the second SCA
+		valid     []string      // session ids valid afterwards
+		notValid  []string
+		sameHours bool // the session keeps the expiry of the first SCA
+	}{
+		{"a new id ends the old one", "A", time.Minute, "B", []string{"B"}, []string{"A", ""}, false},
+		{"no id keeps a valid session", "A", time.Minute, "", []string{"A"}, []string{""}, true},
+		{"no id after the hour opens its own", "A", time.Hour, "", []string{""}, []string{"A"}, false},
+		{"no id and no session opens its own", "-", 0, "", []string{""}, []string{"A"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			k := SessionKey{TPP: "tpp", Customer: PrivateCustomer1}
+			if tt.before != "-" {
+				s := scaBy(PrivateCustomer1, "")
+				s.SessionID = tt.before
+				f.b.CompleteUser(s)
+			}
+			f.now = f.now.Add(tt.age)
+			s := scaBy(PrivateCustomer1, "")
+			s.SessionID = tt.second
+			f.b.CompleteUser(s)
+			for _, id := range tt.valid {
+				if !f.b.SessionValid(k, id) {
+					t.Errorf("session %q not valid", id)
+				}
+			}
+			for _, id := range tt.notValid {
+				if f.b.SessionValid(k, id) {
+					t.Errorf("session %q valid", id)
+				}
+			}
+			if tt.sameHours && !f.b.sessions[k].Expires.Equal(wed10.Add(SessionValidity)) {
+				t.Errorf("the kept session expires at %s", f.b.sessions[k].Expires)
+			}
+		})
 	}
 }
