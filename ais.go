@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -67,8 +68,7 @@ func (s *AccountsService) Balances(ctx context.Context, psu PSU, accountID strin
 	var out Balances
 	resp, err := s.client.do(ctx, &request{
 		op: "accounts.balances", method: http.MethodGet, psu: &psu,
-		href:           accountPath(accountID) + "/balances",
-		budgetEndpoint: BudgetBalances, accountID: accountID,
+		href: accountPath(accountID) + "/balances", rule: routeRule{field: "accountID"},
 	}, &out)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)
@@ -86,7 +86,8 @@ func (s *AccountsService) Get(ctx context.Context, psu PSU, accountID string) (*
 		return nil, nil, err
 	}
 	body := singleBody[Account]{key: "account"}
-	resp, err := s.client.do(ctx, &request{op: "accounts.get", method: http.MethodGet, psu: &psu, href: accountPath(accountID)}, &body)
+	resp, err := s.client.do(ctx, &request{op: "accounts.get", method: http.MethodGet, psu: &psu, href: accountPath(accountID),
+		rule: routeRule{field: "accountID"}}, &body)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)
 	}
@@ -102,7 +103,8 @@ func (s *AccountsService) CardAccount(ctx context.Context, psu PSU, cardAccountI
 		return nil, nil, err
 	}
 	body := singleBody[CardAccount]{key: "cardAccount"}
-	resp, err := s.client.do(ctx, &request{op: "accounts.cardAccount", method: http.MethodGet, psu: &psu, href: cardAccountPath(cardAccountID)}, &body)
+	resp, err := s.client.do(ctx, &request{op: "accounts.cardAccount", method: http.MethodGet, psu: &psu, href: cardAccountPath(cardAccountID),
+		rule: routeRule{field: "cardAccountID"}}, &body)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)
 	}
@@ -127,8 +129,7 @@ func (s *AccountsService) CardBalances(ctx context.Context, psu PSU, cardAccount
 	var out cardBalancesBody
 	resp, err := s.client.do(ctx, &request{
 		op: "accounts.cardBalances", method: http.MethodGet, psu: &psu,
-		href:           cardAccountPath(cardAccountID) + "/balances",
-		budgetEndpoint: BudgetBalances, accountID: cardAccountID,
+		href: cardAccountPath(cardAccountID) + "/balances", rule: routeRule{field: "cardAccountID"},
 	}, &out)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)
@@ -151,7 +152,7 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.transactionsPage(ctx, psu, accountID, transactionsPath(accountID), query, nil)
+	return s.transactionsPage(ctx, psu, transactionsPath(accountID), query, routeRule{field: "accountID"}, nil)
 }
 
 // Transactions iterates over an account's transactions
@@ -176,11 +177,18 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 		}
 		buf := walkBuffer()
 		defer func() { recycleBody(buf, *buf) }() // the buffer as the last page left it
+		first := transactionsPath(accountID)
 		w := pageWalk[Transaction]{
-			op: "accounts.transactions", href: transactionsPath(accountID), query: query,
+			op: "accounts.transactions", href: first, query: query,
 			limit: qc.Limit, offset: qc.Offset,
 			fetch: func(ctx context.Context, href string, query url.Values) (pageOf[Transaction], error) {
-				rep, _, err := s.transactionsPage(ctx, psu, accountID, href, query, buf)
+				if href != first {
+					if err := s.checkLinkHistory(psu, href); err != nil {
+						return pageOf[Transaction]{}, err
+					}
+				}
+				rule := pageRule(href != first, routeTransactions, "accountID", accountID)
+				rep, _, err := s.transactionsPage(ctx, psu, href, query, rule, buf)
 				if err != nil {
 					return pageOf[Transaction]{}, err
 				}
@@ -212,8 +220,7 @@ func (s *AccountsService) Transaction(ctx context.Context, psu PSU, accountID, t
 	var out transactionDetailsBody
 	resp, err := s.client.do(ctx, &request{
 		op: "accounts.transaction", method: http.MethodGet, psu: &psu,
-		href:           transactionsPath(accountID) + "/" + pathSegment(transactionID),
-		budgetEndpoint: BudgetTransaction, accountID: accountID,
+		href: transactionsPath(accountID) + "/" + pathSegment(transactionID), rule: routeRule{field: "transactionID"},
 	}, &out)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)
@@ -265,14 +272,16 @@ func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAcc
 		}
 		buf := walkBuffer()
 		defer func() { recycleBody(buf, *buf) }() // the buffer as the last page left it
+		first := cardAccountPath(cardAccountID) + "/transactions"
 		w := pageWalk[CardTransaction]{
-			op: "accounts.cardTransactions", href: cardAccountPath(cardAccountID) + "/transactions",
+			op: "accounts.cardTransactions", href: first,
 			query: query, limit: qc.Limit, offset: qc.Offset,
 			fetch: func(ctx context.Context, href string, query url.Values) (pageOf[CardTransaction], error) {
 				var rep cardTransactionReport
 				resp, err := s.client.do(ctx, &request{
 					op: "accounts.cardTransactions", method: http.MethodGet, psu: &psu, href: href, query: query,
 					fixes: []AcceptFix{CardAccountSwitchAmounts}, readBuf: buf,
+					rule: pageRule(href != first, routeCardTransactions, "cardAccountID", cardAccountID),
 				}, &rep)
 				if err != nil {
 					return pageOf[CardTransaction]{}, corporateHint(psu, err)
@@ -309,9 +318,10 @@ func corporateHint(psu PSU, err error) error {
 	return fmt.Errorf("xs2a: the bank refused PSU.CorporateID: pick an agreement from Users.Agreements: %w", err)
 }
 
-// checkResourceID refuses an empty id, one holding control characters, and "." or
-// "..", which would change the path's meaning. Ids are opaque and are
-// escaped into the path as they are.
+// checkResourceID refuses an empty id, one holding control characters, and
+// one the bank's server would read as more or less than one segment (see
+// bankSegment): "." and "..", ";", "\", an escaped dot. Ids are opaque and
+// are escaped into the path as they are; "/" is escaped as %2F.
 func checkResourceID(field, id string) error {
 	switch id {
 	case "":
@@ -324,7 +334,10 @@ func checkResourceID(field, id string) error {
 			return invalid(field, "must not hold control characters")
 		}
 	}
-	return nil
+	// As the bank's server will read the segment (docs/interface.md L11):
+	// ";", "\", escaped dots and dot segments in any spelling are refused.
+	_, err := bankSegment(pathSegment(id), field)
+	return err
 }
 
 // transactionsQuery validates an account transactions request and applies
@@ -393,13 +406,13 @@ func transactionQueryValues(q *TransactionQuery) (url.Values, error) {
 }
 
 // transactionsPage fetches one page of account transactions at href (a path
-// or a next link), read into buf when set (see request.readBuf), and marks
-// each entry booked or pending.
-func (s *AccountsService) transactionsPage(ctx context.Context, psu PSU, accountID, href string, query url.Values, buf *[]byte) (*TransactionReport, *Response, error) {
+// or a next link, which rule checks), read into buf when set (see
+// request.readBuf), and marks each entry booked or pending.
+func (s *AccountsService) transactionsPage(ctx context.Context, psu PSU, href string, query url.Values, rule routeRule, buf *[]byte) (*TransactionReport, *Response, error) {
 	var out TransactionReport
 	resp, err := s.client.do(ctx, &request{
 		op: "accounts.transactions", method: http.MethodGet, psu: &psu, href: href, query: query,
-		budgetEndpoint: BudgetTransactions, accountID: accountID, readBuf: buf,
+		rule: rule, readBuf: buf,
 	}, &out)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)
@@ -414,6 +427,56 @@ func (s *AccountsService) transactionsPage(ctx context.Context, psu PSU, account
 		out.Transactions.Information[i].Status = BookingInformation
 	}
 	return &out, resp, nil
+}
+
+// pageRule is what a page of a walk over the transactions of account id
+// may route to: that account's transactions (kind), whether the page is the
+// first, built from id (field names it), or one a next link leads to.
+func pageRule(linked bool, kind routeKind, field, id string) routeRule {
+	if linked {
+		field = "link"
+	}
+	return routeRule{field: field, kinds: []routeKind{kind}, id: id}
+}
+
+// checkLinkHistory applies the 90-day rule of PSU-not-present calls to
+// the dateFrom and dateTo of a next link's query, as to the caller's
+// TransactionQuery: a link asking for older transactions would spend one
+// of the day's calls on a page the bank refuses. A date it cannot read
+// is refused too.
+func (s *AccountsService) checkLinkHistory(psu PSU, href string) error {
+	if psu.Present() {
+		return nil
+	}
+	_, raw, _ := strings.Cut(href, "?")
+	if raw == "" {
+		return nil
+	}
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return invalid("link", "has a malformed query")
+	}
+	var dates [2]time.Time
+	for i, key := range []string{"dateFrom", "dateTo"} {
+		for k, vs := range q {
+			if !strings.EqualFold(k, key) {
+				continue
+			}
+			for _, v := range vs {
+				d, err := time.Parse(time.DateOnly, v)
+				if err != nil {
+					return invalid("link", "has a %s that is no date", key)
+				}
+				if dates[i].IsZero() || d.Before(dates[i]) {
+					dates[i] = d
+				}
+			}
+		}
+	}
+	if err := s.client.budget.checkHistory(dates[0], dates[1]); err != nil {
+		return invalid("link", "asks for transactions more than 90 days old without the PSU present")
+	}
+	return nil
 }
 
 func setCardStatus(list []CardTransaction, st BookingStatus) {

@@ -490,7 +490,7 @@ func TestAISIDsAreEscaped(t *testing.T) {
 	}{
 		{"enc!!abc/+=", "/v1/accounts/enc!!abc%2F+=/balances"},
 		{"a b?c#d", "/v1/accounts/a%20b%3Fc%23d/balances"},
-		{"%2e%2e", "/v1/accounts/%252e%252e/balances"},
+		{"100%", "/v1/accounts/100%25/balances"},
 		{"ø", "/v1/accounts/%C3%B8/balances"},
 	}
 	for _, tt := range tests {

@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -19,6 +21,18 @@ import (
 // too (docs/interface.md does not say whether the bank counts the requests it
 // answered with an error, so the SDK assumes it does); a retry the budget no
 // longer allows is not made, and the call returns the bank's last answer.
+//
+// The budget counts what the bank counts: its key is the bank's view of a
+// request, not the caller's spelling of it. One function, bankView, reads
+// every request's path as a servlet container routes it (segments
+// unescaped, ";params" dropped, empty segments collapsed, a trailing "/"
+// ignored, dot segments resolved) and gives the endpoint and account id
+// counted; the PSU id is compared in canonical lower-case UUID form. Named
+// methods, Client.Do and every _links href the SDK follows go through it.
+// A path it cannot read as the bank would (";", "\", escaped dots, dot
+// segments in any spelling, an escaped "/" that would lead elsewhere) is
+// refused with a *ValidationError before anything is sent
+// (docs/interface.md L11).
 type BudgetEndpoint string
 
 // The counted endpoints.
@@ -151,10 +165,28 @@ var historyZone = func() *time.Location {
 	return time.FixedZone("CET", 60*60)
 }()
 
+// admit reads r's URL u as the bank routes it (bankView): it refuses a
+// path the bank could route elsewhere, or one that leads to another
+// endpoint than r.rule allows, and sets the access budget's endpoint and
+// account of r from the route, whatever the caller set.
+func (c *Client) admit(r *request, u *url.URL) error {
+	rt, err := c.routeOf(u, r.rule.fieldName())
+	if err != nil {
+		return err
+	}
+	if err := r.rule.check(rt); err != nil {
+		return err
+	}
+	r.budgetEndpoint, r.accountID = rt.budget()
+	return nil
+}
+
 // budgetKey derives the BudgetStore key of one PSU, account and endpoint: the
 // prefix and a hex SHA-256 of the three parts, each preceded by its length
-// so that no two triples share an input.
+// so that no two triples share an input. The PSU id, a UUID (PSU.validate),
+// is taken in lower case, so that its spellings share one count.
 func budgetKey(psuID, accountID string, ep BudgetEndpoint) string {
+	psuID = strings.ToLower(psuID)
 	h := sha256.New()
 	var n [8]byte
 	for _, part := range []string{psuID, accountID, string(ep)} {

@@ -232,14 +232,18 @@ func hasDotSegment(path string) bool {
 // included ("/v1/x" under "https://h/api" is "https://h/api/v1/x"); an href
 // that already starts with the base path is not prefixed twice. An absolute
 // href must be on the base origin and under the base path; no href may hold a
-// dot segment (ErrCrossOrigin).
-func (c *Client) resolve(href string) (*url.URL, error) {
+// dot segment (ErrCrossOrigin, and a *ValidationError).
+func (c *Client) resolve(href string) (*url.URL, error) { return c.resolveAs(href, "link") }
+
+// resolveAs is resolve naming field in its *ValidationError: "link", or
+// "path" for Client.Do.
+func (c *Client) resolveAs(href, field string) (*url.URL, error) {
 	u, err := url.Parse(href)
 	if err != nil {
-		return nil, invalid("link", "is not a URL")
+		return nil, invalid(field, "is not a URL")
 	}
 	if u.Fragment != "" || u.User != nil {
-		return nil, invalid("link", "must have no fragment or user info")
+		return nil, invalid(field, "must have no fragment or user info")
 	}
 	p := u.EscapedPath()
 	if u.IsAbs() || u.Host != "" {
@@ -256,10 +260,10 @@ func (c *Client) resolve(href string) (*url.URL, error) {
 	}
 	path, err := url.PathUnescape(p)
 	if err != nil {
-		return nil, invalid("link", "has a malformed path")
+		return nil, invalid(field, "has a malformed path")
 	}
 	if hasDotSegment(path) {
-		return nil, ErrCrossOrigin
+		return nil, errDotSegment(field)
 	}
 	out := &url.URL{Scheme: c.base.Scheme, Host: c.base.Host, Path: path, RawPath: p, RawQuery: u.RawQuery}
 	if out.EscapedPath() != p {
@@ -295,9 +299,11 @@ type request struct {
 	// psuContext: the call starts a consent or registration SCA and sends
 	// PSU.Context as PSU-Context.
 	psuContext bool
-	// PSU-not-present guard (budget.go): the endpoint and account counted.
+	// PSU-not-present guard (budget.go): the endpoint and account counted,
+	// set from the bank's view of the path (admit).
 	budgetEndpoint BudgetEndpoint
 	accountID      string
+	rule           routeRule // what the path may route to (paths.go)
 	// readBuf, when set, is the buffer a successful answer is read into
 	// instead of one from bodyBuffers: a walk over pages reads all of them
 	// into one buffer of its own, which a pool shared by the processors

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
+	"math"
 	"net/url"
 	"strconv"
 )
@@ -50,6 +52,9 @@ type pageWalk[T any] struct {
 	// entries ("card accounts are unaffected"): only ids are compared, and
 	// equal entries on different pages are different transactions.
 	repeatsPending bool
+	// probe, when set, is handed the walk's memory when it starts (for
+	// tests).
+	probe func(*walkMemory)
 }
 
 // key identifies an entry: "i" and its id, or "j" and the SHA-256 of its
@@ -98,53 +103,184 @@ func (w *pageWalk[T]) pendingKey(x *T) string {
 	return w.key(x)
 }
 
-// unseen returns the entries of list (pending entries or standing orders)
-// not yielded yet, and records them in seen: for each pendingKey, the most
-// entries with that key that one page has held so far. On a later page only
-// entries beyond that count are new: two equal entries on one page are two
-// transactions (two coffees of the same price on the same day); the same
-// entry on every page is one. An entry without a key is always new.
-func (w *pageWalk[T]) unseen(list []T, seen map[string]int) []T {
-	onPage := map[string]int{}
+// unseen returns the entries of list (pending entries or standing orders,
+// kind 'p' or 'o') not yielded yet, and records them in m: for each
+// pendingKey, the most entries with that key that one page has held so
+// far. On a later page only entries beyond that count are new: two equal
+// entries on one page are two transactions (two coffees of the same price
+// on the same day); the same entry on every page is one. An entry without
+// a key is always new.
+func (w *pageWalk[T]) unseen(list []T, m *walkMemory, kind byte) []T {
+	if len(list) == 0 {
+		return nil
+	}
+	onPage := make(map[uint64]uint32, len(list))
 	fresh := list[:0:0]
 	for i := range list {
 		if k := w.pendingKey(&list[i]); k != "" {
-			onPage[k]++
-			if onPage[k] <= seen[k] {
+			f := m.fingerprint(kind, k)
+			onPage[f]++
+			if onPage[f] <= m.counts.get(f) {
 				continue
 			}
 		}
 		fresh = append(fresh, list[i])
 	}
-	for k, n := range onPage {
-		seen[k] = max(seen[k], n)
+	for f, n := range onPage {
+		if m.counts.get(f) < n {
+			m.counts.put(f, n)
+		}
 	}
 	return fresh
 }
 
-// linkKey identifies a next link the walk followed: the first 16 bytes of
-// the SHA-256 of its href. A walk of a million transactions follows
-// thousands of links; their keys take a few dozen bytes each, where the
-// hrefs, kept as they are, made the walk's memory grow by a page's worth.
-type linkKey [16]byte
+// walkMemorySlots is the most slots one table of a walkMemory has; it
+// holds at most three quarters as many fingerprints (walkMemoryGeneration):
+// 32 KiB, where a page of 500 transactions takes some 800 KiB.
+const (
+	walkMemorySlots      = 4096
+	walkMemoryGeneration = walkMemorySlots * 3 / 4
+)
 
-func keyOfLink(href string) linkKey {
-	sum := sha256.Sum256([]byte(href))
-	return linkKey(sum[:16])
+// walkMemory is what a walk remembers of what it has read, in bounded
+// memory whatever the bank sends: 64-bit fingerprints of booked entries'
+// ids ('b'), of pages ('s', 'q') and of next links ('l') in seen, and of
+// pending entries and standing orders ('p', 'o') in counts, with how many
+// one page held. Each is keyed with a seed of the walk's own
+// (hash/maphash), so that a bank cannot aim two keys at one fingerprint.
+// Each kind of memory keeps the newest walkMemoryGeneration fingerprints
+// at least, twice as many at most.
+type walkMemory struct {
+	seed   maphash.Seed
+	seen   generations
+	counts generations
 }
 
-// walkState is where a walk is: the page to fetch next, and what it has
-// seen of the pages before.
+func newWalkMemory() *walkMemory { return &walkMemory{seed: maphash.MakeSeed()} }
+
+// fingerprint is the keyed fingerprint of key of kind; never 0.
+func (m *walkMemory) fingerprint(kind byte, key string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(m.seed)
+	h.WriteByte(kind)
+	h.WriteString(key)
+	return max(h.Sum64(), 1)
+}
+
+// repeat reports whether the walk has met key of kind before, and
+// remembers it.
+func (m *walkMemory) repeat(kind byte, key string) bool {
+	f := m.fingerprint(kind, key)
+	if m.seen.get(f) != 0 {
+		return true
+	}
+	m.seen.put(f, 1)
+	return false
+}
+
+// bytes is how much memory m's tables take (for tests).
+func (m *walkMemory) bytes() int { return m.seen.bytes() + m.counts.bytes() }
+
+// generations remembers fingerprints with a value in two tables: when the
+// newer one is full, the older one is emptied and becomes the newer. A
+// fingerprint found in the older one is copied to the newer one, so that
+// what the bank sends on every page (pending entries) stays remembered.
+type generations struct{ cur, old fpTable }
+
+// get returns f's value, 0 when f is not remembered.
+func (g *generations) get(f uint64) uint32 {
+	if v := g.cur.get(f); v != 0 {
+		return v
+	}
+	v := g.old.get(f)
+	if v != 0 {
+		g.put(f, v)
+	}
+	return v
+}
+
+// put remembers f with the value v (not 0).
+func (g *generations) put(f uint64, v uint32) {
+	if g.cur.set(f, v) {
+		return
+	}
+	g.old, g.cur = g.cur, g.old
+	g.cur.reset()
+	g.cur.set(f, v)
+}
+
+func (g *generations) bytes() int { return 12 * (len(g.cur.keys) + len(g.old.keys)) }
+
+// fpTable is an open-addressing table (linear probing) of nonzero
+// fingerprints and their values, grown up to walkMemorySlots slots.
+type fpTable struct {
+	keys []uint64 // 0: an empty slot
+	vals []uint32
+	n    int
+}
+
+func (t *fpTable) slot(f uint64) int {
+	mask := len(t.keys) - 1
+	i := int(f>>32) & mask
+	for t.keys[i] != 0 && t.keys[i] != f {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+func (t *fpTable) get(f uint64) uint32 {
+	if t.n == 0 {
+		return 0
+	}
+	return t.vals[t.slot(f)]
+}
+
+// set sets f's value to v; false when f is new and the table is full.
+func (t *fpTable) set(f uint64, v uint32) bool {
+	if t.n > 0 {
+		if i := t.slot(f); t.keys[i] == f {
+			t.vals[i] = v
+			return true
+		}
+	}
+	if t.n >= walkMemoryGeneration {
+		return false
+	}
+	if 4*(t.n+1) > 3*len(t.keys) {
+		t.grow()
+	}
+	i := t.slot(f)
+	t.keys[i], t.vals[i] = f, v
+	t.n++
+	return true
+}
+
+func (t *fpTable) grow() {
+	keys, vals := t.keys, t.vals
+	size := max(64, 2*len(keys))
+	t.keys, t.vals = make([]uint64, size), make([]uint32, size)
+	for i, f := range keys {
+		if f != 0 {
+			j := t.slot(f)
+			t.keys[j], t.vals[j] = f, vals[i]
+		}
+	}
+}
+
+func (t *fpTable) reset() {
+	clear(t.keys)
+	clear(t.vals)
+	t.n = 0
+}
+
+// walkState is where a walk is: the page to fetch next, and what it
+// remembers of the pages before.
 type walkState struct {
 	href   string
 	query  url.Values
 	offset int
-	linked bool             // the bank pages by _links.next
-	seen   map[linkKey]bool // the next links followed
-	// What unseen records, kept while the walk runs: at most one key per
-	// pending entry and standing order.
-	seenPending, seenInfo   map[string]int
-	prevSig, prevPendingSig string
+	linked bool // the bank pages by _links.next
+	mem    *walkMemory
 }
 
 // walk yields the entries of every page, pending ones first, then booked
@@ -152,8 +288,10 @@ type walkState struct {
 // returning false.
 func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 	var zero T
-	s := &walkState{href: w.href, query: w.query, offset: w.offset,
-		seen: map[linkKey]bool{}, seenPending: map[string]int{}, seenInfo: map[string]int{}}
+	s := &walkState{href: w.href, query: w.query, offset: w.offset, mem: newWalkMemory()}
+	if w.probe != nil {
+		w.probe(s.mem)
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			yield(zero, err)
@@ -184,17 +322,21 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 
 // entries returns what page p adds to the walk: its pending entries and
 // standing orders not yielded yet (its booked entries are all new). It
-// reports the end of the list, a page with nothing new, and refuses a page
-// the bank sent twice.
+// reports the end of the list, a page with nothing new, and refuses, before
+// any of it is yielded, a page the walk has read before or one holding a
+// booked entry (by id) it has yielded before.
 func (w *pageWalk[T]) entries(s *walkState, p pageOf[T]) (fresh, info []T, end bool, err error) {
 	repeatKey := w.repeatKey(s.linked || p.next != "")
-	sig := pageSignature(p.booked, repeatKey)
-	if sig != "" && sig == s.prevSig {
+	if sig := pageSignature(p.booked, repeatKey); sig != "" && s.mem.repeat('s', sig) {
 		return nil, nil, false, w.errSamePage()
 	}
-	s.prevSig = sig
-	fresh = w.unseen(p.pending, s.seenPending)
-	info = w.unseen(p.info, s.seenInfo)
+	for i := range p.booked {
+		if id := w.id(&p.booked[i]); id != "" && s.mem.repeat('b', id) {
+			return nil, nil, false, fmt.Errorf("xs2a: %s: the bank sent a booked entry it had sent before; stopping", w.op)
+		}
+	}
+	fresh = w.unseen(p.pending, s.mem, 'p')
+	info = w.unseen(p.info, s.mem, 'o')
 	if len(p.booked) > 0 || len(info) > 0 {
 		return fresh, info, false, nil
 	}
@@ -203,11 +345,9 @@ func (w *pageWalk[T]) entries(s *walkState, p pageOf[T]) (fresh, info []T, end b
 	}
 	// Pending entries only, none recognised as seen (card entries
 	// without ids): a bank that ignores offset would send them for ever.
-	psig := pageSignature(fresh, repeatKey)
-	if psig != "" && psig == s.prevPendingSig {
+	if psig := pageSignature(fresh, repeatKey); psig != "" && s.mem.repeat('q', psig) {
 		return nil, nil, false, w.errSamePage()
 	}
-	s.prevPendingSig = psig
 	return fresh, info, false, nil
 }
 
@@ -238,11 +378,9 @@ func yieldAll[T any](ctx context.Context, yield func(T, error) bool, lists ...[]
 // false at the end of the list, and refuses a next link already followed.
 func (w *pageWalk[T]) next(s *walkState, p pageOf[T], newPending int) (bool, error) {
 	if p.next != "" {
-		k := keyOfLink(p.next)
-		if s.seen[k] {
+		if s.mem.repeat('l', p.next) {
 			return false, fmt.Errorf("xs2a: %s: the bank's next link leads back to a page already read; stopping", w.op)
 		}
-		s.seen[k] = true
 		s.href, s.query, s.linked = p.next, nil, true
 		return true, nil
 	}
@@ -260,6 +398,9 @@ func (w *pageWalk[T]) next(s *walkState, p pageOf[T], newPending int) (bool, err
 	}
 	if s.linked || w.limit <= 0 || advance == 0 {
 		return false, nil
+	}
+	if s.offset > math.MaxInt-advance {
+		return false, fmt.Errorf("xs2a: %s: the next offset would pass the largest int; stopping", w.op)
 	}
 	s.offset += advance
 	q := make(url.Values, len(w.query))

@@ -1,6 +1,11 @@
 package xs2a
 
-import "strings"
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
 
 // Paths built from resource ids. The banks write ids such as
 // "enc!!QkFOSy0xMjM0NTY3ODkwMTI=" and expect them back in paths as they
@@ -57,3 +62,329 @@ func cardAccountPath(cardAccountID string) string {
 }
 
 func transactionsPath(accountID string) string { return accountPath(accountID) + "/transactions" }
+
+// The bank's view of a path. What routes the bank's requests is not
+// published; Java servlet containers and many API gateways normalise a
+// path before routing it, so the SDK assumes the bank may: segments are
+// unescaped ("%62alances" is "balances"), ";params" dropped, empty
+// segments collapsed ("//", a trailing "/"), "." and ".." resolved (also
+// spelled ".;", "..;", "%2e%2e"), "\" read as "/", and some decode twice
+// or decode an encoded "/" before splitting. bankView reads a path as the
+// first reading does and refuses what the others would route elsewhere;
+// its route is the one key of the access budget (budget.go) and what a
+// followed link is checked against (routeRule).
+
+// routeKind names an endpoint of docs/interface.md a path routes to.
+type routeKind uint8
+
+const (
+	routeOther                 routeKind = iota // none the SDK names
+	routeAccount                                // /v1/accounts/{id}
+	routeBalances                               // /v1/accounts/{id}/balances
+	routeTransactions                           // /v1/accounts/{id}/transactions
+	routeTransaction                            // /v1/accounts/{id}/transactions/{transactionId}
+	routeCardAccount                            // /v1/card-accounts/{id}
+	routeCardBalances                           // /v1/card-accounts/{id}/balances
+	routeCardTransactions                       // /v1/card-accounts/{id}/transactions
+	routePayment                                // /v1/{payment service}/{product}/{paymentId}
+	routePaymentStatus                          // .../{paymentId}/status
+	routePaymentAuthorisations                  // .../{paymentId}/authorisations
+	routePaymentAuthorisation                   // .../{paymentId}/authorisations/{authorisationId}
+	routeBasket                                 // /v1/signing-baskets/{basketId}
+	routeBasketStatus                           // .../{basketId}/status
+	routeBasketAuthorisations                   // .../{basketId}/authorisations
+	routeBasketAuthorisation                    // .../{basketId}/authorisations/{authorisationId}
+)
+
+var routeNames = [...]string{
+	routeOther:                 "no endpoint the SDK names",
+	routeAccount:               "an account",
+	routeBalances:              "an account's balances",
+	routeTransactions:          "an account's transactions",
+	routeTransaction:           "a transaction's details",
+	routeCardAccount:           "a card account",
+	routeCardBalances:          "a card account's balances",
+	routeCardTransactions:      "a card account's transactions",
+	routePayment:               "a payment",
+	routePaymentStatus:         "a payment's status",
+	routePaymentAuthorisations: "a payment's authorisations",
+	routePaymentAuthorisation:  "a payment's authorisation",
+	routeBasket:                "a signing basket",
+	routeBasketStatus:          "a signing basket's status",
+	routeBasketAuthorisations:  "a signing basket's authorisations",
+	routeBasketAuthorisation:   "a signing basket's authorisation",
+}
+
+func (k routeKind) String() string { return routeNames[k] }
+
+// route is a request's path as the bank routes it: the endpoint and its
+// ids, unescaped. Two paths the bank routes alike have equal routes.
+type route struct {
+	kind    routeKind
+	service string // payment service ("payments", "bulk-payments", "periodic-payments"), as the SDK spells it
+	product string // payment product
+	id      string // account, card account, payment or basket id
+	sub     string // transaction or authorisation id
+}
+
+// budget is the access budget's endpoint and account of a request routed
+// to rt; "" for an endpoint the budget does not count.
+func (rt route) budget() (BudgetEndpoint, string) {
+	switch rt.kind {
+	case routeBalances, routeCardBalances:
+		return BudgetBalances, rt.id
+	case routeTransactions:
+		return BudgetTransactions, rt.id
+	case routeTransaction:
+		return BudgetTransaction, rt.id
+	}
+	return "", ""
+}
+
+// routeRule is what a request's path may route to.
+type routeRule struct {
+	// field names the input the path came from in a refusal ("link"
+	// when empty): "path" for Client.Do, "accountID" for a path built
+	// from one.
+	field string
+	kinds []routeKind // the endpoints allowed; nil: any
+	id    string      // when set, the id the route must hold (a walk's account)
+}
+
+func (rr routeRule) fieldName() string {
+	if rr.field == "" {
+		return "link"
+	}
+	return rr.field
+}
+
+// check refuses rt when the rule does not allow it.
+func (rr routeRule) check(rt route) error {
+	if len(rr.kinds) == 0 || slices.Contains(rr.kinds, rt.kind) && (rr.id == "" || rr.id == rt.id) {
+		return nil
+	}
+	want := rr.kinds[0].String()
+	if rr.id != "" {
+		want = "the same " + strings.TrimPrefix(want, "an ")
+	}
+	return invalid(rr.fieldName(), "leads at the bank to %s, not to %s", rt.kind, want)
+}
+
+// maxRouteSegments is the most segments a named endpoint has.
+const maxRouteSegments = 6
+
+// bankView reads p, an escaped path below the base path ("/v1/..."), as the
+// bank's servlet container routes it, and returns its route. It refuses,
+// with a *ValidationError naming field, a path the container could route
+// elsewhere: a segment holding ";" (a path parameter, dropped), "\", an
+// encoded dot, a dot segment in any spelling (also an ErrCrossOrigin), or
+// invalid UTF-8 once unescaped, in one reading or after a second
+// unescaping; and a path whose encoded slashes, read as separators, route
+// to another endpoint the SDK names. An encoded slash inside an id stays
+// allowed: the platform's ids hold "/" ("enc!!QkFO+%2Fx="), and the bank
+// reads them as part of the id.
+func bankView(p, field string) (route, error) {
+	var segs [maxRouteSegments + 1]string
+	n, slashed := 0, false
+	for rest := p; rest != ""; {
+		var seg string
+		seg, rest, _ = strings.Cut(rest, "/")
+		if seg == "" {
+			continue // "//" and a trailing "/" collapse
+		}
+		d, err := bankSegment(seg, field)
+		if err != nil {
+			return route{}, err
+		}
+		slashed = slashed || strings.IndexByte(d, '/') >= 0 || strings.Contains(d, "%2F") || strings.Contains(d, "%2f")
+		if n < len(segs) {
+			segs[n] = d
+		}
+		n++
+	}
+	if n > maxRouteSegments {
+		n = len(segs) // routes to no named endpoint
+	}
+	rt := classify(segs[:n])
+	if slashed {
+		if err := sameWhenSplit(rt, segs[:n], field); err != nil {
+			return route{}, err
+		}
+	}
+	return rt, nil
+}
+
+// bankSegment checks one escaped segment (not empty) and returns it
+// unescaped.
+func bankSegment(seg, field string) (string, error) {
+	if dotSpelling(seg) {
+		return "", errDotSegment(field)
+	}
+	if strings.IndexByte(seg, ';') >= 0 {
+		return "", invalid(field, "holds a ';', which starts path parameters the bank's server drops")
+	}
+	if strings.IndexByte(seg, '%') < 0 {
+		if strings.IndexByte(seg, '\\') >= 0 {
+			return "", invalid(field, "holds a '\\', which the bank's server may read as '/'")
+		}
+		return seg, nil
+	}
+	d, err := url.PathUnescape(seg)
+	if err != nil {
+		return "", invalid(field, "has a malformed escape")
+	}
+	// Once unescaped, and once more for a server that unescapes twice.
+	for i, s := 0, d; i < 2; i++ {
+		switch {
+		case strings.ContainsAny(s, ";\\"):
+			return "", invalid(field, "holds an escaped ';' or '\\', which the bank's server may read as a path parameter or '/'")
+		case !utf8.ValidString(s):
+			return "", invalid(field, "holds bytes that are not UTF-8 once unescaped (an overlong '.' or '/')")
+		}
+		if strings.IndexByte(s, '%') < 0 {
+			break
+		}
+		if s, err = url.PathUnescape(s); err != nil {
+			break // "100%": no second unescaping reads it
+		}
+	}
+	if strings.Contains(seg, "%2e") || strings.Contains(seg, "%2E") || strings.Contains(d, "%2e") || strings.Contains(d, "%2E") {
+		return "", invalid(field, "holds an escaped '.', which the bank's server may read as a dot segment")
+	}
+	return d, nil
+}
+
+// dotSpelling reports whether seg is a dot segment in any of the spellings
+// a servlet container or gateway resolves: "." or "..", with ";params"
+// ("..;x"), escaped once or twice ("%2e%2e", "%252e"), or as a piece
+// between encoded slashes or backslashes ("a%2F..").
+func dotSpelling(seg string) bool {
+	s := seg
+	for range 3 {
+		for piece := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == '/' || r == '\\' }) {
+			piece, _, _ = strings.Cut(piece, ";")
+			if piece == "." || piece == ".." {
+				return true
+			}
+		}
+		if strings.IndexByte(s, '%') < 0 {
+			return false
+		}
+		var err error
+		if s, err = url.PathUnescape(s); err != nil {
+			return false
+		}
+	}
+	return false
+}
+
+// sameWhenSplit refuses segs (unescaped, routed to rt) when reading their
+// encoded slashes as separators, after one or two unescapings, routes to
+// another endpoint the SDK names: Accounts.Get of "A/balances" would read
+// A's balances uncounted.
+func sameWhenSplit(rt route, segs []string, field string) error {
+	for _, twice := range []bool{false, true} {
+		var split []string
+		for _, s := range segs {
+			if twice && strings.IndexByte(s, '%') >= 0 {
+				if d, err := url.PathUnescape(s); err == nil {
+					s = d
+				}
+			}
+			split = append(split, strings.FieldsFunc(s, func(r rune) bool { return r == '/' })...)
+		}
+		if len(split) > maxRouteSegments {
+			continue
+		}
+		if other := classify(split); other.kind != routeOther && other != rt {
+			return invalid(field, "holds an escaped '/' the bank's server may read as a separator, which leads to %s", other.kind)
+		}
+	}
+	return nil
+}
+
+// classify returns the route of the unescaped segments of a path below
+// the base path. Literal segments are compared without regard to case, so
+// a bank that routes "/v1/Accounts" too is counted.
+func classify(segs []string) route {
+	n := len(segs)
+	if n < 3 || !strings.EqualFold(segs[0], "v1") {
+		return route{}
+	}
+	at := func(i int, lit string) bool { return n > i && strings.EqualFold(segs[i], lit) }
+	switch {
+	case at(1, "accounts"), at(1, "card-accounts"):
+		card := at(1, "card-accounts")
+		rt := route{id: segs[2]}
+		switch {
+		case n == 3:
+			rt.kind = pick(card, routeCardAccount, routeAccount)
+		case n == 4 && at(3, "balances"):
+			rt.kind = pick(card, routeCardBalances, routeBalances)
+		case n == 4 && at(3, "transactions"):
+			rt.kind = pick(card, routeCardTransactions, routeTransactions)
+		case n == 5 && at(3, "transactions") && !card:
+			rt.kind, rt.sub = routeTransaction, segs[4]
+		default:
+			return route{}
+		}
+		return rt
+	case at(1, "signing-baskets"):
+		return resourceRoute(segs[2:], route{}, routeBasket)
+	}
+	for _, svc := range []string{"payments", "bulk-payments", "periodic-payments"} {
+		if at(1, svc) && n >= 4 {
+			return resourceRoute(segs[3:], route{service: svc, product: segs[2]}, routePayment)
+		}
+	}
+	return route{}
+}
+
+// resourceRoute classifies the segments from a payment's or basket's id on:
+// the resource (self), its status, its authorisations or one of them. The
+// kinds of a basket follow those of a payment in the same order.
+func resourceRoute(segs []string, rt route, self routeKind) route {
+	rt.id = segs[0]
+	at := func(i int, lit string) bool { return len(segs) > i && strings.EqualFold(segs[i], lit) }
+	switch {
+	case len(segs) == 1:
+		rt.kind = self
+	case len(segs) == 2 && at(1, "status"):
+		rt.kind = self + 1
+	case len(segs) == 2 && at(1, "authorisations"):
+		rt.kind = self + 2
+	case len(segs) == 3 && at(1, "authorisations"):
+		rt.kind, rt.sub = self+3, segs[2]
+	default:
+		return route{}
+	}
+	return rt
+}
+
+func pick(card bool, ifCard, ifAccount routeKind) routeKind {
+	if card {
+		return ifCard
+	}
+	return ifAccount
+}
+
+// dotSegmentError refuses a dot segment: a *ValidationError that is also
+// ErrCrossOrigin, as the segment may take the path out of the base path.
+type dotSegmentError struct{ v *ValidationError }
+
+func (e *dotSegmentError) Error() string   { return e.v.Error() }
+func (e *dotSegmentError) Unwrap() []error { return []error{e.v, ErrCrossOrigin} }
+
+func errDotSegment(field string) error {
+	return &dotSegmentError{invalid(field, "holds a dot segment, which the bank's server resolves")}
+}
+
+// routeOf is the bank's view of u, a URL resolve returned (under the base
+// path); refusals name field.
+func (c *Client) routeOf(u *url.URL, field string) (route, error) {
+	p, ok := strings.CutPrefix(u.EscapedPath(), c.basePath)
+	if !ok {
+		return route{}, invalid(field, "is not under the base path")
+	}
+	return bankView(p, field)
+}

@@ -144,6 +144,9 @@ func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.admit(r, u); err != nil {
+		return nil, err
+	}
 	body := r.rawBody
 	if r.body != nil {
 		if body, err = marshalCompact(r.body); err != nil {
@@ -166,7 +169,7 @@ func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 // target is the URL r is sent to: its href resolved under the base
 // address, with r.query added.
 func (c *Client) target(r *request) (*url.URL, error) {
-	u, err := c.resolve(r.href)
+	u, err := c.resolveAs(r.href, r.rule.fieldName())
 	if err != nil || len(r.query) == 0 {
 		return u, err
 	}

@@ -156,6 +156,7 @@ func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link 
 		rawBody:   []byte{},
 		psu:       &psu,
 		scaResult: true,
+		rule:      routeRule{kinds: []routeKind{routePaymentAuthorisations, routeBasketAuthorisations}},
 	}, &out)
 	if err != nil {
 		return nil, resp, err
@@ -176,7 +177,7 @@ func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link 
 // and a requestedExecutionDate the bank moved at SCA.
 func (s *PaymentsService) Status(ctx context.Context, psu PSU, link Link) (*PaymentStatus, *Response, error) {
 	var out PaymentStatus
-	resp, err := s.client.follow(ctx, "payments.status", http.MethodGet, psu, link, "Initiation.Links.Status", &out)
+	resp, err := s.client.follow(ctx, "payments.status", http.MethodGet, psu, link, "Initiation.Links.Status", &out, routePaymentStatus)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -198,7 +199,8 @@ func (s *PaymentsService) AuthorisationStatus(ctx context.Context, psu PSU, link
 		return nil, nil, errNoAuthorisation("link")
 	}
 	var out AuthorisationStatus
-	resp, err := s.client.follow(ctx, "payments.authorisation_status", http.MethodGet, psu, link, "the link of SCALinks.AuthorisationLink", &out)
+	resp, err := s.client.follow(ctx, "payments.authorisation_status", http.MethodGet, psu, link, "the link of SCALinks.AuthorisationLink", &out,
+		routePaymentAuthorisation, routeBasketAuthorisation)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -239,7 +241,7 @@ func errNoAuthorisation(field string) *ValidationError {
 // a *PeriodicPayment or a map); into may be nil to read nothing. The
 // interface does not describe the answer beyond the initiation fields.
 func (s *PaymentsService) Get(ctx context.Context, psu PSU, link Link, into any) (*Response, error) {
-	return s.client.follow(ctx, "payments.get", http.MethodGet, psu, link, "Initiation.Links.Self", into)
+	return s.client.follow(ctx, "payments.get", http.MethodGet, psu, link, "Initiation.Links.Self", into, routePayment)
 }
 
 // Cancel cancels a payment, DELETE on the self link of the initiation
@@ -247,17 +249,18 @@ func (s *PaymentsService) Get(ctx context.Context, psu PSU, link Link, into any)
 // When the bank wants the PSU to authorise the cancellation it answers with
 // a scaRedirect, returned as a *SCARequiredError.
 func (s *PaymentsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
-	return s.client.follow(ctx, "payments.cancel", http.MethodDelete, psu, link, "Initiation.Links.Self", nil)
+	return s.client.follow(ctx, "payments.cancel", http.MethodDelete, psu, link, "Initiation.Links.Self", nil, routePayment)
 }
 
 // follow sends a bodiless request to a link of an earlier answer and
-// decodes a 2xx body into into (when non-nil). An empty link is a
-// *ValidationError that names pass, the link to give.
-func (c *Client) follow(ctx context.Context, op, method string, psu PSU, link Link, pass string, into any) (*Response, error) {
+// decodes a 2xx body into into (when non-nil). An empty link, or one the
+// bank routes to another endpoint than kinds (the link's purpose), is a
+// *ValidationError on "link" (the first names pass, the link to give).
+func (c *Client) follow(ctx context.Context, op, method string, psu PSU, link Link, pass string, into any, kinds ...routeKind) (*Response, error) {
 	if link.IsZero() {
 		return nil, invalid("link", "is empty: pass %s", pass)
 	}
-	return c.do(ctx, &request{op: op, method: method, href: link.Href, psu: &psu}, into)
+	return c.do(ctx, &request{op: op, method: method, href: link.Href, psu: &psu, rule: routeRule{kinds: kinds}}, into)
 }
 
 // Create sends a signing basket, POST /v1/signing-baskets with
@@ -296,7 +299,7 @@ func (s *SigningBasketsService) Create(ctx context.Context, psu PSU, b *SigningB
 // (BasketInitiation.Links.Self): the payment ids it holds and its status.
 func (s *SigningBasketsService) Get(ctx context.Context, psu PSU, link Link) (*BasketDetails, *Response, error) {
 	var out BasketDetails
-	resp, err := s.client.follow(ctx, "signing_baskets.get", http.MethodGet, psu, link, "BasketInitiation.Links.Self", &out)
+	resp, err := s.client.follow(ctx, "signing_baskets.get", http.MethodGet, psu, link, "BasketInitiation.Links.Self", &out, routeBasket)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -308,7 +311,7 @@ func (s *SigningBasketsService) Get(ctx context.Context, psu PSU, link Link) (*B
 // authorised it, ACTC after; the payments in it have statuses of their own.
 func (s *SigningBasketsService) Status(ctx context.Context, psu PSU, link Link) (*BasketStatus, *Response, error) {
 	var out BasketStatus
-	resp, err := s.client.follow(ctx, "signing_baskets.status", http.MethodGet, psu, link, "BasketInitiation.Links.Status", &out)
+	resp, err := s.client.follow(ctx, "signing_baskets.status", http.MethodGet, psu, link, "BasketInitiation.Links.Status", &out, routeBasketStatus)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -320,7 +323,7 @@ func (s *SigningBasketsService) Status(ctx context.Context, psu PSU, link Link) 
 // basket is authorised; the payments in it stay as they are (cancel them
 // with PaymentsService.Cancel).
 func (s *SigningBasketsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
-	return s.client.follow(ctx, "signing_baskets.cancel", http.MethodDelete, psu, link, "BasketInitiation.Links.Self", nil)
+	return s.client.follow(ctx, "signing_baskets.cancel", http.MethodDelete, psu, link, "BasketInitiation.Links.Self", nil, routeBasket)
 }
 
 // body checks a signing basket and returns the JSON to send.

@@ -3,8 +3,6 @@ package xs2a
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"strings"
 )
 
 // Do sends one call the SDK does not name yet, through the same signed
@@ -19,6 +17,12 @@ import (
 // ("/v1/accounts") or an href from _links. body, when not nil, is sent as
 // JSON (a POST or PUT without one sends an empty body). into, when not nil,
 // receives the 2xx body decoded with encoding/json.
+//
+// The path is read as the bank routes it (see BudgetEndpoint): a request
+// the bank routes to a counted endpoint is counted, whatever its spelling
+// ("%62alances", "//", a trailing "/"), and a path the bank could route
+// elsewhere is refused with a *ValidationError on "path" before anything
+// is sent.
 func (c *Client) Do(ctx context.Context, psu PSU, method, path string, body, into any) (*Response, error) {
 	switch method {
 	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete:
@@ -28,49 +32,9 @@ func (c *Client) Do(ctx context.Context, psu PSU, method, path string, body, int
 	if path == "" {
 		return nil, invalid("path", "is required")
 	}
-	r := &request{op: "client.do", method: method, href: path, body: body, psu: &psu}
+	r := &request{op: "client.do", method: method, href: path, body: body, psu: &psu, rule: routeRule{field: "path"}}
 	if body == nil && (method == http.MethodPost || method == http.MethodPut) {
 		r.rawBody = []byte{}
 	}
-	if method == http.MethodGet {
-		if err := c.budgetRaw(r); err != nil {
-			return nil, err
-		}
-	}
 	return c.do(ctx, r, into)
-}
-
-// budgetRaw sets the access budget's endpoint and account of a raw GET to
-// a path the budget counts: /v1/accounts/{id}/balances, .../transactions
-// and .../transactions/{transactionId}, and /v1/card-accounts/{id}/balances
-// (as AccountsService counts them), in any spelling the bank reads as that
-// path (segments are compared unescaped: "%62alances" is "balances").
-func (c *Client) budgetRaw(r *request) error {
-	u, err := c.resolve(r.href)
-	if err != nil {
-		return err
-	}
-	p := strings.TrimPrefix(u.EscapedPath(), c.basePath)
-	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for i, seg := range segs {
-		if segs[i], err = url.PathUnescape(seg); err != nil {
-			return invalid("path", "has a malformed path")
-		}
-	}
-	if len(segs) < 4 || segs[0] != "v1" {
-		return nil
-	}
-	var ep BudgetEndpoint
-	switch kind, tail := segs[1], strings.Join(segs[3:], "/"); {
-	case kind == "accounts" && tail == "balances", kind == "card-accounts" && tail == "balances":
-		ep = BudgetBalances
-	case kind == "accounts" && tail == "transactions":
-		ep = BudgetTransactions
-	case kind == "accounts" && len(segs) == 5 && segs[3] == "transactions":
-		ep = BudgetTransaction
-	default:
-		return nil
-	}
-	r.budgetEndpoint, r.accountID = ep, segs[2]
-	return nil
 }
