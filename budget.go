@@ -79,7 +79,10 @@ const budgetKeyPrefix = "xs2a:budget:"
 type BudgetStore interface {
 	// Take records one call under key at now if fewer than limit calls were
 	// recorded in (now-window, now]; otherwise it records nothing and returns
-	// ok=false and the time the oldest counted call leaves the window.
+	// ok=false and the time the oldest counted call leaves the window. A
+	// store shared by replicas may measure the window with one clock of its
+	// own instead (redisstore uses the Redis server's), so that replicas
+	// whose clocks disagree still agree; next is then on the caller's clock.
 	Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (ok bool, next time.Time, err error)
 }
 
