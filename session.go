@@ -12,6 +12,12 @@ import (
 // valid, counted from SCA completion (docs/interface.md "Consent and SCA session").
 const SessionValidity = time.Hour
 
+// PendingValidity is how long a Pending TPP-Session-ID waits for its SCA's
+// callback, counted from Begin: the bank's SCA session lasts 1 hour
+// (docs/interface.md CS3, L3), so a callback arriving later is for an SCA the
+// bank no longer holds, or a replay, and Complete refuses it.
+const PendingValidity = time.Hour
+
 // SessionState is what a SessionStore keeps per user. It is exported so that
 // stores can persist it; only SessionManager changes it.
 type SessionState struct {
@@ -21,6 +27,9 @@ type SessionState struct {
 	ActiveUntil time.Time
 	// Pending is the TPP-Session-ID waiting for SCA ("" when none).
 	Pending string
+	// PendingSince is when Begin handed out Pending, by the
+	// SessionManager's clock; Pending expires PendingValidity later.
+	PendingSince time.Time
 }
 
 // SessionStore keeps SessionStates by user key. Implement it over a shared
@@ -120,8 +129,9 @@ func (m *SessionManager) Current(ctx context.Context, user string) (sessionID st
 }
 
 // Pending returns the session id that Begin handed out and whose SCA has
-// neither completed nor been aborted. A failed SCA's redirect carries no
-// tpp-session-id, so a TPP that learns of the failure there aborts this id.
+// neither completed nor been aborted nor expired (PendingValidity). A failed
+// SCA's redirect carries no tpp-session-id, so a TPP that learns of the
+// failure there aborts this id.
 func (m *SessionManager) Pending(ctx context.Context, user string) (sessionID string, ok bool, err error) {
 	if user == "" {
 		return "", false, invalid("user", "empty")
@@ -130,7 +140,10 @@ func (m *SessionManager) Pending(ctx context.Context, user string) (sessionID st
 	if err != nil {
 		return "", false, storeError(err)
 	}
-	return s.Pending, s.Pending != "", nil
+	if !m.pendingValid(s) {
+		return "", false, nil
+	}
+	return s.Pending, true, nil
 }
 
 // Valid reports whether sessionID can be used for the user now without a new
@@ -144,8 +157,9 @@ func (m *SessionManager) Valid(ctx context.Context, user, sessionID string) (boo
 }
 
 // Begin returns a new TPP-Session-ID for a request that will need SCA and
-// records it as Pending, replacing any earlier Pending ID. The Active ID, if
-// any, stays valid until the new one's SCA completes.
+// records it as Pending, replacing any earlier Pending ID, for
+// PendingValidity from now. The Active ID, if any, stays valid until the new
+// one's SCA completes.
 func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID string, err error) {
 	if user == "" {
 		return "", invalid("user", "empty")
@@ -155,7 +169,7 @@ func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID stri
 		if s.Active != "" && !m.activeValid(s) {
 			s.Active, s.ActiveUntil = "", time.Time{}
 		}
-		s.Pending = id
+		s.Pending, s.PendingSince = id, m.now()
 		return s, nil
 	})
 	if err != nil {
@@ -167,9 +181,11 @@ func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID stri
 // Complete records that SCA completed under sessionID (the callback's
 // tpp-session-id): it becomes the Active ID for SessionValidity from now, and
 // the previous Active ID is invalidated. sessionID must be the user's Pending
-// ID, else the error is ErrUnknownSession. A callback for the still valid
-// Active ID (an SCA for a payment under the running session) is accepted and
-// changes nothing.
+// ID, begun less than PendingValidity ago by the manager's clock (not
+// later than now either: a clock that went back cannot tell the SCA's age),
+// else the error answers errors.Is(err, ErrUnknownSession). A callback for the
+// still valid Active ID (an SCA for a payment under the running session) is
+// accepted and changes nothing.
 func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) error {
 	if user == "" {
 		return invalid("user", "empty")
@@ -178,6 +194,8 @@ func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) e
 		switch {
 		case sessionID == "":
 			return s, ErrUnknownSession
+		case sessionID == s.Pending && !m.pendingValid(s):
+			return s, errPendingExpired
 		case sessionID == s.Pending:
 			return SessionState{Active: sessionID, ActiveUntil: m.now().Add(SessionValidity)}, nil
 		case sessionID == s.Active && m.activeValid(s):
@@ -190,7 +208,8 @@ func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) e
 // Abort records that the SCA under sessionID failed or was abandoned (a
 // *SCAFailure callback, or the PSU never came back): the Pending ID is
 // dropped and the Active ID stays valid. sessionID must be the user's Pending
-// ID, else the error is ErrUnknownSession and nothing changes.
+// ID (an expired one too, which Abort drops), else the error is
+// ErrUnknownSession and nothing changes.
 func (m *SessionManager) Abort(ctx context.Context, user, sessionID string) error {
 	if user == "" {
 		return invalid("user", "empty")
@@ -199,7 +218,7 @@ func (m *SessionManager) Abort(ctx context.Context, user, sessionID string) erro
 		if sessionID == "" || sessionID != s.Pending {
 			return s, ErrUnknownSession
 		}
-		s.Pending = ""
+		s.Pending, s.PendingSince = "", time.Time{}
 		return s, nil
 	})
 }
@@ -207,6 +226,19 @@ func (m *SessionManager) Abort(ctx context.Context, user, sessionID string) erro
 // activeValid applies the one-hour rule: valid strictly before ActiveUntil.
 func (m *SessionManager) activeValid(s SessionState) bool {
 	return s.Active != "" && m.now().Before(s.ActiveUntil)
+}
+
+// errPendingExpired refuses the callback of a Pending ID older than
+// PendingValidity.
+var errPendingExpired = fmt.Errorf("%w: its SCA began more than %v ago, or the clock went back", ErrUnknownSession, PendingValidity)
+
+// pendingValid reports a Pending ID begun less than PendingValidity ago: at
+// or after PendingSince, and strictly before PendingSince + PendingValidity,
+// by the manager's clock (the store only keeps the time; replicas' clocks
+// decide, each its own).
+func (m *SessionManager) pendingValid(s SessionState) bool {
+	now := m.now()
+	return s.Pending != "" && !now.Before(s.PendingSince) && now.Before(s.PendingSince.Add(PendingValidity))
 }
 
 // update runs fn through the store and tells fn's error (returned as is) from
