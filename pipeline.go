@@ -79,8 +79,12 @@ type outcome struct {
 // decide; then logCall) and decodes a 2xx body into into (when non-nil). It
 // returns the *Response whenever the bank answered. The call, its retries
 // and the reading of the answer end by the context's deadline, or by the
-// client's timeout when the context has none.
+// client's timeout when the context has none. A nil ctx is refused
+// (checkContext), for every call, which all come here.
 func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	cl, err := c.prepare(ctx, r)
 	if err != nil {
 		return nil, err
@@ -97,6 +101,17 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 	o := c.run(ctx, cl, into)
 	c.logCall(ctx, cl, o)
 	return o.resp, o.err
+}
+
+// checkContext refuses a nil context with a *ValidationError naming "ctx",
+// before anything is sent or stored: every call, iterator and
+// SessionManager method checks it first, instead of panicking when it
+// reaches the context.
+func checkContext(ctx context.Context) error {
+	if ctx == nil {
+		return invalid("ctx", "is nil: pass the call's context, or context.Background()")
+	}
+	return nil
 }
 
 // callContext is ctx with the client's timeout when it has no deadline, and

@@ -59,6 +59,9 @@ type memorySessionStore struct {
 }
 
 func (s *memorySessionStore) Update(ctx context.Context, user string, fn func(SessionState) (SessionState, error)) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -77,6 +80,9 @@ func (s *memorySessionStore) Update(ctx context.Context, user string, fn func(Se
 }
 
 func (s *memorySessionStore) Load(ctx context.Context, user string) (SessionState, error) {
+	if err := checkContext(ctx); err != nil {
+		return SessionState{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return SessionState{}, err
 	}
@@ -115,12 +121,9 @@ func NewSessionManager(store SessionStore, now func() time.Time) *SessionManager
 // (less than SessionValidity since completion); ok is false when there is
 // none and SCA is needed (see Begin).
 func (m *SessionManager) Current(ctx context.Context, user string) (sessionID string, ok bool, err error) {
-	if user == "" {
-		return "", false, invalid("user", "empty")
-	}
-	s, err := m.store.Load(ctx, user)
+	s, err := m.load(ctx, user)
 	if err != nil {
-		return "", false, storeError(err)
+		return "", false, err
 	}
 	if !m.activeValid(s) {
 		return "", false, nil
@@ -133,12 +136,9 @@ func (m *SessionManager) Current(ctx context.Context, user string) (sessionID st
 // SCA's redirect carries no tpp-session-id, so a TPP that learns of the
 // failure there aborts this id.
 func (m *SessionManager) Pending(ctx context.Context, user string) (sessionID string, ok bool, err error) {
-	if user == "" {
-		return "", false, invalid("user", "empty")
-	}
-	s, err := m.store.Load(ctx, user)
+	s, err := m.load(ctx, user)
 	if err != nil {
-		return "", false, storeError(err)
+		return "", false, err
 	}
 	if !m.pendingValid(s) {
 		return "", false, nil
@@ -241,9 +241,27 @@ func (m *SessionManager) pendingValid(s SessionState) bool {
 	return s.Pending != "" && !now.Before(s.PendingSince) && now.Before(s.PendingSince.Add(PendingValidity))
 }
 
+// load reads the state of user from the store, after checking ctx and user.
+func (m *SessionManager) load(ctx context.Context, user string) (SessionState, error) {
+	if err := checkContext(ctx); err != nil {
+		return SessionState{}, err
+	}
+	if user == "" {
+		return SessionState{}, invalid("user", "empty")
+	}
+	s, err := m.store.Load(ctx, user)
+	if err != nil {
+		return SessionState{}, storeError(err)
+	}
+	return s, nil
+}
+
 // update runs fn through the store and tells fn's error (returned as is) from
-// the store's own (wrapped).
+// the store's own (wrapped). A nil ctx is refused first.
 func (m *SessionManager) update(ctx context.Context, user string, fn func(SessionState) (SessionState, error)) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
 	var fnErr error
 	err := m.store.Update(ctx, user, func(s SessionState) (SessionState, error) {
 		ns, err := fn(s)
