@@ -117,16 +117,16 @@ func nilCtxArgs(t *testing.T, m ctxMethod) []reflect.Value {
 	return args
 }
 
-// callCtx calls m with ctx and args and returns the error it ends with: its
-// last result, or for an iterator the errors it yields, which must be one
-// (zero, err) at most, and no panic.
-func callCtx(t *testing.T, m ctxMethod, ctx reflect.Value, args []reflect.Value) (err error, panicked any) {
+// callCtx calls m with ctx and args and returns what it panicked with, and
+// the error it ends with: its last result, or for an iterator the error it
+// yields, which must be its last yield, with the zero value.
+func callCtx(t *testing.T, m ctxMethod, ctx reflect.Value, args []reflect.Value) (panicked any, err error) {
 	defer func() { panicked = recover() }()
 	out := m.fn.Call(append([]reflect.Value{ctx}, args...))
 	last := out[len(out)-1]
 	if last.Type() == reflect.TypeFor[error]() {
 		err, _ = last.Interface().(error)
-		return err, nil
+		return nil, err
 	}
 	require.Equal(t, reflect.Func, last.Kind(), "%s: neither an error nor an iterator last", m.name)
 	// An iter.Seq2[T, error]: range over it.
@@ -144,7 +144,7 @@ func callCtx(t *testing.T, m ctxMethod, ctx reflect.Value, args []reflect.Value)
 	for i, e := range yields {
 		if e != nil {
 			assert.Len(t, yields, i+1, "%s: the error is the last yield", m.name)
-			return e, nil
+			return nil, e
 		}
 	}
 	return nil, nil
@@ -172,13 +172,13 @@ func TestNilContextIsAnError(t *testing.T) {
 	for _, m := range methods {
 		t.Run(m.name, func(t *testing.T) {
 			args := nilCtxArgs(t, m)
-			err, p := callCtx(t, m, reflect.ValueOf(context.Background()), args)
+			p, err := callCtx(t, m, reflect.ValueOf(context.Background()), args)
 			require.Nil(t, p, "panicked with a live context")
 			var ve *ValidationError
 			require.False(t, errors.As(err, &ve), "the arguments pass the method's checks with a live context: %v", err)
 
 			before := bank.count()
-			err, p = callCtx(t, m, reflect.Zero(ctxType), args)
+			p, err = callCtx(t, m, reflect.Zero(ctxType), args)
 			require.Nil(t, p, "panicked on a nil context")
 			require.ErrorAs(t, err, &ve, "a nil context")
 			assert.Equal(t, "ctx", ve.Field)
