@@ -229,6 +229,9 @@ func NewMemoryBudgetStore() BudgetStore {
 // Take implements BudgetStore. Calls recorded at a time after now (a clock that
 // went back) still count, so a clock step never frees calls early.
 func (s *memoryStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (bool, time.Time, error) {
+	if err := checkContext(ctx); err != nil {
+		return false, time.Time{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return false, time.Time{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -312,20 +313,27 @@ type request struct {
 }
 
 // answerError turns a >= 400 answer into *SCARequiredError or *Error.
+//
+// A 401 is decoded once, and that one decoding decides both whether it
+// carries an scaRedirect and so must be signed when signatures are
+// required (as a success must: it decides where the PSU logs in), and the
+// redirect handed out. Another error answer need not be signed: the SDK only
+// reports it as a refusal, which whoever can forge it could bring about by
+// dropping the connection as well.
 func (c *Client) answerError(r *request, resp *http.Response, body []byte, requestID string) error {
+	var link Link
+	var msgs []TPPMessage
+	sca := false
+	if resp.StatusCode == http.StatusUnauthorized {
+		link, msgs, sca = scaRedirectOf(body)
+	}
 	if c.verifier != nil {
-		// An answer whose scaRedirect the PSU's browser will be sent to
-		// must be signed when signatures are required, as a success must:
-		// it decides where the PSU logs in.
-		sca := resp.StatusCode == http.StatusUnauthorized && bytes.Contains(body, []byte(`"scaRedirect"`))
 		if err := c.verifier.verify(resp, pieces{body}, requestID, sca); err != nil {
 			return err
 		}
 	}
-	if resp.StatusCode == http.StatusUnauthorized {
-		if link, msgs, ok := scaRedirectOf(body); ok {
-			return c.scaRequired(r, resp, requestID, link, msgs)
-		}
+	if sca {
+		return c.scaRequired(r, resp, requestID, link, msgs)
 	}
 	e := newError(resp, body, requestID, c.cfg.now())
 	e.Method, e.Op, e.ids = r.method, r.op, idsOf(r.psu)
@@ -333,7 +341,8 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 }
 
 // decode reads a 2xx body, verifies it if asked, turns an unexpected
-// scaRedirect into *SCARequiredError and unmarshals into into.
+// scaRedirect into *SCARequiredError and unmarshals into into. The bytes
+// verified are the bytes decoded, both for the scaRedirect and for into.
 func (c *Client) decode(r *request, resp *http.Response, requestID string, into any) error {
 	buf := r.readBuf
 	if buf == nil {
@@ -354,7 +363,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 			return outcomeUnknown(r, requestID, err)
 		}
 	}
-	if !r.scaResult && body.contains(`"scaRedirect"`) {
+	if !r.scaResult && mayNameSCARedirect(body) {
 		if link, msgs, ok := scaRedirectOf(body.join()); ok {
 			return c.scaRequired(r, resp, requestID, link, msgs)
 		}
@@ -429,7 +438,13 @@ func (c *Client) scaRequired(r *request, resp *http.Response, requestID string, 
 	return &SCARequiredError{Redirect: link, StatusCode: resp.StatusCode, RequestID: requestID, Messages: msgs}
 }
 
-// scaRedirectOf finds _links.scaRedirect in a body.
+// scaRedirectOf finds _links.scaRedirect in a body, as encoding/json, which
+// decodes the results, reads it: member names in any letter case (Unicode
+// folding: "SCAREDIRECT", "_linkſ"), escapes read ("sca\u0052edirect"). The
+// SDK's own reader (jsonread.go) gives up on such names and leaves the
+// result to encoding/json. It is the one decision on an answer's redirect:
+// whether a 401 carries one and must be signed, and what a 2xx or 401 hands
+// out.
 func scaRedirectOf(body []byte) (Link, []TPPMessage, bool) {
 	var doc struct {
 		Links struct {
@@ -441,6 +456,83 @@ func scaRedirectOf(body []byte) (Link, []TPPMessage, bool) {
 		return Link{}, nil, false
 	}
 	return doc.Links.SCARedirect, doc.TPPMessages, true
+}
+
+// mayNameSCARedirect reports whether body may hold a member that
+// scaRedirectOf reads as scaRedirect; when false it cannot, and the
+// document need not be decoded for it (a transaction page is decoded once,
+// by its own reader). encoding/json matches a member name to "scaRedirect"
+// exactly or under Unicode simple case folding, after reading its escapes.
+// Without an escape the name lies in the body as it is, and its "rect" is
+// r, e, c and t in either case: no other rune folds to those four letters
+// (as "ſ" folds to s and the Kelvin sign to k;
+// TestSCARedirectFoldsOnlyASCII checks all of Unicode). An escape that
+// makes a letter is a \u escape (\n, \t and the others make no letter).
+// So a name read as scaRedirect leaves "rect" in some letter case, or a
+// "\u", in the body.
+func mayNameSCARedirect(body pieces) bool {
+	var carry [3]byte // the last bytes of the body so far
+	nc := 0
+	for _, b := range body {
+		if bytes.Contains(b, []byte(`\u`)) || containsRect(b) {
+			return true
+		}
+		// Across the seam: the last 3 bytes before it and the first 3
+		// after it hold any "rect" or "\u" that crosses it.
+		var seam [6]byte
+		n := copy(seam[:], carry[:nc])
+		n += copy(seam[n:], b[:min(len(b), 3)])
+		if bytes.Contains(seam[:n], []byte(`\u`)) || containsRect(seam[:n]) {
+			return true
+		}
+		if len(b) >= 3 {
+			nc = copy(carry[:], b[len(b)-3:])
+		} else {
+			nc = copy(carry[:], seam[max(0, n-3):n])
+		}
+	}
+	return false
+}
+
+// containsRect reports "rect" in b, each letter in either case. It reads
+// eight bytes at a time: a page of transactions is read through in about
+// the time a bytes.Contains of one pattern takes.
+func containsRect(b []byte) bool {
+	const ones = 0x0101010101010101
+	const lower = 0x2020202020202020 // a letter's bit of lower case
+	i := 0
+	for ; i+11 <= len(b); i += 8 {
+		// Byte k of wN is b[i+N+k] with its 0x20 bit set, which makes
+		// r of R and r only (e, c and t alike): a "rect" at i+k has r,
+		// e, c, t at byte k of w0, w1, w2, w3. The c, the rarest of the
+		// four in answers, is looked at first.
+		w2 := binary.LittleEndian.Uint64(b[i+2:]) | lower
+		m := zeroBytes(w2 ^ ones*'c')
+		if m == 0 {
+			continue
+		}
+		w3 := binary.LittleEndian.Uint64(b[i+3:]) | lower
+		if m &= zeroBytes(w3 ^ ones*'t'); m == 0 {
+			continue
+		}
+		w0 := binary.LittleEndian.Uint64(b[i:]) | lower
+		w1 := binary.LittleEndian.Uint64(b[i+1:]) | lower
+		if m&zeroBytes(w0^ones*'r')&zeroBytes(w1^ones*'e') != 0 {
+			return true
+		}
+	}
+	for ; i+4 <= len(b); i++ {
+		if b[i]|0x20 == 'r' && b[i+1]|0x20 == 'e' && b[i+2]|0x20 == 'c' && b[i+3]|0x20 == 't' {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroBytes has the high bit of each zero byte of x set, and no other bit.
+func zeroBytes(x uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	return ^((x&low7 + low7) | x | low7)
 }
 
 // marshalCompact encodes v as JSON without whitespace and without HTML

@@ -107,7 +107,9 @@ func WithRetry(p RetryPolicy) Option {
 
 // WithTokenSource adds "Authorization: Bearer <token>" to every request, for
 // deployments that put an OAuth2 gateway in front of the interface. The
-// header is not part of the signature.
+// header is not part of the signature. Token takes no context: the call's
+// context bounds it all the same, and a Token that never returns keeps only
+// the goroutine it runs in.
 func WithTokenSource(ts oauth2.TokenSource) Option {
 	return func(c *config) error { c.tokens = ts; return nil }
 }

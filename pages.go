@@ -288,6 +288,10 @@ type walkState struct {
 // returning false.
 func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 	var zero T
+	if err := checkContext(ctx); err != nil {
+		yield(zero, err)
+		return
+	}
 	s := &walkState{href: w.href, query: w.query, offset: w.offset, mem: newWalkMemory()}
 	if w.probe != nil {
 		w.probe(s.mem)

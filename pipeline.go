@@ -2,6 +2,7 @@ package xs2a
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"net/url"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/oauth2"
 )
 
 // defaultTimeout is the deadline of a call whose context has none (see
@@ -79,8 +82,12 @@ type outcome struct {
 // decide; then logCall) and decodes a 2xx body into into (when non-nil). It
 // returns the *Response whenever the bank answered. The call, its retries
 // and the reading of the answer end by the context's deadline, or by the
-// client's timeout when the context has none.
+// client's timeout when the context has none. A nil ctx is refused
+// (checkContext), for every call, which all come here.
 func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	cl, err := c.prepare(ctx, r)
 	if err != nil {
 		return nil, err
@@ -97,6 +104,17 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 	o := c.run(ctx, cl, into)
 	c.logCall(ctx, cl, o)
 	return o.resp, o.err
+}
+
+// checkContext refuses a nil context with a *ValidationError naming "ctx",
+// before anything is sent or stored: every call, iterator and
+// SessionManager method checks it first, instead of panicking when it
+// reaches the context.
+func checkContext(ctx context.Context) error {
+	if ctx == nil {
+		return invalid("ctx", "is nil: pass the call's context, or context.Background()")
+	}
+	return nil
 }
 
 // callContext is ctx with the client's timeout when it has no deadline, and
@@ -240,13 +258,49 @@ func (c *Client) newHTTPRequest(ctx context.Context, cl *call) (*http.Request, e
 		req.Header = cl.header.Clone()
 	}
 	if c.cfg.tokens != nil {
-		tok, err := c.cfg.tokens.Token()
+		tok, err := c.token(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("xs2a: %s: getting the OAuth2 token: %w", r.op, err)
 		}
 		tok.SetAuthHeader(req)
 	}
 	return req, nil
+}
+
+// token gets the OAuth2 token of one attempt from the caller's
+// oauth2.TokenSource (WithTokenSource), bounded by ctx: Token takes no
+// context, so it runs in a goroutine of its own and the attempt ends with
+// ctx's error, nothing sent, when ctx ends first. A TokenSource that never
+// returns keeps that one goroutine (per call it held), which ends when
+// Token returns; nothing else is kept. A panic in Token goes on in the
+// caller's goroutine, as it did without the bound.
+func (c *Client) token(ctx context.Context) (*oauth2.Token, error) {
+	type result struct {
+		tok      *oauth2.Token
+		err      error
+		panicked any
+	}
+	done := make(chan result, 1) // never blocks the goroutine, read or not
+	go func() {
+		var r result
+		defer func() {
+			r.panicked = recover()
+			done <- r
+		}()
+		r.tok, r.err = c.cfg.tokens.Token()
+	}()
+	select {
+	case r := <-done:
+		if r.panicked != nil {
+			panic(r.panicked)
+		}
+		if r.err == nil && r.tok == nil {
+			r.err = errors.New("the TokenSource gave no token")
+		}
+		return r.tok, r.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // spend takes calls from the access budget until cl has taken n (nothing

@@ -129,6 +129,9 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 // the poll at once. The status is the last one read and the *Response that
 // of the last read that got an answer; each is nil when there was none.
 func (s *PaymentsService) PollStatus(ctx context.Context, psu PSU, link Link, opts *PollOptions) (*PaymentStatus, *Response, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, nil, err
+	}
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, nil, err

@@ -12,6 +12,12 @@ import (
 // valid, counted from SCA completion (docs/interface.md "Consent and SCA session").
 const SessionValidity = time.Hour
 
+// PendingValidity is how long a Pending TPP-Session-ID waits for its SCA's
+// callback, counted from Begin: the bank's SCA session lasts 1 hour
+// (docs/interface.md CS3, L3), so a callback arriving later is for an SCA the
+// bank no longer holds, or a replay, and Complete refuses it.
+const PendingValidity = time.Hour
+
 // SessionState is what a SessionStore keeps per user. It is exported so that
 // stores can persist it; only SessionManager changes it.
 type SessionState struct {
@@ -21,6 +27,9 @@ type SessionState struct {
 	ActiveUntil time.Time
 	// Pending is the TPP-Session-ID waiting for SCA ("" when none).
 	Pending string
+	// PendingSince is when Begin handed out Pending, by the
+	// SessionManager's clock; Pending expires PendingValidity later.
+	PendingSince time.Time
 }
 
 // SessionStore keeps SessionStates by user key. Implement it over a shared
@@ -50,6 +59,9 @@ type memorySessionStore struct {
 }
 
 func (s *memorySessionStore) Update(ctx context.Context, user string, fn func(SessionState) (SessionState, error)) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -68,6 +80,9 @@ func (s *memorySessionStore) Update(ctx context.Context, user string, fn func(Se
 }
 
 func (s *memorySessionStore) Load(ctx context.Context, user string) (SessionState, error) {
+	if err := checkContext(ctx); err != nil {
+		return SessionState{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return SessionState{}, err
 	}
@@ -106,12 +121,9 @@ func NewSessionManager(store SessionStore, now func() time.Time) *SessionManager
 // (less than SessionValidity since completion); ok is false when there is
 // none and SCA is needed (see Begin).
 func (m *SessionManager) Current(ctx context.Context, user string) (sessionID string, ok bool, err error) {
-	if user == "" {
-		return "", false, invalid("user", "empty")
-	}
-	s, err := m.store.Load(ctx, user)
+	s, err := m.load(ctx, user)
 	if err != nil {
-		return "", false, storeError(err)
+		return "", false, err
 	}
 	if !m.activeValid(s) {
 		return "", false, nil
@@ -120,17 +132,18 @@ func (m *SessionManager) Current(ctx context.Context, user string) (sessionID st
 }
 
 // Pending returns the session id that Begin handed out and whose SCA has
-// neither completed nor been aborted. A failed SCA's redirect carries no
-// tpp-session-id, so a TPP that learns of the failure there aborts this id.
+// neither completed nor been aborted nor expired (PendingValidity). A failed
+// SCA's redirect carries no tpp-session-id, so a TPP that learns of the
+// failure there aborts this id.
 func (m *SessionManager) Pending(ctx context.Context, user string) (sessionID string, ok bool, err error) {
-	if user == "" {
-		return "", false, invalid("user", "empty")
-	}
-	s, err := m.store.Load(ctx, user)
+	s, err := m.load(ctx, user)
 	if err != nil {
-		return "", false, storeError(err)
+		return "", false, err
 	}
-	return s.Pending, s.Pending != "", nil
+	if !m.pendingValid(s) {
+		return "", false, nil
+	}
+	return s.Pending, true, nil
 }
 
 // Valid reports whether sessionID can be used for the user now without a new
@@ -144,8 +157,9 @@ func (m *SessionManager) Valid(ctx context.Context, user, sessionID string) (boo
 }
 
 // Begin returns a new TPP-Session-ID for a request that will need SCA and
-// records it as Pending, replacing any earlier Pending ID. The Active ID, if
-// any, stays valid until the new one's SCA completes.
+// records it as Pending, replacing any earlier Pending ID, for
+// PendingValidity from now. The Active ID, if any, stays valid until the new
+// one's SCA completes.
 func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID string, err error) {
 	if user == "" {
 		return "", invalid("user", "empty")
@@ -155,7 +169,7 @@ func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID stri
 		if s.Active != "" && !m.activeValid(s) {
 			s.Active, s.ActiveUntil = "", time.Time{}
 		}
-		s.Pending = id
+		s.Pending, s.PendingSince = id, m.now()
 		return s, nil
 	})
 	if err != nil {
@@ -167,9 +181,11 @@ func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID stri
 // Complete records that SCA completed under sessionID (the callback's
 // tpp-session-id): it becomes the Active ID for SessionValidity from now, and
 // the previous Active ID is invalidated. sessionID must be the user's Pending
-// ID, else the error is ErrUnknownSession. A callback for the still valid
-// Active ID (an SCA for a payment under the running session) is accepted and
-// changes nothing.
+// ID, begun less than PendingValidity ago by the manager's clock (not
+// later than now either: a clock that went back cannot tell the SCA's age),
+// else the error answers errors.Is(err, ErrUnknownSession). A callback for the
+// still valid Active ID (an SCA for a payment under the running session) is
+// accepted and changes nothing.
 func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) error {
 	if user == "" {
 		return invalid("user", "empty")
@@ -178,6 +194,8 @@ func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) e
 		switch {
 		case sessionID == "":
 			return s, ErrUnknownSession
+		case sessionID == s.Pending && !m.pendingValid(s):
+			return s, errPendingExpired
 		case sessionID == s.Pending:
 			return SessionState{Active: sessionID, ActiveUntil: m.now().Add(SessionValidity)}, nil
 		case sessionID == s.Active && m.activeValid(s):
@@ -190,7 +208,8 @@ func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) e
 // Abort records that the SCA under sessionID failed or was abandoned (a
 // *SCAFailure callback, or the PSU never came back): the Pending ID is
 // dropped and the Active ID stays valid. sessionID must be the user's Pending
-// ID, else the error is ErrUnknownSession and nothing changes.
+// ID (an expired one too, which Abort drops), else the error is
+// ErrUnknownSession and nothing changes.
 func (m *SessionManager) Abort(ctx context.Context, user, sessionID string) error {
 	if user == "" {
 		return invalid("user", "empty")
@@ -199,7 +218,7 @@ func (m *SessionManager) Abort(ctx context.Context, user, sessionID string) erro
 		if sessionID == "" || sessionID != s.Pending {
 			return s, ErrUnknownSession
 		}
-		s.Pending = ""
+		s.Pending, s.PendingSince = "", time.Time{}
 		return s, nil
 	})
 }
@@ -209,9 +228,40 @@ func (m *SessionManager) activeValid(s SessionState) bool {
 	return s.Active != "" && m.now().Before(s.ActiveUntil)
 }
 
+// errPendingExpired refuses the callback of a Pending ID older than
+// PendingValidity.
+var errPendingExpired = fmt.Errorf("%w: its SCA began more than %v ago, or the clock went back", ErrUnknownSession, PendingValidity)
+
+// pendingValid reports a Pending ID begun less than PendingValidity ago: at
+// or after PendingSince, and strictly before PendingSince + PendingValidity,
+// by the manager's clock (the store only keeps the time; replicas' clocks
+// decide, each its own).
+func (m *SessionManager) pendingValid(s SessionState) bool {
+	now := m.now()
+	return s.Pending != "" && !now.Before(s.PendingSince) && now.Before(s.PendingSince.Add(PendingValidity))
+}
+
+// load reads the state of user from the store, after checking ctx and user.
+func (m *SessionManager) load(ctx context.Context, user string) (SessionState, error) {
+	if err := checkContext(ctx); err != nil {
+		return SessionState{}, err
+	}
+	if user == "" {
+		return SessionState{}, invalid("user", "empty")
+	}
+	s, err := m.store.Load(ctx, user)
+	if err != nil {
+		return SessionState{}, storeError(err)
+	}
+	return s, nil
+}
+
 // update runs fn through the store and tells fn's error (returned as is) from
-// the store's own (wrapped).
+// the store's own (wrapped). A nil ctx is refused first.
 func (m *SessionManager) update(ctx context.Context, user string, fn func(SessionState) (SessionState, error)) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
 	var fnErr error
 	err := m.store.Update(ctx, user, func(s SessionState) (SessionState, error) {
 		ns, err := fn(s)

@@ -10,7 +10,7 @@ import (
 // FuzzDecodeState: a state read from Redis never panics, and one that
 // decodes encodes to a state that decodes the same.
 func FuzzDecodeState(f *testing.F) {
-	for _, s := range []string{"", `{"a":"x","u":"2025-03-14T09:30:00Z","p":"y"}`, `{"u":"0001-01-01T00:00:00Z"}`, `{"a":1}`, `[`, "null"} {
+	for _, s := range []string{"", `{"a":"x","u":"2025-03-14T09:30:00Z","p":"y"}`, `{"p":"y","u":"0001-01-01T00:00:00Z","ps":"2025-03-14T09:30:00.5+01:00"}`, `{"u":"0001-01-01T00:00:00Z"}`, `{"a":1}`, `[`, "null"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -23,7 +23,7 @@ func FuzzDecodeState(f *testing.F) {
 			return // a time JSON cannot write (year outside 0-9999)
 		}
 		back, err := decodeState(enc)
-		if err != nil || back.Active != st.Active || back.Pending != st.Pending || !back.ActiveUntil.Equal(st.ActiveUntil) {
+		if err != nil || back.Active != st.Active || back.Pending != st.Pending || !back.ActiveUntil.Equal(st.ActiveUntil) || !back.PendingSince.Equal(st.PendingSince) {
 			t.Fatalf("%q: %+v, then %+v (%v)", raw, st, back, err)
 		}
 	})

@@ -74,8 +74,11 @@ func hashHex(s string) string {
 // ctx ends: a go-redis client that does not apply context deadlines to its
 // connections (ContextTimeoutEnabled false, the default) would otherwise
 // hold a caller past its deadline while Redis does not answer. fn may still
-// finish after within returned.
+// finish after within returned. A nil ctx is refused (*xs2a.ValidationError).
 func within(ctx context.Context, fn func(context.Context) error) error {
+	if ctx == nil {
+		return &xs2a.ValidationError{Field: "ctx", Reason: "is nil: pass the call's context, or context.Background()"}
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

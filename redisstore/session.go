@@ -30,6 +30,14 @@ end
 return {1}
 `)
 
+// stateTTL is the TTL of a user's key from its last write: the longer of
+// the two lifetimes it holds, an Active ID's (xs2a.SessionValidity, from
+// completion) and a Pending ID's (xs2a.PendingValidity, from Begin). Both
+// start at the write that records them, so the key outlives what it holds;
+// expiry is only the clean-up, as SessionManager refuses an expired ID by its
+// own clock while the key still holds it.
+var stateTTL = max(xs2a.SessionValidity, xs2a.PendingValidity)
+
 // maxUpdateTries bounds how often Update retries after other replicas
 // changed the same user first. Every round lets one of them through, so the
 // bound is only reached with that many replicas updating one user at once.
@@ -49,9 +57,11 @@ const cacheSize = 4096
 // user (from the previous Load or Update on this store) and a Lua script
 // stores the result only if Redis still holds that state, else fn runs again
 // on what Redis holds. A Load followed by an Update, as SessionManager does,
-// costs one round trip each. Every write sets the key's TTL to the session's
-// lifetime (xs2a.SessionValidity), so a user's state goes away an hour after
-// its last change, after its Active ID expired. It is safe for concurrent use.
+// costs one round trip each. Every write sets the key's TTL to stateTTL, so a
+// user's state goes away an hour after its last change, after its Active ID
+// and its Pending ID expired. The store keeps the times a SessionManager
+// wrote (ActiveUntil, PendingSince); the manager's clock decides whether
+// they passed, never Redis's. It is safe for concurrent use.
 type SessionStore struct {
 	rdb redis.UniversalClient
 	cfg config
@@ -151,7 +161,7 @@ func (s *SessionStore) compareAndSet(ctx context.Context, key, old, newRaw strin
 	var reply any
 	err = within(ctx, func(ctx context.Context) error {
 		var err error
-		reply, err = casScript.Run(ctx, s.rdb, []string{key}, old, newRaw, xs2a.SessionValidity.Milliseconds()).Result()
+		reply, err = casScript.Run(ctx, s.rdb, []string{key}, old, newRaw, stateTTL.Milliseconds()).Result()
 		return err
 	})
 	if err != nil {
@@ -203,9 +213,10 @@ func (s *SessionStore) recall(key string) string {
 
 // storedState is a SessionState as Redis holds it.
 type storedState struct {
-	Active      string    `json:"a,omitempty"`
-	ActiveUntil time.Time `json:"u"`
-	Pending     string    `json:"p,omitempty"`
+	Active       string    `json:"a,omitempty"`
+	ActiveUntil  time.Time `json:"u"`
+	Pending      string    `json:"p,omitempty"`
+	PendingSince time.Time `json:"ps,omitzero"`
 }
 
 // encodeState writes st as compact JSON, or "" for the zero state (the key
