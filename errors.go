@@ -550,11 +550,17 @@ type FundsError struct {
 	Status *PaymentStatus
 }
 
-// Error says the payment is not final and what to do.
+// Error says the payment is not final and what to do. It names the status
+// when it is a Berlin Group code (TransactionStatus.Known), never other text
+// of the bank's.
 func (e *FundsError) Error() string {
 	st := "(none)"
-	if e.Status != nil {
-		st = bankText(string(e.Status.TransactionStatus), 35)
+	switch {
+	case e.Status == nil:
+	case e.Status.TransactionStatus.Known():
+		st = string(e.Status.TransactionStatus)
+	default:
+		st = "(not a Berlin Group code)"
 	}
 	return "xs2a: insufficient funds: payment status " + st + " is not final, and the bank may still execute the payment when funds arrive: " +
 		"cancel it (Payments.Cancel) before retrying or telling the PSU it failed"
@@ -579,12 +585,12 @@ type SCAFailure struct {
 	System  string // system: the bank's internal system that failed (server errors)
 	Status  int    // status: the HTTP status (0 when the bank sent none)
 	Code    string // code, for example PAYMENT_FAILED
-	Message string // message, decoded
+	Message string // message, decoded; the callback's tpp-session-id in it reads [redacted]
 }
 
 // Error reads "xs2a: SCA failed: <status> <code>: <message>", the message cut
 // to 200 characters; code and message inert, with anything shaped like an
-// identifier (UUID, IBAN, BBAN, card number) redacted.
+// identifier (UUID, IBAN, BBAN, card number, masked PAN) redacted.
 func (e *SCAFailure) Error() string {
 	var b strings.Builder
 	b.WriteString("xs2a: SCA failed")

@@ -67,19 +67,23 @@ var routeWords = map[string]bool{
 	DomesticNorwayCreditTransfers: true, SEPACreditTransfers: true, CrossBorderCreditTransfers: true,
 }
 
-// ids returns the ids r carries: its PSU's, the account it counts against
-// the access budget, and each segment of its path that is not a route word
-// (as sent, and unescaped), longest first.
-func (r *request) ids() callIDs {
-	ids := idsOf(r.psu)
+// ids returns the ids r carries (see idsOfCall).
+func (r *request) ids() callIDs { return idsOfCall(r.psu, r.href, r.accountID) }
+
+// idsOfCall returns the ids of a call for psu to href: the PSU's, accountID
+// (the account it counts against the access budget) and each segment of
+// href's path that is not a route word (as sent, and unescaped), longest
+// first.
+func idsOfCall(psu *PSU, href, accountID string) callIDs {
+	ids := idsOf(psu)
 	add := func(id string) {
 		if len(id) >= minPathID && !routeWords[strings.ToLower(id)] && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
-	add(r.accountID)
-	path := r.href
-	if u, err := url.Parse(r.href); err == nil {
+	add(accountID)
+	path := href
+	if u, err := url.Parse(href); err == nil {
 		path = u.EscapedPath()
 	} else if i := strings.IndexAny(path, "?#"); i >= 0 {
 		path = path[:i]

@@ -182,6 +182,12 @@ func parseFailure(q url.Values) (*Callback, error) {
 		f.Status = n
 	}
 	f.Message = decodeMessage(q.Get(paramMessage))
+	if sid := q.Get(paramTPPSessionID); len(sid) >= minPathID {
+		// The bank's text may echo the TPP's session, which identifies the
+		// PSU's visit; the message is for the PSU to read, and for logs. A
+		// shorter id identifies nothing and would wreck the text.
+		f.Message = replaceFold(f.Message, sid)
+	}
 	return nil, f
 }
 
