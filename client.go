@@ -430,14 +430,19 @@ func marshalCompact(v any) ([]byte, error) {
 }
 
 // errorAttr describes err for a log without the bank's free text: the code of
-// an answer, or the message of another failure (which names no path), inert,
-// with the call's ids and anything shaped like an identifier redacted.
+// an answer, or the message of another failure (which names no path). The
+// code, and the message of an error the package did not make, are made
+// inert with the call's ids and anything shaped like an identifier
+// redacted; the package's own errors are so already.
 func errorAttr(err error, ids callIDs) slog.Attr {
 	var e *Error
 	if errors.As(err, &e) {
 		return slog.String("error_code", ids.text(e.Code, 100))
 	}
-	return slog.String("error", ids.text(err.Error(), 0))
+	if _, ours := err.(formatter); ours {
+		return slog.String("error", err.Error())
+	}
+	return slog.String("error", ids.text(err.Error(), maxCauseText))
 }
 
 // isLoopback reports a host name or address on this machine.

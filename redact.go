@@ -136,11 +136,12 @@ var (
 	// Digits and mask characters with one separator at most between them,
 	// judged by maskedPAN.
 	maskRun = regexp.MustCompile(`[0-9*•xX#](?:[\p{Zs}-]?[0-9*•xX#])*`)
-	// A card number in groups: 4-4-4-4 (and a last group of up to 3
-	// digits more), 4-6-5 or 4-6-4.
-	panGrouped = regexp.MustCompile(`[0-9]{4}(?:[\p{Zs}-][0-9]{4}){3}(?:[\p{Zs}-][0-9]{1,3})?|[0-9]{4}[\p{Zs}-][0-9]{6}[\p{Zs}-][0-9]{4,5}`)
-	// A Norwegian BBAN as 4.2.5.
-	bbanGrouped = regexp.MustCompile(`[0-9]{4}[.\p{Zs}][0-9]{2}[.\p{Zs}][0-9]{5}`)
+	// A card number in groups: 4-4-4-4 (of a 19-digit number, the last
+	// three digits stay), 4-6-5 or 4-6-4; not within a longer number
+	// (see replaceNumbers).
+	panGrouped = regexp.MustCompile(`(?:^|[^0-9])([0-9]{4}(?:[\p{Zs}-][0-9]{4}){3}|[0-9]{4}[\p{Zs}-][0-9]{6}[\p{Zs}-][0-9]{4,5})`)
+	// A Norwegian BBAN as 4.2.5, not within a longer number.
+	bbanGrouped = regexp.MustCompile(`(?:^|[^0-9])([0-9]{4}[.\p{Zs}][0-9]{2}[.\p{Zs}][0-9]{5})`)
 	// A BBAN (11 digits), a card number (13 to 19) or any longer run.
 	longDigits = regexp.MustCompile(`[0-9]{11,}`)
 )
@@ -153,15 +154,37 @@ func redactShapes(s string) string {
 	s = uuidShape.ReplaceAllLiteralString(s, redactedText)
 	s = ibanGrouped.ReplaceAllLiteralString(s, redactedText)
 	s = ibanCompact.ReplaceAllLiteralString(s, redactedText)
-	s = maskRun.ReplaceAllStringFunc(s, func(m string) string {
+	s = replaceNumbers(s, bbanGrouped)
+	s = replaceNumbers(s, panGrouped)
+	s = longDigits.ReplaceAllLiteralString(s, redactedText)
+	return maskRun.ReplaceAllStringFunc(s, func(m string) string {
 		if maskedPAN(m) {
 			return redactedText
 		}
 		return m
 	})
-	s = panGrouped.ReplaceAllLiteralString(s, redactedText)
-	s = bbanGrouped.ReplaceAllLiteralString(s, redactedText)
-	return longDigits.ReplaceAllLiteralString(s, redactedText)
+}
+
+// replaceNumbers replaces each match of re's group 1 that is not followed
+// by a digit; re matches a non-digit (or the start) before the group, so
+// the group never starts within a longer number.
+func replaceNumbers(s string, re *regexp.Regexp) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		start, end := m[2], m[3]
+		if end < len(s) && '0' <= s[end] && s[end] <= '9' {
+			continue
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(redactedText)
+		last = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // maskedPAN reports a run of digits and mask characters that reads as a
