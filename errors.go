@@ -585,7 +585,7 @@ type SCAFailure struct {
 	System  string // system: the bank's internal system that failed (server errors)
 	Status  int    // status: the HTTP status (0 when the bank sent none)
 	Code    string // code, for example PAYMENT_FAILED
-	Message string // message, decoded; the callback's tpp-session-id in it reads [redacted]
+	Message string // message, decoded and inert; the callback's tpp-session-id (4 characters or more) in it reads [redacted]
 }
 
 // Error reads "xs2a: SCA failed: <status> <code>: <message>", the message cut
