@@ -121,7 +121,7 @@ func (b *accessBudget) take(ctx context.Context, psuID, accountID string, ep Bud
 	}
 	ok, next, err := b.store.Take(ctx, budgetKey(psuID, accountID, ep), b.clock(), AccessLimit, AccessWindow)
 	if err != nil {
-		return fmt.Errorf("xs2a: access budget for %s: %w", safeText(string(ep), 64), err)
+		return fmt.Errorf("xs2a: access budget for %s: %w", bankText(string(ep), 64), err)
 	}
 	if !ok {
 		return &AccessExceededError{Endpoint: ep, Next: next}

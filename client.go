@@ -336,7 +336,7 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 		return c.scaRequired(r, resp, requestID, link, msgs)
 	}
 	e := newError(resp, body, requestID, c.cfg.now())
-	e.Method, e.Op, e.ids = r.method, r.op, idsOf(r.psu)
+	e.Method, e.Op, e.ids = r.method, r.op, r.ids()
 	return e
 }
 
@@ -387,7 +387,7 @@ func outcomeUnknown(r *request, requestID string, err error) error {
 // transportError is the *TransportError of r (sent: it may have reached the
 // bank) wrapping err; the caller sets Attempts where it knows them.
 func (r *request) transportError(requestID string, sent bool, err error) *TransportError {
-	return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: idsOf(r.psu), Sent: sent, Err: err}
+	return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: r.ids(), Sent: sent, Err: err}
 }
 
 // decodeInto unmarshals a 2xx body into into and checks the redirect a
@@ -404,8 +404,8 @@ func (c *Client) decodeInto(r *request, resp *http.Response, requestID string, b
 		if !idempotent(r.method) {
 			return outcomeUnknown(r, requestID, fmt.Errorf("decoding the answer: %w", err))
 		}
-		return &redactedError{err: err,
-			msg: fmt.Sprintf("xs2a: %s: decoding the response (X-Request-ID %s): %s", r.op, requestID, idsOf(r.psu).redact(err.Error()))}
+		return &redactedError{err: err, ids: r.ids(),
+			msg: fmt.Sprintf("xs2a: %s: decoding the response (X-Request-ID %s)", r.op, requestID)}
 	}
 	if err := c.checkResultRedirect(r, resp, requestID, into); err != nil {
 		return outcomeUnknown(r, requestID, err)
@@ -548,14 +548,19 @@ func marshalCompact(v any) ([]byte, error) {
 }
 
 // errorAttr describes err for a log without the bank's free text: the code of
-// an answer, or the message of a transport failure (which names no path),
-// with the call's PSU ids redacted.
-func errorAttr(err error, ids psuIDs) slog.Attr {
+// an answer, or the message of another failure (which names no path). The
+// code, and the message of an error the package did not make, are made
+// inert with the call's ids and anything shaped like an identifier
+// redacted; the package's own errors are so already.
+func errorAttr(err error, ids callIDs) slog.Attr {
 	var e *Error
 	if errors.As(err, &e) {
-		return slog.String("error_code", safeText(ids.redact(e.Code), 100))
+		return slog.String("error_code", ids.text(e.Code, 100))
 	}
-	return slog.String("error", ids.redact(err.Error()))
+	if _, ours := err.(formatter); ours {
+		return slog.String("error", err.Error())
+	}
+	return slog.String("error", ids.text(err.Error(), maxCauseText))
 }
 
 // isLoopback reports a host name or address on this machine: "localhost" in

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/tppkit/xs2a/internal/inert"
 )
 
 // Sentinel errors. Callers branch on them with errors.Is; the concrete error
@@ -152,8 +152,10 @@ const maxErrorBody = 1 << 20
 //	var e *xs2a.Error
 //	if errors.As(err, &e) && e.Code == xs2a.CodeFormatError { ... }
 //
-// Its message never holds the body or the PSU's ids ("[redacted]"); Code,
-// Messages and Body keep the bank's text as it came: do not log them.
+// Its message (and every fmt verb of it, %#v included) never holds the body,
+// the call's ids or anything shaped like an account or card number
+// ("[redacted]"; see Error.Error); Code, Messages and Body keep the bank's
+// text as it came: do not log them.
 type Error struct {
 	StatusCode int          // HTTP status
 	Code       string       // the first tppMessage's code ("" when none); raw
@@ -165,12 +167,15 @@ type Error struct {
 	// Method and Op name the call ("GET", "accounts.balances").
 	Method, Op string
 
-	ids psuIDs // the call's PSU ids, redacted from the message
+	ids callIDs // the call's ids, redacted from the message
 }
 
-// Error names the operation, status, code and the bank's text (the call's
-// PSU ids redacted, control characters dropped, at most 200 characters),
-// never the body.
+// Error names the operation, status, code and the bank's text, never the
+// body. The code (at most 100 characters) and the first tppMessage's text
+// (at most 200) are made inert (control, bidi and format characters
+// escaped, line breaks as spaces), and the call's PSU-ID, PSU-CORPORATE-ID,
+// TPP-Session-ID and path ids, and every UUID, IBAN, BBAN, card number or
+// masked PAN in them, read "[redacted]".
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("xs2a: ")
@@ -181,11 +186,11 @@ func (e *Error) Error() string {
 	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Code != "" {
 		b.WriteString(": ")
-		b.WriteString(safeText(e.ids.redact(e.Code), 100))
+		b.WriteString(e.ids.text(e.Code, 100))
 	}
 	if len(e.Messages) > 0 && e.Messages[0].Text != "" {
 		b.WriteString(": ")
-		b.WriteString(safeText(e.ids.redact(e.Messages[0].Text), 200))
+		b.WriteString(e.ids.text(e.Messages[0].Text, 200))
 	}
 	if e.Is(ErrOutcomeUnknown) {
 		b.WriteString("; outcome unknown: the bank may have acted on the request, do not send it again blindly")
@@ -200,6 +205,13 @@ func (e *Error) Error() string {
 	}
 	return b.String()
 }
+
+// GoString is the message: fmt's %#v shows neither the body nor the raw
+// messages.
+func (e *Error) GoString() string { return goString("Error", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *Error) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // HasCode reports whether any tppMessage carries code.
 func (e *Error) HasCode(code string) bool {
@@ -357,27 +369,6 @@ func newError(resp *http.Response, body []byte, requestID string, now time.Time)
 	return e
 }
 
-// safeText trims s to n runes and drops control characters, so a bank's text
-// cannot forge lines in a log.
-func safeText(s string, n int) string {
-	var b strings.Builder
-	for i, r := range s {
-		if n == 0 {
-			b.WriteString("…")
-			break
-		}
-		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
-			r = '?'
-		}
-		if r < 0x20 || r == 0x7f {
-			r = ' '
-		}
-		b.WriteRune(r)
-		n--
-	}
-	return b.String()
-}
-
 // ValidationError reports input that the SDK refused before sending anything.
 // Field names the offending field in Go terms ("Payment.InstructedAmount.Amount",
 // "PSU.IPAddress"); Reason says what is wrong. It never repeats the value.
@@ -390,6 +381,12 @@ type ValidationError struct {
 func (e *ValidationError) Error() string {
 	return "xs2a: invalid " + e.Field + ": " + e.Reason
 }
+
+// GoString is the message: fmt's %#v shows no field.
+func (e *ValidationError) GoString() string { return goString("ValidationError", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *ValidationError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // invalid is shorthand for a *ValidationError.
 func invalid(field, format string, args ...any) *ValidationError {
@@ -419,16 +416,26 @@ func (e *SCARequiredError) Error() string {
 // Is reports target == ErrSCARequired.
 func (e *SCARequiredError) Is(target error) bool { return target == ErrSCARequired }
 
+// GoString is the message: fmt's %#v shows neither the link nor the
+// bank's messages.
+func (e *SCARequiredError) GoString() string { return goString("SCARequiredError", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *SCARequiredError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
+
 // TransportError is a call that got no answer from the bank: the connection
 // failed, was lost, or the context ended. When a request that is not
 // idempotent (a POST) may have reached the bank, Sent is true and the error
 // answers errors.Is(err, ErrOutcomeUnknown): do not send it again blindly
 // (see ErrOutcomeUnknown). The SDK never re-sends such a request on its own.
 //
-// Its message leaves out the request's URL and replaces the PSU-ID,
-// PSU-CORPORATE-ID and TPP-Session-ID the call carried by "[redacted]"
-// wherever the cause's text (which may quote the bank's answer) holds them;
-// Err is the cause as it was, ids included.
+// Its message leaves out every URL a *url.Error in the cause quotes (the
+// request's, a redirect's Location), makes the cause's text inert and
+// replaces by "[redacted]" the PSU-ID, PSU-CORPORATE-ID, TPP-Session-ID and
+// path ids the call carried, and every UUID, IBAN, BBAN, card number or
+// masked PAN, wherever the cause's text (which may quote the bank's answer)
+// holds them; so does every fmt verb of it. Err is the cause as it was, ids
+// included.
 type TransportError struct {
 	Method    string
 	Op        string
@@ -439,21 +446,18 @@ type TransportError struct {
 	Attempts int
 	Err      error // the cause; its text is raw
 
-	ids psuIDs // the call's PSU ids, redacted from the message
+	ids callIDs // the call's ids, redacted from the message
 }
 
 // Error says what failed without the request's URL (it holds resource ids)
-// or the call's PSU ids.
+// or the call's ids, the cause's text inert and cut at 300 characters.
 func (e *TransportError) Error() string {
 	s := "xs2a: " + e.Op + ": "
 	if e.Is(ErrOutcomeUnknown) {
 		s += "outcome unknown, the bank may have acted on the request: "
 	}
-	var ue *url.Error
-	if errors.As(e.Err, &ue) {
-		s += e.ids.redact(ue.Err.Error())
-	} else {
-		s += e.ids.redact(e.Err.Error())
+	if e.Err != nil {
+		s += e.ids.causeText(e.Err, maxCauseText)
 	}
 	if e.RequestID != "" {
 		s += " (X-Request-ID " + e.RequestID + ")"
@@ -463,6 +467,12 @@ func (e *TransportError) Error() string {
 
 // Unwrap returns the underlying error (often a *url.Error).
 func (e *TransportError) Unwrap() error { return e.Err }
+
+// GoString is the message: fmt's %#v shows not the cause's raw text.
+func (e *TransportError) GoString() string { return goString("TransportError", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *TransportError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // Is reports ErrOutcomeUnknown for a request that was sent and is not a read
 // (GET, HEAD).
@@ -477,9 +487,10 @@ type SignatureError struct {
 	RequestID string
 }
 
-// Error gives the reason the verification failed.
+// Error gives the reason the verification failed, inert and with anything
+// shaped like an identifier redacted.
 func (e *SignatureError) Error() string {
-	s := "xs2a: response signature invalid: " + e.Reason
+	s := "xs2a: response signature invalid: " + bankText(e.Reason, maxCauseText)
 	if e.RequestID != "" {
 		s += " (X-Request-ID " + e.RequestID + ")"
 	}
@@ -488,6 +499,12 @@ func (e *SignatureError) Error() string {
 
 // Is reports target == ErrSignatureInvalid.
 func (e *SignatureError) Is(target error) bool { return target == ErrSignatureInvalid }
+
+// GoString is the message: fmt's %#v shows no field.
+func (e *SignatureError) GoString() string { return goString("SignatureError", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *SignatureError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // AccessExceededError is a PSU-not-present call the access budget refused
 // locally, before anything was sent, because the endpoint already had
@@ -503,11 +520,17 @@ type AccessExceededError struct {
 // next call is allowed.
 func (e *AccessExceededError) Error() string {
 	return fmt.Sprintf("xs2a: access exceeded: %d calls without the PSU present in 24h to %s; next call allowed at %s",
-		AccessLimit, safeText(string(e.Endpoint), 64), ceilSecond(e.Next).UTC().Format(time.RFC3339))
+		AccessLimit, inert.Text(string(e.Endpoint), 64), ceilSecond(e.Next).UTC().Format(time.RFC3339))
 }
 
 // Is reports target == ErrAccessExceeded.
 func (e *AccessExceededError) Is(target error) bool { return target == ErrAccessExceeded }
+
+// GoString is the message: fmt's %#v shows no field.
+func (e *AccessExceededError) GoString() string { return goString("AccessExceededError", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *AccessExceededError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // ceilSecond rounds t up to a whole second, so that the RFC 3339 time in a
 // message is never before the moment the call is really allowed.
@@ -531,11 +554,17 @@ type FundsError struct {
 	Status *PaymentStatus
 }
 
-// Error says the payment is not final and what to do.
+// Error says the payment is not final and what to do. It names the status
+// when it is a Berlin Group code (TransactionStatus.Known), never other text
+// of the bank's.
 func (e *FundsError) Error() string {
 	st := "(none)"
-	if e.Status != nil {
-		st = safeText(string(e.Status.TransactionStatus), 35)
+	switch {
+	case e.Status == nil:
+	case e.Status.TransactionStatus.Known():
+		st = string(e.Status.TransactionStatus)
+	default:
+		st = "(not a Berlin Group code)"
 	}
 	return "xs2a: insufficient funds: payment status " + st + " is not final, and the bank may still execute the payment when funds arrive: " +
 		"cancel it (Payments.Cancel) before retrying or telling the PSU it failed"
@@ -544,20 +573,28 @@ func (e *FundsError) Error() string {
 // Is makes errors.Is(err, ErrInsufficientFunds) true.
 func (e *FundsError) Is(target error) bool { return target == ErrInsufficientFunds }
 
+// GoString is the message: fmt's %#v shows not the payment status.
+func (e *FundsError) GoString() string { return goString("FundsError", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *FundsError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
+
 // SCAFailure is the result of a failed SCA: the bank sent the PSU to the
 // TPP-Redirect-URI with the failure parameters of docs/interface.md "TPP redirect".
 // It answers errors.Is(err, ErrSCAFailed). Message is the bank's text, fully
-// URL-decoded, with control characters replaced by spaces; show it to the
-// PSU if you like, but it is the bank's wording, not the SDK's.
+// URL-decoded and made inert (line breaks as spaces, other control, bidi
+// and format characters escaped visibly); show it to the PSU if you like,
+// but it is the bank's wording, not the SDK's.
 type SCAFailure struct {
 	System  string // system: the bank's internal system that failed (server errors)
 	Status  int    // status: the HTTP status (0 when the bank sent none)
 	Code    string // code, for example PAYMENT_FAILED
-	Message string // message, decoded
+	Message string // message, decoded and inert; the callback's tpp-session-id (4 characters or more) in it reads [redacted]
 }
 
 // Error reads "xs2a: SCA failed: <status> <code>: <message>", the message cut
-// to 200 characters.
+// to 200 characters; code and message inert, with anything shaped like an
+// identifier (UUID, IBAN, BBAN, card number, masked PAN) redacted.
 func (e *SCAFailure) Error() string {
 	var b strings.Builder
 	b.WriteString("xs2a: SCA failed")
@@ -569,17 +606,23 @@ func (e *SCAFailure) Error() string {
 	}
 	if e.Code != "" {
 		b.WriteString(sep)
-		b.WriteString(safeText(e.Code, 100))
+		b.WriteString(bankText(e.Code, 100))
 	}
 	if e.Message != "" {
 		b.WriteString(": ")
-		b.WriteString(safeText(e.Message, 200))
+		b.WriteString(bankText(e.Message, 200))
 	}
 	return b.String()
 }
 
 // Is reports target == ErrSCAFailed.
 func (e *SCAFailure) Is(target error) bool { return target == ErrSCAFailed }
+
+// GoString is the message: fmt's %#v shows not the raw fields.
+func (e *SCAFailure) GoString() string { return goString("SCAFailure", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *SCAFailure) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // CallbackError reports a callback that ParseCallback refused. Param names the
 // query parameter ("psu-id", "context", ...; "query" when the query string
@@ -599,15 +642,24 @@ func (e *CallbackError) Error() string {
 // Is reports target == ErrInvalidCallback.
 func (e *CallbackError) Is(target error) bool { return target == ErrInvalidCallback }
 
+// GoString is the message: fmt's %#v shows no field.
+func (e *CallbackError) GoString() string { return goString("CallbackError", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *CallbackError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
+
 // SCARedirectError is an answer whose scaRedirect link is no web address the
 // PSU's browser may be sent to. The SDK hands out an scaRedirect only when it
 // is an absolute https URL with a host (on any host: banks run SCA pages
 // elsewhere), or plain http on a loopback host (a test bank), or a relative
 // link, which is resolved under the client's base address. It refuses other
 // schemes (javascript:, data:, file:, ...), plain http elsewhere,
-// scheme-relative links ("//host"), user info, and spaces, control characters
-// or backslashes anywhere in the link. The link is not handed out, and its
-// text is in no message (it may hold ids). It answers
+// scheme-relative links ("//host"), user info, and anywhere in the link a
+// space of any kind (U+00A0, U+3000, ...), a C0 or C1 control, a bidi or
+// other format character (U+200E, U+202E, U+2066, U+200B, ...), a line or
+// paragraph separator (U+2028, U+2029), invalid UTF-8 or a backslash. The
+// link is not handed out, and its text is in no message (it may hold ids).
+// It answers
 // errors.Is(err, ErrSCARedirectInvalid) and not ErrSCARequired; a payment or
 // consent whose answer it is answers ErrOutcomeUnknown as well.
 type SCARedirectError struct {
@@ -632,3 +684,9 @@ func (e *SCARedirectError) Error() string {
 
 // Is reports target == ErrSCARedirectInvalid.
 func (e *SCARedirectError) Is(target error) bool { return target == ErrSCARedirectInvalid }
+
+// GoString is the message: fmt's %#v shows no field.
+func (e *SCARedirectError) GoString() string { return goString("SCARedirectError", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *SCARedirectError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }

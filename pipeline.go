@@ -397,7 +397,7 @@ func (c *Client) logCall(ctx context.Context, cl *call, o outcome) {
 		attrs = append(attrs, slog.Int("status", o.status))
 	}
 	if o.warn && o.err != nil {
-		attrs = append(attrs, errorAttr(o.err, idsOf(r.psu)))
+		attrs = append(attrs, errorAttr(o.err, r.ids()))
 	}
 	c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
 }

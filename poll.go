@@ -226,7 +226,7 @@ func (p *poll) settled(st *PaymentStatus) (time.Duration, bool, error) {
 	case !p.o.UntilSettled && st.TransactionStatus.Accepted():
 		return 0, true, nil
 	case p.o.Strict && !st.TransactionStatus.Known():
-		return 0, true, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, safeText(string(st.TransactionStatus), 35), p.resp.RequestID)
+		return 0, true, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, idsOfCall(&p.psu, p.link.Href, "").text(string(st.TransactionStatus), 35), p.resp.RequestID)
 	}
 	return max(p.delay, retryAfter(p.resp.Header, p.s.client.cfg.now())), false, nil
 }
@@ -240,7 +240,7 @@ func (p *poll) exhausted(attempt int, err error) error {
 		// in the chain.
 		return fmt.Errorf("%w (%d reads; the last one failed): %w", ErrPollAttempts, attempt, err)
 	}
-	return fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt, safeText(string(p.last.TransactionStatus), 35))
+	return fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt, idsOfCall(&p.psu, p.link.Href, "").text(string(p.last.TransactionStatus), 35))
 }
 
 // grow lengthens the next wait by the backoff, up to MaxDelay.

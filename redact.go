@@ -1,26 +1,45 @@
 package xs2a
 
 import (
+	"fmt"
+	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/tppkit/xs2a/internal/inert"
 )
 
-// redactedText stands in error strings and logs for a PSU id that the bank's
-// text echoed.
+// The redactor: every text that came from the bank (or a callback, or a
+// cause net/http wrote about the bank's answer) passes through callIDs.text
+// on its way into an error string or a log line. It makes the text inert
+// (internal/inert) and replaces by [redacted]:
+//   - the ids the call carried: PSU-ID, PSU-CORPORATE-ID, TPP-Session-ID and
+//     the resource ids of its path (account, card account, payment,
+//     authorisation, basket ids), in any ASCII case;
+//   - whatever has the shape of an identifier, whichever call it belongs
+//     to: UUIDs, IBANs (compact, or in groups of four), Norwegian BBANs
+//     (11 digits, or 4.2.5 with dots or spaces), card numbers (13 to 19
+//     digits, or in groups), masked PANs ("123456******1234",
+//     "XXXX XXXX XXXX 1234") and every other run of 11 or more digits.
+
+// redactedText stands in error strings and logs for an identifier that the
+// bank's text held.
 const redactedText = "[redacted]"
 
-// psuIDs are the ids a call carried (PSU-ID, PSU-CORPORATE-ID,
-// TPP-Session-ID): banks echo them in tppMessages and other text, which
-// must not carry them into error strings or logs.
-type psuIDs []string
+// callIDs are the ids a call carried (PSU-ID, PSU-CORPORATE-ID,
+// TPP-Session-ID, the resource ids of its path), longest first so that an
+// id holding another is redacted whole: banks echo them in tppMessages and
+// other text, which must not carry them into error strings or logs.
+type callIDs []string
 
-// idsOf returns the ids p carries, longest first (so that an id holding
-// another is redacted whole); nil for no PSU.
-func idsOf(p *PSU) psuIDs {
+// idsOf returns the PSU ids p carries, longest first; nil for no PSU.
+func idsOf(p *PSU) callIDs {
 	if p == nil {
 		return nil
 	}
-	var ids psuIDs
+	var ids callIDs
 	for _, id := range []string{p.ID, p.CorporateID, p.SessionID} {
 		if id != "" {
 			ids = append(ids, id)
@@ -30,13 +49,158 @@ func idsOf(p *PSU) psuIDs {
 	return ids
 }
 
+// minPathID is the length below which a path segment is not taken for an
+// id: "v1", a product code's abbreviation or a test's "x" identify nobody,
+// and redacting them would wreck the text around them.
+const minPathID = 4
+
+// routeWords are the fixed segments of the interface's paths: every other
+// segment of a call's path (minPathID characters or more) is an id.
+var routeWords = map[string]bool{
+	"accounts": true, "card-accounts": true, "balances": true, "transactions": true,
+	"payments": true, "bulk-payments": true, "periodic-payments": true, "signing-baskets": true,
+	"consents": true, "bank-offered-consents": true, "authorisations": true, "funds-confirmations": true,
+	"cancellation-authorisations": true, "status": true, "agreements": true, "tpps": true,
+	"contact-information": true, "sandbox": true, "customers": true, "initialize": true,
+
+	NorwegianDomesticCreditTransfers: true, InstantNorwegianDomesticCreditTransfersStraks: true,
+	DomesticNorwayCreditTransfers: true, SEPACreditTransfers: true, CrossBorderCreditTransfers: true,
+}
+
+// ids returns the ids r carries (see idsOfCall).
+func (r *request) ids() callIDs { return idsOfCall(r.psu, r.href, r.accountID) }
+
+// idsOfCall returns the ids of a call for psu to href: the PSU's, accountID
+// (the account it counts against the access budget) and each segment of
+// href's path that is not a route word (as sent, and unescaped), longest
+// first.
+func idsOfCall(psu *PSU, href, accountID string) callIDs {
+	ids := idsOf(psu)
+	add := func(id string) {
+		if len(id) >= minPathID && !routeWords[strings.ToLower(id)] && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	add(accountID)
+	path := href
+	if u, err := url.Parse(href); err == nil {
+		path = u.EscapedPath()
+	} else if i := strings.IndexAny(path, "?#"); i >= 0 {
+		path = path[:i]
+	}
+	for seg := range strings.SplitSeq(path, "/") {
+		add(seg)
+		if un, err := url.PathUnescape(seg); err == nil {
+			add(un)
+		}
+	}
+	slices.SortStableFunc(ids, func(a, b string) int { return len(b) - len(a) })
+	return ids
+}
+
+// text is s as it may stand in an error string or a log line: inert, the
+// ids and everything shaped like an identifier replaced by [redacted], cut
+// after max characters (0: no limit). The text is made inert first (so
+// that a line break cannot split a number the patterns would see whole) and
+// redacted before it is cut (so that a cut cannot leave half an IBAN).
+func (ids callIDs) text(s string, max int) string {
+	return inert.Text(ids.redact(inert.Text(s, 0)), max)
+}
+
+// bankText is text from outside with no call's ids at hand (a callback, a
+// status code, a signature header): inert, with everything shaped like an
+// identifier redacted, cut after max characters.
+func bankText(s string, max int) string { return callIDs(nil).text(s, max) }
+
 // redact replaces every occurrence of each id in s, matched without regard
-// to (ASCII) case, with [redacted]. The ids are ASCII (PSU.validate).
-func (ids psuIDs) redact(s string) string {
+// to (ASCII) case, and every run of text shaped like an identifier, with
+// [redacted]. It does not make s inert: text does.
+func (ids callIDs) redact(s string) string {
 	for _, id := range ids {
 		s = replaceFold(s, id)
+		if safe := inert.Text(id, 0); safe != id {
+			s = replaceFold(s, safe)
+		}
 	}
-	return s
+	return redactShapes(s)
+}
+
+// The shapes of identifiers. A separator in a grouped number is one space
+// of any kind (or a dot in a BBAN, a dash in a card number).
+var (
+	uuidShape = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	// An IBAN: two letters, two check digits, 11 to 30 letters and digits
+	// (compact in any case, or in upper case in groups of four).
+	ibanCompact = regexp.MustCompile(`(?i)[a-z]{2}[0-9]{2}[a-z0-9]{11,30}`)
+	ibanGrouped = regexp.MustCompile(`[A-Z]{2}[0-9]{2}(?:\p{Zs}[A-Z0-9]{4}){2,7}(?:\p{Zs}[A-Z0-9]{1,3})?`)
+	// Digits and mask characters with one separator at most between them,
+	// judged by maskedPAN.
+	maskRun = regexp.MustCompile(`[0-9*•xX#](?:[\p{Zs}-]?[0-9*•xX#])*`)
+	// A card number in groups: 4-4-4-4 (of a 19-digit number, the last
+	// three digits stay), 4-6-5 or 4-6-4; not within a longer number
+	// (see replaceNumbers).
+	panGrouped = regexp.MustCompile(`(?:^|[^0-9])([0-9]{4}(?:[\p{Zs}-][0-9]{4}){3}|[0-9]{4}[\p{Zs}-][0-9]{6}[\p{Zs}-][0-9]{4,5})`)
+	// A Norwegian BBAN as 4.2.5, not within a longer number.
+	bbanGrouped = regexp.MustCompile(`(?:^|[^0-9])([0-9]{4}[.\p{Zs}][0-9]{2}[.\p{Zs}][0-9]{5})`)
+	// A BBAN (11 digits), a card number (13 to 19) or any longer run.
+	longDigits = regexp.MustCompile(`[0-9]{11,}`)
+)
+
+// redactShapes replaces the text shaped like an identifier.
+func redactShapes(s string) string {
+	if !strings.ContainsAny(s, "0123456789") {
+		return s // every shape holds a digit
+	}
+	s = uuidShape.ReplaceAllLiteralString(s, redactedText)
+	s = ibanGrouped.ReplaceAllLiteralString(s, redactedText)
+	s = ibanCompact.ReplaceAllLiteralString(s, redactedText)
+	s = replaceNumbers(s, bbanGrouped)
+	s = replaceNumbers(s, panGrouped)
+	s = longDigits.ReplaceAllLiteralString(s, redactedText)
+	return maskRun.ReplaceAllStringFunc(s, func(m string) string {
+		if maskedPAN(m) {
+			return redactedText
+		}
+		return m
+	})
+}
+
+// replaceNumbers replaces each match of re's group 1 that is not followed
+// by a digit; re matches a non-digit (or the start) before the group, so
+// the group never starts within a longer number.
+func replaceNumbers(s string, re *regexp.Regexp) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		start, end := m[2], m[3]
+		if end < len(s) && '0' <= s[end] && s[end] <= '9' {
+			continue
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(redactedText)
+		last = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// maskedPAN reports a run of digits and mask characters that reads as a
+// card number with some digits hidden: four mask characters or more, and
+// four digits or more.
+func maskedPAN(m string) bool {
+	var digits, masks int
+	for _, r := range m {
+		switch {
+		case '0' <= r && r <= '9':
+			digits++
+		case r == '*', r == '•', r == 'x', r == 'X', r == '#':
+			masks++
+		}
+	}
+	return masks >= 4 && digits >= 4
 }
 
 // replaceFold replaces the occurrences of id in s, ignoring ASCII case.
@@ -72,12 +236,94 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// redactedError is an error about the bank's answer whose text has the
-// call's PSU ids redacted; Unwrap returns the error with its text as it was.
-type redactedError struct {
-	msg string
-	err error
+// causeText is the text of a cause of a call that got no answer, as an
+// error string may show it: without the URL any *url.Error in its chain
+// quotes (a path holds ids, a redirect's Location whatever the bank wrote),
+// made inert and redacted, cut after max characters.
+func (ids callIDs) causeText(err error, max int) string {
+	s := err.Error()
+	for _, ue := range urlErrors(err) {
+		s = strings.ReplaceAll(s, ue.Op+" "+strconv.Quote(ue.URL)+": ", "")
+		if ue.URL != "" {
+			s = strings.ReplaceAll(s, ue.URL, "[url]")
+		}
+	}
+	return ids.text(s, max)
 }
 
-func (e *redactedError) Error() string { return e.msg }
+// urlErrors returns the *url.Errors in err's chain (each branch of a
+// joined error included).
+func urlErrors(err error) []*url.Error {
+	var out []*url.Error
+	var walk func(error, int)
+	walk = func(err error, depth int) {
+		if err == nil || depth > 32 {
+			return
+		}
+		if ue, ok := err.(*url.Error); ok {
+			out = append(out, ue)
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap(), depth+1)
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				walk(e, depth+1)
+			}
+		}
+	}
+	walk(err, 0)
+	return out
+}
+
+// redactedError is an error about the bank's answer (a body that does not
+// decode) whose text is prefix and the cause's text made inert and
+// redacted; Unwrap returns the cause with its text as it was.
+type redactedError struct {
+	msg string // the SDK's own words: "xs2a: <op>: decoding the response (X-Request-ID ...)"
+	err error
+	ids callIDs
+}
+
+func (e *redactedError) Error() string {
+	if e.err == nil {
+		return e.msg
+	}
+	return e.msg + ": " + e.ids.causeText(e.err, maxCauseText)
+}
 func (e *redactedError) Unwrap() error { return e.err }
+
+// GoString is Error's text, never the cause's raw text.
+func (e *redactedError) GoString() string { return goString("redactedError", e.Error()) }
+
+// Format prints Error's text for every verb (see formatError).
+func (e *redactedError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
+
+// maxCauseText caps the text of a cause (net/http's, or a decoder's) in an
+// error string.
+const maxCauseText = 300
+
+// goString is the %#v form of an error of the package: its type and its
+// message, never its fields (they hold the bank's raw text).
+func goString(typ, msg string) string { return "&xs2a." + typ + "{" + strconv.Quote(msg) + "}" }
+
+// formatter is an error of the package with its %#v form.
+type formatter interface {
+	error
+	GoString() string
+}
+
+// formatError prints e for any verb: GoString for %#v, and the message for
+// every other verb, with its flags, width and precision (%v, %+v, %s, %q,
+// %x, and %d as fmt writes a string for it), so that no verb reaches the
+// fields fmt would print for a struct.
+func formatError(f fmt.State, verb rune, e formatter) {
+	if verb == 'v' && f.Flag('#') {
+		_, _ = fmt.Fprint(f, e.GoString())
+		return
+	}
+	if verb == 'v' {
+		verb = 's' // %+v, %v: the message
+	}
+	_, _ = fmt.Fprintf(f, fmt.FormatString(f, verb), e.Error())
+}

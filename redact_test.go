@@ -116,7 +116,7 @@ func TestPSUIdsAreRedacted(t *testing.T) {
 // non-ASCII text around it untouched.
 func TestRedact(t *testing.T) {
 	t.Parallel()
-	ids := psuIDs{"abc-1", "X"}
+	ids := callIDs{"abc-1", "X"}
 	tests := []struct{ in, want string }{
 		{"", ""},
 		{"no ids", "no ids"},
@@ -132,8 +132,8 @@ func TestRedact(t *testing.T) {
 			assert.Equal(t, tc.want, ids.redact(tc.in))
 		})
 	}
-	assert.Equal(t, "a", psuIDs(nil).redact("a"))
-	assert.Equal(t, psuIDs{echoPSU.ID, echoPSU.CorporateID, echoPSU.SessionID}, idsOf(&echoPSU))
+	assert.Equal(t, "a", callIDs(nil).redact("a"))
+	assert.Equal(t, callIDs{echoPSU.ID, echoPSU.CorporateID, echoPSU.SessionID}, idsOf(&echoPSU))
 }
 
 // TestRedactOverlappingIDs: an id that holds another (a corporate id that

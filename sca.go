@@ -6,8 +6,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/tppkit/xs2a/internal/inert"
 )
 
 // PSUContext is the context the PSU selected during SCA, sent back in the
@@ -181,25 +182,33 @@ func parseFailure(q url.Values) (*Callback, error) {
 		f.Status = n
 	}
 	f.Message = decodeMessage(q.Get(paramMessage))
+	if sid := q.Get(paramTPPSessionID); len(sid) >= minPathID {
+		// The bank's text may echo the TPP's session, which identifies the
+		// PSU's visit; the message is for the PSU to read, and for logs. A
+		// shorter id identifies nothing and would wreck the text.
+		f.Message = replaceFold(f.Message, sid)
+	}
 	return nil, f
 }
 
-// checkCallbackText accepts UTF-8 text of at most 200 bytes without control characters.
+// checkCallbackText accepts UTF-8 text of at most 200 bytes without control,
+// bidi or other format characters, or line separators (inert.Unsafe).
 func checkCallbackText(param, s string) *CallbackError {
 	switch {
 	case len(s) > maxCallbackText:
 		return &CallbackError{Param: param, Reason: reasonTooLong}
 	case !utf8.ValidString(s):
 		return &CallbackError{Param: param, Reason: reasonNotUTF8}
-	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+	case strings.ContainsFunc(s, inert.Unsafe):
 		return &CallbackError{Param: param, Reason: reasonControl}
 	}
 	return nil
 }
 
 // decodeMessage undoes a second URL encoding when the text still holds %XX
-// sequences, reads text that is not UTF-8 as ISO-8859-1, and replaces control
-// characters by spaces.
+// sequences, reads text that is not UTF-8 as ISO-8859-1, and makes it inert
+// (inert.Text: line breaks become spaces, other control, bidi and format
+// characters visible escapes).
 func decodeMessage(s string) string {
 	if hasPercentEscape(s) {
 		if d, err := url.QueryUnescape(s); err == nil {
@@ -213,12 +222,7 @@ func decodeMessage(s string) string {
 		}
 		s = string(r)
 	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
+	return inert.Text(s, 0)
 }
 
 func hasPercentEscape(s string) bool {

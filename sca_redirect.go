@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/tppkit/xs2a/internal/inert"
 )
 
 // checkSCARedirect returns link with its href checked, and resolved under
@@ -20,12 +22,16 @@ func (c *Client) checkSCARedirect(r *request, status int, requestID string, link
 
 // scaRedirectHref returns the address an scaRedirect href sends the PSU's
 // browser to, or the reason it is refused. Browsers drop or reinterpret
-// whitespace, control characters and backslashes ("java\tscript:",
-// "/\evil.example" as "//evil.example"), so those are refused before the
-// href is parsed, and the parsed address is the one judged.
+// white space, control characters and backslashes ("java\tscript:",
+// "/\evil.example" as "//evil.example"), and bidi and format characters
+// make a link read otherwise than it leads, so a link holding any Unicode
+// space (inert.Space), any character inert.Unsafe reports (C0 and C1
+// controls, bidi and other format characters, line and paragraph
+// separators, invalid UTF-8) or a backslash is refused before it is parsed,
+// and the parsed address is the one judged.
 func (c *Client) scaRedirectHref(href string) (string, string) {
-	if strings.ContainsFunc(href, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\\' }) {
-		return "", "holds spaces, control characters or backslashes"
+	if strings.ContainsFunc(href, refusedInLink) {
+		return "", "holds spaces, control, bidi or format characters, or backslashes"
 	}
 	u, err := url.Parse(href)
 	switch {
@@ -43,6 +49,9 @@ func (c *Client) scaRedirectHref(href string) (string, string) {
 	}
 	return href, ""
 }
+
+// refusedInLink reports a character an scaRedirect may not hold.
+func refusedInLink(r rune) bool { return r == '\\' || inert.Unsafe(r) || inert.Space(r) }
 
 // webAddressReason says why u is not an address to send a browser to, or
 // returns "": it must be https with a host and no user info, or plain http

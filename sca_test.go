@@ -147,10 +147,16 @@ func TestParseCallbackFailure(t *testing.T) {
 			want:  SCAFailure{Code: "X", Message: "På kontoen"},
 		},
 		{
-			name:    "control characters in the message become spaces",
+			name:    "line breaks in the message become spaces, other controls visible escapes",
 			query:   "status=400&message=line1%0Aline2%1B%5B31m",
-			want:    SCAFailure{Status: 400, Message: "line1 line2 [31m"},
-			wantErr: "xs2a: SCA failed: 400: line1 line2 [31m",
+			want:    SCAFailure{Status: 400, Message: `line1 line2\x1b[31m`},
+			wantErr: `xs2a: SCA failed: 400: line1 line2\x1b[31m`,
+		},
+		{
+			name:    "bidi and format characters in the message are escaped",
+			query:   "status=400&message=" + url.QueryEscape("evil\u202etxt.exe\u2028next\u200b"),
+			want:    SCAFailure{Status: 400, Message: `evil\u202etxt.exe next\u200b`},
+			wantErr: `xs2a: SCA failed: 400: evil\u202etxt.exe next\u200b`,
 		},
 		{
 			name:    "only a code",
@@ -268,6 +274,8 @@ func TestParseCallbackInvalid(t *testing.T) {
 		{"system twice", url.Values{"system": {"a", ""}}, "system", reasonRepeated},
 		{"code with control character", url.Values{"code": {"A\nB"}}, "code", reasonControl},
 		{"code with C1 control", url.Values{"code": {"A\u0085B"}}, "code", reasonControl},
+		{"code with a bidi override", url.Values{"code": {"A\u202eB"}}, "code", reasonControl},
+		{"system with a line separator", url.Values{"system": {"core\u2028x"}}, "system", reasonControl},
 		{"system with control character", url.Values{"system": {"core\x1b"}}, "system", reasonControl},
 		{"system not UTF-8", url.Values{"system": {"\xff"}}, "system", reasonNotUTF8},
 		{"code too long", url.Values{"code": {strings.Repeat("A", 201)}}, "code", reasonTooLong},

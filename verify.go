@@ -98,7 +98,7 @@ func verifySignature(p signatureParams, src headerSource, cert *x509.Certificate
 	for _, name := range p.Headers {
 		v, ok := src.value(name)
 		if !ok {
-			return errors.New("signed header " + safeText(name, 40) + " is missing")
+			return errors.New("signed header " + bankText(name, 40) + " is missing")
 		}
 		lines = append(lines, name+": "+v)
 	}
@@ -106,14 +106,14 @@ func verifySignature(p signatureParams, src headerSource, cert *x509.Certificate
 	switch pub := cert.PublicKey.(type) {
 	case *rsa.PublicKey:
 		if p.Algorithm != "" && p.Algorithm != "rsa-sha256" && p.Algorithm != "hs2019" {
-			return errors.New("algorithm " + safeText(p.Algorithm, 40) + " does not fit an RSA key")
+			return errors.New("algorithm " + bankText(p.Algorithm, 40) + " does not fit an RSA key")
 		}
 		if rsa.VerifyPKCS1v15(pub, crypto.SHA256, sum[:], p.Signature) != nil {
 			return errors.New("signature does not verify")
 		}
 	case *ecdsa.PublicKey:
 		if p.Algorithm != "" && p.Algorithm != "ecdsa-sha256" && p.Algorithm != "hs2019" {
-			return errors.New("algorithm " + safeText(p.Algorithm, 40) + " does not fit an ECDSA key")
+			return errors.New("algorithm " + bankText(p.Algorithm, 40) + " does not fit an ECDSA key")
 		}
 		if !ecdsa.VerifyASN1(pub, sum[:], p.Signature) {
 			return errors.New("signature does not verify")
