@@ -543,6 +543,8 @@ func TestEveryErrorTypeFormatsItsMessage(t *testing.T) {
 		"SignatureError": &SignatureError{}, "AccessExceededError": &AccessExceededError{}, "FundsError": &FundsError{},
 		"SCAFailure": &SCAFailure{}, "CallbackError": &CallbackError{}, "SCARedirectError": &SCARedirectError{},
 		"ValidationError": &ValidationError{}, "redactedError": &redactedError{},
+		"dotSegmentError": errDotSegment("link").(*dotSegmentError), "redirectRefusal": &redirectRefusal{method: "POST", status: 307},
+		"connRefusedError": &connRefusedError{why: refusedNoTLS, err: errors.New("x")},
 	}
 	for _, name := range types {
 		e, ok := samples[name]

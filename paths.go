@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -374,6 +375,12 @@ type dotSegmentError struct{ v *ValidationError }
 
 func (e *dotSegmentError) Error() string   { return e.v.Error() }
 func (e *dotSegmentError) Unwrap() []error { return []error{e.v, ErrCrossOrigin} }
+
+// GoString is the message: no fmt verb prints the fields.
+func (e *dotSegmentError) GoString() string { return goString("dotSegmentError", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *dotSegmentError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 func errDotSegment(field string) error {
 	return &dotSegmentError{invalid(field, "holds a dot segment, which the bank's server resolves")}

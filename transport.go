@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -450,6 +451,12 @@ func (e *redirectRefusal) Error() string {
 // Is reports ErrOutcomeUnknown.
 func (e *redirectRefusal) Is(target error) bool { return target == ErrOutcomeUnknown }
 
+// GoString is the message: no fmt verb prints the fields.
+func (e *redirectRefusal) GoString() string { return goString("redirectRefusal", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *redirectRefusal) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
+
 // crossOriginRedirect reports a request that net/http created to follow a
 // redirect (req.Response is then the redirect answer) to another scheme, host
 // or port than the request it follows.
@@ -592,6 +599,12 @@ func (e *connRefusedError) Error() string {
 	}
 	return "xs2a: refused to send over " + tls.VersionName(uint16(e.why)) + " (docs/interface.md G7: TLS 1.2 or higher)"
 }
+
+// GoString is the message: no fmt verb prints the fields.
+func (e *connRefusedError) GoString() string { return goString("connRefusedError", e.Error()) }
+
+// Format prints the message for every verb, GoString for %#v.
+func (e *connRefusedError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 func (e *connRefusedError) Unwrap() error { return e.err }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -20,9 +21,13 @@ import (
 // space.
 const hostile = "\x1b[2J\r\nA\u202eB\u2066C\u0085D\u2028E\u200bF\u009b"
 
-// hostileLink is an scaRedirect the SDK hands out (it refuses C0 controls,
-// spaces and backslashes in links, not the rest of hostile).
-const hostileLink = "https://bank.example/sca/x\u202ey\u2066z\u0085\u2028\u200b?a=\u009b"
+// hostileLink is an scaRedirect with bidi, format and C1 characters: the
+// SDK refuses it (*xs2a.SCARedirectError), so the command never prints or
+// opens it. cleanLink is one it hands out.
+const (
+	hostileLink = "https://bank.example/sca/x\u202ey\u2066z\u0085\u2028\u200b?a=\u009b"
+	cleanLink   = "https://bank.example/sca/xyz?a=1"
+)
 
 // hostileBank is a bank under /api that writes hostile into every text it
 // sends: account names, transaction texts, error texts, sandbox customers'
@@ -35,7 +40,8 @@ type hostileBank struct {
 	redirectURI, sessionID string
 }
 
-func newHostileBank(t *testing.T) *hostileBank {
+// newHostileBank starts a hostileBank whose scaRedirect is link.
+func newHostileBank(t *testing.T, link string) *hostileBank {
 	t.Helper()
 	b := &hostileBank{}
 	write := func(w http.ResponseWriter, status int, v any) {
@@ -53,7 +59,7 @@ func newHostileBank(t *testing.T) *hostileBank {
 			b.redirectURI, b.sessionID = r.Header.Get("TPP-Redirect-URI"), r.Header.Get("TPP-Session-ID")
 			b.mu.Unlock()
 			write(w, 401, m{"tppMessages": []m{{"category": "ERROR", "code": "CONSENT_INVALID", "text": hostile}},
-				"_links": m{"scaRedirect": m{"href": hostileLink}}})
+				"_links": m{"scaRedirect": m{"href": link}}})
 			return
 		}
 		write(w, 200, m{"accounts": []m{{"resourceId": "acc-1", "bban": "12345678903", "currency": "NOK",
@@ -108,27 +114,30 @@ func assertInert(t *testing.T, name, out string) {
 func TestOutputInert(t *testing.T) {
 	t.Parallel()
 	c := ecCerts(t)
-	failure := url.Values{"status": {"401"}, "code": {"SCA_INVALID\u202e"}, "message": {hostile}}
+	failure := url.Values{"status": {"401"}, "code": {"SCA_INVALID"}, "message": {hostile}}
 	for _, tc := range []struct {
 		name    string
 		args    []string
 		failure url.Values // the SCA fails with these callback params
+		link    string     // the bank's scaRedirect: cleanLink when ""
 		code    int
 		stdout  string // a piece of the output, made inert
 		json    string // -json: the field whose value is hostile
 	}{
-		{"accounts table", []string{"accounts"}, nil, 0, `A\u202eB\u2066C D E\u200bF\u009b`, ""},
-		{"accounts json", []string{"accounts", "-json"}, nil, 0, "", "name"},
-		{"transactions table", []string{"transactions"}, nil, 0, `A\u202eB`, ""},
-		{"transactions json", []string{"transactions", "-json"}, nil, 0, "", "remittanceInformationUnstructured"},
-		{"balances: the bank's error", []string{"balances"}, nil, 1, "", ""},
-		{"failed SCA: the callback's message", []string{"accounts"}, failure, 1, "", ""},
-		{"sandbox customers table", []string{"sandbox", "customers"}, nil, 0, `A\u202eB`, ""},
-		{"sandbox customers json", []string{"sandbox", "customers", "-json"}, nil, 0, "", "name"},
+		{"accounts table", []string{"accounts"}, nil, "", 0, `A\u202eB\u2066C D E\u200bF\u009b`, ""},
+		{"a hostile scaRedirect: refused, never printed", []string{"accounts"}, nil, hostileLink, 1, "", ""},
+		{"accounts json", []string{"accounts", "-json"}, nil, "", 0, "", "name"},
+		{"transactions table", []string{"transactions"}, nil, "", 0, `A\u202eB`, ""},
+		{"transactions json", []string{"transactions", "-json"}, nil, "", 0, "", "remittanceInformationUnstructured"},
+		{"balances: the bank's error", []string{"balances"}, nil, "", 1, "", ""},
+		{"failed SCA: the callback's message", []string{"accounts"}, failure, "", 1, "", ""},
+		{"sandbox customers table", []string{"sandbox", "customers"}, nil, "", 0, `A\u202eB`, ""},
+		{"sandbox customers json", []string{"sandbox", "customers", "-json"}, nil, "", 0, "", "name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			bank := newHostileBank(t)
+			link := cmp.Or(tc.link, cleanLink)
+			bank := newHostileBank(t, link)
 			done := make(chan error, 1)
 			setup := func(e *env) {
 				e.open = func(string) error {
@@ -145,15 +154,19 @@ func TestOutputInert(t *testing.T) {
 			args := append(tc.args, "-cert", c.cert, "-key", c.key, "-base-url", bank.URL+"/api",
 				"-redirect-uri", "http://127.0.0.1:0/callback", "-open")
 			code, stdout, stderr := runCmd(t, setup, args...)
-			if tc.args[0] != "sandbox" {
+			switch {
+			case link == hostileLink:
+				assert.NotContains(t, stderr, "bank.example", "a refused link is neither printed nor opened")
+				assert.Contains(t, stderr, "scaRedirect")
+			case tc.args[0] != "sandbox":
 				require.NoError(t, <-done)
-				assert.Contains(t, stderr, `https://bank.example/sca/x\u202ey\u2066z  \u200b?a=\u009b`, "the printed link, inert")
+				assert.Contains(t, stderr, cleanLink, "the printed link")
 			}
 			require.Equal(t, tc.code, code, stderr)
 			assertInert(t, "stdout", stdout)
 			assertInert(t, "stderr", stderr)
 			assert.Contains(t, stdout, tc.stdout)
-			if tc.code != 0 {
+			if tc.code != 0 && link != hostileLink {
 				assert.Contains(t, stderr, `A\u202eB`, "the bank's text is shown, inert")
 			}
 			if tc.json != "" {
