@@ -540,7 +540,7 @@ func TestSandboxScriptShapes(t *testing.T) {
 	agPath := "/v1/sandbox/agreements/" + pathSeg(made.ID) + "/engagements"
 	runSandboxSteps(t, c, []sandboxStep{
 		{"engagements: view only", "POST", agPath, eng(CorporateCustomer1, map[string]any{"iban": f.Accounts[1].IBAN}, "VIEW"), 201, ""},
-		{"engagements: an array", "POST", agPath, []any{eng(person, map[string]any{"bban": f.Accounts[1].BBAN}, "REGISTER", "VIEW")}, 201, ""},
+		{"engagements: an array", "POST", agPath, []any{eng(person, map[string]any{"bban": f.Accounts[0].BBAN}, "REGISTER", "VIEW")}, 201, ""},
 		{"engagements: an unknown account", "POST", agPath, []any{eng(person, firmIBAN, "VIEW"), eng(person, map[string]any{"bban": "86011117947"}, "VIEW")}, 400, "[1].account"},
 		{"engagements: empty array", "POST", agPath, []any{}, 400, ""},
 		{"engagements: unknown agreement", "POST", "/v1/sandbox/agreements/enc!!nope/engagements", eng(person, firmIBAN, "VIEW"), 404, "mockAgreementId"},
@@ -548,7 +548,7 @@ func TestSandboxScriptShapes(t *testing.T) {
 	got, ok := s.bank.Agreement(made.ID)
 	require.True(t, ok)
 	assert.Equal(t, []string{firm, person, CorporateCustomer1}, got.Members)
-	assert.Equal(t, []string{f.Accounts[0].ResourceID, f.Accounts[1].ResourceID}, got.Accounts)
+	assert.Equal(t, []string{f.Accounts[0].ResourceID}, got.Accounts, "VIEW alone grants no account")
 }
 
 // TestSandboxTransactionArrays: docs/interface.md SB11. Several
