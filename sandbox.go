@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -117,37 +118,53 @@ func fillAccountOwner(c *SandboxCustomer) {
 }
 
 // CreateCustomer creates a sandbox customer with POST /v1/sandbox/customers
-// (docs/interface.md, Sandbox: mock-data operations create customers;
-// docs/interface.md, Production, Other endpoints). It sends customerNumber (11 digits, the
-// mock national id used on the sandbox SCA page), customerType (PRIVATE or
-// CORPORATE; the sandbox answers 400 to anything else, docs/interface.md Errors) and
-// name, and returns the customer as created (a corporate customer comes with
-// a default agreement). c is not modified.
+// (docs/interface.md SB3, SB9 and PO2) in the shape of the platform's own
+// mock-data scripts: customerNumber (11 digits, the mock national id used on
+// the sandbox SCA page), name, and type in lower case ("private",
+// "corporate"; the sandbox answers 400 to anything else, E15). It returns
+// the customer as created (a corporate customer comes with a default
+// agreement). c is not modified.
 func (s *SandboxService) CreateCustomer(ctx context.Context, c *SandboxCustomer) (*SandboxCustomer, *Response, error) {
+	if err := validateSandboxCustomer(c); err != nil {
+		return nil, nil, err
+	}
+	return s.sendCustomer(ctx, "sandbox.createCustomer", http.MethodPost, "/v1/sandbox/customers", c)
+}
+
+// UpdateCustomer renames the sandbox customer c.CustomerNumber with PUT
+// /v1/sandbox/customers/{customerNumber} and the body of CreateCustomer
+// (docs/interface.md SB12: a route of the fake bank; the platform documents
+// none). A customer's number and type never change: the sandbox answers 400
+// to another type. c is not modified.
+func (s *SandboxService) UpdateCustomer(ctx context.Context, c *SandboxCustomer) (*SandboxCustomer, *Response, error) {
+	if err := validateSandboxCustomer(c); err != nil {
+		return nil, nil, err
+	}
+	return s.sendCustomer(ctx, "sandbox.updateCustomer", http.MethodPut, "/v1/sandbox/customers/"+pathSegment(c.CustomerNumber), c)
+}
+
+func validateSandboxCustomer(c *SandboxCustomer) error {
 	if c == nil {
-		return nil, nil, invalid("SandboxCustomer", "is required")
+		return invalid("SandboxCustomer", "is required")
 	}
 	if err := checkCustomerNumber("SandboxCustomer.CustomerNumber", c.CustomerNumber); err != nil {
-		return nil, nil, err
+		return err
 	}
 	if !c.CustomerType.Valid() {
-		return nil, nil, invalid("SandboxCustomer.CustomerType", "must be PRIVATE or CORPORATE")
+		return invalid("SandboxCustomer.CustomerType", "must be PRIVATE or CORPORATE")
 	}
-	if err := checkRequiredText("SandboxCustomer.Name", c.Name, sandboxMaxName); err != nil {
-		return nil, nil, err
-	}
+	return checkRequiredText("SandboxCustomer.Name", c.Name, sandboxMaxName)
+}
+
+// sendCustomer sends c in the scripts' shape and reads the customer back.
+func (s *SandboxService) sendCustomer(ctx context.Context, op, method, href string, c *SandboxCustomer) (*SandboxCustomer, *Response, error) {
 	body := struct {
-		CustomerNumber string       `json:"customerNumber"`
-		CustomerType   CustomerType `json:"customerType"`
-		Name           string       `json:"name"`
-	}{c.CustomerNumber, c.CustomerType, c.Name}
+		CustomerNumber string `json:"customerNumber"`
+		Name           string `json:"name"`
+		Type           string `json:"type"`
+	}{c.CustomerNumber, c.Name, strings.ToLower(string(c.CustomerType))}
 	out := new(SandboxCustomer)
-	resp, err := s.client.do(ctx, &request{
-		op:     "sandbox.createCustomer",
-		method: http.MethodPost,
-		href:   "/v1/sandbox/customers",
-		body:   body,
-	}, out)
+	resp, err := s.client.do(ctx, &request{op: op, method: method, href: href, body: body}, out)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -155,38 +172,69 @@ func (s *SandboxService) CreateCustomer(ctx context.Context, c *SandboxCustomer)
 	return out, resp, nil
 }
 
-// CreateAccount creates an account, or with Card set a card account, for the
-// customer a.CustomerNumber with POST /v1/sandbox/accounts (docs/interface.md,
-// Sandbox: mock-data operations create accounts, and card accounts may be
-// inserted as supplementary card accounts; docs/interface.md, Production, Other endpoints).
-// Checked before sending: CustomerNumber 11 digits; Currency an ISO 4217 code;
-// Name present; a BBAN, when given, a valid Norwegian account number and only
+// CreateAccount creates an account for the customer a.CustomerNumber with
+// POST /v1/sandbox/accounts, or with Card set a card account with POST
+// /v1/sandbox/card-accounts (docs/interface.md SB3, SB7, SB9 and PO2), in
+// the shape of the platform's own mock-data scripts: an account's name goes
+// as accountName, a card account's as name, the opening Balance as
+// balances [{"balanceType":"EXPECTED","balanceAmount":{...}}] and a card's
+// CreditLimit as an amount object, both in Currency. Checked before
+// sending: CustomerNumber 11 digits; Currency an ISO 4217 code; Name
+// present; a BBAN, when given, a valid Norwegian account number and only
 // without Card; Balance and CreditLimit decimal amounts; CreditLimit and
-// MaskedPAN only with Card. The returned account carries the ResourceID to
-// use as mockAccountId. a is not modified.
+// MaskedPAN only with Card. IBAN is never sent. The returned account
+// carries the ResourceID to use as mockAccountId. a is not modified.
 func (s *SandboxService) CreateAccount(ctx context.Context, a *SandboxAccount) (*SandboxAccount, *Response, error) {
 	if err := validateSandboxAccount(a); err != nil {
 		return nil, nil, err
 	}
-	body := struct {
-		CustomerNumber  string `json:"customerNumber"`
-		BBAN            string `json:"bban,omitempty"`
-		Currency        string `json:"currency"`
-		Name            string `json:"name"`
-		Product         string `json:"product,omitempty"`
-		Balance         string `json:"balance,omitempty"`
-		CashAccountType string `json:"cashAccountType,omitempty"`
-		Card            bool   `json:"card,omitempty"`
-		MaskedPAN       string `json:"maskedPan,omitempty"`
-		CreditLimit     string `json:"creditLimit,omitempty"`
-	}{a.CustomerNumber, a.BBAN, a.Currency, a.Name, a.Product, a.Balance, a.CashAccountType, a.Card, a.MaskedPAN, a.CreditLimit}
+	href := "/v1/sandbox/accounts"
+	if a.Card {
+		href = "/v1/sandbox/card-accounts"
+	}
+	return s.sendAccount(ctx, "sandbox.createAccount", http.MethodPost, href, a, true)
+}
+
+// sandboxAccountBody is an account in the scripts' shape.
+type sandboxAccountBody struct {
+	CustomerNumber  string           `json:"customerNumber,omitempty"`
+	AccountName     string           `json:"accountName,omitempty"`
+	Name            string           `json:"name,omitempty"`
+	BBAN            string           `json:"bban,omitempty"`
+	Currency        string           `json:"currency,omitempty"`
+	Product         string           `json:"product,omitempty"`
+	CashAccountType string           `json:"cashAccountType,omitempty"`
+	MaskedPAN       string           `json:"maskedPan,omitempty"`
+	CreditLimit     *Amount          `json:"creditLimit,omitempty"`
+	Balances        []sandboxBalance `json:"balances,omitempty"`
+}
+
+// sandboxBalance is one entry of an account's balances.
+type sandboxBalance struct {
+	BalanceType   string `json:"balanceType"`
+	BalanceAmount Amount `json:"balanceAmount"`
+}
+
+// sendAccount sends a in the scripts' shape (with its owner, number and
+// currency when create is set) and reads the account back.
+func (s *SandboxService) sendAccount(ctx context.Context, op, method, href string, a *SandboxAccount, create bool) (*SandboxAccount, *Response, error) {
+	body := sandboxAccountBody{Product: a.Product, CashAccountType: a.CashAccountType, MaskedPAN: a.MaskedPAN}
+	if create {
+		body.CustomerNumber, body.BBAN, body.Currency = a.CustomerNumber, a.BBAN, a.Currency
+	}
+	if a.Card {
+		body.Name = a.Name
+	} else {
+		body.AccountName = a.Name
+	}
+	if a.CreditLimit != "" {
+		body.CreditLimit = &Amount{Currency: a.Currency, Amount: a.CreditLimit}
+	}
+	if a.Balance != "" {
+		body.Balances = []sandboxBalance{{"EXPECTED", Amount{Currency: a.Currency, Amount: a.Balance}}}
+	}
 	out := new(SandboxAccount)
-	resp, err := s.client.do(ctx, &request{
-		op:     "sandbox.createAccount",
-		method: http.MethodPost,
-		href:   "/v1/sandbox/accounts",
-		body:   body,
-	}, out)
+	resp, err := s.client.do(ctx, &request{op: op, method: method, href: href, body: body}, out)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -246,98 +294,204 @@ func validateSandboxAccount(a *SandboxAccount) error {
 }
 
 // CreateAgreement creates a corporate agreement with POST
-// /v1/sandbox/agreements (docs/interface.md, Production, Other endpoints: "POST
-// /v1/sandbox/agreements (corporate)"; docs/interface.md Flows 2): the owner
-// a.CustomerNumber (a corporate customer) grants the accounts a.Accounts
-// (resource ids of its accounts) to a.Members (customer numbers; the owner is
-// always a member), and a payment needs a.SignersRequired of them (0: one).
-// Checked before sending: CustomerNumber and every member 11 digits, Name
-// present, no empty account id, SignersRequired not negative. a is not
-// modified.
+// /v1/sandbox/agreements (docs/interface.md SB10, PO2 and F2), in the shape
+// of the platform's own mock-data scripts: the owner a.CustomerNumber (a
+// corporate customer, sent as owner), a.Name and a.Engagements (each gives
+// a customer, a PSU, one of the owner's accounts with its roles; VIEW and
+// REGISTER together make the account one the PSU may consent to and pay
+// from). a.Accounts (resource ids of the owner's accounts), a.Members
+// (customer numbers; the owner is always a member) and a.SignersRequired
+// (0: one) are the fake bank's own members, sent only when set. Checked
+// before sending: every customer number 11 digits, Name present, no empty
+// account id, SignersRequired not negative, each engagement valid (see
+// SandboxEngagement). a is not modified.
 func (s *SandboxService) CreateAgreement(ctx context.Context, a *SandboxAgreement) (*SandboxAgreement, *Response, error) {
+	if err := validateSandboxAgreement(a); err != nil {
+		return nil, nil, err
+	}
+	return s.sendAgreement(ctx, "sandbox.createAgreement", http.MethodPost, "/v1/sandbox/agreements", a)
+}
+
+func validateSandboxAgreement(a *SandboxAgreement) error {
 	const f = "SandboxAgreement"
 	if a == nil {
-		return nil, nil, invalid(f, "is required")
+		return invalid(f, "is required")
 	}
 	if err := checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber); err != nil {
-		return nil, nil, err
+		return err
 	}
 	if err := checkRequiredText(f+".Name", a.Name, sandboxMaxName); err != nil {
-		return nil, nil, err
+		return err
 	}
 	for i, id := range a.Accounts {
 		if err := checkSandboxID(fmt.Sprintf("%s.Accounts[%d]", f, i), id); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
 	for i, m := range a.Members {
 		if err := checkCustomerNumber(fmt.Sprintf("%s.Members[%d]", f, i), m); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
 	if a.SignersRequired < 0 {
-		return nil, nil, invalid(f+".SignersRequired", "must not be negative")
+		return invalid(f+".SignersRequired", "must not be negative")
 	}
+	return validateEngagements(f+".Engagements", a.Engagements)
+}
+
+// validateEngagements checks each engagement: an 11-digit customer, an
+// account named by IBAN, BBAN or MaskedPAN alone, and known roles.
+func validateEngagements(field string, es []SandboxEngagement) error {
+	for i, e := range es {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if err := checkCustomerNumber(f+".Customer", e.Customer); err != nil {
+			return err
+		}
+		if e.Account.PAN != "" || e.Account.MSISDN != "" {
+			return invalid(f+".Account", "must name the account by IBAN, BBAN or MaskedPAN")
+		}
+		if err := e.Account.validate(f + ".Account"); err != nil {
+			return err
+		}
+		for j, r := range e.Roles {
+			if !r.Valid() {
+				return invalid(fmt.Sprintf("%s.Roles[%d]", f, j), "must be VIEW or REGISTER")
+			}
+		}
+	}
+	return nil
+}
+
+// sendAgreement sends a in the scripts' shape and reads the agreement back.
+func (s *SandboxService) sendAgreement(ctx context.Context, op, method, href string, a *SandboxAgreement) (*SandboxAgreement, *Response, error) {
 	body := struct {
-		CustomerNumber  string   `json:"customerNumber"`
-		Name            string   `json:"name"`
-		Accounts        []string `json:"accounts"`
-		SignersRequired int      `json:"signersRequired,omitempty"`
-		Members         []string `json:"members,omitempty"`
-	}{a.CustomerNumber, a.Name, a.Accounts, a.SignersRequired, a.Members}
-	if body.Accounts == nil {
-		body.Accounts = []string{}
-	}
+		Owner           string              `json:"owner"`
+		Name            string              `json:"name"`
+		Engagements     []SandboxEngagement `json:"engagements,omitempty"`
+		Accounts        []string            `json:"accounts,omitempty"`
+		SignersRequired int                 `json:"signersRequired,omitempty"`
+		Members         []string            `json:"members,omitempty"`
+	}{a.CustomerNumber, a.Name, a.Engagements, a.Accounts, a.SignersRequired, a.Members}
 	out := new(SandboxAgreement)
-	resp, err := s.client.do(ctx, &request{
-		op:     "sandbox.createAgreement",
-		method: http.MethodPost,
-		href:   "/v1/sandbox/agreements",
-		body:   body,
-	}, out)
+	resp, err := s.client.do(ctx, &request{op: op, method: method, href: href, body: body}, out)
 	if err != nil {
 		return nil, resp, err
 	}
 	return out, resp, nil
 }
 
-// CreateTransaction creates a mock transaction on the account mockAccountID
-// (a ResourceID) with POST /v1/sandbox/accounts/{mockAccountId}/transactions
-// (docs/interface.md, Sandbox and Endpoints; docs/interface.md, Production: "booking and value date
-// in the past, bookingDate <= valueDate"). Checked before sending, with the
-// client's clock (WithClock) and the bank's calendar (Europe/Oslo):
-// BookingDate and ValueDate not after today, BookingDate not after ValueDate
-// (an empty BookingDate is today, an empty ValueDate the booking date),
-// TransactionAmount and OriginalAmount valid amounts, account references
-// valid, and text fields printable Latin-1 within the Berlin Group lengths.
-// A DebtorAccount other than the account itself is refused by the sandbox
-// (docs/interface.md, Sandbox) with an *Error. tx is not modified; TransactionID is
-// never sent.
+// CreateTransaction creates one mock transaction on the account
+// mockAccountID (a ResourceID): CreateTransactions with tx alone, so it is
+// sent as a JSON array of one, as the platform's own mock-data scripts
+// send transactions. tx is not modified; TransactionID is never sent.
 func (s *SandboxService) CreateTransaction(ctx context.Context, mockAccountID string, tx *SandboxTransaction) (*SandboxTransaction, *Response, error) {
-	if err := checkSandboxID("mockAccountID", mockAccountID); err != nil {
-		return nil, nil, err
+	if tx == nil {
+		return nil, nil, invalid("SandboxTransaction", "is required")
 	}
-	if err := validateSandboxTransaction(tx, sandboxToday(s.client.cfg.now())); err != nil {
-		return nil, nil, err
-	}
-	body := *tx
-	body.TransactionID = ""
-	out := new(SandboxTransaction)
-	resp, err := s.client.do(ctx, &request{
-		op:     "sandbox.createTransaction",
-		method: http.MethodPost,
-		href:   "/v1/sandbox/accounts/" + pathSegment(mockAccountID) + "/transactions",
-		body:   &body,
-	}, out)
+	out, resp, err := s.createTransactions(ctx, "sandbox.createTransaction", "/v1/sandbox/accounts/", mockAccountID,
+		[]SandboxTransaction{*tx}, "SandboxTransaction")
 	if err != nil {
 		return nil, resp, err
 	}
-	out.Pending = tx.Pending
+	return &out[0], resp, nil
+}
+
+// CreateTransactions creates the mock transactions txs, in order, on the
+// account mockAccountID (a ResourceID) with one POST
+// /v1/sandbox/accounts/{mockAccountId}/transactions whose body is a JSON
+// array (docs/interface.md SB4, SB11 and PO2: "booking and value date in the
+// past, bookingDate <= valueDate"). Every transaction is checked before
+// anything is sent, with the client's clock (WithClock) and the bank's
+// calendar (Europe/Oslo): BookingDate and ValueDate not after today,
+// BookingDate not after ValueDate (an empty BookingDate is today, an empty
+// ValueDate the booking date), amounts valid, account references valid,
+// text printable Latin-1 within the Berlin Group lengths; a refusal names
+// the field as SandboxTransactions[i].Field. A DebtorAccount other than the
+// account itself is refused by the sandbox (SB4) with an *Error, and then
+// none is created. The result holds the created transactions in the order
+// of txs. txs is not modified; TransactionID is never sent.
+func (s *SandboxService) CreateTransactions(ctx context.Context, mockAccountID string, txs []SandboxTransaction) ([]SandboxTransaction, *Response, error) {
+	return s.createTransactions(ctx, "sandbox.createTransactions", "/v1/sandbox/accounts/", mockAccountID, txs, "")
+}
+
+// CreateCardTransactions is CreateTransactions for the card account
+// mockCardAccountID with POST
+// /v1/sandbox/card-accounts/{mockCardAccountId}/transactions, the route the
+// platform's scripts use for card transactions (docs/interface.md SB11).
+// TransactionDate, OriginalAmount and TransactionDetails are the card
+// transaction's members.
+func (s *SandboxService) CreateCardTransactions(ctx context.Context, mockCardAccountID string, txs []SandboxTransaction) ([]SandboxTransaction, *Response, error) {
+	return s.createTransactions(ctx, "sandbox.createCardTransactions", "/v1/sandbox/card-accounts/", mockCardAccountID, txs, "")
+}
+
+// createTransactions checks txs (naming the fields one as field, or
+// SandboxTransactions[i] when field is ""), sends them as one array to
+// base + id + "/transactions" and reads the created ones back.
+func (s *SandboxService) createTransactions(ctx context.Context, op, base, id string, txs []SandboxTransaction, field string) ([]SandboxTransaction, *Response, error) {
+	if err := checkSandboxID("mockAccountID", id); err != nil {
+		return nil, nil, err
+	}
+	if len(txs) == 0 {
+		return nil, nil, invalid("SandboxTransactions", "must hold at least one transaction")
+	}
+	if len(txs) > MaxSandboxTransactions {
+		return nil, nil, invalid("SandboxTransactions", "must hold at most %d transactions", MaxSandboxTransactions)
+	}
+	today := sandboxToday(s.client.cfg.now())
+	body := make([]SandboxTransaction, len(txs))
+	for i := range txs {
+		f := field
+		if f == "" {
+			f = fmt.Sprintf("SandboxTransactions[%d]", i)
+		}
+		if err := validateSandboxTransaction(&txs[i], f, today); err != nil {
+			return nil, nil, err
+		}
+		body[i] = txs[i]
+		body[i].TransactionID = ""
+	}
+	var raw json.RawMessage
+	resp, err := s.client.do(ctx, &request{op: op, method: http.MethodPost, href: base + pathSegment(id) + "/transactions", body: body}, &raw)
+	if err != nil {
+		return nil, resp, err
+	}
+	out, err := decodeSandboxTransactions(raw, len(txs))
+	if err != nil {
+		return nil, resp, fmt.Errorf("xs2a: %s: decoding the response (X-Request-ID %s): %w", op, resp.RequestID, err)
+	}
+	for i := range out {
+		out[i].Pending = txs[i].Pending
+	}
 	return out, resp, nil
 }
 
-func validateSandboxTransaction(tx *SandboxTransaction, today Date) error {
-	const f = "SandboxTransaction"
+// MaxSandboxTransactions is how many transactions CreateTransactions sends
+// in one request; the fake bank refuses more.
+const MaxSandboxTransactions = 1000
+
+// decodeSandboxTransactions reads the answer to a transactions POST: an
+// array of n transactions, or one object when n is 1.
+func decodeSandboxTransactions(raw json.RawMessage, n int) ([]SandboxTransaction, error) {
+	raw = bytes.TrimSpace(raw)
+	var out []SandboxTransaction
+	if len(raw) > 0 && raw[0] == '{' && n == 1 {
+		out = make([]SandboxTransaction, 1)
+		if err := json.Unmarshal(raw, &out[0]); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	if len(out) != n {
+		return nil, fmt.Errorf("%d transactions for %d sent", len(out), n)
+	}
+	return out, nil
+}
+
+// validateSandboxTransaction checks tx with field naming it.
+func validateSandboxTransaction(tx *SandboxTransaction, f string, today Date) error {
 	if tx == nil {
 		return invalid(f, "is required")
 	}

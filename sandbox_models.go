@@ -1,6 +1,9 @@
 package xs2a
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Models of the sandbox's mock-data operations (docs/interface.md, Sandbox;
 // docs/interface.md, Production, Other endpoints). Each model carries docs/interface.md's own
@@ -24,6 +27,22 @@ const (
 // Valid reports whether t is one of the customer types the sandbox accepts
 // (docs/interface.md, Errors: "Sandbox: invalid CustomerType" is a validation error).
 func (t CustomerType) Valid() bool { return t == CustomerPrivate || t == CustomerCorporate }
+
+// UnmarshalJSON reads a customer type in any case: the platform's scripts
+// and answers write "private" and "corporate" (docs/interface.md SB9), which
+// decode to CustomerPrivate and CustomerCorporate. Another value stays as
+// it came.
+func (t *CustomerType) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	*t = CustomerType(s)
+	if u := CustomerType(strings.ToUpper(s)); u.Valid() {
+		*t = u
+	}
+	return nil
+}
 
 // Sandbox customer numbers after SandboxService.Initialize (docs/interface.md, Production,
 // Other endpoints). Each is the 11-digit mock national identification number
@@ -144,7 +163,37 @@ type SandboxAgreement struct {
 	// Members are customer numbers that may act on the agreement; the owner
 	// is always one of them.
 	Members []string `json:"members,omitempty"`
+	// Engagements give customers (PSUs) the owner's accounts, as the
+	// platform's scripts do; the sandbox does not send them back.
+	Engagements []SandboxEngagement `json:"engagements,omitempty"`
 }
+
+// SandboxEngagement connects a customer to an account of a corporate
+// agreement (docs/interface.md SB10): Customer, a PSU's 11-digit customer
+// number, becomes a member of the agreement and sees Account, an account of
+// the agreement's owner named by IBAN, BBAN or MaskedPAN, with Roles. An
+// account is one the PSU may consent to and pay from only with both VIEW
+// and REGISTER.
+type SandboxEngagement struct {
+	Customer string           `json:"customer"`
+	Account  AccountReference `json:"account"`
+	Roles    []EngagementRole `json:"roles,omitempty"`
+}
+
+// EngagementRole is a customer's right to an account of an agreement
+// (docs/interface.md SB10).
+type EngagementRole string
+
+// The engagement roles the platform documents.
+const (
+	// EngagementView lets the customer see the account.
+	EngagementView EngagementRole = "VIEW"
+	// EngagementRegister lets the customer register payments from it.
+	EngagementRegister EngagementRole = "REGISTER"
+)
+
+// Valid reports whether r is a role the sandbox knows.
+func (r EngagementRole) Valid() bool { return r == EngagementView || r == EngagementRegister }
 
 // SandboxTransaction is a mock transaction that POST
 // /v1/sandbox/accounts/{mockAccountId}/transactions creates (docs/interface.md,

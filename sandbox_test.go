@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -234,8 +235,8 @@ func TestSandboxCreateCustomer(t *testing.T) {
 	r := bank.only(t)
 	require.Equal(t, http.MethodPost, r.Method)
 	require.Equal(t, "/v1/sandbox/customers", r.Path)
-	require.JSONEq(t, `{"customerNumber":"01017012345","customerType":"CORPORATE","name":"Havbris AS"}`, string(r.Body))
-	require.Equal(t, `{"customerNumber":"01017012345","customerType":"CORPORATE","name":"Havbris AS"}`, string(r.Body), "compact JSON")
+	// the shape of the platform's scripts: type, in lower case (SB9)
+	require.Equal(t, `{"customerNumber":"01017012345","name":"Havbris AS","type":"corporate"}`, string(r.Body), "compact JSON")
 	requireSignedWithoutPSU(t, r)
 	require.Equal(t, before, *in, "the caller's customer is not modified")
 	require.Equal(t, &SandboxCustomer{
@@ -271,6 +272,7 @@ func TestSandboxCreateAccount(t *testing.T) {
 		name     string
 		in       SandboxAccount
 		fixture  string
+		wantPath string // "" is /v1/sandbox/accounts
 		wantBody string
 		want     SandboxAccount
 	}{
@@ -278,7 +280,7 @@ func TestSandboxCreateAccount(t *testing.T) {
 			name:     "account",
 			in:       SandboxAccount{CustomerNumber: "01017012345", Currency: "NOK", Name: "Driftskonto", Balance: "1000.50", ResourceID: "ignored", BookedTransactions: 7},
 			fixture:  "account_created.json",
-			wantBody: `{"customerNumber":"01017012345","currency":"NOK","name":"Driftskonto","balance":"1000.50"}`,
+			wantBody: `{"customerNumber":"01017012345","accountName":"Driftskonto","currency":"NOK","balances":[{"balanceType":"EXPECTED","balanceAmount":{"currency":"NOK","amount":"1000.50"}}]}`,
 			want: SandboxAccount{ResourceID: "enc!!DuoHnSSAUcI0BnL9sBAqylfb", CustomerNumber: "01017012345",
 				BBAN: "97106103384", IBAN: "NO4997106103384", Currency: "NOK", Name: "Driftskonto",
 				Product: "Driftskonto", Balance: "1000.50"},
@@ -287,7 +289,7 @@ func TestSandboxCreateAccount(t *testing.T) {
 			name:     "savings account with its number",
 			in:       SandboxAccount{CustomerNumber: "01017012345", BBAN: "97106103384", Currency: "NOK", Name: "Driftskonto", Product: "Sparekonto", CashAccountType: "SVGS"},
 			fixture:  "account_created.json",
-			wantBody: `{"customerNumber":"01017012345","bban":"97106103384","currency":"NOK","name":"Driftskonto","product":"Sparekonto","cashAccountType":"SVGS"}`,
+			wantBody: `{"customerNumber":"01017012345","accountName":"Driftskonto","bban":"97106103384","currency":"NOK","product":"Sparekonto","cashAccountType":"SVGS"}`,
 			want: SandboxAccount{ResourceID: "enc!!DuoHnSSAUcI0BnL9sBAqylfb", CustomerNumber: "01017012345",
 				BBAN: "97106103384", IBAN: "NO4997106103384", Currency: "NOK", Name: "Driftskonto",
 				Product: "Driftskonto", Balance: "1000.50", CashAccountType: "SVGS"},
@@ -296,7 +298,8 @@ func TestSandboxCreateAccount(t *testing.T) {
 			name:     "card account",
 			in:       SandboxAccount{CustomerNumber: SandboxPrivateCustomer1, Currency: "NOK", Name: "Visa Gull", Card: true, MaskedPAN: "492500******9999", CreditLimit: "20000"},
 			fixture:  "card_account_created.json",
-			wantBody: `{"customerNumber":"13039319955","currency":"NOK","name":"Visa Gull","card":true,"maskedPan":"492500******9999","creditLimit":"20000"}`,
+			wantPath: "/v1/sandbox/card-accounts",
+			wantBody: `{"customerNumber":"13039319955","name":"Visa Gull","currency":"NOK","maskedPan":"492500******9999","creditLimit":{"currency":"NOK","amount":"20000"}}`,
 			want: SandboxAccount{ResourceID: "enc!!bOBYAPTvTzFvC7jyvXmE7Nnb", CustomerNumber: SandboxPrivateCustomer1,
 				MaskedPAN: "492500******9999", Currency: "NOK", Name: "Visa Gull", Product: "Visa Gull", Card: true,
 				Balance: "0.00", CreditLimit: "20000.00"},
@@ -312,7 +315,7 @@ func TestSandboxCreateAccount(t *testing.T) {
 			require.Equal(t, http.StatusCreated, resp.StatusCode)
 			r := bank.only(t)
 			require.Equal(t, http.MethodPost, r.Method)
-			require.Equal(t, "/v1/sandbox/accounts", r.Path)
+			require.Equal(t, cmp.Or(tc.wantPath, "/v1/sandbox/accounts"), r.Path)
 			require.Equal(t, tc.wantBody, string(r.Body))
 			requireSignedWithoutPSU(t, r)
 			require.Equal(t, tc.in, in, "the caller's account is not modified")
@@ -332,12 +335,12 @@ func TestSandboxCreateAgreement(t *testing.T) {
 			name: "two signers",
 			in: SandboxAgreement{CustomerNumber: "01017012345", Name: "Havbris AS - drift", Accounts: []string{"enc!!DuoHnSSAUcI0BnL9sBAqylfb"},
 				SignersRequired: 2, Members: []string{SandboxCorporateCustomer1}, ID: "never sent", OrganisationNumber: "never sent"},
-			wantBody: `{"customerNumber":"01017012345","name":"Havbris AS - drift","accounts":["enc!!DuoHnSSAUcI0BnL9sBAqylfb"],"signersRequired":2,"members":["18129215603"]}`,
+			wantBody: `{"owner":"01017012345","name":"Havbris AS - drift","accounts":["enc!!DuoHnSSAUcI0BnL9sBAqylfb"],"signersRequired":2,"members":["18129215603"]}`,
 		},
 		{
 			name:     "defaults",
 			in:       SandboxAgreement{CustomerNumber: "01017012345", Name: "Havbris AS - drift"},
-			wantBody: `{"customerNumber":"01017012345","name":"Havbris AS - drift","accounts":[]}`,
+			wantBody: `{"owner":"01017012345","name":"Havbris AS - drift"}`,
 		},
 	}
 	for _, tc := range tests {
@@ -393,7 +396,7 @@ func TestSandboxCreateTransaction(t *testing.T) {
 	r := bank.only(t)
 	require.Equal(t, http.MethodPost, r.Method)
 	require.Equal(t, "/v1/sandbox/accounts/enc!!NwYh0yBbprB8w4xb4zDu5qQ0/transactions", r.Path)
-	require.Equal(t, `{"transactionAmount":{"currency":"NOK","amount":"-250.00"},"bookingDate":"2026-02-27","valueDate":"2026-02-28","creditorName":"Kiwi","debtorAccount":{"bban":"97108883131"},"remittanceInformationUnstructured":"Varekjøp","proprietaryBankTransactionCode":"VARER"}`, string(r.Body))
+	require.Equal(t, `[{"transactionAmount":{"currency":"NOK","amount":"-250.00"},"bookingDate":"2026-02-27","valueDate":"2026-02-28","creditorName":"Kiwi","debtorAccount":{"bban":"97108883131"},"remittanceInformationUnstructured":"Varekjøp","proprietaryBankTransactionCode":"VARER"}]`, string(r.Body), "an array of one (SB11)")
 	requireSignedWithoutPSU(t, r)
 	require.Equal(t, before, *in, "the caller's transaction is not modified")
 	want := before
@@ -415,7 +418,7 @@ func TestSandboxCreateTransactionPendingAndCard(t *testing.T) {
 	got, _, err := c.Sandbox.CreateTransaction(context.Background(), "enc!!card", in)
 	require.NoError(t, err)
 	r := bank.only(t)
-	require.Equal(t, `{"transactionAmount":{"currency":"NOK","amount":"-99"},"transactionDate":"2026-03-01","originalAmount":{"currency":"EUR","amount":"-8.61"},"transactionDetails":"Zalando SE Berlin","pending":true}`, string(r.Body))
+	require.Equal(t, `[{"transactionAmount":{"currency":"NOK","amount":"-99"},"transactionDate":"2026-03-01","originalAmount":{"currency":"EUR","amount":"-8.61"},"transactionDetails":"Zalando SE Berlin","pending":true}]`, string(r.Body))
 	require.True(t, got.Pending, "copied from the request")
 	require.Equal(t, "enc!!p1", got.TransactionID)
 	require.Equal(t, Date{2026, time.March, 2}, got.BookingDate)
@@ -829,4 +832,290 @@ func TestSandboxTransactionCodeForms(t *testing.T) {
 		}
 		require.Contains(t, string(b), tt.want)
 	}
+}
+
+// The new mock-data calls check their input like the others: a
+// *ValidationError naming the field (an array item by its index), nothing
+// sent (docs/interface.md SB10 to SB12).
+func TestSandboxMockDataValidation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ok := SandboxTransaction{TransactionAmount: Amount{Currency: "NOK", Amount: "-10"}}
+	future := ok
+	future.BookingDate = Date{2026, time.March, 3} // fixedNow is 2026-03-02
+	eng := func(mod func(*SandboxEngagement)) []SandboxEngagement {
+		e := SandboxEngagement{Customer: SandboxPrivateCustomer1, Account: AccountReference{BBAN: "97108883131"},
+			Roles: []EngagementRole{EngagementView, EngagementRegister}}
+		mod(&e)
+		return []SandboxEngagement{e}
+	}
+	agreement := func(mod func(*SandboxAgreement)) *SandboxAgreement {
+		a := &SandboxAgreement{ID: "enc!!ag", CustomerNumber: SandboxCorporateCustomer1, Name: "Drift"}
+		mod(a)
+		return a
+	}
+	tests := []struct {
+		name  string
+		call  func(c *Client) error
+		field string
+	}{
+		{"transactions: none", func(c *Client) error { _, _, err := c.Sandbox.CreateTransactions(ctx, "enc!!a", nil); return err }, "SandboxTransactions"},
+		{"transactions: too many", func(c *Client) error {
+			_, _, err := c.Sandbox.CreateTransactions(ctx, "enc!!a", make([]SandboxTransaction, MaxSandboxTransactions+1))
+			return err
+		}, "SandboxTransactions"},
+		{"transactions: the second in the future", func(c *Client) error {
+			_, _, err := c.Sandbox.CreateTransactions(ctx, "enc!!a", []SandboxTransaction{ok, future})
+			return err
+		}, "SandboxTransactions[1].BookingDate"},
+		{"transactions: no amount at [0]", func(c *Client) error {
+			_, _, err := c.Sandbox.CreateTransactions(ctx, "enc!!a", []SandboxTransaction{{}, ok})
+			return err
+		}, "SandboxTransactions[0].TransactionAmount.Amount"},
+		{"card transactions: account id", func(c *Client) error {
+			_, _, err := c.Sandbox.CreateCardTransactions(ctx, "..", []SandboxTransaction{ok})
+			return err
+		}, "mockAccountID"},
+		{"customer update: number", func(c *Client) error {
+			_, _, err := c.Sandbox.UpdateCustomer(ctx, &SandboxCustomer{CustomerNumber: "1303931995", CustomerType: CustomerPrivate, Name: "K"})
+			return err
+		}, "SandboxCustomer.CustomerNumber"},
+		{"customer update: nil", func(c *Client) error { _, _, err := c.Sandbox.UpdateCustomer(ctx, nil); return err }, "SandboxCustomer"},
+		{"account update: nil", func(c *Client) error { _, _, err := c.Sandbox.UpdateAccount(ctx, nil); return err }, "SandboxAccount"},
+		{"account update: no id", func(c *Client) error {
+			_, _, err := c.Sandbox.UpdateAccount(ctx, &SandboxAccount{Name: "X"})
+			return err
+		}, "SandboxAccount.ResourceID"},
+		{"account update: balance without currency", func(c *Client) error {
+			_, _, err := c.Sandbox.UpdateAccount(ctx, &SandboxAccount{ResourceID: "enc!!a", Balance: "1"})
+			return err
+		}, "SandboxAccount.Currency"},
+		{"account update: bad balance", func(c *Client) error {
+			_, _, err := c.Sandbox.UpdateAccount(ctx, &SandboxAccount{ResourceID: "enc!!a", Currency: "NOK", Balance: "1,5"})
+			return err
+		}, "SandboxAccount.Balance"},
+		{"account update: credit limit without card", func(c *Client) error {
+			_, _, err := c.Sandbox.UpdateAccount(ctx, &SandboxAccount{ResourceID: "enc!!a", Currency: "NOK", CreditLimit: "1"})
+			return err
+		}, "SandboxAccount.CreditLimit"},
+		{"agreement: engagement customer", func(c *Client) error {
+			_, _, err := c.Sandbox.CreateAgreement(ctx, agreement(func(a *SandboxAgreement) {
+				a.Engagements = eng(func(e *SandboxEngagement) { e.Customer = "123" })
+			}))
+			return err
+		}, "SandboxAgreement.Engagements[0].Customer"},
+		{"agreement: engagement without account", func(c *Client) error {
+			_, _, err := c.Sandbox.CreateAgreement(ctx, agreement(func(a *SandboxAgreement) {
+				a.Engagements = eng(func(e *SandboxEngagement) { e.Account = AccountReference{} })
+			}))
+			return err
+		}, "SandboxAgreement.Engagements[0].Account"},
+		{"agreement: engagement by PAN", func(c *Client) error {
+			_, _, err := c.Sandbox.CreateAgreement(ctx, agreement(func(a *SandboxAgreement) {
+				a.Engagements = eng(func(e *SandboxEngagement) { e.Account = AccountReference{PAN: "4925000000005678"} })
+			}))
+			return err
+		}, "SandboxAgreement.Engagements[0].Account"},
+		{"agreement: engagement bad bban", func(c *Client) error {
+			_, _, err := c.Sandbox.CreateAgreement(ctx, agreement(func(a *SandboxAgreement) {
+				a.Engagements = eng(func(e *SandboxEngagement) { e.Account = AccountReference{BBAN: "97108883132"} })
+			}))
+			return err
+		}, "SandboxAgreement.Engagements[0].Account.BBAN"},
+		{"agreement: engagement role", func(c *Client) error {
+			_, _, err := c.Sandbox.CreateAgreement(ctx, agreement(func(a *SandboxAgreement) {
+				a.Engagements = eng(func(e *SandboxEngagement) { e.Roles = []EngagementRole{EngagementView, "view"} })
+			}))
+			return err
+		}, "SandboxAgreement.Engagements[0].Roles[1]"},
+		{"agreement update: no id", func(c *Client) error {
+			_, _, err := c.Sandbox.UpdateAgreement(ctx, agreement(func(a *SandboxAgreement) { a.ID = "" }))
+			return err
+		}, "SandboxAgreement.ID"},
+		{"agreement update: name", func(c *Client) error {
+			_, _, err := c.Sandbox.UpdateAgreement(ctx, agreement(func(a *SandboxAgreement) { a.Name = "" }))
+			return err
+		}, "SandboxAgreement.Name"},
+		{"engagements: none", func(c *Client) error { _, _, err := c.Sandbox.AddEngagements(ctx, "enc!!ag", nil); return err }, "SandboxEngagements"},
+		{"engagements: agreement id", func(c *Client) error {
+			_, _, err := c.Sandbox.AddEngagements(ctx, "", eng(func(*SandboxEngagement) {}))
+			return err
+		}, "mockAgreementID"},
+		{"engagements: role", func(c *Client) error {
+			_, _, err := c.Sandbox.AddEngagements(ctx, "enc!!ag", eng(func(e *SandboxEngagement) { e.Roles = []EngagementRole{"ADMIN"} }))
+			return err
+		}, "SandboxEngagements[0].Roles[0]"},
+		{"transaction update: no id", func(c *Client) error {
+			_, _, err := c.Sandbox.UpdateTransaction(ctx, "enc!!a", &ok)
+			return err
+		}, "SandboxTransaction.TransactionID"},
+		{"transaction update: future", func(c *Client) error {
+			tx := future
+			tx.TransactionID = "enc!!t"
+			_, _, err := c.Sandbox.UpdateTransaction(ctx, "enc!!a", &tx)
+			return err
+		}, "SandboxTransaction.BookingDate"},
+		{"transaction update: nil", func(c *Client) error { _, _, err := c.Sandbox.UpdateTransaction(ctx, "enc!!a", nil); return err }, "SandboxTransaction"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			bank, c := newStubBank(t, http.StatusOK, []byte(`{}`))
+			err := tc.call(c)
+			var ve *ValidationError
+			require.True(t, errors.As(err, &ve), "want *ValidationError, got %T %v", err, err)
+			require.Equal(t, tc.field, ve.Field)
+			require.True(t, strings.HasPrefix(err.Error(), "xs2a: invalid "+tc.field+": "), err.Error())
+			require.Empty(t, bank.requests(), "nothing is sent")
+		})
+	}
+}
+
+// The wire of the new calls: methods, paths (ids escaped), bodies in the
+// scripts' shapes, and the answers read back (docs/interface.md SB10 to SB12).
+func TestSandboxMockDataWire(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tx := SandboxTransaction{TransactionAmount: Amount{Currency: "NOK", Amount: "-10"}, BookingDate: Date{2026, time.March, 1}}
+	tests := []struct {
+		name         string
+		answer       string
+		call         func(c *Client) (any, error)
+		method, path string
+		body         string
+		check        func(t *testing.T, got any)
+	}{
+		{"transactions", `[{"transactionId":"enc!!1"},{"transactionId":"enc!!2"}]`, func(c *Client) (any, error) {
+			withID := tx
+			withID.TransactionID = "never sent"
+			pending := tx
+			pending.Pending = true
+			got, _, err := c.Sandbox.CreateTransactions(ctx, "a/b", []SandboxTransaction{withID, pending})
+			return got, err
+		}, "POST", "/v1/sandbox/accounts/a%2Fb/transactions",
+			`[{"transactionAmount":{"currency":"NOK","amount":"-10"},"bookingDate":"2026-03-01"},{"transactionAmount":{"currency":"NOK","amount":"-10"},"bookingDate":"2026-03-01","pending":true}]`,
+			func(t *testing.T, got any) {
+				txs := got.([]SandboxTransaction)
+				require.Len(t, txs, 2)
+				require.Equal(t, "enc!!2", txs[1].TransactionID)
+				require.False(t, txs[0].Pending)
+				require.True(t, txs[1].Pending, "copied from the request")
+			}},
+		{"card transactions", `[{"transactionId":"enc!!c"}]`, func(c *Client) (any, error) {
+			got, _, err := c.Sandbox.CreateCardTransactions(ctx, "enc!!card", []SandboxTransaction{tx})
+			return got, err
+		}, "POST", "/v1/sandbox/card-accounts/enc!!card/transactions",
+			`[{"transactionAmount":{"currency":"NOK","amount":"-10"},"bookingDate":"2026-03-01"}]`, nil},
+		{"customer update", `{"customerNumber":"13039319955","customerType":"private","name":"Kari N"}`, func(c *Client) (any, error) {
+			got, _, err := c.Sandbox.UpdateCustomer(ctx, &SandboxCustomer{CustomerNumber: SandboxPrivateCustomer1, CustomerType: CustomerPrivate, Name: "Kari N"})
+			return got, err
+		}, "PUT", "/v1/sandbox/customers/13039319955", `{"customerNumber":"13039319955","name":"Kari N","type":"private"}`,
+			func(t *testing.T, got any) {
+				require.Equal(t, CustomerPrivate, got.(*SandboxCustomer).CustomerType, "the platform's lower case reads as the constant")
+			}},
+		{"account update", `{"resourceId":"enc!!a","name":"Felles"}`, func(c *Client) (any, error) {
+			got, _, err := c.Sandbox.UpdateAccount(ctx, &SandboxAccount{ResourceID: "enc!!a", CustomerNumber: SandboxPrivateCustomer1,
+				BBAN: "97108883131", Name: "Felles", Currency: "NOK", Balance: "5"})
+			return got, err
+		}, "PUT", "/v1/sandbox/accounts/enc!!a",
+			`{"accountName":"Felles","balances":[{"balanceType":"EXPECTED","balanceAmount":{"currency":"NOK","amount":"5"}}]}`, nil},
+		{"card account update", `{"resourceId":"enc!!c","card":true}`, func(c *Client) (any, error) {
+			got, _, err := c.Sandbox.UpdateAccount(ctx, &SandboxAccount{ResourceID: "enc!!c", Card: true, Currency: "NOK", CreditLimit: "100"})
+			return got, err
+		}, "PUT", "/v1/sandbox/card-accounts/enc!!c", `{"creditLimit":{"currency":"NOK","amount":"100"}}`, nil},
+		{"agreement update", `{"id":"enc!!ag","name":"Drift"}`, func(c *Client) (any, error) {
+			got, _, err := c.Sandbox.UpdateAgreement(ctx, &SandboxAgreement{ID: "enc!!ag", CustomerNumber: SandboxCorporateCustomer1, Name: "Drift",
+				Engagements: []SandboxEngagement{{Customer: SandboxPrivateCustomer1, Account: AccountReference{IBAN: "NO4897108883131"}, Roles: []EngagementRole{EngagementView}}}})
+			return got, err
+		}, "PUT", "/v1/sandbox/agreements/enc!!ag",
+			`{"owner":"18129215603","name":"Drift","engagements":[{"customer":"13039319955","account":{"iban":"NO4897108883131"},"roles":["VIEW"]}]}`, nil},
+		{"engagements", `{"id":"enc!!ag","name":"Drift"}`, func(c *Client) (any, error) {
+			got, _, err := c.Sandbox.AddEngagements(ctx, "enc!!ag", []SandboxEngagement{{Customer: SandboxPrivateCustomer1, Account: AccountReference{BBAN: "97108883131"}}})
+			return got, err
+		}, "POST", "/v1/sandbox/agreements/enc!!ag/engagements", `[{"customer":"13039319955","account":{"bban":"97108883131"}}]`, nil},
+		{"transaction update", `{"transactionId":"enc!!t"}`, func(c *Client) (any, error) {
+			withID := tx
+			withID.TransactionID = "enc!!t"
+			got, _, err := c.Sandbox.UpdateTransaction(ctx, "enc!!a", &withID)
+			return got, err
+		}, "PUT", "/v1/sandbox/accounts/enc!!a/transactions/enc!!t", `{"transactionAmount":{"currency":"NOK","amount":"-10"},"bookingDate":"2026-03-01"}`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			bank, c := newStubBank(t, http.StatusOK, []byte(tc.answer))
+			got, err := tc.call(c)
+			require.NoError(t, err)
+			r := bank.only(t)
+			require.Equal(t, tc.method, r.Method)
+			require.Equal(t, tc.path, r.Path)
+			require.Equal(t, tc.body, string(r.Body))
+			requireSignedWithoutPSU(t, r)
+			if tc.check != nil {
+				tc.check(t, got)
+			}
+		})
+	}
+}
+
+// An answer to a transactions POST that does not hold one transaction per
+// one sent is an error, never a short list.
+func TestSandboxTransactionsAnswerShapes(t *testing.T) {
+	t.Parallel()
+	two := []SandboxTransaction{{TransactionAmount: Amount{Currency: "NOK", Amount: "-1"}}, {TransactionAmount: Amount{Currency: "NOK", Amount: "-2"}}}
+	for _, tc := range []struct {
+		name, answer string
+		n            int
+		wantErr      bool
+	}{
+		{"array of two", `[{"transactionId":"a"},{"transactionId":"b"}]`, 2, false},
+		{"one object for one", `{"transactionId":"a"}`, 1, false},
+		{"array of one for one", `[{"transactionId":"a"}]`, 1, false},
+		{"one object for two", `{"transactionId":"a"}`, 2, true},
+		{"array of one for two", `[{"transactionId":"a"}]`, 2, true},
+		{"empty: outcome unknown", ``, 1, true},
+		{"a string", `"x"`, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, c := newStubBank(t, http.StatusCreated, []byte(tc.answer))
+			got, resp, err := c.Sandbox.CreateTransactions(context.Background(), "enc!!a", two[:tc.n])
+			require.NotNil(t, resp)
+			if tc.wantErr {
+				require.Error(t, err)
+				require.Nil(t, got)
+				require.True(t, strings.HasPrefix(err.Error(), "xs2a: sandbox.createTransactions: "), err.Error())
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, got, tc.n)
+		})
+	}
+}
+
+func TestCustomerTypeJSON(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]CustomerType{`"private"`: CustomerPrivate, `"Corporate"`: CustomerCorporate,
+		`"PRIVATE"`: CustomerPrivate, `"sole_trader"`: "sole_trader", `""`: ""} {
+		var got CustomerType
+		require.NoError(t, json.Unmarshal([]byte(in), &got), in)
+		require.Equal(t, want, got, in)
+	}
+	var got CustomerType
+	require.Error(t, json.Unmarshal([]byte(`1`), &got))
+}
+
+func FuzzDecodeSandboxTransactions(f *testing.F) {
+	f.Add([]byte(`[{"transactionId":"a"}]`), 1)
+	f.Add([]byte(`{"transactionId":"a","transactionAmount":{"amount":"1","currency":"NOK"}}`), 1)
+	f.Add([]byte(`[]`), 0)
+	f.Fuzz(func(t *testing.T, b []byte, n int) {
+		out, err := decodeSandboxTransactions(b, n)
+		if err == nil && len(out) != n {
+			t.Fatalf("%d transactions for %d", len(out), n)
+		}
+		if err != nil && out != nil {
+			t.Fatal("transactions with an error")
+		}
+	})
 }
