@@ -4,8 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
+		"strings"
 	"time"
 
 	"github.com/tppkit/xs2a/xs2atest"
@@ -27,45 +26,9 @@ func (l *faultList) Set(spec string) error {
 	return nil
 }
 
-// parseFault reads "path=/v1/payments,method=POST,status=503,times=1" into
-// a Fault: keys path, method, status, retry-after, system, delay, drop,
-// times and rate, as xs2atest.Fault has them.
-func parseFault(spec string) (xs2atest.Fault, error) {
-	var f xs2atest.Fault
-	for _, part := range strings.Split(spec, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		var err error
-		switch k {
-		case "path":
-			f.Path = v
-		case "method":
-			f.Method = strings.ToUpper(v)
-		case "system":
-			f.System = v
-		case "drop":
-			f.Drop = true
-		case "status":
-			f.Status, err = strconv.Atoi(v)
-		case "times":
-			f.Times, err = strconv.Atoi(v)
-		case "rate":
-			f.Rate, err = strconv.ParseFloat(v, 64)
-		case "delay":
-			f.Delay, err = time.ParseDuration(v)
-		case "retry-after":
-			f.RetryAfter, err = time.ParseDuration(v)
-		default:
-			return f, fmt.Errorf("unknown key %q (path, method, status, retry-after, system, delay, drop, times, rate)", k)
-		}
-		if err != nil {
-			return f, fmt.Errorf("%s: %q is not a valid value", k, v)
-		}
-	}
-	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
-		return f, fmt.Errorf("status %d: want an error status, 400 to 599", f.Status)
-	}
-	return f, nil
-}
+// parseFault reads a -fault spec: xs2atest.ParseFault, the parser of
+// POST /_control/faults too.
+func parseFault(spec string) (xs2atest.Fault, error) { return xs2atest.ParseFault(spec) }
 
 type fakebankFlags struct {
 	addr, basePath, startTime string
