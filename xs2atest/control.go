@@ -45,6 +45,15 @@ const ControlPrefix = "/_control"
 // path is ControlPrefix or below it.
 func WithControl() Option { return func(c *config) { c.control = true } }
 
+// ControlURL is the control API's address, the server's origin followed by
+// ControlPrefix ("http://127.0.0.1:PORT/_control"); "" when it is off.
+func (s *Server) ControlURL() string {
+	if !s.cfg.control {
+		return ""
+	}
+	return s.srv.URL + ControlPrefix
+}
+
 // isControl reports whether r is for the control API, and it is on.
 func (s *Server) isControl(r *http.Request) bool {
 	p := r.URL.Path

@@ -97,13 +97,8 @@ func Start(opts ...Option) (*Server, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if cfg.control {
-		if _, inside := cutBasePath(ControlPrefix, cfg.basePath); inside || cfg.basePath == ControlPrefix {
-			return nil, errors.New("xs2atest: the base path " + cfg.basePath + " holds the control API's " + ControlPrefix)
-		}
-		if _, under := cutBasePath(cfg.basePath, ControlPrefix); under {
-			return nil, errors.New("xs2atest: the base path " + cfg.basePath + " is under the control API's " + ControlPrefix)
-		}
+	if _, under := cutBasePath(cfg.basePath, ControlPrefix); cfg.control && under {
+		return nil, errors.New("xs2atest: the base path " + cfg.basePath + " is the control API's " + ControlPrefix + " or below it")
 	}
 	s := &Server{cfg: cfg, contacts: map[string]string{}, tppOwners: newTPPOwners()}
 	s.faultRNG = rand.New(rand.NewPCG(cfg.seed, 0xfa17))
@@ -117,7 +112,7 @@ func Start(opts ...Option) (*Server, error) {
 	}
 	s.mux = http.NewServeMux()
 	s.routes()
-	s.bank = bank.New(cfg.seed, cfg.now)
+	s.bank = bank.New(cfg.seed, s.now)
 	s.scas = map[string]*scaRecord{}
 
 	s.srv = httptest.NewUnstartedServer(s)
