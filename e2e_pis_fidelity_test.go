@@ -288,7 +288,7 @@ func TestRedirectPreferredFalseAppSCA(t *testing.T) {
 // and returns the page that follows; the SCA itself is left unfinished.
 func (b *bank) scaPageAfterLogin(t *testing.T, href, customer string) string {
 	t.Helper()
-	hc := *b.HTTPClient() // follows the 303 back to the page
+	hc := *b.HTTPClient()          // follows the 303 back to the page
 	hc.Jar, _ = cookiejar.New(nil) // the page is tied to the browser that opened it: cookie and page token
 	opened, err := hc.Get(href)
 	require.NoError(t, err)
