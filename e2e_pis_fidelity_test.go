@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
+	"regexp"
 	"testing"
 	"time"
 
@@ -268,7 +270,10 @@ func TestRedirectPreferredFalseAppSCA(t *testing.T) {
 
 	page := b.scaPageAfterLogin(t, sca.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
 	assert.Contains(t, page, "confirm there with your fingerprint or face")
-	cb := b.sca(t, sca.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
+	// that page is tied to the browser that opened it: CompleteSCA, another browser, takes a new authorisation
+	again, _, err := b.c.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
+	require.NoError(t, err)
+	cb := b.sca(t, again.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
 	assert.Equal(t, psu.ID, cb.PSUID, "the psu-id carried over")
 	assert.Equal(t, xs2a.TransactionStatusPDNG, b.status(t, psu, ini).TransactionStatus)
 
@@ -283,8 +288,16 @@ func TestRedirectPreferredFalseAppSCA(t *testing.T) {
 // and returns the page that follows; the SCA itself is left unfinished.
 func (b *bank) scaPageAfterLogin(t *testing.T, href, customer string) string {
 	t.Helper()
-	hc := b.HTTPClient() // follows the 303 back to the page
-	resp, err := hc.PostForm(href, url.Values{"step": {"login"}, "nationalId": {customer}})
+	hc := *b.HTTPClient()          // follows the 303 back to the page
+	hc.Jar, _ = cookiejar.New(nil) // the page is tied to the browser that opened it: cookie and page token
+	opened, err := hc.Get(href)
+	require.NoError(t, err)
+	first, err := io.ReadAll(opened.Body)
+	opened.Body.Close()
+	require.NoError(t, err)
+	token := regexp.MustCompile(`name="pageToken" value="([^"]*)"`).FindStringSubmatch(string(first))
+	require.NotNil(t, token, "%s", first)
+	resp, err := hc.PostForm(href, url.Values{"step": {"login"}, "nationalId": {customer}, "pageToken": {token[1]}})
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	page, err := io.ReadAll(resp.Body)

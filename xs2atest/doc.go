@@ -42,6 +42,24 @@
 // checked against a CA: a TPP is identified by its keyId, so psu-ids and
 // payments belong to it.
 //
+// The strictness, and what tunes it:
+//
+//	Check                                   Refusal                                Tuning
+//	Digest with a body                      400 SIGNATURE_INVALID                  none: a body needs its Digest
+//	date, digest, x-request-id, psu-id,     400 SIGNATURE_INVALID                  none: a header present is signed
+//	psu-corporate-id, tpp-redirect-uri
+//	keyId serial upper-case hex, CA with    400 SIGNATURE_INVALID                  WithKeyIDVariants (-keyid-variants)
+//	spaces (RFC 2253 or Go's pkix form)
+//	Date within 5 minutes of the bank's     400 SIGNATURE_INVALID, path Date       WithDateSkew (-date-skew; 0: off)
+//	clock (or the host's, when the bank's
+//	was moved)
+//
+// Every refusal names its reason: the body's tppMessages carry a code and a
+// text, and the log line of WithLogger the same code and reason (an SCA
+// page's refusal: code SCA_PAGE and the reason the page shows), never
+// bodies, PSU headers or resource ids. Answers that net/http writes itself
+// (a malformed request line, a header over 64 KiB: 431) are plain text.
+//
 // The CA is the certificate's issuer in strict RFC 2253 form, as the SDK's
 // Signer and Java's X500Principal (RFC2253) write it: RDNs last to first,
 // the keywords CN, L, ST, O, OU, C, STREET, DC and UID only, every other
@@ -81,7 +99,15 @@
 // The scaRedirect link points to URL()+"/sca/<token>": an HTML page a
 // browser can use (national id, context, accounts or payment, confirm or
 // cancel) that ends in a 303 to the TPP-Redirect-URI of the request that
-// started it. CompleteSCA walks the same pages over HTTP; SCAOption values
+// started it. The page names the TPP (the organisation, else the common
+// name, of the certificate that started the SCA, made inert) and what it
+// asks for: account access (and the context the request asked for), or the
+// payments with amount and creditor; it has a viewport for phones. The
+// page is tied to the browser that opens it first: that GET sets a cookie
+// scoped to the page (HttpOnly, SameSite=Strict, Secure under TLS) and the
+// page's forms carry a per-page token; a POST without both, such as a form
+// posted from another origin, or a GET from another browser, gets 403 and a
+// page that says why. CompleteSCA walks the same pages over HTTP; SCAOption values
 // (Private, Corporate, Accounts, Cancel) steer it; the module
 // xs2atest/browsertest drives the pages in headless Chromium. The psu-id is
 // a UUID derived from the TPP's keyId and the customer (PSUID), the
@@ -173,10 +199,36 @@
 // drops the connection after processing (Fault.Drop), so a client can be
 // shown a payment that exists although it never saw the answer. Requests and
 // RequestCount give the request log (method, path, status, X-Request-ID;
-// never bodies or PSU headers). WithResponseSigning signs responses with the
-// bank's own test certificate (Certificate). Package mockbank
+// never bodies or PSU headers), bounded by WithRequestLogLimits. AddFault
+// and ClearFaults change the faults at runtime. WithResponseSigning signs
+// responses with the bank's own test certificate (Certificate). Package mockbank
 // (xs2atest/mockbank) registers canned httpmock responses for tests that want
 // no server at all.
+//
+// # Control API
+//
+// WithControl (on in `xs2a fakebank`, -control=false turns it off) serves
+// JSON endpoints under ControlPrefix (/_control, at the server's root,
+// outside the base path and never under /v1 or /sca), unsigned, so that a
+// test in any language does what a Go test does with the methods above:
+// POST /_control/sca completes or cancels an SCA through the same pages as
+// CompleteSCA (in process, with a browser of its own) and answers
+// {"callback"}; POST /_control/batch runs a batch; POST /_control/clock
+// sets or advances the bank's clock (forward only; the batch runs that fall
+// due run); POST and DELETE /_control/faults add faults (the keys of
+// ParseFault) or remove them all, as AddFault and ClearFaults do; POST
+// /_control/reset puts back the bank as started (data, faults of
+// WithFaults, clock, request log). GET /_control lists them. Refusals are
+// tppMessages, as the interface's.
+//
+// # A server left running
+//
+// The HTTP server closes a connection that sends no complete header within
+// WithServerTimeouts' read-header timeout (10 s), and idle keep-alive
+// connections after 2 minutes; headers are capped at 64 KiB. The request
+// log keeps the latest DefaultRequestLogEntries entries within
+// DefaultRequestLogBytes (WithRequestLogLimits), and SCAs expire after an
+// hour.
 //
 // # What happens outside the interface
 //
@@ -246,6 +298,8 @@
 //	X-Request-ID: a UUID                                   400 FORMAT_ERROR (path X-Request-ID) when missing or not a UUID
 //	Date: RFC 7231 date                                    400 FORMAT_ERROR (path Date) when present and not the IMF-fixdate
 //	                                                       form "Wed, 12 Mar 2025 10:00:00 GMT"
+//	Date near the bank's clock (the fake bank's own rule)  400 SIGNATURE_INVALID (path Date) further than 5 minutes
+//	                                                       (WithDateSkew) from the bank's clock and the host's
 //	Non-ASCII text in Signature: RFC 2047                  400 SIGNATURE_INVALID for raw non-ASCII text in the header,
 //	                                                       or a value partly or wrongly RFC 2047 wrapped
 //	PSU-IP-Address: the IP address of the PSU's device     400 FORMAT_ERROR when present and not an IPv4/IPv6 address

@@ -1,6 +1,7 @@
 package xs2atest
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -47,22 +48,133 @@ func (f *Fault) matches(r *http.Request) bool {
 	return (f.Method == "" || strings.EqualFold(f.Method, r.Method)) && strings.HasPrefix(r.URL.Path, f.Path)
 }
 
+// activeFault is a fault with the count of requests it has applied to.
+type activeFault struct {
+	Fault
+	used int
+}
+
+// AddFault adds faults at runtime, after those already in force (the first
+// matching fault applies): the Go form of POST /_control/faults. Their
+// Times count from now.
+func (s *Server) AddFault(faults ...Fault) {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	for _, f := range faults {
+		s.faults = append(s.faults, &activeFault{Fault: f})
+	}
+}
+
+// ClearFaults removes every fault, those of WithFaults too: from now on
+// requests are answered normally (DELETE /_control/faults). A request
+// already delayed by a fault finishes its delay.
+func (s *Server) ClearFaults() {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	s.faults = nil
+}
+
+// Faults lists the faults in force, in the order they are tried.
+func (s *Server) Faults() []Fault {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	out := make([]Fault, 0, len(s.faults))
+	for _, f := range s.faults {
+		out = append(out, f.Fault)
+	}
+	return out
+}
+
+// resetFaults puts back the faults of WithFaults, their counts at zero.
+func (s *Server) resetFaults() {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	s.faults = nil
+	for _, f := range s.cfg.faults {
+		s.faults = append(s.faults, &activeFault{Fault: f})
+	}
+}
+
 // matchFault picks the fault for this request, counting its use.
 func (s *Server) matchFault(r *http.Request) (Fault, bool) {
 	s.faultMu.Lock()
 	defer s.faultMu.Unlock()
-	for i := range s.cfg.faults {
-		f := &s.cfg.faults[i]
-		if !f.matches(r) || (f.Times > 0 && s.faultUsed[i] >= f.Times) {
+	for _, f := range s.faults {
+		if !f.matches(r) || (f.Times > 0 && f.used >= f.Times) {
 			continue
 		}
 		if f.Rate > 0 && s.faultRNG.Float64() >= f.Rate {
 			continue
 		}
-		s.faultUsed[i]++
-		return *f, true
+		f.used++
+		return f.Fault, true
 	}
 	return Fault{}, false
+}
+
+// FaultKeys are the keys of a fault spec (ParseFault, POST /_control/faults,
+// the -fault flag of xs2a fakebank), each a field of Fault.
+const FaultKeys = "path, method, status, retry-after, system, delay, drop, times, rate"
+
+// ParseFault reads a fault spec, "path=/v1/payments,method=POST,status=503,times=1":
+// comma-separated key=value pairs of FaultKeys ("drop" needs no value;
+// durations as "2s"). A status must be an error status, 400 to 599.
+func ParseFault(spec string) (Fault, error) {
+	var f Fault
+	for _, part := range strings.Split(spec, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		if err := setFaultKey(&f, k, v); err != nil {
+			return f, err
+		}
+	}
+	return f, checkFault(f)
+}
+
+// setFaultKey sets the field of key k from its text v.
+func setFaultKey(f *Fault, k, v string) error {
+	var err error
+	switch k {
+	case "path":
+		f.Path = v
+	case "method":
+		f.Method = strings.ToUpper(v)
+	case "system":
+		f.System = v
+	case "drop":
+		f.Drop = v == "" || v == "true"
+		if v != "" && v != "true" && v != "false" {
+			err = strconv.ErrSyntax
+		}
+	case "status":
+		f.Status, err = strconv.Atoi(v)
+	case "times":
+		f.Times, err = strconv.Atoi(v)
+	case "rate":
+		f.Rate, err = strconv.ParseFloat(v, 64)
+	case "delay":
+		f.Delay, err = time.ParseDuration(v)
+	case "retry-after":
+		f.RetryAfter, err = time.ParseDuration(v)
+	default:
+		return fmt.Errorf("unknown key %q (%s)", k, FaultKeys)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %q is not a valid value", k, v)
+	}
+	return nil
+}
+
+// checkFault refuses values no fault can have.
+func checkFault(f Fault) error {
+	switch {
+	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
+		return fmt.Errorf("status %d: want an error status, 400 to 599", f.Status)
+	case f.Times < 0 || f.Delay < 0 || f.RetryAfter < 0:
+		return fmt.Errorf("times, delay and retry-after cannot be negative")
+	case f.Rate < 0 || f.Rate > 1:
+		return fmt.Errorf("rate %v: want a probability, 0 to 1", f.Rate)
+	}
+	return nil
 }
 
 func (s *Server) writeFault(w *bufWriter, r *http.Request, f Fault) {

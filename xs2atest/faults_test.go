@@ -102,7 +102,7 @@ func TestFaultOnSCAPageFailsTheSCA(t *testing.T) {
 // or spend a fault with Times.
 func setFaultUses(s *Server, i, n int) {
 	s.faultMu.Lock()
-	s.faultUsed[i] = n
+	s.faults[i].used = n
 	s.faultMu.Unlock()
 }
 
@@ -161,8 +161,8 @@ func (s *Server) matchedFaults() int {
 	s.faultMu.Lock()
 	defer s.faultMu.Unlock()
 	n := 0
-	for _, u := range s.faultUsed {
-		n += u
+	for _, f := range s.faults {
+		n += f.used
 	}
 	return n
 }

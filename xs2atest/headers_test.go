@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -14,7 +15,7 @@ import (
 // FORMAT_ERROR with the header as path.
 func TestHeaderFormats(t *testing.T) {
 	t.Parallel()
-	s := NewServer(t)
+	s := NewServer(t, WithClock(func() time.Time { return time.Date(2025, 3, 12, 10, 1, 0, 0, time.UTC) }))
 	tests := []struct {
 		name       string
 		set        [][2]string // headers to set ("" value: delete)

@@ -28,6 +28,13 @@ type config struct {
 	// scaRenewal: how long a PSU-not-present read may follow the PSU's
 	// last SCA access to the account
 	scaRenewal time.Duration
+
+	control  bool          // WithControl: the control API under ControlPrefix
+	dateSkew time.Duration // WithDateSkew: 0 = no check
+	// the request log's bounds (WithRequestLogLimits)
+	logEntries, logBytes int
+	// the HTTP server's limits (WithServerTimeouts)
+	readHeaderTimeout, idleTimeout time.Duration
 }
 
 func defaultConfig() config {
@@ -37,6 +44,69 @@ func defaultConfig() config {
 		seed:       20240601,
 		basePath:   DefaultBasePath,
 		scaRenewal: DefaultSCARenewal,
+		dateSkew:   DefaultDateSkew,
+		logEntries: DefaultRequestLogEntries, logBytes: DefaultRequestLogBytes,
+		readHeaderTimeout: DefaultReadHeaderTimeout, idleTimeout: DefaultIdleTimeout,
+	}
+}
+
+// DefaultDateSkew is how far a request's Date may be from the bank's clock
+// unless WithDateSkew says otherwise.
+const DefaultDateSkew = 5 * time.Minute
+
+// WithDateSkew sets how far the Date header of a request under /v1 may be
+// from the bank's clock (or from the host's clock, when WithClock, -time or
+// the control API moved the bank's): further gets 400 SIGNATURE_INVALID,
+// path Date. The default is DefaultDateSkew; d of zero or less turns the
+// check off.
+func WithDateSkew(d time.Duration) Option {
+	return func(c *config) { c.dateSkew = max(d, 0) }
+}
+
+// The request log's default bounds (WithRequestLogLimits).
+const (
+	DefaultRequestLogEntries = 10000
+	DefaultRequestLogBytes   = 4 << 20
+)
+
+// WithRequestLogLimits bounds what Server.Requests keeps: at most entries
+// requests and bytes bytes (counted as the lengths of their text fields
+// plus 64 per entry); the oldest go first. Values of zero or less keep the
+// defaults, DefaultRequestLogEntries and DefaultRequestLogBytes, so that a
+// server left running holds bounded memory.
+func WithRequestLogLimits(entries, bytes int) Option {
+	return func(c *config) {
+		if entries > 0 {
+			c.logEntries = entries
+		}
+		if bytes > 0 {
+			c.logBytes = bytes
+		}
+	}
+}
+
+// The HTTP server's default timeouts (WithServerTimeouts).
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+	// maxHeaderBytes caps a request's header block (the Go default is 1 MB):
+	// a signed request with its certificate needs a few kilobytes.
+	maxHeaderBytes = 64 << 10
+)
+
+// WithServerTimeouts sets how long the server waits for a request's header
+// (readHeader) and keeps an idle keep-alive connection open (idle); a
+// connection that sends no complete header in time is closed. Values of
+// zero or less keep the defaults, DefaultReadHeaderTimeout and
+// DefaultIdleTimeout.
+func WithServerTimeouts(readHeader, idle time.Duration) Option {
+	return func(c *config) {
+		if readHeader > 0 {
+			c.readHeaderTimeout = readHeader
+		}
+		if idle > 0 {
+			c.idleTimeout = idle
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package xs2atest
 
 import (
+	"crypto/rand"
+	"crypto/subtle"
 	"errors"
 	"html/template"
 	"net/http"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tppkit/xs2a/internal/inert"
 	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
@@ -53,7 +56,20 @@ type scaRecord struct {
 	debtor                         string          // debtor account chosen or checked in this SCA, set on the payment at the end
 	app                            bool            // TPP-Redirect-Preferred: False: app biometrics after sign-in
 	created                        time.Time
+	tppName                        string // the organisation (or CN) of the certificate that started it, inert
+	// browserKey is the cookie of the browser that opened the page first,
+	// pageToken the hidden field of its forms: a POST needs both ("" until
+	// the page is opened).
+	browserKey, pageToken string
 }
+
+// The tie of an SCA page to the browser that opened it: a cookie set on the
+// first GET (HttpOnly, SameSite=Strict, scoped to the page's path) and a
+// per-page token in a hidden field, both checked on every POST.
+const (
+	scaCookie      = "xs2atest-sca"
+	pageTokenField = "pageToken"
+)
 
 // scaTokenValidity is how long an unused SCA link stays usable.
 const scaTokenValidity = time.Hour
@@ -87,6 +103,7 @@ func (s *Server) startSCAOf(r *http.Request, start func() (*scaRecord, *bank.Err
 	rec.stage, rec.created = stageLogin, s.now()
 	rec.wantContext = strings.ToUpper(r.Header.Get("PSU-Context"))
 	rec.app = strings.EqualFold(r.Header.Get("TPP-Redirect-Preferred"), "false")
+	rec.tppName = tppNameOf(r)
 	s.scas[rec.token] = rec
 	return s.URL() + "/sca/" + rec.token, nil
 }
@@ -111,6 +128,21 @@ func (s *Server) agreementByID(id string) *bank.Agreement {
 		return &ag
 	}
 	return nil
+}
+
+// tppNameOf names the TPP of a verified request for the SCA page: the
+// organisation of its signing certificate's subject, else its common name,
+// inert and at most 100 characters (html/template escapes it).
+func tppNameOf(r *http.Request) string {
+	cert := signingCertificate(r)
+	if cert == nil {
+		return ""
+	}
+	name := cert.Subject.CommonName
+	if len(cert.Subject.Organization) > 0 && strings.TrimSpace(cert.Subject.Organization[0]) != "" {
+		name = cert.Subject.Organization[0]
+	}
+	return inert.Text(strings.TrimSpace(name), 100)
 }
 
 func parseAbsURL(v string) (*url.URL, error) {
@@ -148,6 +180,9 @@ func (s *Server) serveSCA(w *bufWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
+		if !s.tieBrowser(w, r, rec) {
+			return
+		}
 		s.renderStage(w, rec, http.StatusOK, "")
 	case http.MethodPost:
 		r.Body = http.MaxBytesReader(nil, r.Body, 64<<10)
@@ -155,11 +190,63 @@ func (s *Server) serveSCA(w *bufWriter, r *http.Request) {
 			s.renderStage(w, rec, http.StatusBadRequest, "The form could not be read.")
 			return
 		}
+		if msg := tiedPost(r, rec); msg != "" {
+			s.renderPage(w, http.StatusForbidden, &pageData{Error: msg})
+			return
+		}
 		s.postStage(w, r, rec)
 	default:
 		w.Header().Set("Allow", "GET, POST")
 		s.renderPage(w, http.StatusMethodNotAllowed, &pageData{Error: "Method not allowed."})
 	}
+}
+
+// tieBrowser ties the page to the browser that opens it first: it sets the
+// page's cookie; a later GET must carry it. False when it answered a
+// refusal (403: opened in another browser).
+func (s *Server) tieBrowser(w *bufWriter, r *http.Request, rec *scaRecord) bool {
+	if rec.browserKey == "" {
+		rec.browserKey, rec.pageToken = rand.Text(), rand.Text()
+		http.SetCookie(w, &http.Cookie{Name: scaCookie, Value: rec.browserKey, Path: s.cfg.basePath + "/sca/" + rec.token,
+			MaxAge: int(scaTokenValidity / time.Second), HttpOnly: true, Secure: s.cfg.tls, SameSite: http.SameSiteStrictMode})
+		return true
+	}
+	if !sameSecret(cookieValue(r, scaCookie), rec.browserKey) {
+		s.renderPage(w, http.StatusForbidden, &pageData{Error: "This authentication page was opened in another browser. " +
+			"Start again from the service you came from."})
+		return false
+	}
+	return true
+}
+
+// tiedPost checks that a POST comes from the page the browser that opened
+// it shows: the page's cookie and its hidden token. It returns why not, or
+// "".
+func tiedPost(r *http.Request, rec *scaRecord) string {
+	switch {
+	case rec.browserKey == "":
+		return "Open the authentication page before you answer it."
+	case !sameSecret(cookieValue(r, scaCookie), rec.browserKey):
+		return "This form was not sent by the browser that opened the authentication page " +
+			"(its cookie is missing): a form posted from elsewhere cannot complete it."
+	case !sameSecret(r.PostForm.Get(pageTokenField), rec.pageToken):
+		return "This form does not belong to this authentication page."
+	}
+	return ""
+}
+
+// cookieValue is the value of the request's cookie name, "" without one.
+func cookieValue(r *http.Request, name string) string {
+	c, err := r.Cookie(name)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// sameSecret compares a secret in constant time; "" never matches.
+func sameSecret(got, want string) bool {
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
 func (s *Server) postStage(w *bufWriter, r *http.Request, rec *scaRecord) {
@@ -464,6 +551,7 @@ type paymentView struct {
 
 type pageData struct {
 	Title, Purpose, Error, Action, Step string
+	TPP, PageToken                      string
 	Customers                           []string
 	Options                             []option
 	Accounts                            []option
@@ -474,7 +562,10 @@ type pageData struct {
 
 func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg string) {
 	d := &pageData{Error: errMsg, Action: s.cfg.basePath + "/sca/" + rec.token, Step: rec.stage, App: rec.app,
-		Purpose: purposes[rec.kind]}
+		Purpose: s.purposeOf(rec), TPP: rec.tppName, PageToken: rec.pageToken}
+	if d.TPP == "" {
+		d.TPP = "A third-party provider"
+	}
 	switch rec.stage {
 	case stageLogin:
 		d.Customers = s.bank.CustomerNumbers()
@@ -503,12 +594,41 @@ func (s *Server) renderStage(w *bufWriter, rec *scaRecord, status int, errMsg st
 	s.renderPage(w, status, d)
 }
 
-// purposes say on the SCA pages what the TPP asks for.
-var purposes = map[scaKind]string{
-	scaConsent: "A third-party provider asks for access to your account information.",
-	scaUser:    "A third-party provider asks to identify you.",
-	scaPayment: "A third-party provider asks you to authorise a payment.",
-	scaBasket:  "A third-party provider asks you to authorise several payments.",
+// purposeOf says on the SCA pages what the TPP asks for (after its name):
+// access to account information, in which context where the request named
+// one; identification; or the payments, with amount and creditor.
+func (s *Server) purposeOf(rec *scaRecord) string {
+	switch rec.kind {
+	case scaConsent:
+		switch {
+		case rec.agreement != nil:
+			return "asks for access to the account information of " + rec.agreement.Name + " (corporate)."
+		case rec.preset != nil:
+			return "asks for access to the account information of " + rec.preset.Name + " (corporate)."
+		case rec.wantContext == "CORPORATE":
+			return "asks for access to your account information, in a corporate context."
+		case rec.wantContext == "PRIVATE":
+			return "asks for access to your private account information."
+		}
+		return "asks for access to your account information."
+	case scaUser:
+		return "asks to identify you."
+	}
+	ids := s.paymentIDsOf(rec)
+	var parts []string
+	for i, id := range ids {
+		if i == 3 {
+			parts = append(parts, "and "+strconv.Itoa(len(ids)-3)+" more")
+			break
+		}
+		p, _ := s.bank.Payment(id)
+		v := s.viewOfPayment(&p)
+		parts = append(parts, v.Amount+" to "+v.Creditor)
+	}
+	if rec.kind == scaBasket {
+		return "asks you to authorise " + strconv.Itoa(len(ids)) + " payments: " + strings.Join(parts, "; ") + "."
+	}
+	return "asks you to authorise a payment of " + strings.Join(parts, "; ") + "."
 }
 
 // paymentIDsOf lists the payments an SCA authorises: its payment, or its
@@ -538,6 +658,9 @@ func accountLabel(a *bank.Account) string {
 }
 
 func (s *Server) renderPage(w *bufWriter, status int, d *pageData) {
+	if status >= 400 {
+		w.reason = d.Error
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
@@ -548,15 +671,17 @@ func (s *Server) renderPage(w *bufWriter, status int, d *pageData) {
 }
 
 var pageTemplate = template.Must(template.New("sca").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Fake bank: authentication</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Fake bank: authentication</title>
 <style>body{font-family:sans-serif;max-width:40em;margin:2em auto;padding:0 1em}.error{color:#a00;font-weight:bold}
 .notice{background:#fe9;padding:.5em}label{display:block;margin:.4em 0}table td{padding:.2em .6em}</style></head>
 <body><h1>Fake bank</h1>
 <p class="notice">xs2atest sandbox: test customers only, no real money.</p>
 {{if .Error}}<p class="error" id="error">{{.Error}}</p>{{end}}
-{{if .Step}}<p>{{.Purpose}}</p>
+{{if .Step}}<p class="purpose"><strong class="tpp" id="tpp">{{.TPP}}</strong> {{.Purpose}}</p>
 <form method="post" action="{{.Action}}">
 <input type="hidden" name="step" value="{{.Step}}">
+<input type="hidden" name="pageToken" value="{{.PageToken}}">
 {{if eq .Step "login"}}<label>National identity number (11 digits)
 <input type="text" name="nationalId" inputmode="numeric" pattern="[0-9]{11}" autocomplete="off" autofocus></label>
 <p>Sandbox customers: {{range .Customers}}<code>{{.}}</code> {{end}}</p>

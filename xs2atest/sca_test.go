@@ -4,6 +4,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
@@ -15,23 +16,48 @@ import (
 
 // browser is a raw HTTP walk through the SCA pages, as a real browser posts
 // the forms (no CompleteSCA).
+// browser is a PSU's browser on the SCA pages: it keeps the pages' cookies
+// and posts a page's forms with the page's token (opening the page first
+// when it has not yet), as a browser showing the page does.
 type browser struct {
-	t  *testing.T
-	hc *http.Client
+	t      *testing.T
+	hc     *http.Client
+	jarred *http.Client
+	tokens map[string]string // URL path -> the page's token, from the last GET
+}
+
+func (b *browser) client() *http.Client {
+	if b.jarred == nil {
+		hc := *b.hc
+		hc.Jar, _ = cookiejar.New(nil)
+		b.jarred, b.tokens = &hc, map[string]string{}
+	}
+	return b.jarred
 }
 
 func (b *browser) get(u string) (int, string, string) {
 	b.t.Helper()
-	resp, err := b.hc.Get(u)
+	resp, err := b.client().Get(u)
 	require.NoError(b.t, err)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
+	if m := tokenRE.FindStringSubmatch(string(body)); m != nil {
+		b.tokens[resp.Request.URL.Path] = html.UnescapeString(m[1])
+	}
 	return resp.StatusCode, resp.Header.Get("Location"), string(body)
 }
 
 func (b *browser) post(u string, form url.Values) (int, string, string) {
 	b.t.Helper()
-	resp, err := b.hc.PostForm(u, form)
+	pu, err := url.Parse(u)
+	require.NoError(b.t, err)
+	if b.client() != nil && b.tokens[pu.Path] == "" {
+		b.get(u)
+	}
+	if _, set := form[pageTokenField]; !set {
+		form.Set(pageTokenField, b.tokens[pu.Path])
+	}
+	resp, err := b.client().PostForm(u, form)
 	require.NoError(b.t, err)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)

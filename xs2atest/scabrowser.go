@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
@@ -24,6 +25,15 @@ import (
 // message. An error means the page refused (unknown national id, no payment
 // permission, an option not offered).
 func (s *Server) CompleteSCA(ctx context.Context, scaRedirect, customerNumber string, opts ...SCAOption) (*url.URL, error) {
+	hc := *s.browser
+	hc.Jar, _ = cookiejar.New(nil) // a browser of its own: the page is tied to it by a cookie
+	return s.walkSCA(ctx, &hc, scaRedirect, customerNumber, opts...)
+}
+
+// walkSCA is CompleteSCA with the browser hc, which keeps cookies and
+// follows no redirect: the loopback one of CompleteSCA, or the in-process
+// one of the control API.
+func (s *Server) walkSCA(ctx context.Context, hc *http.Client, scaRedirect, customerNumber string, opts ...SCAOption) (*url.URL, error) {
 	var ch scaChoice
 	for _, o := range opts {
 		o(&ch)
@@ -36,7 +46,7 @@ func (s *Server) CompleteSCA(ctx context.Context, scaRedirect, customerNumber st
 	method, target := http.MethodGet, u
 	var form url.Values
 	for range 8 {
-		resp, page, err := s.browse(ctx, method, target, form)
+		resp, page, err := browse(ctx, hc, method, target, form)
 		if err != nil {
 			return nil, err
 		}
@@ -74,6 +84,7 @@ var (
 	errorRE    = regexp.MustCompile(`id="error">([^<]*)<`)
 	actionRE   = regexp.MustCompile(`<form method="post" action="([^"]*)"`)
 	stepRE     = regexp.MustCompile(`name="step" value="([^"]*)"`)
+	tokenRE    = regexp.MustCompile(`name="` + pageTokenField + `" value="([^"]*)"`)
 	radioRE    = regexp.MustCompile(`<input type="radio" name="(choice|debtor)" value="([^"]*)"( checked)?>`)
 	checkboxRE = regexp.MustCompile(`<input type="checkbox" name="account" value="([^"]*)"`)
 )
@@ -86,6 +97,9 @@ func (s *Server) answerPage(page, customerNumber string, ch *scaChoice) (url.Val
 	}
 	step := m[1]
 	form := url.Values{"step": {step}}
+	if t := tokenRE.FindStringSubmatch(page); t != nil {
+		form.Set(pageTokenField, html.UnescapeString(t[1]))
+	}
 	if ch.cancel {
 		form.Set("action", "cancel")
 		return form, nil
@@ -239,7 +253,7 @@ func (s *Server) resolveHref(href string) (*url.URL, error) {
 	return origin.ResolveReference(u), nil
 }
 
-func (s *Server) browse(ctx context.Context, method string, u *url.URL, form url.Values) (*http.Response, string, error) {
+func browse(ctx context.Context, hc *http.Client, method string, u *url.URL, form url.Values) (*http.Response, string, error) {
 	var body io.Reader
 	if form != nil {
 		body = strings.NewReader(form.Encode())
@@ -252,7 +266,7 @@ func (s *Server) browse(ctx context.Context, method string, u *url.URL, form url
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	req.Header.Set("Accept", "text/html")
-	resp, err := s.browser.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, "", fmt.Errorf("xs2atest: SCA page: %w", err)
 	}

@@ -15,12 +15,14 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/Oslo on machines without a zoneinfo database
 
 	"github.com/google/uuid"
 
+	"github.com/tppkit/xs2a/internal/inert"
 	"github.com/tppkit/xs2a/xs2atest/internal/bank"
 )
 
@@ -43,9 +45,9 @@ type Server struct {
 	respKey  *rsa.PrivateKey
 	respCert *x509.Certificate
 
-	faultMu   sync.Mutex
-	faultRNG  *rand.Rand
-	faultUsed []int
+	faultMu  sync.Mutex
+	faultRNG *rand.Rand
+	faults   []*activeFault // in force: WithFaults, then AddFault; under faultMu
 
 	bank *bank.Bank // the core: it locks itself
 
@@ -54,6 +56,11 @@ type Server struct {
 	contacts  map[string]string
 	tppOwners tppOwners
 	reqLog    []Request
+	logBytes  int // the size of reqLog, as requestSize counts it
+
+	// clockShift is what the control API moved the bank's clock by
+	// (nanoseconds): the bank's clock is cfg.now() plus it.
+	clockShift atomic.Int64
 
 	paymentSCA PaymentSCA // SetPaymentSCA, under mu
 }
@@ -90,9 +97,12 @@ func Start(opts ...Option) (*Server, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if _, under := cutBasePath(cfg.basePath, ControlPrefix); cfg.control && under {
+		return nil, errors.New("xs2atest: the base path " + cfg.basePath + " is the control API's " + ControlPrefix + " or below it")
+	}
 	s := &Server{cfg: cfg, contacts: map[string]string{}, tppOwners: newTPPOwners()}
 	s.faultRNG = rand.New(rand.NewPCG(cfg.seed, 0xfa17))
-	s.faultUsed = make([]int, len(cfg.faults))
+	s.resetFaults()
 	if cfg.signResponses {
 		key, cert, err := newTestCertificate("xs2atest fake bank response signing (TEST ONLY)")
 		if err != nil {
@@ -102,10 +112,13 @@ func Start(opts ...Option) (*Server, error) {
 	}
 	s.mux = http.NewServeMux()
 	s.routes()
-	s.bank = bank.New(cfg.seed, cfg.now)
+	s.bank = bank.New(cfg.seed, s.now)
 	s.scas = map[string]*scaRecord{}
 
 	s.srv = httptest.NewUnstartedServer(s)
+	s.srv.Config.ReadHeaderTimeout = cfg.readHeaderTimeout
+	s.srv.Config.IdleTimeout = cfg.idleTimeout
+	s.srv.Config.MaxHeaderBytes = maxHeaderBytes
 	if cfg.addr != "" {
 		ln, err := net.Listen("tcp", cfg.addr)
 		if err != nil {
@@ -143,9 +156,14 @@ func (s *Server) Close() { s.srv.Close() }
 // or nil.
 func (s *Server) Certificate() *x509.Certificate { return s.respCert }
 
-func (s *Server) now() time.Time { return s.cfg.now() }
+// now is the bank's clock: WithClock's (time.Now by default), moved by the
+// control API's clock.
+func (s *Server) now() time.Time { return s.cfg.now().Add(time.Duration(s.clockShift.Load())) }
 
-// Requests returns a copy of the request log, oldest first.
+// Requests returns a copy of the request log, oldest first. The log keeps
+// the latest requests within WithRequestLogLimits (by default
+// DefaultRequestLogEntries and DefaultRequestLogBytes); older ones are
+// dropped, and RequestCount counts what is kept.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,6 +199,10 @@ func info(r *http.Request) *reqInfo { return r.Context().Value(ctxKey{}).(*reqIn
 // ServeHTTP runs the pipeline: batch catch-up, faults, signature and
 // header checks, the endpoint, response signing.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.isControl(r) {
+		s.serveControl(w, r)
+		return
+	}
 	lp := logPath{full: r.URL.Path, escaped: r.URL.EscapedPath()}
 	r, inside := s.belowBase(r)
 	if !inside {
@@ -204,7 +226,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-t.C:
 		case <-r.Context().Done():
 			t.Stop()
-			s.logRequest(r, lp, 0, false)
+			s.logRequest(r, lp, 0, false, refusal{})
 			return
 		}
 	}
@@ -221,7 +243,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
-				s.logRequest(r, lp, 0, true) // before the client can see the drop and read the log
+				s.logRequest(r, lp, 0, true, refusal{}) // before the client can see the drop and read the log
 				_ = conn.Close()
 				return
 			}
@@ -310,6 +332,10 @@ func (s *Server) handle(w *bufWriter, r *http.Request) {
 	}
 	if h, text := checkHeaderFormats(r.Header); h != "" {
 		writeError(w, http.StatusBadRequest, "FORMAT_ERROR", h, text)
+		return
+	}
+	if text := s.checkDateSkew(r.Header); text != "" {
+		writeError(w, http.StatusBadRequest, "SIGNATURE_INVALID", "Date", text)
 		return
 	}
 	if roleRefused(w, r) || s.cardAccountsOff(w, r) {
@@ -445,18 +471,54 @@ func (s *Server) finish(w http.ResponseWriter, r *http.Request, lp logPath, bw *
 	s.hookAnswer(r, lp, h, bw)
 	w.WriteHeader(bw.status)
 	_, _ = w.Write(bw.body.Bytes())
-	s.logRequest(r, lp, bw.status, false)
+	s.logRequest(r, lp, bw.status, false, bw.refusal())
 }
 
-func (s *Server) logRequest(r *http.Request, lp logPath, status int, dropped bool) {
+// refusal is the code and reason of an answer of 400 or more, for the log.
+type refusal struct{ code, reason string }
+
+// logRequest adds the request to the request log, within its bounds, and
+// logs its line: method, path template, status, X-Request-ID and, for a
+// refusal, its code and reason (never bodies or PSU headers).
+func (s *Server) logRequest(r *http.Request, lp logPath, status int, dropped bool, why refusal) {
 	rec := Request{Method: r.Method, Path: lp.path, FullPath: lp.full, Status: status,
 		RequestID: r.Header.Get("X-Request-ID"), Dropped: dropped}
 	s.mu.Lock()
-	s.reqLog = append(s.reqLog, rec)
+	s.appendLogLocked(rec)
 	s.mu.Unlock()
-	s.cfg.logger.Info("xs2atest request", "method", rec.Method, "path", pathTemplate(lp.escaped),
-		"status", status, "dropped", dropped, "x-request-id", rec.RequestID)
+	attrs := []any{"method", inert.Text(rec.Method, 16), "path", pathTemplate(lp.escaped),
+		"status", status, "dropped", dropped, "x-request-id", inert.Text(rec.RequestID, 64)}
+	if why.code != "" || why.reason != "" {
+		attrs = append(attrs, "code", inert.Text(why.code, 64), "reason", logText(why.reason))
+	}
+	s.cfg.logger.Info("xs2atest request", attrs...)
 }
+
+// appendLogLocked adds rec to the request log and drops the oldest entries
+// beyond its bounds (WithRequestLogLimits). s.mu is held.
+func (s *Server) appendLogLocked(rec Request) {
+	s.reqLog = append(s.reqLog, rec)
+	s.logBytes += requestSize(&rec)
+	drop := 0
+	for len(s.reqLog)-drop > s.cfg.logEntries || (s.logBytes > s.cfg.logBytes && len(s.reqLog)-drop > 0) {
+		s.logBytes -= requestSize(&s.reqLog[drop])
+		drop++
+	}
+	if drop > 0 {
+		clear(s.reqLog[:drop]) // let the dropped strings go
+		s.reqLog = s.reqLog[drop:]
+	}
+}
+
+// requestSize is what an entry of the request log counts against its byte
+// bound: its text and a fixed overhead.
+func requestSize(r *Request) int {
+	return 64 + len(r.Method) + len(r.Path) + len(r.FullPath) + len(r.RequestID)
+}
+
+// logText is a refusal's reason as a log line holds it: inert, resource ids
+// and SCA tokens hidden, at most 300 characters.
+func logText(s string) string { return inert.Text(pathTemplate(s), 300) }
 
 // idInPath matches an id as a path holds it: "enc!!" and the characters a
 // path segment may hold, escapes included.
@@ -477,7 +539,27 @@ type bufWriter struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
-	fault  bool // a Fault wrote it
+	fault  bool   // a Fault wrote it
+	reason string // why an SCA page refused, for the log
+}
+
+// refusal reads the code and text of an answer of 400 or more: the first
+// tppMessage of a JSON error body, or the reason an SCA page gave.
+func (b *bufWriter) refusal() refusal {
+	if b.status < 400 {
+		return refusal{}
+	}
+	if b.reason != "" {
+		return refusal{code: "SCA_PAGE", reason: b.reason}
+	}
+	if b.fault && b.header.Get("Content-Type") != "application/json" {
+		return refusal{code: http.StatusText(b.status), reason: "injected fault (Fault.Body)"}
+	}
+	var eb errorBody
+	if json.Unmarshal(b.body.Bytes(), &eb) == nil && len(eb.TPPMessages) > 0 {
+		return refusal{code: eb.TPPMessages[0].Code, reason: eb.TPPMessages[0].Text}
+	}
+	return refusal{code: http.StatusText(b.status), reason: "the answer carries no tppMessages"}
 }
 
 func newBufWriter() *bufWriter { return &bufWriter{header: http.Header{}, status: http.StatusOK} }

@@ -233,6 +233,34 @@ func verifyRequest(r *http.Request, body []byte, keyIDVariants bool) (keyID, cod
 	return p.KeyID, "", ""
 }
 
+// checkDateSkew refuses a Date header further than WithDateSkew from the
+// bank's clock and from the host's (a test may have moved the bank's clock
+// while the TPP's follows the host's); "" when it is near either, absent,
+// or the check is off. It runs after checkHeaderFormats, so Date parses.
+func (s *Server) checkDateSkew(h http.Header) string {
+	v := h.Get("Date")
+	if s.cfg.dateSkew <= 0 || v == "" {
+		return ""
+	}
+	d, err := time.Parse(http.TimeFormat, v)
+	if err != nil {
+		return ""
+	}
+	bank, host := s.now(), time.Now()
+	if within(d, bank, s.cfg.dateSkew) || within(d, host, s.cfg.dateSkew) {
+		return ""
+	}
+	return "Date is " + d.Sub(bank).Round(time.Second).String() + " from the bank's clock (" +
+		bank.UTC().Format(http.TimeFormat) + "); at most " + s.cfg.dateSkew.String() +
+		" is accepted: check the TPP's clock (xs2a fakebank -date-skew relaxes it)"
+}
+
+// within reports whether a and b are at most d apart.
+func within(a, b time.Time, d time.Duration) bool {
+	diff := a.Sub(b)
+	return diff <= d && diff >= -d
+}
+
 // signingString builds the lines "<name>: <value>" joined by "\n".
 func signingString(r *http.Request, headers []string) (string, error) {
 	lines := make([]string, 0, len(headers))

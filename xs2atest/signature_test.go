@@ -328,7 +328,7 @@ func TestRFC2047WrappedSignature(t *testing.T) {
 // rsa-sha256 the bank expects (same bytes for an RSA key).
 func TestVerifyGoFedSigner(t *testing.T) {
 	t.Parallel()
-	s := NewServer(t)
+	s := NewServer(t, WithClock(func() time.Time { return time.Date(2025, 3, 11, 10, 0, 30, 0, time.UTC) }))
 	tpp := sharedTPP(t)
 	body := []byte(`{"email":"ops@tpp.example"}`)
 	req, err := http.NewRequest("PUT", s.URL()+"/v1/tpps/NO-FSA-2/contact-information", bytes.NewReader(body))

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tppkit/xs2a/xs2atest"
 )
 
-const fakebankSynopsis = "fakebank [-addr 127.0.0.1:8080] [-tls] [-base-path /api] [-seed N] [-fault SPEC]... [-batch-every D] [-time T] [-log]"
+const fakebankSynopsis = "fakebank [-addr 127.0.0.1:8080] [-tls] [-base-path /api] [-seed N] [-fault SPEC]... [-batch-every D] [-time T] [-date-skew D] [-control=false] [-read-header-timeout D] [-idle-timeout D] [-log]"
 
 // faultList is the repeatable -fault flag.
 type faultList []xs2atest.Fault
@@ -27,52 +26,18 @@ func (l *faultList) Set(spec string) error {
 	return nil
 }
 
-// parseFault reads "path=/v1/payments,method=POST,status=503,times=1" into
-// a Fault: keys path, method, status, retry-after, system, delay, drop,
-// times and rate, as xs2atest.Fault has them.
-func parseFault(spec string) (xs2atest.Fault, error) {
-	var f xs2atest.Fault
-	for _, part := range strings.Split(spec, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		var err error
-		switch k {
-		case "path":
-			f.Path = v
-		case "method":
-			f.Method = strings.ToUpper(v)
-		case "system":
-			f.System = v
-		case "drop":
-			f.Drop = true
-		case "status":
-			f.Status, err = strconv.Atoi(v)
-		case "times":
-			f.Times, err = strconv.Atoi(v)
-		case "rate":
-			f.Rate, err = strconv.ParseFloat(v, 64)
-		case "delay":
-			f.Delay, err = time.ParseDuration(v)
-		case "retry-after":
-			f.RetryAfter, err = time.ParseDuration(v)
-		default:
-			return f, fmt.Errorf("unknown key %q (path, method, status, retry-after, system, delay, drop, times, rate)", k)
-		}
-		if err != nil {
-			return f, fmt.Errorf("%s: %q is not a valid value", k, v)
-		}
-	}
-	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
-		return f, fmt.Errorf("status %d: want an error status, 400 to 599", f.Status)
-	}
-	return f, nil
-}
+// parseFault reads a -fault spec: xs2atest.ParseFault, the parser of
+// POST /_control/faults too.
+func parseFault(spec string) (xs2atest.Fault, error) { return xs2atest.ParseFault(spec) }
 
 type fakebankFlags struct {
-	addr, basePath, startTime string
-	tls, log, keyIDVariants   bool
-	seed                      uint64
-	faults                    faultList
-	batchEvery                time.Duration
+	addr, basePath, startTime     string
+	tls, log, keyIDVariants       bool
+	control                       bool
+	seed                          uint64
+	faults                        faultList
+	batchEvery, dateSkew          time.Duration
+	readHeaderTimeout, idleTimout time.Duration
 }
 
 func parseFakebank(e *env, args []string) (fakebankFlags, error) {
@@ -86,13 +51,21 @@ func parseFakebank(e *env, args []string) (fakebankFlags, error) {
 	fs.DurationVar(&c.batchEvery, "batch-every", 0, "also run a payment batch this often (0: only at 06, 09, 12, 15 and 18 Oslo time)")
 	fs.StringVar(&c.startTime, "time", "", "start the bank's clock at this RFC 3339 time; it runs on from there")
 	fs.BoolVar(&c.keyIDVariants, "keyid-variants", false, "accept a lower-case serial and %20 for spaces in keyId, as some banks do")
-	fs.BoolVar(&c.log, "log", false, "log each request (method, path, status, X-Request-ID) to standard error")
+	fs.DurationVar(&c.dateSkew, "date-skew", xs2atest.DefaultDateSkew, "refuse a Date header further than this from the bank's clock (400 SIGNATURE_INVALID); 0 turns the check off")
+	fs.BoolVar(&c.control, "control", true, "serve the control API under "+xs2atest.ControlPrefix+" (SCA without a browser, batch, clock, faults, reset; unsigned)")
+	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", xs2atest.DefaultReadHeaderTimeout, "close a connection that sends no complete request header in this time")
+	fs.DurationVar(&c.idleTimout, "idle-timeout", xs2atest.DefaultIdleTimeout, "close an idle keep-alive connection after this time")
+	fs.BoolVar(&c.log, "log", false, "log each request (method, path, status, X-Request-ID; code and reason of a refusal) to standard error")
 	return c, parse(e, fs, fakebankSynopsis, args)
 }
 
 // options turns the flags into the fake bank's options.
 func (c fakebankFlags) options(e *env) ([]xs2atest.Option, error) {
-	opts := []xs2atest.Option{xs2atest.WithAddress(c.addr), xs2atest.WithBasePath(c.basePath), xs2atest.WithFaults(c.faults...)}
+	opts := []xs2atest.Option{xs2atest.WithAddress(c.addr), xs2atest.WithBasePath(c.basePath), xs2atest.WithFaults(c.faults...),
+		xs2atest.WithDateSkew(c.dateSkew), xs2atest.WithServerTimeouts(c.readHeaderTimeout, c.idleTimout)}
+	if c.control {
+		opts = append(opts, xs2atest.WithControl())
+	}
 	if c.tls {
 		opts = append(opts, xs2atest.WithTLS())
 	}
@@ -134,6 +107,9 @@ func runFakebank(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "xs2a fakebank: %s (test data only; Ctrl-C stops it)\n\n", srv.URL())
 	printSandboxCustomers(e, srv.Customers())
 	fmt.Fprintf(e.stdout, "\nEvery request under %s/v1 must be signed; any self-signed certificate will do.\n", srv.URL())
+	if c.control {
+		fmt.Fprintf(e.stdout, "Control API (unsigned, for tests; -control=false turns it off): %s\n", srv.ControlURL())
+	}
 	if c.batchEvery > 0 {
 		go runBatches(ctx, srv, c.batchEvery)
 	}

@@ -4,10 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"net"
+	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -142,4 +148,87 @@ func TestFakebankFault(t *testing.T) {
 	code, _, stderr := runCmd(t, nil, "sandbox", "customers", "-base-url", f.url, "-cert", c.cert, "-key", c.key)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "403")
+}
+
+// TestFakebankDropsHalfOpenConnections: a thousand connections that send
+// part of a request line and then nothing are closed by the server once
+// its read-header timeout passes (here 200 ms), not kept. Each
+// connection's read waits for the server to close it (EOF), under a
+// generous deadline that only a connection kept open would reach.
+func TestFakebankDropsHalfOpenConnections(t *testing.T) {
+	t.Parallel()
+	f := startFakebank(t, "-read-header-timeout", "200ms")
+	addr := strings.TrimPrefix(strings.TrimSuffix(f.url, "/api"), "http://")
+	const n = 1000
+	conns := make([]net.Conn, 0, n)
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		conns = append(conns, c)
+		_, err = io.WriteString(c, "GET /api/v1/sandbox/cust")
+		require.NoError(t, err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	errs := make(chan error, n)
+	for _, c := range conns {
+		go func() {
+			if err := c.SetReadDeadline(deadline); err != nil {
+				errs <- err
+				return
+			}
+			_, err := io.Copy(io.Discard, c) // until the server closes it
+			errs <- err
+		}()
+	}
+	for range n {
+		err := <-errs
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Fatalf("a half-open connection was kept open: %v", err)
+		}
+		require.False(t, err != nil && !errors.Is(err, syscall.ECONNRESET), "closed with %v", err)
+	}
+}
+
+// TestFakebankControl: the control API is on by default, outside the base
+// path, unsigned; -control=false turns it off (404); the banner names it.
+func TestFakebankControl(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		status int
+	}{
+		{"on by default", nil, 200},
+		{"at the root", []string{"-base-path", ""}, 200},
+		{"off", []string{"-control=false"}, 404},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := startFakebank(t, tc.args...)
+			u, err := url.Parse(f.url)
+			require.NoError(t, err)
+			resp, err := http.Post("http://"+u.Host+"/_control/batch", "application/json", nil)
+			require.NoError(t, err)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, tc.status, resp.StatusCode, "%s", body)
+			f.stop()
+			if tc.status == 200 {
+				assert.Contains(t, string(body), `"now"`)
+				assert.Contains(t, f.stdout.String(), "Control API (unsigned, for tests; -control=false turns it off): http://"+u.Host+"/_control")
+			} else {
+				assert.Contains(t, string(body), "RESOURCE_UNKNOWN")
+				assert.NotContains(t, f.stdout.String(), "Control API")
+			}
+		})
+	}
+	code, _, stderr := runCmd(t, nil, "fakebank", "-addr", "127.0.0.1:0", "-base-path", "/_control")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "control API")
 }

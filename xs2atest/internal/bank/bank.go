@@ -71,7 +71,6 @@ type Bank struct {
 func New(seed uint64, now func() time.Time) *Bank {
 	b := &Bank{seedValue: seed, now: now}
 	b.reset()
-	b.lastBatch = now()
 	return b
 }
 
@@ -86,6 +85,7 @@ func (b *Bank) reset() {
 	b.baskets, b.dupes, b.processed = map[string]*Basket{}, map[InvoiceKey][]string{}, map[string]bool{}
 	b.psus, b.consents, b.sessions = map[string]*PSU{}, map[ConsentKey]*Consent{}, map[SessionKey]*Session{}
 	b.usage = map[UsageKey][]time.Time{}
+	b.lastBatch = b.now() // the runs before now had nothing to book
 	b.seed()
 }
 
