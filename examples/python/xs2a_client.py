@@ -88,7 +88,9 @@ class Certificate:
         # keyId: the serial in upper-case hex (no leading zeros) and the
         # issuer in RFC 2253 form: the last RDN first, CN=...,O=...,C=NO.
         # RFC 4514 (cryptography's writer) is RFC 2253's successor and
-        # writes plain names like this one the same way.
+        # writes names of RFC 2253's keywords (CN, L, ST, O, OU, C, STREET,
+        # DC, UID) the same way; an issuer with other attributes needs
+        # them as <oid>=#<hex of the DER value> (docs/non-go-tpps.md).
         self.key_id = "SN=%X,CA=%s" % (self.cert.serial_number, self.cert.issuer.rfc4514_string())
         der = self.cert.public_bytes(serialization.Encoding.DER)
         self.header = base64.b64encode(der).decode("ascii")
