@@ -247,8 +247,10 @@ def drive_sca(bank, sca_redirect, national_id, context="PRIVATE"):
     url = bank.resolve(sca_redirect)
     method, data = "GET", None
     for _ in range(10):
-        answer = bank.send(method, url, {"Accept": "text/html"} if data is None else {
-            "Accept": "text/html", "Content-Type": "application/x-www-form-urlencoded"}, data)
+        headers = {"Accept": "text/html"}
+        if data is not None:  # as a browser posts a form
+            headers.update({"Content-Type": "application/x-www-form-urlencoded", "Origin": bank.origin})
+        answer = bank.send(method, url, headers, data)
         if answer.status == 303:
             location = urllib.parse.urljoin(url, answer.headers["Location"])
             if location.startswith(REDIRECT_URI):
