@@ -14,14 +14,19 @@ import (
 )
 
 // newCheckedServer is xs2atest.NewServer whose every answer is checked
-// against the Berlin Group 1.3.12 schemas (docs/interface.md BG1): an
-// answer that breaks them where docs/interface.md lists no deviation fails
-// the test. The SDK flow tests start their banks with it. Answers a Fault
-// wrote are the test's own, and are not checked.
+// against the Berlin Group 1.3.12 schemas (docs/interface.md BG1), where
+// docs/interface.md lists no deviation, and against docs/openapi.yaml, the
+// description of the platform's dialect (OA2): an answer that breaks either
+// fails the test. The SDK flow tests start their banks with it. Answers a
+// Fault wrote are the test's own, and are not checked.
 func newCheckedServer(t *testing.T, opts ...xs2atest.Option) *xs2atest.Server {
 	t.Helper()
-	c, err := schemacheck.Load(filepath.Join("..", "testdata", "openapi", "berlin-group-psd2-api-1.3.12.yaml"),
+	bg, err := schemacheck.Load(filepath.Join("..", "testdata", "openapi", "berlin-group-psd2-api-1.3.12.yaml"),
 		filepath.Join("..", "docs", "interface.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dialect, err := schemacheck.LoadDialect(filepath.Join("..", "docs", "openapi.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,8 +34,10 @@ func newCheckedServer(t *testing.T, opts ...xs2atest.Option) *xs2atest.Server {
 		if x.Fault {
 			return
 		}
-		if _, err := c.Check(x.Method, x.Path, x.RawQuery, x.Status, x.Header, x.Body); err != nil {
-			t.Error(err)
+		for _, c := range []*schemacheck.Checker{bg, dialect} {
+			if _, err := c.Check(x.Method, x.Path, x.RawQuery, x.Status, x.Header, x.Body); err != nil {
+				t.Error(err)
+			}
 		}
 	})
 	return xs2atest.NewServer(t, append([]xs2atest.Option{hook}, opts...)...)

@@ -11,6 +11,12 @@
 // answer (array indices written *) and the schema keyword it breaks. The
 // platform's own endpoints, which the file does not hold, are not checked
 // (PlatformRoutes).
+//
+// LoadDialect checks answers against docs/openapi.yaml, the project's own
+// description of the platform's dialect, the same way but with no
+// deviations and no skipped routes but the fake bank's own controls
+// (FakeBankRoutes), and strictly: an answer member the document does not
+// name is a problem too (additionalProperties, see strict).
 package schemacheck
 
 import (
@@ -48,6 +54,11 @@ var PlatformRoutes = []string{
 	"/sca/",                     // the SCA web pages (HTML), not the API
 }
 
+// FakeBankRoutes are the path patterns, below the base path, of the fake
+// bank's own controls, which no bank of the platform has: LoadDialect does
+// not check their answers.
+var FakeBankRoutes = []string{"/_control/"}
+
 // Deviation is one row of the deviations table of docs/interface.md.
 type Deviation struct {
 	ID        string // the rule id, e.g. BG1
@@ -63,6 +74,8 @@ func (d Deviation) key() string {
 
 // Checker checks answers against the file. It is safe for concurrent use.
 type Checker struct {
+	name       string   // the document, for messages
+	skip       []string // route patterns not checked (PlatformRoutes, FakeBankRoutes)
 	router     routers.Router
 	headers    map[*openapi3.Operation]map[string]openapi3.Headers // by status; taken out of the document, checked one by one
 	deviations map[string]Deviation
@@ -84,12 +97,13 @@ func (p Problem) String() string { return p.Key() + ": " + p.Reason }
 // Error is the error of Check: the problems of one answer.
 type Error struct {
 	Method, Path string
+	Document     string // what the answer breaks: "the Berlin Group 1.3.12 schema where docs/interface.md lists no deviation"
 	Problems     []Problem
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "schemacheck: %s %s breaks the Berlin Group 1.3.12 schema where docs/interface.md lists no deviation:", e.Method, e.Path)
+	fmt.Fprintf(&b, "schemacheck: %s %s breaks %s:", e.Method, e.Path, e.Document)
 	for _, p := range e.Problems {
 		b.WriteString("\n\t" + p.String())
 	}
@@ -122,28 +136,11 @@ func Load(spec, doc string) (*Checker, error) {
 }
 
 func load(spec, doc string) (*Checker, error) {
-	loader := openapi3.NewLoader()
-	t, err := loader.LoadFromFile(spec)
+	c, err := loadSpec(spec, false)
 	if err != nil {
-		return nil, fmt.Errorf("schemacheck: load %s: %w", spec, err)
+		return nil, err
 	}
-	t.Servers = nil // route by the path below the base path
-	c := &Checker{headers: map[*openapi3.Operation]map[string]openapi3.Headers{}}
-	for _, item := range t.Paths.Map() {
-		for _, op := range item.Operations() {
-			byStatus := map[string]openapi3.Headers{}
-			for status, r := range op.Responses.Map() {
-				if r.Value != nil {
-					byStatus[status] = r.Value.Headers
-					r.Value.Headers = nil
-				}
-			}
-			c.headers[op] = byStatus
-		}
-	}
-	if c.router, err = legacy.NewRouter(t, openapi3.DisableExamplesValidation()); err != nil {
-		return nil, fmt.Errorf("schemacheck: route %s: %w", spec, err)
-	}
+	c.name, c.skip = "the Berlin Group 1.3.12 schema where docs/interface.md lists no deviation", PlatformRoutes
 	devs, err := ReadDeviations(doc)
 	if err != nil {
 		return nil, err
@@ -153,6 +150,112 @@ func load(spec, doc string) (*Checker, error) {
 		c.deviations[d.key()] = d
 	}
 	return c, nil
+}
+
+// LoadDialect reads the project's OpenAPI description of the platform's
+// dialect (docs/openapi.yaml) at spec, once per process. Its checker knows
+// no deviations, checks every route but FakeBankRoutes, and is strict (see
+// strict): the document must name every member an answer holds.
+func LoadDialect(spec string) (*Checker, error) {
+	cacheMu.Lock()
+	co := cache[[2]string{spec, ""}]
+	if co == nil {
+		co = &checkerOnce{}
+		cache[[2]string{spec, ""}] = co
+	}
+	cacheMu.Unlock()
+	co.once.Do(func() { co.c, co.err = loadDialect(spec) })
+	return co.c, co.err
+}
+
+func loadDialect(spec string) (*Checker, error) {
+	c, err := loadSpec(spec, true)
+	if err != nil {
+		return nil, err
+	}
+	c.name, c.skip = spec, FakeBankRoutes
+	c.deviations = map[string]Deviation{}
+	return c, nil
+}
+
+// loadSpec loads an OpenAPI file for checking answers: servers dropped
+// (answers are routed by their path below the base path), examples not
+// validated, and the responses' header definitions taken out to be checked
+// one by one (checkHeaders). With strictObjects, strict closes its object
+// schemas.
+func loadSpec(spec string, strictObjects bool) (*Checker, error) {
+	loader := openapi3.NewLoader()
+	t, err := loader.LoadFromFile(spec)
+	if err != nil {
+		return nil, fmt.Errorf("schemacheck: load %s: %w", spec, err)
+	}
+	t.Servers = nil // route by the path below the base path
+	c := &Checker{headers: map[*openapi3.Operation]map[string]openapi3.Headers{}}
+	var responses []*openapi3.Response
+	for _, item := range t.Paths.Map() {
+		for _, op := range item.Operations() {
+			byStatus := map[string]openapi3.Headers{}
+			for status, r := range op.Responses.Map() {
+				if r.Value != nil {
+					byStatus[status] = r.Value.Headers
+					responses = append(responses, r.Value)
+				}
+			}
+			c.headers[op] = byStatus
+		}
+	}
+	for _, r := range responses { // after all are read: operations may share a response ($ref)
+		r.Headers = nil
+	}
+	if strictObjects {
+		strict(t)
+	}
+	if c.router, err = legacy.NewRouter(t, openapi3.DisableExamplesValidation()); err != nil {
+		return nil, fmt.Errorf("schemacheck: route %s: %w", spec, err)
+	}
+	return c, nil
+}
+
+// strict closes every object schema of the document's responses that names
+// its properties and says nothing of others (additionalProperties: false),
+// so that a member the document does not name is a problem. A schema that
+// states its additionalProperties keeps them.
+func strict(t *openapi3.T) {
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(*openapi3.SchemaRef)
+	walk = func(ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		if len(s.Properties) > 0 && s.AdditionalProperties.Has == nil && s.AdditionalProperties.Schema == nil {
+			closed := false
+			s.AdditionalProperties.Has = &closed
+		}
+		for _, p := range s.Properties {
+			walk(p)
+		}
+		walk(s.Items)
+		walk(s.AdditionalProperties.Schema)
+		for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf, s.AllOf} {
+			for _, b := range list {
+				walk(b)
+			}
+		}
+	}
+	for _, item := range t.Paths.Map() {
+		for _, op := range item.Operations() {
+			for _, r := range op.Responses.Map() {
+				if r.Value == nil {
+					continue
+				}
+				for _, mt := range r.Value.Content {
+					walk(mt.Schema)
+				}
+			}
+		}
+	}
 }
 
 // deviationRow is a row of the deviations table:
@@ -193,8 +296,12 @@ func (c *Checker) Deviations() []Deviation {
 
 // Platform reports whether path (below the base path) is one of
 // PlatformRoutes.
-func Platform(path string) bool {
-	for _, p := range PlatformRoutes {
+func Platform(path string) bool { return matchRoutes(PlatformRoutes, path) }
+
+// matchRoutes reports whether path is one of routes; a route ending in "/"
+// covers the paths below it.
+func matchRoutes(routes []string, path string) bool {
+	for _, p := range routes {
 		if path == strings.TrimSuffix(p, "/") || (strings.HasSuffix(p, "/") && strings.HasPrefix(path, p)) {
 			return true
 		}
@@ -210,11 +317,13 @@ type Result struct {
 }
 
 // Check checks one answer to method path?rawQuery (path below the base
-// path, escaped as sent). Answers on PlatformRoutes, and 404 or 405 answers to a path the
-// file does not route, are not checked. Any other answer to a path the file
-// does not route is a problem.
+// path, escaped as sent). Answers on the checker's skipped routes
+// (PlatformRoutes for the Berlin Group file, FakeBankRoutes for the
+// dialect), and 404 or 405 answers to a path the file does not route, are
+// not checked. Any other answer to a path the file does not route is a
+// problem.
 func (c *Checker) Check(method, path, rawQuery string, status int, header http.Header, body []byte) (Result, error) {
-	if Platform(path) {
+	if matchRoutes(c.skip, path) {
 		return Result{}, nil
 	}
 	req, err := http.NewRequest(method, "http://bank.invalid/?"+rawQuery, nil)
@@ -227,7 +336,7 @@ func (c *Checker) Check(method, path, rawQuery string, status int, header http.H
 		if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
 			return Result{}, nil // the bank has no such endpoint, and says so
 		}
-		return Result{}, &Error{Method: method, Path: path, Problems: []Problem{{Operation: method + " " + path,
+		return Result{}, &Error{Method: method, Path: path, Document: c.name, Problems: []Problem{{Operation: method + " " + path,
 			Status: strconv.Itoa(status), Keyword: "route", Reason: "the file has no operation here: " + err.Error()}}}
 	}
 	op := method + " " + route.Path
@@ -257,7 +366,7 @@ func (c *Checker) Check(method, path, rawQuery string, status int, header http.H
 		left = append(left, p)
 	}
 	if len(left) > 0 {
-		return res, &Error{Method: method, Path: path, Problems: left}
+		return res, &Error{Method: method, Path: path, Document: c.name, Problems: left}
 	}
 	return res, nil
 }
