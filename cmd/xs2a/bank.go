@@ -98,6 +98,7 @@ type bankFlags struct {
 	certFlags
 	cmd                                          string // the command's name, for messages
 	baseURL, redirectURI, customer, psuID, psuIP string
+	sessionID                                    string
 	open, json                                   bool
 	timeout                                      time.Duration
 }
@@ -108,7 +109,8 @@ func (b *bankFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.redirectURI, "redirect-uri", "http://localhost:8642/callback", "TPP-Redirect-URI: the bank sends the customer back here, to a listener of this command, which adds a random state parameter (port 0: a free one)")
 	fs.BoolVar(&b.open, "open", false, "open the SCA page in the browser (xdg-open)")
 	fs.StringVar(&b.customer, "customer", xs2atest.PrivateCustomer1, "embedded fake bank: the sandbox customer who completes SCA")
-	fs.StringVar(&b.psuID, "psu-id", "", "psu-id from an earlier SCA callback (a consent already given); each run prints the one it got")
+	fs.StringVar(&b.psuID, "psu-id", "", "psu-id from an earlier SCA callback (a consent already given); each SCA prints the one it got")
+	fs.StringVar(&b.sessionID, "session-id", "", "TPP-Session-ID of an earlier run, to stay in its SCA session (an hour) with -psu-id (default: a new one)")
 	fs.StringVar(&b.psuIP, "psu-ip", "127.0.0.1", "PSU-IP-Address: the customer is present")
 	fs.BoolVar(&b.json, "json", false, "print JSON instead of a table")
 	fs.DurationVar(&b.timeout, "timeout", 5*time.Minute, "give up after this long")
@@ -118,14 +120,21 @@ func (b *bankFlags) register(fs *flag.FlagSet) {
 // variables (see certFlags.fromEnv).
 func (b *bankFlags) fromEnv(e *env, fs *flag.FlagSet) {
 	values := b.certValues()
-	values["base-url"], values["redirect-uri"], values["psu-id"] = &b.baseURL, &b.redirectURI, &b.psuID
+	values["base-url"], values["redirect-uri"], values["psu-id"], values["session-id"] = &b.baseURL, &b.redirectURI, &b.psuID, &b.sessionID
 	b.certFlags.fromEnv(e, setFlags(fs), values)
 }
 
 // fields maps the SDK's validation fields of the values the command builds
 // from the bank flags to those flags (see flagFields.usage).
 func (b *bankFlags) fields() flagFields {
-	return flagFields{"PSU.ID": b.name("psu-id"), "PSU.IPAddress": "-psu-ip", "baseURL": b.name("base-url"), "RedirectURI": b.name("redirect-uri")}
+	return flagFields{"PSU.ID": b.name("psu-id"), "PSU.IPAddress": "-psu-ip", "PSU.SessionID": b.name("session-id"),
+		"baseURL": b.name("base-url"), "RedirectURI": b.name("redirect-uri")}
+}
+
+// psu is the PSU the flags give: -psu-id, -psu-ip and -session-id (a new
+// session id without it).
+func (b *bankFlags) psu() xs2a.PSU {
+	return xs2a.PSU{ID: b.psuID, IPAddress: b.psuIP, SessionID: firstNonEmpty(b.sessionID, xs2a.NewSessionID())}
 }
 
 func (b *bankFlags) check(cmd string) error {
@@ -205,6 +214,9 @@ func openReal(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper
 		return nil, err
 	}
 	cb, redirectURI, err := listenCallback(b.redirectURI)
+	if v, ok := b.src["redirect-uri"]; ok && err != nil {
+		err = fmt.Errorf("%s: %w", v, err) // the error names the flag
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +250,7 @@ func openReal(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper
 // and f runs again with it. A value of a flag the SDK refuses is a usage
 // error that names the flag.
 func withConsent(ctx context.Context, e *env, bk *bank, b *bankFlags, f func(xs2a.PSU) error) (xs2a.PSU, error) {
-	psu := xs2a.PSU{ID: b.psuID, IPAddress: b.psuIP, SessionID: xs2a.NewSessionID()}
+	psu := b.psu()
 	err := b.fields().usage(b.cmd, f(psu))
 	var sca *xs2a.SCARequiredError
 	if !errors.As(err, &sca) {
@@ -252,23 +264,28 @@ func withConsent(ctx context.Context, e *env, bk *bank, b *bankFlags, f func(xs2
 	if err != nil {
 		return psu, fmt.Errorf("SCA did not succeed: %w", err)
 	}
+	session := psu.SessionID
 	psu = cb.PSU(b.psuIP)
-	printPSUID(e, bk, cb.PSUID)
+	printPSUID(e, bk, cb.PSUID, session)
 	return psu, f(psu)
 }
 
-// printPSUID shows the psu-id an SCA gave, on standard error (standard
-// output stays the answer, -json clean), for -psu-id in the next run.
-func printPSUID(e *env, bk *bank, psuID string) {
+// printPSUID shows the psu-id an SCA gave and the TPP-Session-ID it was
+// started under, on standard error (standard output stays the answer,
+// -json clean), for the next run: -psu-id with -session-id stays in the
+// SCA session (an hour, docs/interface.md CS3); -psu-id with -psu-ip ""
+// reads without the customer (4 reads a day per account, L1).
+func printPSUID(e *env, bk *bank, psuID, session string) {
 	if psuID == "" {
 		return
 	}
-	id := inert.Text(psuID, 0)
+	id, sid := inert.Text(psuID, 0), inert.Text(session, 0)
 	note := ""
 	if bk.fake != nil {
 		note = " (the embedded fake bank forgets it at exit)"
 	}
-	fmt.Fprintf(e.stderr, "xs2a: psu-id %s: give -psu-id %s (or XS2A_PSU_ID) to use the consent again without SCA%s\n", id, id, note)
+	fmt.Fprintf(e.stderr, "xs2a: psu-id %s%s: reuse with -psu-id %s -session-id %s (within the SCA's hour) or -psu-id %s -psu-ip \"\" (the customer absent)\n",
+		id, note, id, sid, id)
 }
 
 // xdgOpen opens url in the desktop's browser, where xdg-open exists.

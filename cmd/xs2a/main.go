@@ -29,8 +29,8 @@
 //
 // # Environment
 //
-// XS2A_BASE_URL, XS2A_REDIRECT_URI, XS2A_PSU_ID and XS2A_P12_PASSWORD give
-// the flag of the same name when the command line does not give it (a flag
+// XS2A_BASE_URL, XS2A_REDIRECT_URI, XS2A_PSU_ID, XS2A_SESSION_ID and
+// XS2A_P12_PASSWORD give the flag of the same name when the command line does not give it (a flag
 // given, even empty, wins: -base-url "" calls the embedded fake bank).
 // XS2A_P12, or XS2A_CERT with XS2A_KEY, give the certificate when none of
 // -p12, -cert and -key is on the command line. "xs2a help" lists them.
@@ -42,10 +42,14 @@
 // and takes only the callback of the SCA it started: a GET with that state
 // and the TPP-Session-ID it sent (a failed SCA's redirect may carry none),
 // once, that is no other site's image, frame or script request. Any other
-// request gets a short error page and the command goes on waiting. The
-// psu-id of the callback is printed on standard error, for -psu-id (or
-// XS2A_PSU_ID) in the next run, which then needs no SCA while the consent
-// lasts.
+// request gets a short error page and the command goes on waiting.
+//
+// After an SCA the callback's psu-id and the TPP-Session-ID the SCA was
+// started under are printed on standard error. The next run needs no SCA
+// with -psu-id and -session-id within the SCA's hour, or with -psu-id and
+// -psu-ip "" (the customer absent: the bank allows 4 such reads a day per
+// account), while the consent lasts. The embedded fake bank forgets both
+// when the run ends.
 //
 // # Output
 //
@@ -185,10 +189,10 @@ func exitCode(e *env, err error) int {
 // runHelp is "xs2a help [command [words]]": the overview, or the command's
 // usage as its -h prints it.
 func runHelp(ctx context.Context, e *env, args []string) error {
-	if _, err := parseWords(e, newFlags("help"), "help [command]", args); err != nil {
+	if _, err := parseWords(e, newFlags("help"), "help [command]\n\nWithout a command: the commands, the environment and the exit status.", args); err != nil {
 		return err
 	}
-	if len(args) == 0 || args[0] == "help" {
+	if len(args) == 0 {
 		printUsage(e.stdout)
 		return nil
 	}

@@ -76,7 +76,7 @@ func runPay(ctx context.Context, e *env, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
-	psu := xs2a.PSU{ID: b.psuID, IPAddress: b.psuIP, SessionID: xs2a.NewSessionID()}
+	psu := b.psu()
 	fields := b.fields()
 	maps.Copy(fields, payFields)
 	init, _, err := bk.client.Payments.Initiate(ctx, psu, f.product, p, nil)
@@ -84,7 +84,7 @@ func runPay(ctx context.Context, e *env, args []string) error {
 		return fundsRefusal(fields.usage("pay", err))
 	}
 	if err := signPayment(ctx, e, bk, psu, init); err != nil {
-		return err
+		return fundsRefusal(err)
 	}
 	if bk.fake != nil {
 		bk.fake.RunBatch()
@@ -134,13 +134,20 @@ func payOutcome(st *xs2a.PaymentStatus, err error) error {
 	return nil
 }
 
-// fundsRefusal says plainly that an error is a refusal for lack of funds
-// (an instant payment refused at initiation: 400 FUNDS_NOT_AVAILABLE).
+// fundsRefusal says plainly that an error is a refusal for lack of funds:
+// an error that answers xs2a.ErrInsufficientFunds (400 FUNDS_NOT_AVAILABLE
+// at initiation), or an SCA that failed with FUNDS_NOT_AVAILABLE (an
+// instant payment executed at its authorisation). Any other error is
+// returned as it is.
 func fundsRefusal(err error) error {
-	if errors.Is(err, xs2a.ErrInsufficientFunds) {
-		return fmt.Errorf("the bank refused the payment for lack of funds: %w", err)
+	var f *xs2a.SCAFailure
+	switch {
+	case errors.As(err, &f) && f.Code == xs2a.CodeFundsNotAvailable:
+		err = f
+	case !errors.Is(err, xs2a.ErrInsufficientFunds):
+		return err
 	}
-	return err
+	return fmt.Errorf("the bank refused the payment for lack of funds: %s", strings.TrimPrefix(err.Error(), "xs2a: "))
 }
 
 // signPayment takes the customer through the payment's SCA.
@@ -161,6 +168,6 @@ func signPayment(ctx context.Context, e *env, bk *bank, psu xs2a.PSU, init *xs2a
 	if err != nil {
 		return fmt.Errorf("the payment was not signed: %w", err)
 	}
-	printPSUID(e, bk, cb.PSUID)
+	printPSUID(e, bk, cb.PSUID, psu.SessionID)
 	return nil
 }

@@ -33,6 +33,7 @@ var envVars = []envVar{
 	{"XS2A_KEY", "key", ""},
 	{"XS2A_REDIRECT_URI", "redirect-uri", ""},
 	{"XS2A_PSU_ID", "psu-id", ""},
+	{"XS2A_SESSION_ID", "session-id", ""},
 }
 
 // printEnv lists the environment variables of the flags has holds (all of
