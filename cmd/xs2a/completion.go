@@ -94,7 +94,7 @@ func runCompletion(ctx context.Context, e *env, args []string) error {
 // and file names otherwise (complete -o default).
 func bashCompletion(spec []compCommand) string {
 	var b strings.Builder
-	b.WriteString("# bash completion for xs2a, made by 'xs2a completion bash' from the command's flag sets.\n")
+	b.WriteString("# bash completion for xs2a, made by 'xs2a completion bash' from the flag sets of its commands.\n")
 	b.WriteString("# Use: source <(xs2a completion bash)\n")
 	b.WriteString("_xs2a() {\n")
 	b.WriteString("\tlocal cur=${COMP_WORDS[COMP_CWORD]} words='' flags=''\n")
@@ -129,7 +129,7 @@ func bashCompletion(spec []compCommand) string {
 func zshCompletion(spec []compCommand) string {
 	var b strings.Builder
 	b.WriteString("#compdef xs2a\n")
-	b.WriteString("# zsh completion for xs2a, made by 'xs2a completion zsh' from the command's flag sets.\n")
+	b.WriteString("# zsh completion for xs2a, made by 'xs2a completion zsh' from the flag sets of its commands.\n")
 	b.WriteString("# Use: source <(xs2a completion zsh) after compinit, or save it as _xs2a in a directory of $fpath.\n")
 	b.WriteString("_xs2a() {\n")
 	b.WriteString("\tlocal curcontext=$curcontext state line\n")
