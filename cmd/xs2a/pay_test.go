@@ -69,6 +69,7 @@ func TestPayOutcome(t *testing.T) {
 		{"an error answering ErrInsufficientFunds alone", st(xs2a.TransactionStatusPDNG, nil), xs2a.ErrInsufficientFunds, "insufficient funds (status PDNG"},
 		{"RJCT fundsAvailable false", st(xs2a.TransactionStatusRJCT, &no, xs2a.TPPMessage{Code: "FUNDS_NOT_AVAILABLE", Text: "no money"}), nil,
 			"the bank refused the payment for lack of funds (status RJCT, fundsAvailable false): FUNDS_NOT_AVAILABLE no money"},
+		{"RJCT with an error answering ErrInsufficientFunds", st(xs2a.TransactionStatusRJCT, nil), &xs2a.FundsError{}, "the bank refused the payment for lack of funds (status RJCT"},
 		{"RJCT", st(xs2a.TransactionStatusRJCT, nil), nil, "the bank refused the payment (status RJCT)"},
 		{"CANC", st(xs2a.TransactionStatusCANC, nil), nil, "the bank refused the payment (status CANC)"},
 	} {
