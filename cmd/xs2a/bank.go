@@ -16,14 +16,55 @@ import (
 	"github.com/tppkit/xs2a/xs2atest"
 )
 
-// certFlags name the TPP's certificate and key.
-type certFlags struct{ p12, p12Password, cert, key string }
+// certFlags name the TPP's certificate and key. src records the flags an
+// environment variable gave (flag name to variable), so that a message
+// names what the person set.
+type certFlags struct {
+	p12, p12Password, cert, key string
+	src                         map[string]string
+}
 
 func (c *certFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.p12, "p12", "", "PKCS#12 file with the TPP's certificate and key")
-	fs.StringVar(&c.p12Password, "p12-password", "", "password of -p12 (default: $XS2A_P12_PASSWORD)")
+	fs.StringVar(&c.p12Password, "p12-password", "", "password of -p12")
 	fs.StringVar(&c.cert, "cert", "", "PEM certificate of the TPP (with -key)")
 	fs.StringVar(&c.key, "key", "", "PEM private key of the TPP (with -cert)")
+}
+
+// name is how the person gave flag: "-p12", or the environment variable
+// that gave it.
+func (c *certFlags) name(flag string) string {
+	if v, ok := c.src[flag]; ok {
+		return v
+	}
+	return "-" + flag
+}
+
+// fromEnv fills each flag the command line did not give (set) from its
+// environment variable, when that is not empty. The certificate is one
+// unit: XS2A_P12, XS2A_CERT and XS2A_KEY apply only when none of -p12,
+// -cert and -key was given, so a certificate typed is never mixed with one
+// from the environment. Only the flags listed in names are filled.
+func (c *certFlags) fromEnv(e *env, set map[string]bool, values map[string]*string) {
+	if c.src == nil {
+		c.src = map[string]string{}
+	}
+	certGiven := set["p12"] || set["cert"] || set["key"]
+	for _, v := range envVars {
+		dst, ok := values[v.flag]
+		if !ok || set[v.flag] || (certGiven && (v.flag == "p12" || v.flag == "cert" || v.flag == "key")) {
+			continue
+		}
+		if val := e.getenv(v.name); val != "" {
+			*dst = val
+			c.src[v.flag] = v.name
+		}
+	}
+}
+
+// certValues are the certificate's flags fromEnv may fill.
+func (c *certFlags) certValues() map[string]*string {
+	return map[string]*string{"p12": &c.p12, "p12-password": &c.p12Password, "cert": &c.cert, "key": &c.key}
 }
 
 func (c *certFlags) given() bool { return c.p12 != "" || c.cert != "" || c.key != "" }
@@ -32,9 +73,9 @@ func (c *certFlags) given() bool { return c.p12 != "" || c.cert != "" || c.key !
 func (c *certFlags) check(cmd string) error {
 	switch {
 	case c.p12 != "" && (c.cert != "" || c.key != ""):
-		return usagef("%s: give -p12, or -cert and -key, not both", cmd)
+		return usagef("%s: give %s, or %s and %s, not both", cmd, c.name("p12"), c.name("cert"), c.name("key"))
 	case c.p12 == "" && (c.cert == "") != (c.key == ""):
-		return usagef("%s: -cert and -key go together", cmd)
+		return usagef("%s: %s and %s go together", cmd, c.name("cert"), c.name("key"))
 	}
 	return nil
 }
@@ -43,11 +84,7 @@ func (c *certFlags) check(cmd string) error {
 // not match the certificate is an error that says so.
 func (c *certFlags) signer(e *env, opts ...xs2a.SignerOption) (*xs2a.Signer, error) {
 	if c.p12 != "" {
-		pw := c.p12Password
-		if pw == "" {
-			pw = e.getenv("XS2A_P12_PASSWORD")
-		}
-		s, err := xs2a.LoadPKCS12(c.p12, pw, opts...)
+		s, err := xs2a.LoadPKCS12(c.p12, c.p12Password, opts...)
 		if err != nil && strings.Contains(err.Error(), "password") {
 			return nil, fmt.Errorf("%s: wrong password (-p12-password or XS2A_P12_PASSWORD)", c.p12)
 		}
@@ -59,7 +96,9 @@ func (c *certFlags) signer(e *env, opts ...xs2a.SignerOption) (*xs2a.Signer, err
 // bankFlags choose the bank the client subcommands call, and how.
 type bankFlags struct {
 	certFlags
+	cmd                                          string // the command's name, for messages
 	baseURL, redirectURI, customer, psuID, psuIP string
+	sessionID                                    string
 	open, json                                   bool
 	timeout                                      time.Duration
 }
@@ -70,10 +109,32 @@ func (b *bankFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.redirectURI, "redirect-uri", "http://localhost:8642/callback", "TPP-Redirect-URI: the bank sends the customer back here, to a listener of this command, which adds a random state parameter (port 0: a free one)")
 	fs.BoolVar(&b.open, "open", false, "open the SCA page in the browser (xdg-open)")
 	fs.StringVar(&b.customer, "customer", xs2atest.PrivateCustomer1, "embedded fake bank: the sandbox customer who completes SCA")
-	fs.StringVar(&b.psuID, "psu-id", "", "psu-id from an earlier SCA callback (a consent already given)")
+	fs.StringVar(&b.psuID, "psu-id", "", "psu-id from an earlier SCA callback (a consent already given); each SCA prints the one it got")
+	fs.StringVar(&b.sessionID, "session-id", "", "TPP-Session-ID of an earlier run, to stay in its SCA session (an hour) with -psu-id (default: a new one)")
 	fs.StringVar(&b.psuIP, "psu-ip", "127.0.0.1", "PSU-IP-Address: the customer is present")
 	fs.BoolVar(&b.json, "json", false, "print JSON instead of a table")
 	fs.DurationVar(&b.timeout, "timeout", 5*time.Minute, "give up after this long")
+}
+
+// fromEnv fills the flags the command line did not give from XS2A_...
+// variables (see certFlags.fromEnv).
+func (b *bankFlags) fromEnv(e *env, fs *flag.FlagSet) {
+	values := b.certValues()
+	values["base-url"], values["redirect-uri"], values["psu-id"], values["session-id"] = &b.baseURL, &b.redirectURI, &b.psuID, &b.sessionID
+	b.certFlags.fromEnv(e, setFlags(fs), values)
+}
+
+// fields maps the SDK's validation fields of the values the command builds
+// from the bank flags to those flags (see flagFields.usage).
+func (b *bankFlags) fields() flagFields {
+	return flagFields{"PSU.ID": b.name("psu-id"), "PSU.IPAddress": "-psu-ip", "PSU.SessionID": b.name("session-id"),
+		"baseURL": b.name("base-url"), "RedirectURI": b.name("redirect-uri")}
+}
+
+// psu is the PSU the flags give: -psu-id, -psu-ip and -session-id (a new
+// session id without it).
+func (b *bankFlags) psu() xs2a.PSU {
+	return xs2a.PSU{ID: b.psuID, IPAddress: b.psuIP, SessionID: firstNonEmpty(b.sessionID, xs2a.NewSessionID())}
 }
 
 func (b *bankFlags) check(cmd string) error {
@@ -81,10 +142,14 @@ func (b *bankFlags) check(cmd string) error {
 		return err
 	}
 	if b.baseURL != "" && !b.given() {
-		return usagef("%s: -base-url needs the TPP's certificate: -p12, or -cert and -key", cmd)
+		return usagef("%s: %s needs the TPP's certificate: -p12, or -cert and -key", cmd, b.name("base-url"))
 	}
 	if b.baseURL == "" && b.given() {
-		return usagef("%s: -p12, -cert and -key need -base-url (without it the embedded fake bank signs with a test certificate)", cmd)
+		cert := b.name("p12")
+		if b.p12 == "" {
+			cert = b.name("cert") + " and " + b.name("key")
+		}
+		return usagef("%s: %s need -base-url (without it the embedded fake bank signs with a test certificate)", cmd, cert)
 	}
 	return nil
 }
@@ -149,6 +214,9 @@ func openReal(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper
 		return nil, err
 	}
 	cb, redirectURI, err := listenCallback(b.redirectURI)
+	if v, ok := b.src["redirect-uri"]; ok && err != nil {
+		err = fmt.Errorf("%s: %w", v, err) // the error names the flag
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +226,7 @@ func openReal(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper
 	client, err := xs2a.NewClient(b.baseURL, signer, xs2a.WithRedirectURI(redirectURI), xs2a.WithHTTPClient(hc))
 	if err != nil {
 		cb.close()
-		return nil, err
+		return nil, b.fields().usage(b.cmd, err)
 	}
 	return &bank{
 		client: client,
@@ -178,11 +246,12 @@ func openReal(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper
 }
 
 // withConsent calls f for the PSU; when the bank asks for SCA first, the
-// customer goes through it and f runs again with the psu-id of the
-// callback.
-func withConsent(ctx context.Context, bk *bank, b *bankFlags, f func(xs2a.PSU) error) (xs2a.PSU, error) {
-	psu := xs2a.PSU{ID: b.psuID, IPAddress: b.psuIP, SessionID: xs2a.NewSessionID()}
-	err := f(psu)
+// customer goes through it, the callback's psu-id is printed (printPSUID)
+// and f runs again with it. A value of a flag the SDK refuses is a usage
+// error that names the flag.
+func withConsent(ctx context.Context, e *env, bk *bank, b *bankFlags, f func(xs2a.PSU) error) (xs2a.PSU, error) {
+	psu := b.psu()
+	err := b.fields().usage(b.cmd, f(psu))
 	var sca *xs2a.SCARequiredError
 	if !errors.As(err, &sca) {
 		return psu, err
@@ -195,8 +264,28 @@ func withConsent(ctx context.Context, bk *bank, b *bankFlags, f func(xs2a.PSU) e
 	if err != nil {
 		return psu, fmt.Errorf("SCA did not succeed: %w", err)
 	}
+	session := psu.SessionID
 	psu = cb.PSU(b.psuIP)
+	printPSUID(e, bk, cb.PSUID, session)
 	return psu, f(psu)
+}
+
+// printPSUID shows the psu-id an SCA gave and the TPP-Session-ID it was
+// started under, on standard error (standard output stays the answer,
+// -json clean), for the next run: -psu-id with -session-id stays in the
+// SCA session (an hour, docs/interface.md CS3); -psu-id with -psu-ip ""
+// reads without the customer (4 reads a day per account, L1).
+func printPSUID(e *env, bk *bank, psuID, session string) {
+	if psuID == "" {
+		return
+	}
+	id, sid := inert.Text(psuID, 0), inert.Text(session, 0)
+	note := ""
+	if bk.fake != nil {
+		note = " (the embedded fake bank forgets it at exit)"
+	}
+	fmt.Fprintf(e.stderr, "xs2a: psu-id %s%s: reuse with -psu-id %s -session-id %s (within the SCA's hour) or -psu-id %s -psu-ip \"\" (the customer absent)\n",
+		id, note, id, sid, id)
 }
 
 // xdgOpen opens url in the desktop's browser, where xdg-open exists.

@@ -49,6 +49,9 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	if err := parse(e, fs, doctorSynopsis, args); err != nil {
 		return err
 	}
+	values := c.certValues()
+	values["base-url"] = &baseURL
+	c.fromEnv(e, setFlags(fs), values)
 	if err := c.check("doctor"); err != nil {
 		return err
 	}
@@ -68,7 +71,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	checkKeyID(r, signer)
 	checkTPPID(r, signer)
 	if baseURL != "" {
-		checkClock(ctx, r, baseURL)
+		checkClock(ctx, r, c.name("base-url"), baseURL)
 	}
 	if r.failed {
 		return errors.New("a bank would refuse requests signed with this certificate (see FAIL above)")
@@ -116,13 +119,14 @@ func checkTPPID(r *report, s *xs2a.Signer) {
 	r.warn("no PSD2 organizationIdentifier (PSD<country>-<authority>-<number>) in the subject: not a PSD2 QSealC, which a production bank refuses; a sandbox may accept it")
 }
 
-// checkClock compares this machine's clock with the bank's Date header.
-func checkClock(ctx context.Context, r *report, baseURL string) {
+// checkClock compares this machine's clock with the bank's Date header;
+// flag is how the person gave baseURL.
+func checkClock(ctx context.Context, r *report, flag, baseURL string) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL, nil)
 	if err != nil {
-		r.fail("-base-url %q: %v", baseURL, err)
+		r.fail("%s %q: %v", flag, baseURL, err)
 		return
 	}
 	before := r.e.now()

@@ -41,7 +41,7 @@ func TestUsage(t *testing.T) {
 	}{
 		{"help", []string{"-h"}, 0, "Usage: xs2a <command>", ""},
 		{"long help", []string{"--help"}, 0, "fakebank", ""},
-		{"no command", nil, 2, "Usage: xs2a <command>", ""},
+		{"no command", nil, 2, "", "Usage: xs2a <command>"},
 		{"unknown command", []string{"frobnicate"}, 2, "", `xs2a: unknown command "frobnicate"`},
 		{"sandbox without what", []string{"sandbox"}, 2, "", "xs2a: sandbox: want init or customers"},
 		{"sandbox help", []string{"sandbox", "-h"}, 0, "Usage: xs2a sandbox", ""},

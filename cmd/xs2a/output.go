@@ -21,7 +21,43 @@ import (
 // an error's one line).
 func line(s string) string { return strings.Join(strings.Fields(inert.Text(s, 0)), " ") }
 
-// table writes rows as aligned columns under a header.
+// columnWidth caps the columns of free text, by header: a longer cell is
+// shortened (see shorten). -json output is never shortened.
+var columnWidth = map[string]int{"NAME": 32, "PRODUCT": 24, "COUNTERPARTY": 28, "TEXT": 40}
+
+// shorten returns s, or when it is longer than max characters, its words
+// that fit in max-1 with "…" after them: cut at the last space (trailing
+// punctuation dropped), or within a word when no space falls in the second
+// half of the room (one long word, or a short word before a long one).
+func shorten(s string, max int) string {
+	r := []rune(s)
+	if max <= 0 || len(r) <= max {
+		return s
+	}
+	if max == 1 {
+		return "…"
+	}
+	cut := r[:max-1]
+	if r[max-1] != ' ' {
+		if i := lastSpace(cut); i >= len(cut)/2 {
+			cut = cut[:i]
+		}
+	}
+	return strings.TrimRight(string(cut), " ,;:-–") + "…"
+}
+
+// lastSpace is the index of the last space in r, or -1.
+func lastSpace(r []rune) int {
+	for i := len(r) - 1; i >= 0; i-- {
+		if r[i] == ' ' {
+			return i
+		}
+	}
+	return -1
+}
+
+// table writes rows as aligned columns under a header; each cell is one
+// inert line (see line), shortened to its column's width (columnWidth).
 func table(w io.Writer, header []string, rows [][]string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
@@ -29,6 +65,9 @@ func table(w io.Writer, header []string, rows [][]string) error {
 		cells := make([]string, len(r))
 		for i, c := range r {
 			cells[i] = line(c)
+			if i < len(header) {
+				cells[i] = shorten(cells[i], columnWidth[header[i]])
+			}
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}

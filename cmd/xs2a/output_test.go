@@ -9,9 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tppkit/xs2a"
 	"github.com/tppkit/xs2a/internal/inert"
 )
 
@@ -124,7 +126,7 @@ func TestOutputInert(t *testing.T) {
 		stdout  string // a piece of the output, made inert
 		json    string // -json: the field whose value is hostile
 	}{
-		{"accounts table", []string{"accounts"}, nil, "", 0, `A\u202eB\u2066C D E\u200bF\u009b`, ""},
+		{"accounts table", []string{"accounts"}, nil, "", 0, `A\u202eB\u2066C D…`, ""},
 		{"a hostile scaRedirect: refused, never printed", []string{"accounts"}, nil, hostileLink, 1, "", ""},
 		{"accounts json", []string{"accounts", "-json"}, nil, "", 0, "", "name"},
 		{"transactions table", []string{"transactions"}, nil, "", 0, `A\u202eB`, ""},
@@ -171,10 +173,94 @@ func TestOutputInert(t *testing.T) {
 			}
 			if tc.json != "" {
 				var v []map[string]any
-				require.NoError(t, json.Unmarshal([]byte(stdout), &v))
+				if tc.args[0] == "transactions" {
+					var grouped struct{ Booked []map[string]any }
+					require.NoError(t, json.Unmarshal([]byte(stdout), &grouped))
+					v = grouped.Booked
+				} else {
+					require.NoError(t, json.Unmarshal([]byte(stdout), &v))
+				}
 				require.NotEmpty(t, v)
 				assert.Equal(t, hostile, v[0][tc.json], "-json keeps the bank's text")
 			}
 		})
+	}
+}
+
+// TestShorten: a cell too long for its column is cut at a word boundary
+// with "…", trailing punctuation dropped; one long word (or a short word
+// before a long one) is cut within the word; text that fits is kept.
+func TestShorten(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"Brukskonto", 32, "Brukskonto"},
+		{"exactly ten", 11, "exactly ten"},
+		{"Sparekonto for felles utgifter i huset", 22, "Sparekonto for felles…"},
+		{"Sparekonto for felles utgifter", 22, "Sparekonto for felles…"},
+		{"Sparekonto for felles utgifter", 20, "Sparekonto for…"},
+		{"Nordlys Bygg AS, avdeling Tromsø", 18, "Nordlys Bygg AS…"},
+		{"Donaudampfschifffahrtsgesellschaft", 12, "Donaudampfs…"},
+		{"A Donaudampfschifffahrtsgesellschaft", 12, "A Donaudamp…"},
+		{"ærøæøå øæå", 8, "ærøæøå…"},
+		{"two words", 1, "…"},
+		{"anything", 0, "anything"},
+	} {
+		got := shorten(tc.in, tc.max)
+		assert.Equal(t, tc.want, got, "shorten(%q, %d)", tc.in, tc.max)
+		if tc.max > 0 {
+			assert.LessOrEqual(t, len([]rune(got)), tc.max)
+		}
+	}
+}
+
+// TestTableShortensNames: the table shortens the free-text columns
+// (names, products, counterparties, texts), never ids, account numbers or
+// amounts; -json keeps the whole text.
+func TestTableShortensNames(t *testing.T) {
+	t.Parallel()
+	long := "Felleskonto for husholdning og ferie på hytta i Lofoten"
+	var b strings.Builder
+	require.NoError(t, table(&b, []string{"ID", "NAME", "TEXT"}, [][]string{{strings.Repeat("9", 50), long, long}}))
+	out := b.String()
+	assert.Contains(t, out, strings.Repeat("9", 50))
+	assert.Contains(t, out, "Felleskonto for husholdning og…  ")
+	assert.NotContains(t, out, "Lofoten")
+	assert.Contains(t, out, "Felleskonto for husholdning og ferie på…", "TEXT is wider")
+	b.Reset()
+	require.NoError(t, writeJSON(&b, map[string]string{"name": long}))
+	assert.Contains(t, b.String(), long)
+}
+
+// TestBalanceDate: the date column shows referenceDate, else
+// lastChangeDateTime in the bank's offset, else the time of the bank's
+// answer, "as of" it; the embedded fake bank (which, as the platform's
+// banks, sends neither date) fills every row.
+func TestBalanceDate(t *testing.T) {
+	t.Parallel()
+	answered := time.Date(2026, 3, 2, 9, 30, 0, 0, time.Local)
+	changed := time.Date(2026, 3, 2, 9, 15, 0, 0, time.FixedZone("", 3600))
+	ref, err := xs2a.ParseDate("2026-03-01")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		b    xs2a.Balance
+		want string
+	}{
+		{xs2a.Balance{ReferenceDate: ref, LastChangeDateTime: &changed}, "2026-03-01"},
+		{xs2a.Balance{LastChangeDateTime: &changed}, "2026-03-02 09:15 +01:00"},
+		{xs2a.Balance{LastChangeDateTime: new(time.Time)}, "as of 2026-03-02 09:30"},
+		{xs2a.Balance{}, "as of 2026-03-02 09:30"},
+	} {
+		assert.Equal(t, tc.want, balanceDate(tc.b, answered))
+	}
+	code, stdout, stderr := runCmd(t, nil, "balances")
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	require.Greater(t, len(lines), 1)
+	for _, l := range lines[1:] {
+		assert.Regexp(t, `as of \d{4}-\d\d-\d\d \d\d:\d\d$`, l)
 	}
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"maps"
+	"strings"
 
 	"github.com/tppkit/xs2a"
 )
@@ -35,9 +38,23 @@ func (f payFlags) payment(b *bankFlags, bk *bank) (*xs2a.Payment, error) {
 	return p, nil
 }
 
-// runPay initiates a payment, has the customer sign it at the bank, and
-// prints its status. Without -from the customer picks the account to pay
-// from at the bank.
+// payFields maps the SDK's validation fields of the payment to the flags
+// that fed them.
+var payFields = flagFields{
+	"Payment.InstructedAmount":                  "-amount",
+	"Payment.InstructedAmount.Currency":         "-currency",
+	"Payment.CreditorAccount":                   "-to",
+	"Payment.DebtorAccount":                     "-from",
+	"Payment.CreditorName":                      "-creditor-name",
+	"Payment.RemittanceInformationUnstructured": "-message",
+	"product": "-product",
+}
+
+// runPay initiates a payment, has the customer sign it at the bank, polls
+// its status until the bank has decided (PaymentsService.PollStatus) and
+// prints it. Without -from the customer picks the account to pay from at
+// the bank. A refusal (RJCT, CANC) or fundsAvailable false is printed and
+// exits 1 (payOutcome).
 func runPay(ctx context.Context, e *env, args []string) error {
 	var f payFlags
 	b, bk, err := clientCommand(e, "pay", paySynopsis, args, func(fs *flag.FlagSet) {
@@ -59,29 +76,82 @@ func runPay(ctx context.Context, e *env, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
-	psu := xs2a.PSU{ID: b.psuID, IPAddress: b.psuIP, SessionID: xs2a.NewSessionID()}
+	psu := b.psu()
+	fields := b.fields()
+	maps.Copy(fields, payFields)
 	init, _, err := bk.client.Payments.Initiate(ctx, psu, f.product, p, nil)
 	if err != nil {
-		return err
+		return fundsRefusal(fields.usage("pay", err))
 	}
-	if err := signPayment(ctx, bk, psu, init); err != nil {
-		return err
+	if err := signPayment(ctx, e, bk, psu, init); err != nil {
+		return fundsRefusal(err)
 	}
 	if bk.fake != nil {
 		bk.fake.RunBatch()
 		fmt.Fprintln(e.stderr, "xs2a: embedded fake bank: a payment batch ran")
 	}
-	st, _, err := bk.client.Payments.Status(ctx, psu, init.Links.Status)
-	if err != nil {
+	st, _, err := bk.client.Payments.PollStatus(ctx, psu, init.Links.Status, nil)
+	var fe *xs2a.FundsError
+	if errors.As(err, &fe) && st == nil {
+		st = fe.Status
+	}
+	if st == nil || (err != nil && fe == nil) {
+		return fundsRefusal(err)
+	}
+	funds := ""
+	if st.FundsAvailable != nil {
+		funds = map[bool]string{true: "available", false: "insufficient"}[*st.FundsAvailable]
+	}
+	if err := output(e, b.json, st, []string{"PAYMENT", "STATUS", "FUNDS"}, func() [][]string {
+		return [][]string{{firstNonEmpty(st.PaymentID, init.PaymentID), string(st.TransactionStatus), funds}}
+	}); err != nil {
 		return err
 	}
-	return output(e, b.json, st, []string{"PAYMENT", "STATUS"}, func() [][]string {
-		return [][]string{{firstNonEmpty(st.PaymentID, init.PaymentID), string(st.TransactionStatus)}}
-	})
+	return payOutcome(st, err)
+}
+
+// payOutcome is the error of a payment status the bank decided against:
+// fundsAvailable false (with the status, or as a *xs2a.FundsError), RJCT
+// or CANC. Any other status is nil.
+func payOutcome(st *xs2a.PaymentStatus, err error) error {
+	code := line(string(st.TransactionStatus))
+	var texts []string
+	for _, m := range st.Messages {
+		texts = append(texts, strings.TrimSpace(m.Code+" "+m.Text))
+	}
+	why := ""
+	if len(texts) > 0 {
+		why = ": " + strings.Join(texts, "; ")
+	}
+	switch {
+	case (st.InsufficientFunds() || errors.Is(err, xs2a.ErrInsufficientFunds)) && st.TransactionStatus.Final():
+		return fmt.Errorf("the bank refused the payment for lack of funds (status %s, fundsAvailable false)%s", code, why)
+	case st.InsufficientFunds() || errors.Is(err, xs2a.ErrInsufficientFunds):
+		return fmt.Errorf("insufficient funds (status %s, fundsAvailable false)%s: the bank keeps the payment and may execute it when funds arrive: cancel it before paying again", code, why)
+	case st.TransactionStatus == xs2a.TransactionStatusRJCT || st.TransactionStatus == xs2a.TransactionStatusCANC:
+		return fmt.Errorf("the bank refused the payment (status %s)%s", code, why)
+	}
+	return nil
+}
+
+// fundsRefusal says plainly that an error is a refusal for lack of funds:
+// an error that answers xs2a.ErrInsufficientFunds (400 FUNDS_NOT_AVAILABLE
+// at initiation), or an SCA that failed with FUNDS_NOT_AVAILABLE (an
+// instant payment executed at its authorisation). Any other error is
+// returned as it is.
+func fundsRefusal(err error) error {
+	var f *xs2a.SCAFailure
+	switch {
+	case errors.As(err, &f) && f.Code == xs2a.CodeFundsNotAvailable:
+		err = f
+	case !errors.Is(err, xs2a.ErrInsufficientFunds):
+		return err
+	}
+	return fmt.Errorf("the bank refused the payment for lack of funds: %s", strings.TrimPrefix(err.Error(), "xs2a: "))
 }
 
 // signPayment takes the customer through the payment's SCA.
-func signPayment(ctx context.Context, bk *bank, psu xs2a.PSU, init *xs2a.Initiation) error {
+func signPayment(ctx context.Context, e *env, bk *bank, psu xs2a.PSU, init *xs2a.Initiation) error {
 	href := init.Links.SCARedirect.Href
 	if href == "" {
 		auth, _, err := bk.client.Payments.StartAuthorisation(ctx, psu, init.Links.StartAuthorisation)
@@ -94,8 +164,10 @@ func signPayment(ctx context.Context, bk *bank, psu xs2a.PSU, init *xs2a.Initiat
 	if err != nil {
 		return err
 	}
-	if _, err := xs2a.ParseCallback(u.Query()); err != nil {
+	cb, err := xs2a.ParseCallback(u.Query())
+	if err != nil {
 		return fmt.Errorf("the payment was not signed: %w", err)
 	}
+	printPSUID(e, bk, cb.PSUID, psu.SessionID)
 	return nil
 }

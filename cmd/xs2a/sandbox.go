@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tppkit/xs2a"
@@ -10,14 +11,18 @@ import (
 
 const sandboxSynopsis = "sandbox init | sandbox customers [-json] [-base-url URL (-p12 FILE | -cert FILE -key FILE)]"
 
+// sandboxWords are the sandbox command's words.
+var sandboxWords = []string{"init", "customers"}
+
 // runSandbox runs "sandbox init" (reset the sandbox's data) and "sandbox
-// customers" (list its customers and their accounts).
+// customers" (list its customers and their accounts). "sandbox -h" prints
+// the usage and the flags both take.
 func runSandbox(ctx context.Context, e *env, args []string) error {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprintf(e.stdout, "Usage: xs2a %s\n", sandboxSynopsis)
-		return nil
+	if len(args) > 0 && isHelp(args[0]) {
+		_, _, err := clientCommand(e, "sandbox", sandboxSynopsis, args[:1], nil, nil)
+		return err
 	}
-	if len(args) == 0 || (args[0] != "init" && args[0] != "customers") {
+	if len(args) == 0 || !slices.Contains(sandboxWords, args[0]) {
 		return usagef("sandbox: want init or customers (see xs2a sandbox -h)")
 	}
 	sub := args[0]

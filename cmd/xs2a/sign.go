@@ -46,6 +46,7 @@ func parseSign(e *env, args []string) (*signFlags, error) {
 	if err := parse(e, fs, signSynopsis, args); err != nil {
 		return nil, err
 	}
+	f.certFlags.fromEnv(e, setFlags(fs), f.certValues())
 	if u, err := url.Parse(f.rawURL); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, usagef("sign: -url %q: want an absolute http or https URL", f.rawURL)
 	}

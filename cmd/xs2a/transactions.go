@@ -55,7 +55,44 @@ func (f txFlags) query() (*xs2a.TransactionQuery, error) {
 		}
 		*d.into = t
 	}
+	if !q.DateFrom.IsZero() && q.DateTo.Before(q.DateFrom) && !q.DateTo.IsZero() {
+		return nil, usagef("transactions: -to %s is before -from %s", f.to, f.from)
+	}
 	return q, nil
+}
+
+// txFields maps the SDK's validation fields of the query to the flags.
+var txFields = flagFields{"accountID": "-account", "TransactionQuery.DateFrom": "-from", "TransactionQuery.DateTo": "-to", "TransactionQuery.BookingStatus": "-status"}
+
+// txReport is the -json output: the transactions grouped as the bank
+// groups them, each group present when -status asked for it (an empty
+// group is [], not null).
+type txReport struct {
+	Booked  *[]xs2a.Transaction `json:"booked,omitempty"`
+	Pending *[]xs2a.Transaction `json:"pending,omitempty"`
+}
+
+// groupTransactions groups list by each entry's Status (booked or pending).
+func groupTransactions(status xs2a.BookingStatus, list []xs2a.Transaction) txReport {
+	var r txReport
+	booked, pending := []xs2a.Transaction{}, []xs2a.Transaction{}
+	if status == xs2a.BookingBooked || status == xs2a.BookingBoth {
+		r.Booked = &booked
+	}
+	if status == xs2a.BookingPending || status == xs2a.BookingBoth {
+		r.Pending = &pending
+	}
+	for _, tx := range list {
+		switch tx.Status {
+		case xs2a.BookingPending:
+			pending = append(pending, tx)
+			r.Pending = &pending
+		default:
+			booked = append(booked, tx)
+			r.Booked = &booked
+		}
+	}
+	return r
 }
 
 func runTransactions(ctx context.Context, e *env, args []string) error {
@@ -77,18 +114,18 @@ func runTransactions(ctx context.Context, e *env, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
-	psu, id, err := consentedAccount(ctx, bk, b, f.account)
+	psu, id, err := consentedAccount(ctx, e, bk, b, f.account)
 	if err != nil {
 		return err
 	}
 	var list []xs2a.Transaction
 	for tx, err := range bk.client.Accounts.Transactions(ctx, psu, id, q) {
 		if err != nil {
-			return err
+			return txFields.usage("transactions", err)
 		}
 		list = append(list, tx)
 	}
-	return output(e, b.json, list, []string{"DATE", "STATUS", "AMOUNT", "CURRENCY", "COUNTERPARTY", "TEXT"}, func() [][]string {
+	return output(e, b.json, groupTransactions(q.BookingStatus, list), []string{"DATE", "STATUS", "AMOUNT", "CURRENCY", "COUNTERPARTY", "TEXT"}, func() [][]string {
 		rows := make([][]string, 0, len(list))
 		for _, tx := range list {
 			date := tx.BookingDate
