@@ -504,9 +504,9 @@ func TestLimitsBatchExcludesPeriodic(t *testing.T) {
 }
 
 // Errors: insufficient funds is not a 500; the status is ACCP with
-// fundsAvailable false, which is not final: PollStatus says so with a
-// *FundsError, and the next batch run books the payment once the money is
-// there.
+// fundsAvailable false, which is not final: PollStatus ends there with the
+// status (the bank decided), and the next batch run books the payment once
+// the money is there.
 func TestErrorsInsufficientFunds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -520,10 +520,7 @@ func TestErrorsInsufficientFunds(t *testing.T) {
 	require.NoError(t, err, "accepted: funds are checked at execution")
 	b.authorise(t, psu, ini, xs2atest.PrivateCustomer2)
 	st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, settlePoll(b, nil))
-	require.ErrorIs(t, err, xs2a.ErrInsufficientFunds, "PollStatus stops on fundsAvailable false, with an error: ACCP is not final")
-	var fe *xs2a.FundsError
-	require.ErrorAs(t, err, &fe)
-	assert.Same(t, st, fe.Status)
+	require.NoError(t, err, "PollStatus stops on fundsAvailable false and reports the status")
 	assert.Equal(t, xs2a.TransactionStatusACCP, st.TransactionStatus)
 	require.NotNil(t, st.FundsAvailable)
 	assert.False(t, *st.FundsAvailable)
@@ -539,7 +536,7 @@ func TestErrorsInsufficientFunds(t *testing.T) {
 	assert.Equal(t, "500.00", b.Balance(debtor.ResourceID))
 }
 
-// What FundsError asks for: cancel the waiting payment before a new attempt,
+// What fundsAvailable false asks for: cancel the waiting payment before a new attempt,
 // so that the money arriving later books only the new one.
 func TestErrorsInsufficientFundsCancelThenRetry(t *testing.T) {
 	t.Parallel()
@@ -553,9 +550,9 @@ func TestErrorsInsufficientFundsCancelThenRetry(t *testing.T) {
 	first, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
 	require.NoError(t, err)
 	b.authorise(t, psu, first, xs2atest.PrivateCustomer2)
-	_, _, err = b.c.Payments.PollStatus(ctx, psu, first.Links.Status, settlePoll(b, nil))
-	var fe *xs2a.FundsError
-	require.ErrorAs(t, err, &fe)
+	st, _, err := b.c.Payments.PollStatus(ctx, psu, first.Links.Status, settlePoll(b, nil))
+	require.NoError(t, err)
+	require.True(t, st.InsufficientFunds())
 	_, err = b.c.Payments.Cancel(ctx, psu, first.Links.Self)
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.TransactionStatusCANC, b.status(t, psu, first).TransactionStatus)
@@ -565,7 +562,7 @@ func TestErrorsInsufficientFundsCancelThenRetry(t *testing.T) {
 	retry, _, err := b.c.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, b.payment(t, "500.00", debtor.BBAN), nil)
 	require.NoError(t, err)
 	b.authorise(t, psu, retry, xs2atest.PrivateCustomer2)
-	st, _, err := b.c.Payments.PollStatus(ctx, psu, retry.Links.Status, settlePoll(b, nil))
+	st, _, err = b.c.Payments.PollStatus(ctx, psu, retry.Links.Status, settlePoll(b, nil))
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.TransactionStatusACSC, st.TransactionStatus)
 	assert.Equal(t, xs2a.TransactionStatusCANC, b.status(t, psu, first).TransactionStatus, "the cancelled attempt stays cancelled")

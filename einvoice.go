@@ -25,7 +25,7 @@ type EInvoice struct {
 // The first attempt sends no opts.AllowLogicalDuplicate, so the bank
 // refuses a real duplicate; set it only to retry the same invoice after a
 // failure the PSU or TPP can correct, and cancel an attempt the bank holds
-// as ACCP (a *FundsError) first, or the invoice may be paid twice.
+// as ACCP with fundsAvailable false first, or the invoice may be paid twice.
 func (s *PaymentsService) InitiateEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice, opts *InitiateOptions) (*Initiation, *Response, error) {
 	body, err := einvoicePayment(psu, product, p, inv)
 	if err != nil {

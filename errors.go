@@ -541,44 +541,6 @@ func ceilSecond(t time.Time) time.Time {
 	return t
 }
 
-// FundsError is the error PollStatus returns when the bank reports
-// fundsAvailable false on a status that is not final (ACCP; docs/interface.md
-// PS5). The bank keeps such a payment and may execute it at a later batch, so
-// cancel it (PaymentsService.Cancel) before paying again, or poll later. It
-// answers errors.Is(err, ErrInsufficientFunds). A final status with
-// fundsAvailable false (RJCT) is returned with a nil error instead;
-// PaymentStatus.InsufficientFunds gives the reason.
-type FundsError struct {
-	// Status is the status read: the same *PaymentStatus PollStatus
-	// returns with the error.
-	Status *PaymentStatus
-}
-
-// Error says the payment is not final and what to do. It names the status
-// when it is a Berlin Group code (TransactionStatus.Known), never other text
-// of the bank's.
-func (e *FundsError) Error() string {
-	st := "(none)"
-	switch {
-	case e.Status == nil:
-	case e.Status.TransactionStatus.Known():
-		st = string(e.Status.TransactionStatus)
-	default:
-		st = "(not a Berlin Group code)"
-	}
-	return "xs2a: insufficient funds: payment status " + st + " is not final, and the bank may still execute the payment when funds arrive: " +
-		"cancel it (Payments.Cancel) before retrying or telling the PSU it failed"
-}
-
-// Is makes errors.Is(err, ErrInsufficientFunds) true.
-func (e *FundsError) Is(target error) bool { return target == ErrInsufficientFunds }
-
-// GoString is the message: fmt's %#v shows not the payment status.
-func (e *FundsError) GoString() string { return goString("FundsError", e.Error()) }
-
-// Format prints the message for every verb, GoString for %#v.
-func (e *FundsError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
-
 // SCAFailure is the result of a failed SCA: the bank sent the PSU to the
 // TPP-Redirect-URI with the failure parameters of docs/interface.md "TPP redirect".
 // It answers errors.Is(err, ErrSCAFailed). Message is the bank's text, fully

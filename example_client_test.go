@@ -422,7 +422,7 @@ func ExamplePaymentsService_ResolveEInvoice() {
 // the payment (PDNG until the bank executes it). UntilSettled polls on to
 // the outcome of the bank's batch run: here it cannot book the payment for
 // lack of funds, reports ACCP with fundsAvailable false, and PollStatus
-// stops there with a *FundsError. ACCP is not final: the bank would still
+// stops there: the bank decided, and the status says what. ACCP is not final: the bank would still
 // book the payment at a later batch run once the money is there, so the TPP
 // cancels it before it tells the PSU the payment failed (or initiates it
 // again).
@@ -458,9 +458,10 @@ func ExamplePaymentsService_PollStatus() {
 
 	srv.RunBatch() // the bank's batch run (5 a day)
 	st, _, err = client.Payments.PollStatus(ctx, psu, ini.Links.Status, &xs2a.PollOptions{MinDelay: 10 * time.Millisecond, UntilSettled: true})
-	var funds *xs2a.FundsError
 	switch {
-	case errors.As(err, &funds):
+	case err != nil:
+		log.Fatal(err)
+	case st.InsufficientFunds():
 		fmt.Println(st.TransactionStatus, "insufficient funds:", st.InsufficientFunds(), "final:", st.TransactionStatus.Final())
 		if _, err := client.Payments.Cancel(ctx, psu, ini.Links.Self); err != nil {
 			log.Fatal(err)
@@ -470,8 +471,6 @@ func ExamplePaymentsService_PollStatus() {
 			log.Fatal(err)
 		}
 		fmt.Println("cancelled:", st.TransactionStatus)
-	case err != nil:
-		log.Fatal(err)
 	default:
 		fmt.Println("final:", st.TransactionStatus)
 	}

@@ -458,7 +458,6 @@ func leakCases() []leakCase {
 			return "XS2A " + echoNoCRLF(head) + "\r\n\r\n"
 		}), new(*TransportError)},
 		{"poll: unknown status, strict", poll(leakStatusRaw, "", true), nil},
-		{"poll: unknown status, no funds", poll(leakStatusRaw, `,"fundsAvailable":false`, false), new(*FundsError)},
 		{"poll: reads used up on an unknown status", poll(leakStatusRaw, "", false), nil},
 		{"SCA failure callback", callback(url.Values{"status": {"400"}, "code": {"PAYMENT_FAILED"}, "tpp-session-id": {leakPSU.SessionID},
 			"message": {"psu " + leakPSU.ID + " session " + strings.ToUpper(leakPSU.SessionID) + " " + strings.Join(leakNumbers, " ") + leakHidden}}),
@@ -540,7 +539,7 @@ func TestEveryErrorTypeFormatsItsMessage(t *testing.T) {
 	require.GreaterOrEqual(t, len(types), 11)
 	samples := map[string]error{
 		"Error": &Error{}, "SCARequiredError": &SCARequiredError{}, "TransportError": &TransportError{Err: errors.New("x")},
-		"SignatureError": &SignatureError{}, "AccessExceededError": &AccessExceededError{}, "FundsError": &FundsError{},
+		"SignatureError": &SignatureError{}, "AccessExceededError": &AccessExceededError{},
 		"SCAFailure": &SCAFailure{}, "CallbackError": &CallbackError{}, "SCARedirectError": &SCARedirectError{},
 		"ValidationError": &ValidationError{}, "redactedError": &redactedError{},
 		"dotSegmentError": errDotSegment("link").(*dotSegmentError), "redirectRefusal": &redirectRefusal{method: "POST", status: 307},

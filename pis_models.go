@@ -294,7 +294,7 @@ type AuthorisationStatus struct {
 // (RJCT) the payment was refused for good. The bank reports it as ACCP with
 // fundsAvailable false (docs/interface.md, Payment status), a status that is not
 // final: the payment waits and may still be executed at a later batch run
-// when funds arrive. PollStatus returns such a status with a *FundsError;
+// when funds arrive. PollStatus ends at such a status, with a nil error;
 // cancel the payment (PaymentsService.Cancel) before initiating it again or
 // telling the PSU it failed.
 func (s *PaymentStatus) InsufficientFunds() bool {

@@ -24,7 +24,7 @@ const (
 // PollOptions tune PaymentsService.PollStatus. The zero value (or nil) polls
 // after 2 s, then 1.5 times longer each time up to 30 s, until the PSU has
 // signed and the bank accepted the payment (TransactionStatus.Accepted) or
-// refused it (RJCT, CANC; fundsAvailable false is a *FundsError), 100 reads
+// refused it (RJCT, CANC, or fundsAvailable false), 100 reads
 // were made (about 47 minutes; ErrPollAttempts), or the context ends.
 // UntilSettled polls on to the final status.
 type PollOptions struct {
@@ -70,7 +70,7 @@ type PollOptions struct {
 	Bulk bool
 	// UntilSettled polls past an accepted status (PDNG, ACTC, ...) until
 	// the status is final: settled (ACSC, ACCC), refused (RJCT, CANC), PART
-	// with Bulk, or fundsAvailable false (a *FundsError). The bank settles
+	// with Bulk, or fundsAvailable false. The bank settles
 	// a payment at its next batch run on the execution date, so this can
 	// take hours or days: give MaxAttempts, MaxDelay or a context deadline
 	// to match (docs/interface.md PS3).
@@ -119,12 +119,15 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 // as opts says (nil: the defaults). It returns with a nil error the first
 // status that shows the PSU signed and the bank accepted the payment
 // (TransactionStatus.Accepted: PDNG, ACTC, ACCP, ACSP, ACWC, ACWP, ACCC,
-// ACSC), or refused it (RJCT, CANC); with opts.UntilSettled only a final
-// status (ACSC, ACCC, RJCT, CANC; PART with opts.Bulk). RCVD and PATC
+// ACSC), or refused it (RJCT, CANC, or fundsAvailable false whatever the
+// status); with opts.UntilSettled only a final status (ACSC, ACCC, RJCT,
+// CANC; PART with opts.Bulk) or fundsAvailable false. RCVD and PATC
 // (signers missing) poll on. ACTC counts as accepted: the platform reports
-// it only after the signature, never for a payment merely validated. A
-// status with fundsAvailable false ends the poll with a *FundsError: cancel
-// that payment before paying again. After opts.MaxAttempts reads the error answers
+// it only after the signature, never for a payment merely validated. A nil
+// error says the bank decided; the status says what: accepted only when
+// TransactionStatus.Accepted and not PaymentStatus.InsufficientFunds (an
+// ACCP without funds waits for them: cancel it before paying again).
+// After opts.MaxAttempts reads the error answers
 // errors.Is(err, ErrPollAttempts); any other error, or the end of ctx, ends
 // the poll at once. The status is the last one read and the *Response that
 // of the last read that got an answer; each is nil when there was none.
@@ -222,7 +225,7 @@ func (p *poll) settled(st *PaymentStatus) (time.Duration, bool, error) {
 	case st.TransactionStatus.Final() || (p.o.Bulk && st.TransactionStatus == TransactionStatusPART):
 		return 0, true, nil
 	case st.InsufficientFunds():
-		return 0, true, &FundsError{Status: st}
+		return 0, true, nil
 	case !p.o.UntilSettled && st.TransactionStatus.Accepted():
 		return 0, true, nil
 	case p.o.Strict && !st.TransactionStatus.Known():

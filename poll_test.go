@@ -2,10 +2,8 @@ package xs2a
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -101,7 +99,7 @@ func TestPollEndsWhenAccepted(t *testing.T) {
 		settled bool              // UntilSettled
 		want    TransactionStatus // the status PollStatus returns
 		reads   int
-		funds   bool // a *FundsError
+		funds   bool // the status says fundsAvailable false
 	}{
 		{"PDNG", status("PDNG"), false, TransactionStatusPDNG, 3, false},
 		{"ACTC", status("ACTC"), false, TransactionStatusACTC, 3, false},
@@ -123,11 +121,8 @@ func TestPollEndsWhenAccepted(t *testing.T) {
 			t.Parallel()
 			b, c, _ := newPollBank(t, answers(status("RCVD"), status("PATC"), tt.answer, status("ACSC")))
 			st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{UntilSettled: tt.settled})
-			if tt.funds {
-				require.ErrorIs(t, err, ErrInsufficientFunds)
-			} else {
-				require.NoError(t, err)
-			}
+			require.NoError(t, err, "a decision is a status, not an error")
+			assert.Equal(t, tt.funds, st.InsufficientFunds())
 			assert.Equal(t, tt.want, st.TransactionStatus)
 			assert.Equal(t, tt.reads, b.count())
 		})
@@ -197,17 +192,10 @@ func TestPollInsufficientFundsIsNotFinal(t *testing.T) {
 		status("ACSC"),
 	))
 	st, _, err := c.Payments.PollStatus(context.Background(), presentPSU, statusLink, &PollOptions{UntilSettled: true})
-	require.ErrorIs(t, err, ErrInsufficientFunds, "ACCP without funds is not a result: the bank may still book it")
-	var fe *FundsError
-	require.ErrorAs(t, err, &fe)
-	assert.Same(t, st, fe.Status, "the error holds the status PollStatus returns")
+	require.NoError(t, err, "the bank decided: the status says what")
 	assert.Equal(t, TransactionStatusACCP, st.TransactionStatus)
-	assert.True(t, st.InsufficientFunds())
-	for _, want := range []string{"xs2a: ", "ACCP", "not final", "funds arrive", "Payments.Cancel"} {
-		assert.Contains(t, err.Error(), want)
-	}
-	assert.False(t, errors.Is(err, ErrPollAttempts))
-	assert.Equal(t, 3, b.count(), "ACCP with funds available goes on; without funds it stops")
+	assert.True(t, st.InsufficientFunds(), "ACCP without funds waits for them: the caller cancels it")
+	assert.Equal(t, 3, b.count(), "ACCP with funds available goes on until settled; without funds it stops")
 }
 
 func TestPollFinalStatusWithoutFunds(t *testing.T) {
@@ -219,27 +207,6 @@ func TestPollFinalStatusWithoutFunds(t *testing.T) {
 	assert.Equal(t, TransactionStatusRJCT, st.TransactionStatus)
 	assert.True(t, st.InsufficientFunds(), "the reason of the rejection")
 	assert.Equal(t, 2, b.count())
-}
-
-func TestFundsError(t *testing.T) {
-	t.Parallel()
-	no := false
-	for name, e := range map[string]*FundsError{
-		"ACCP":      {Status: &PaymentStatus{TransactionStatus: TransactionStatusACCP, FundsAvailable: &no}},
-		"no status": {},
-		"odd code":  {Status: &PaymentStatus{TransactionStatus: "A\nB\x00" + TransactionStatus(strings.Repeat("x", 100))}},
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			assert.ErrorIs(t, e, ErrInsufficientFunds)
-			assert.NotErrorIs(t, e, ErrNotFound)
-			msg := e.Error()
-			assert.True(t, strings.HasPrefix(msg, "xs2a: "), msg)
-			assert.Contains(t, msg, "not final")
-			assert.NotContains(t, msg, "\n")
-			assert.NotContains(t, msg, strings.Repeat("x", 40), "the bank's text is cut")
-		})
-	}
 }
 
 func TestPollBulkPART(t *testing.T) {
@@ -520,7 +487,7 @@ func TestPollReturnsLastResponse(t *testing.T) {
 		{name: "reads used up on a 503", bank: answers(status("RCVD"), reply(http.StatusServiceUnavailable, `{}`)),
 			opts: &PollOptions{MaxAttempts: 2}, link: statusLink, wantCode: http.StatusServiceUnavailable, wantErr: ErrPollAttempts},
 		{name: "funds missing", bank: answers(reply(http.StatusOK, `{"transactionStatus":"ACCP","fundsAvailable":false}`)),
-			link: statusLink, wantCode: http.StatusOK, wantErr: ErrInsufficientFunds},
+			link: statusLink, wantCode: http.StatusOK}, // a decision: the status, no error
 		{name: "no link", bank: answers(status("ACSC"))},
 		{name: "ended before the first read", bank: answers(status("ACSC")), link: statusLink, cancel: true, wantErr: context.Canceled},
 	}

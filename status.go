@@ -15,7 +15,7 @@ const (
 	// of technical validation was successful, and the customer profile
 	// check too. This bank also reports a payment rejected for lack of funds
 	// as ACCP with fundsAvailable false (docs/interface.md, Payment status), which
-	// is not final: see PaymentStatus.InsufficientFunds and FundsError.
+	// is not final: see PaymentStatus.InsufficientFunds.
 	TransactionStatusACCP TransactionStatus = "ACCP"
 	// TransactionStatusACSC (AcceptedSettlementCompleted): settlement on the
 	// debtor's account is completed. Final.

@@ -91,11 +91,7 @@ func runPay(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "xs2a: embedded fake bank: a payment batch ran")
 	}
 	st, _, err := bk.client.Payments.PollStatus(ctx, psu, init.Links.Status, nil)
-	var fe *xs2a.FundsError
-	if errors.As(err, &fe) && st == nil {
-		st = fe.Status
-	}
-	if st == nil || (err != nil && fe == nil) {
+	if st == nil || err != nil {
 		return fundsRefusal(err)
 	}
 	funds := ""
@@ -107,13 +103,12 @@ func runPay(ctx context.Context, e *env, args []string) error {
 	}); err != nil {
 		return err
 	}
-	return payOutcome(st, err)
+	return payOutcome(st)
 }
 
 // payOutcome is the error of a payment status the bank decided against:
-// fundsAvailable false (with the status, or as a *xs2a.FundsError), RJCT
-// or CANC. Any other status is nil.
-func payOutcome(st *xs2a.PaymentStatus, err error) error {
+// fundsAvailable false, RJCT or CANC. Any other status is nil.
+func payOutcome(st *xs2a.PaymentStatus) error {
 	code := line(string(st.TransactionStatus))
 	var texts []string
 	for _, m := range st.Messages {
@@ -124,9 +119,9 @@ func payOutcome(st *xs2a.PaymentStatus, err error) error {
 		why = ": " + strings.Join(texts, "; ")
 	}
 	switch {
-	case (st.InsufficientFunds() || errors.Is(err, xs2a.ErrInsufficientFunds)) && st.TransactionStatus.Final():
+	case st.InsufficientFunds() && st.TransactionStatus.Final():
 		return fmt.Errorf("the bank refused the payment for lack of funds (status %s, fundsAvailable false)%s", code, why)
-	case st.InsufficientFunds() || errors.Is(err, xs2a.ErrInsufficientFunds):
+	case st.InsufficientFunds():
 		return fmt.Errorf("insufficient funds (status %s, fundsAvailable false)%s: the bank keeps the payment and may execute it when funds arrive: cancel it before paying again", code, why)
 	case st.TransactionStatus == xs2a.TransactionStatusRJCT || st.TransactionStatus == xs2a.TransactionStatusCANC:
 		return fmt.Errorf("the bank refused the payment (status %s)%s", code, why)

@@ -356,16 +356,16 @@ func paymentFlow(ctx context.Context, b *bank, psu xs2a.PSU, accounts []xs2a.Acc
 	return nil
 }
 
-// fundsRefusal passes on err of a poll, but for a *FundsError (ACCP without
-// funds, not final: the bank would still book the payment at a later batch
-// run) cancels the payment first and says so, as a TPP does before it tells
-// the customer the payment failed.
+// fundsRefusal passes on err of a poll; for a status with fundsAvailable
+// false (ACCP without funds is not final: the bank would still book the
+// payment at a later batch run) it cancels the payment first and says so,
+// as a TPP does before it tells the customer the payment failed.
 func (b *bank) fundsRefusal(ctx context.Context, psu xs2a.PSU, init *xs2a.Initiation, status *xs2a.PaymentStatus, err error) error {
-	if !errors.Is(err, xs2a.ErrInsufficientFunds) {
+	if err != nil || !status.InsufficientFunds() {
 		return err
 	}
 	if _, cerr := b.client.Payments.Cancel(ctx, psu, init.Links.Self); cerr != nil {
-		return fmt.Errorf("%w; cancelling it failed: %w", err, cerr)
+		return fmt.Errorf("the payment could not be executed for lack of funds; cancelling it failed: %w", cerr)
 	}
 	return fmt.Errorf("the payment could not be executed for lack of funds and is cancelled (status %s)", status.TransactionStatus)
 }
