@@ -67,7 +67,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	if err != nil {
 		return nil, err
 	}
-	cfg := config{retry: DefaultRetryPolicy, now: time.Now, timeout: defaultTimeout}
+	cfg := config{retry: DefaultRetryPolicy(), now: time.Now, timeout: defaultTimeout}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -94,12 +95,14 @@ func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error { c.logger = l; return nil }
 }
 
-// WithRetry replaces DefaultRetryPolicy.
+// WithRetry replaces DefaultRetryPolicy(). The Client keeps a copy of p
+// (Methods included): changing p afterwards changes nothing.
 func WithRetry(p RetryPolicy) Option {
 	return func(c *config) error {
 		if p.MaxAttempts < 0 || p.MinDelay < 0 || p.MaxDelay < 0 || p.MaxRetryAfter < 0 {
 			return invalid("RetryPolicy", "values must not be negative")
 		}
+		p.Methods = slices.Clone(p.Methods)
 		c.retry = p
 		return nil
 	}
