@@ -47,7 +47,7 @@ func TestPaymentRightsWithdrawn(t *testing.T) {
 	u, err := b.CompleteSCA(ctx, links.Links.SCARedirect.Href, xs2atest.PrivateCustomer1, xs2atest.Accounts(blocked.ResourceID))
 	require.NoError(t, err)
 	_, err = xs2a.ParseCallback(u.Query())
-	var f *xs2a.SCAFailure
+	var f *xs2a.SCAFailedError
 	require.ErrorAs(t, err, &f)
 	assert.Equal(t, xs2a.CodeServiceBlocked, f.Code)
 

@@ -207,7 +207,7 @@ func TestErrorsSCARequired401(t *testing.T) {
 
 // Errors: a failed SCA redirects to the TPP with status, code and message
 // (system comes on server errors only, and a cancel is none); ParseCallback
-// and CallbackHandler give a *SCAFailure.
+// and CallbackHandler give a *SCAFailedError.
 func TestErrorsFailedSCA(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -221,9 +221,9 @@ func TestErrorsFailedSCA(t *testing.T) {
 	cb, err := xs2a.ParseCallback(u.Query())
 	assert.Nil(t, cb)
 	require.ErrorIs(t, err, xs2a.ErrSCAFailed)
-	var f *xs2a.SCAFailure
+	var f *xs2a.SCAFailedError
 	require.ErrorAs(t, err, &f)
-	assert.Equal(t, xs2a.SCAFailure{Status: http.StatusUnauthorized, Code: xs2a.CodeSCAInvalid, Message: "The PSU cancelled the authentication."}, *f)
+	assert.Equal(t, xs2a.SCAFailedError{Status: http.StatusUnauthorized, Code: xs2a.CodeSCAInvalid, Message: "The PSU cancelled the authentication."}, *f)
 
 	// the TPP's callback endpoint sees the same
 	var got error

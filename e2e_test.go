@@ -218,14 +218,14 @@ func (b *bank) sca(t *testing.T, href, customer string, opts ...xs2atest.SCAOpti
 }
 
 // scaFails plays a PSU who cancels and returns the failure callback.
-func (b *bank) scaFails(t *testing.T, href, customer string) *xs2a.SCAFailure {
+func (b *bank) scaFails(t *testing.T, href, customer string) *xs2a.SCAFailedError {
 	t.Helper()
 	u, err := b.CompleteSCA(context.Background(), href, customer, xs2atest.Cancel())
 	require.NoError(t, err)
 	cb, err := xs2a.ParseCallback(u.Query())
 	require.Nil(t, cb)
 	require.ErrorIs(t, err, xs2a.ErrSCAFailed)
-	var f *xs2a.SCAFailure
+	var f *xs2a.SCAFailedError
 	require.ErrorAs(t, err, &f)
 	return f
 }

@@ -168,7 +168,7 @@ func (f *flow) firstAttempt(ctx context.Context, psu xs2a.PSU) error {
 		return err
 	}
 	_, err = xs2a.ParseCallback(callback.Query())
-	var failure *xs2a.SCAFailure
+	var failure *xs2a.SCAFailedError
 	if !errors.As(err, &failure) {
 		return fmt.Errorf("the callback should report a failed SCA, got %v", err)
 	}

@@ -166,7 +166,7 @@ func TestSCACancelInBrowser(t *testing.T) {
 			assert.Empty(t, q.Get("psu-id"))
 			assert.Equal(t, "42", q.Get("order"))
 			_, err = xs2a.ParseCallback(q)
-			var failure *xs2a.SCAFailure
+			var failure *xs2a.SCAFailedError
 			require.ErrorAs(t, err, &failure)
 			assert.Equal(t, 401, failure.Status)
 			assert.Equal(t, "SCA_INVALID", failure.Code)
