@@ -283,7 +283,7 @@ func TestFlow2CorporateContext(t *testing.T) {
 		for _, call := range []struct {
 			name string
 			fn   func(context.Context, xs2a.PSU) (*xs2a.SCALinks, *xs2a.Response, error)
-		}{{"GET /v1/users", b.c.Users.Register}, {"GET /v1/user", b.c.Users.User}} {
+		}{{"GET /v1/users", b.c.Users.Register}, {"GET /v1/user", b.c.Users.ChooseContext}} {
 			links, resp, err := call.fn(ctx, xs2a.PSU{SessionID: xs2a.NewSessionID()})
 			require.NoError(t, err, call.name)
 			assert.Equal(t, http.StatusOK, resp.StatusCode)

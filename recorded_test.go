@@ -77,7 +77,7 @@ func TestPSUContextHeader(t *testing.T) {
 			return err
 		}, "CORPORATE"},
 		{"User", "GET /v1/user", func(c *Client) error {
-			_, _, err := c.Users.User(context.Background(), psu)
+			_, _, err := c.Users.ChooseContext(context.Background(), psu)
 			return err
 		}, "CORPORATE"},
 		{"Get", "GET " + recAccountPath, func(c *Client) error {
