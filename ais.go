@@ -22,10 +22,10 @@ import (
 // (L1, L2, L8). Ids go into paths as the bank wrote them (PRQ4).
 type AccountsService service
 
-// TransactionQuery filters GET /v1/accounts/{id}/transactions and
+// TransactionsOptions filters GET /v1/accounts/{id}/transactions and
 // GET /v1/card-accounts/{id}/transactions (docs/interface.md, Endpoints). Zero
 // fields are not sent.
-type TransactionQuery struct {
+type TransactionsOptions struct {
 	// BookingStatus is sent as bookingStatus. For BookingBoth,
 	// BookingPending and BookingAll the bank returns all pending account
 	// transactions whatever DateFrom, DateTo and Limit say, on every page;
@@ -147,7 +147,7 @@ func (s *AccountsService) CardBalances(ctx context.Context, psu PSU, cardAccount
 // Without the PSU present the call counts against the access budget
 // (BudgetTransactions) and q.DateFrom may be at most 90 days back; both are
 // checked locally before anything is sent.
-func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, accountID string, q *TransactionQuery) (*TransactionReport, *Response, error) {
+func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, accountID string, q *TransactionsOptions) (*TransactionReport, *Response, error) {
 	query, err := s.transactionsQuery(psu, accountID, q)
 	if err != nil {
 		return nil, nil, err
@@ -164,8 +164,8 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 // (yielded once, with a zero Transaction), when ctx ends or when the loop breaks
 // (EP21). Only one page is held in memory; q is copied. Without the PSU present
 // each page counts against the access budget (L8).
-func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID string, q *TransactionQuery) iter.Seq2[Transaction, error] {
-	var qc TransactionQuery
+func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID string, q *TransactionsOptions) iter.Seq2[Transaction, error] {
+	var qc TransactionsOptions
 	if q != nil {
 		qc = *q
 	}
@@ -255,8 +255,8 @@ func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAcco
 // TransactionAmount is always in the card account's currency, whether or not the
 // caller removed CardAccountSwitchAmounts (V4). Card calls are not counted by
 // the access budget and have no 90-day check (L9).
-func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAccountID string, q *TransactionQuery) iter.Seq2[CardTransaction, error] {
-	var qc TransactionQuery
+func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAccountID string, q *TransactionsOptions) iter.Seq2[CardTransaction, error] {
+	var qc TransactionsOptions
 	if q != nil {
 		qc = *q
 	}
@@ -342,7 +342,7 @@ func checkResourceID(field, id string) error {
 
 // transactionsQuery validates an account transactions request and applies
 // the 90-day rule of PSU-not-present calls (docs/interface.md, Limits).
-func (s *AccountsService) transactionsQuery(psu PSU, accountID string, q *TransactionQuery) (url.Values, error) {
+func (s *AccountsService) transactionsQuery(psu PSU, accountID string, q *TransactionsOptions) (url.Values, error) {
 	if err := checkResourceID("accountID", accountID); err != nil {
 		return nil, err
 	}
@@ -360,14 +360,14 @@ func (s *AccountsService) transactionsQuery(psu PSU, accountID string, q *Transa
 
 // transactionQueryValues checks q and encodes it as the query of a
 // transactions call. Zero fields are left out.
-func transactionQueryValues(q *TransactionQuery) (url.Values, error) {
+func transactionQueryValues(q *TransactionsOptions) (url.Values, error) {
 	v := url.Values{}
 	if q == nil {
 		return v, nil
 	}
 	if q.BookingStatus != "" {
 		if !headerSafe(string(q.BookingStatus), 64) {
-			return nil, invalid("TransactionQuery.BookingStatus", "must be 1 to 64 printable ASCII characters")
+			return nil, invalid("TransactionsOptions.BookingStatus", "must be 1 to 64 printable ASCII characters")
 		}
 		v.Set("bookingStatus", string(q.BookingStatus))
 	}
@@ -377,7 +377,7 @@ func transactionQueryValues(q *TransactionQuery) (url.Values, error) {
 		t     time.Time
 		out   *string
 		key   string
-	}{{"TransactionQuery.DateFrom", q.DateFrom, &from, "dateFrom"}, {"TransactionQuery.DateTo", q.DateTo, &to, "dateTo"}} {
+	}{{"TransactionsOptions.DateFrom", q.DateFrom, &from, "dateFrom"}, {"TransactionsOptions.DateTo", q.DateTo, &to, "dateTo"}} {
 		if d.t.IsZero() {
 			continue
 		}
@@ -388,13 +388,13 @@ func transactionQueryValues(q *TransactionQuery) (url.Values, error) {
 		v.Set(d.key, *d.out)
 	}
 	if from != "" && to != "" && from > to {
-		return nil, invalid("TransactionQuery.DateTo", "must not be before DateFrom")
+		return nil, invalid("TransactionsOptions.DateTo", "must not be before DateFrom")
 	}
 	if q.Limit < 0 {
-		return nil, invalid("TransactionQuery.Limit", "must not be negative")
+		return nil, invalid("TransactionsOptions.Limit", "must not be negative")
 	}
 	if q.Offset < 0 {
-		return nil, invalid("TransactionQuery.Offset", "must not be negative")
+		return nil, invalid("TransactionsOptions.Offset", "must not be negative")
 	}
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
@@ -441,7 +441,7 @@ func pageRule(linked bool, kind routeKind, field, id string) routeRule {
 
 // checkLinkHistory applies the 90-day rule of PSU-not-present calls to
 // the dateFrom and dateTo of a next link's query, as to the caller's
-// TransactionQuery: a link asking for older transactions would spend one
+// TransactionsOptions: a link asking for older transactions would spend one
 // of the day's calls on a page the bank refuses. A date it cannot read
 // is refused too.
 func (s *AccountsService) checkLinkHistory(psu PSU, href string) error {

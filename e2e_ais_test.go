@@ -67,7 +67,7 @@ func TestFlow1AccountAccess(t *testing.T) {
 	})
 
 	t.Run("three pages of history, pending once", func(t *testing.T) {
-		q := &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth}
+		q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth}
 		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, q)
 		require.NoError(t, err)
 		assert.Len(t, page.Transactions.Booked, 499)
@@ -101,7 +101,7 @@ func TestFlow1AccountAccess(t *testing.T) {
 	})
 
 	t.Run("pending transactions are not filtered by date or limit", func(t *testing.T) {
-		q := &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth, DateFrom: b.clock.Now().AddDate(0, 0, -3), Limit: 1}
+		q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth, DateFrom: b.clock.Now().AddDate(0, 0, -3), Limit: 1}
 		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, q)
 		require.NoError(t, err)
 		assert.LessOrEqual(t, len(page.Transactions.Booked), 1)
@@ -126,7 +126,7 @@ func TestFlow1AccountAccess(t *testing.T) {
 	})
 
 	t.Run("transaction details", func(t *testing.T) {
-		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, &xs2a.TransactionQuery{Limit: 5})
+		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, &xs2a.TransactionsOptions{Limit: 5})
 		require.NoError(t, err)
 		want := page.Transactions.Booked[3]
 		got, _, err := b.c.Accounts.Transaction(ctx, psu, kari.ResourceID, want.TransactionID)
@@ -174,7 +174,7 @@ func TestFlow1CardAccounts(t *testing.T) {
 	read := func(ctx context.Context) ([]xs2a.CardTransaction, []sent) {
 		mark := b.rec.len()
 		var out []xs2a.CardTransaction
-		for ct, err := range b.c.Accounts.CardTransactions(ctx, psu, card.ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth, Limit: 25}) {
+		for ct, err := range b.c.Accounts.CardTransactions(ctx, psu, card.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth, Limit: 25}) {
 			require.NoError(t, err)
 			out = append(out, ct)
 		}
@@ -469,7 +469,7 @@ func TestTransactionsPreviousLinks(t *testing.T) {
 	id := b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID
 	page := func(offset int) xs2a.ReportLinks {
 		t.Helper()
-		r, _, err := b.c.Accounts.TransactionsPage(ctx, psu, id, &xs2a.TransactionQuery{Limit: 499, Offset: offset})
+		r, _, err := b.c.Accounts.TransactionsPage(ctx, psu, id, &xs2a.TransactionsOptions{Limit: 499, Offset: offset})
 		require.NoError(t, err)
 		return r.Transactions.Links
 	}

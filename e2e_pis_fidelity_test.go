@@ -237,7 +237,7 @@ func TestCrossBorderPaymentFees(t *testing.T) {
 	assert.Equal(t, "7686.00", b.Balance(debtor.ResourceID), "10026.00 - 200 EUR at 11.50 - 40.00")
 
 	reader := b.signIn(t, xs2atest.PrivateCustomer2) // the PSU's consent to read the account
-	page, _, err := b.c.Accounts.TransactionsPage(ctx, reader, debtor.ResourceID, &xs2a.TransactionQuery{Limit: 2})
+	page, _, err := b.c.Accounts.TransactionsPage(ctx, reader, debtor.ResourceID, &xs2a.TransactionsOptions{Limit: 2})
 	require.NoError(t, err)
 	var paid *xs2a.Transaction
 	for i, tx := range page.Transactions.Booked {

@@ -114,7 +114,7 @@ func TestFlow3SinglePayment(t *testing.T) {
 		assert.Equal(t, xs2a.Amount{Currency: "NOK", Amount: "2.00"}, *ini.TransactionFees, "the instant product has a fee")
 		b.authorise(t, psu, ini, xs2atest.PrivateCustomer2)
 		assert.Equal(t, xs2a.TransactionStatusACSC, b.status(t, psu, ini).TransactionStatus, "instant: booked at once")
-		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, from.ResourceID, &xs2a.TransactionQuery{Limit: 2})
+		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, from.ResourceID, &xs2a.TransactionsOptions{Limit: 2})
 		require.NoError(t, err)
 		var amounts []string
 		for _, tx := range page.Transactions.Booked {

@@ -168,7 +168,7 @@ func TestFlowBookingStatusAll(t *testing.T) {
 	mark := b.rec.len()
 	count := map[xs2a.BookingStatus]int{}
 	var standing xs2a.Transaction
-	for tx, err := range b.c.Accounts.Transactions(ctx, psu, kari.ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingAll}) {
+	for tx, err := range b.c.Accounts.Transactions(ctx, psu, kari.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingAll}) {
 		require.NoError(t, err)
 		count[tx.Status]++
 		if tx.Status == xs2a.BookingInformation {
@@ -181,7 +181,7 @@ func TestFlowBookingStatusAll(t *testing.T) {
 	assert.Equal(t, "Nordlys Bygg AS", standing.CreditorName)
 	assert.Contains(t, string(standing.AdditionalInformationStructured), `"frequency":"Monthly"`)
 
-	page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingInformation})
+	page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingInformation})
 	require.NoError(t, err)
 	assert.Empty(t, page.Transactions.Booked)
 	assert.Empty(t, page.Transactions.Pending)
@@ -199,12 +199,12 @@ func TestFlowPendingOnEveryPage(t *testing.T) {
 	kari := b.account(t, xs2atest.PrivateCustomer1, 0)
 	for _, st := range []xs2a.BookingStatus{xs2a.BookingBoth, xs2a.BookingPending} {
 		t.Run(string(st), func(t *testing.T) {
-			q := &xs2a.TransactionQuery{BookingStatus: st, Limit: 400, Offset: 400}
+			q := &xs2a.TransactionsOptions{BookingStatus: st, Limit: 400, Offset: 400}
 			page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, q)
 			require.NoError(t, err)
 			assert.Len(t, page.Transactions.Pending, kari.Pending, "a later page holds every pending entry")
 			n := 0
-			for tx, err := range b.c.Accounts.Transactions(ctx, psu, kari.ResourceID, &xs2a.TransactionQuery{BookingStatus: st, Limit: 400}) {
+			for tx, err := range b.c.Accounts.Transactions(ctx, psu, kari.ResourceID, &xs2a.TransactionsOptions{BookingStatus: st, Limit: 400}) {
 				require.NoError(t, err)
 				if tx.Status == xs2a.BookingPending {
 					n++

@@ -468,7 +468,7 @@ func TestSandboxService(t *testing.T) {
 	require.NoError(t, err)
 	closing, _ := bal.Find(xs2a.BalanceClosingBooked)
 	assert.Equal(t, "5000.00", closing.BalanceAmount.Amount)
-	page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, account.ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth})
+	page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, account.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth})
 	require.NoError(t, err)
 	require.Len(t, page.Transactions.Booked, 1)
 	require.Len(t, page.Transactions.Pending, 1)

@@ -250,7 +250,7 @@ func ExampleAccountsService_TransactionsPage() {
 	}
 
 	page, _, err := client.Accounts.TransactionsPage(ctx, psu, accounts[0].ResourceID,
-		&xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth})
+		&xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func ExampleAccountsService_TransactionsPage() {
 	fmt.Println("more pages:", !page.Transactions.Links.Next.IsZero())
 
 	n := 0
-	for _, err := range client.Accounts.Transactions(ctx, psu, accounts[0].ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBooked}) {
+	for _, err := range client.Accounts.Transactions(ctx, psu, accounts[0].ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -558,7 +558,7 @@ func ExampleSandboxService_CreateCustomer() {
 	}
 
 	psu := consentedPSU(ctx, srv, client, customer.CustomerNumber)
-	for tx, err := range client.Accounts.Transactions(ctx, psu, account.ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBooked}) {
+	for tx, err := range client.Accounts.Transactions(ctx, psu, account.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked}) {
 		if err != nil {
 			log.Fatal(err)
 		}

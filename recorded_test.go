@@ -269,7 +269,7 @@ func TestRecordedCardPagesWithoutIDs(t *testing.T) {
 		bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + recCardPath + "/transactions": byQuery(t, "page", map[string]string{
 			"": "ais/recorded/card_transactions_page1.json", "2": "ais/recorded/card_transactions_page2.json", "3": "ais/recorded/card_transactions_page3.json",
 		})})
-		txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, recCardID, &TransactionQuery{BookingStatus: BookingBooked}))
+		txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, recCardID, &TransactionsOptions{BookingStatus: BookingBooked}))
 		require.NoError(t, err)
 		assert.Len(t, txs, 6)
 		assert.Equal(t, 3, bank.count())
@@ -371,7 +371,7 @@ func TestTransactionsStandingOrders(t *testing.T) {
 		"": page("b1", "2"), "2": page("b2", ""),
 	})})
 	var got []string
-	for tx, err := range c.Accounts.Transactions(context.Background(), aisPresent, recAccountID, &TransactionQuery{BookingStatus: BookingAll}) {
+	for tx, err := range c.Accounts.Transactions(context.Background(), aisPresent, recAccountID, &TransactionsOptions{BookingStatus: BookingAll}) {
 		require.NoError(t, err)
 		got = append(got, string(tx.Status)+":"+tx.TransactionID+tx.TransactionAmount.Amount)
 	}

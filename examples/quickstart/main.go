@@ -275,7 +275,7 @@ func accountFlow(ctx context.Context, b *bank, cfg config, p *printer) (xs2a.PSU
 	for _, bal := range balances.Balances {
 		p.item("%-28s %s", bal.BalanceType, bal.BalanceAmount)
 	}
-	q := &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth, DateFrom: time.Now().AddDate(0, 0, -30)}
+	q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth, DateFrom: time.Now().AddDate(0, 0, -30)}
 	var booked, pending int
 	for tx, err := range b.client.Accounts.Transactions(ctx, psu, first.ResourceID, q) {
 		if err != nil {
