@@ -218,12 +218,12 @@ var aisCalls = []struct {
 		_, _, err := c.Accounts.Transaction(context.Background(), psu, aisAccountID, aisTxID)
 		return err
 	}},
-	{"CardAccounts", "GET /v1/card-accounts", func(c *Client, psu PSU) error {
-		_, _, err := c.Accounts.CardAccounts(context.Background(), psu)
+	{"CardAccounts.List", "GET /v1/card-accounts", func(c *Client, psu PSU) error {
+		_, _, err := c.CardAccounts.List(context.Background(), psu)
 		return err
 	}},
-	{"CardTransactions", "GET " + aisCardPath + "/transactions", func(c *Client, psu PSU) error {
-		for _, err := range c.Accounts.CardTransactions(context.Background(), psu, aisCardID, nil) {
+	{"CardAccounts.Transactions", "GET " + aisCardPath + "/transactions", func(c *Client, psu PSU) error {
+		for _, err := range c.CardAccounts.Transactions(context.Background(), psu, aisCardID, nil) {
 			if err != nil {
 				return err
 			}
@@ -416,7 +416,7 @@ func TestAISValidation(t *testing.T) {
 			return err
 		}},
 		{"card account id", "cardAccountID", func(c *Client) error {
-			_, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, "", nil))
+			_, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, "", nil))
 			return err
 		}},
 		{"negative limit", "TransactionsOptions.Limit", func(c *Client) error {
@@ -424,7 +424,7 @@ func TestAISValidation(t *testing.T) {
 			return err
 		}},
 		{"negative offset", "TransactionsOptions.Offset", func(c *Client) error {
-			_, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, &TransactionsOptions{Offset: -5}))
+			_, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, &TransactionsOptions{Offset: -5}))
 			return err
 		}},
 		{"dateTo before dateFrom", "TransactionsOptions.DateTo", func(c *Client) error {

@@ -141,7 +141,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 			return err
 		}, "transactionID", false},
 		{"card account id", func() error {
-			_, _, err := c.Accounts.CardBalances(ctx, aisPresent, "c;d")
+			_, _, err := c.CardAccounts.Balances(ctx, aisPresent, "c;d")
 			return err
 		}, "cardAccountID", false},
 		{"link with a path parameter", func() error {
@@ -332,7 +332,7 @@ func TestWalkStaysOnItsAccount(t *testing.T) {
 		})
 	}
 	bank, c := anyAnswerBank(t, `{"cardTransactions":{"booked":[{"cardTransactionId":"c1","transactionAmount":{"amount":"1","currency":"NOK"}}],"_links":{"next":{"href":"`+aisAccountPath+`/transactions"}}}}`)
-	_, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, nil))
+	_, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, nil))
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, 1, bank.count())

@@ -35,10 +35,11 @@
 // # Services
 //
 // The Client groups the endpoints: Accounts (accounts, balances,
-// transactions, card accounts), Consents and Users (consent and registration
-// SCA, corporate agreements), Payments (initiation, authorisation, status,
-// cancellation, e-invoices), SigningBaskets, Sandbox (mock data) and TPP
-// (contact e-mail). Transactions and CardTransactions are iterators that
+// transactions), CardAccounts (card accounts, their balances and
+// transactions), Consents and Users (consent and registration SCA, corporate
+// agreements), Payments (initiation, authorisation, status, cancellation,
+// e-invoices), SigningBaskets, Sandbox (mock data) and TPP (contact
+// e-mail). Accounts.Transactions and CardAccounts.Transactions are iterators that
 // follow the pages; each pending entry is yielded once. Models keep the
 // members of the bank's JSON they do not name in Extra. Early-access
 // behaviour (x-accept-fix) is enabled with WithAcceptFixes, or per call with

@@ -47,7 +47,7 @@ func TestFlow1AccountAccess(t *testing.T) {
 
 	accounts, _, err := b.c.Accounts.List(ctx, psu)
 	require.NoError(t, err)
-	require.Len(t, accounts, 2, "two accounts; the card account is listed by CardAccounts")
+	require.Len(t, accounts, 2, "two accounts; the card account is listed by CardAccounts.List")
 	assert.Equal(t, kari.ResourceID, accounts[0].ResourceID)
 	assert.Equal(t, kari.BBAN, accounts[0].BBAN)
 	assert.Equal(t, kari.IBAN, accounts[0].IBAN)
@@ -164,7 +164,7 @@ func TestFlow1CardAccounts(t *testing.T) {
 	card := b.account(t, xs2atest.PrivateCustomer1, 2)
 	require.True(t, card.Card)
 
-	cards, _, err := b.c.Accounts.CardAccounts(ctx, psu)
+	cards, _, err := b.c.CardAccounts.List(ctx, psu)
 	require.NoError(t, err)
 	require.Len(t, cards, 1)
 	assert.Equal(t, card.ResourceID, cards[0].ResourceID)
@@ -174,7 +174,7 @@ func TestFlow1CardAccounts(t *testing.T) {
 	read := func(ctx context.Context) ([]xs2a.CardTransaction, []sent) {
 		mark := b.rec.len()
 		var out []xs2a.CardTransaction
-		for ct, err := range b.c.Accounts.CardTransactions(ctx, psu, card.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth, Limit: 25}) {
+		for ct, err := range b.c.CardAccounts.Transactions(ctx, psu, card.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth, Limit: 25}) {
 			require.NoError(t, err)
 			out = append(out, ct)
 		}
@@ -396,7 +396,7 @@ func TestLimitsNameLength(t *testing.T) {
 			require.Len(t, accounts, 2)
 			assert.Equal(t, "Brukskonto", accounts[0].Name, "short names whole")
 			assert.Equal(t, string([]rune(høyrente)[:tt.max]), accounts[1].Name)
-			cards, _, err := b.c.Accounts.CardAccounts(tt.ctx, psu)
+			cards, _, err := b.c.CardAccounts.List(tt.ctx, psu)
 			require.NoError(t, err)
 			require.Len(t, cards, 2)
 			assert.Equal(t, string([]rune(long)[:tt.max]), cards[1].Name)
@@ -442,7 +442,7 @@ func TestTransactionsCarryBackendReferences(t *testing.T) {
 	card := b.account(t, xs2atest.PrivateCustomer1, 2)
 	require.True(t, card.Card)
 	abroad := 0
-	for tx, err := range b.c.Accounts.CardTransactions(ctx, psu, card.ResourceID, nil) {
+	for tx, err := range b.c.CardAccounts.Transactions(ctx, psu, card.ResourceID, nil) {
 		require.NoError(t, err)
 		if len(tx.CurrencyExchange) == 0 {
 			continue

@@ -71,11 +71,11 @@ func TestCardAccountsOutsideThePSD2Channel(t *testing.T) {
 	card := b.account(t, xs2atest.PrivateCustomer1, 2)
 	require.True(t, card.Card)
 
-	cards, _, err := b.c.Accounts.CardAccounts(ctx, psu)
+	cards, _, err := b.c.CardAccounts.List(ctx, psu)
 	require.NoError(t, err)
 	assert.Empty(t, cards)
 	assert.Equal(t, 1, b.RequestCount(http.MethodGet, "/v1/card-accounts"), "asked once")
-	_, _, err = b.c.Accounts.CardBalances(ctx, psu, card.ResourceID)
+	_, _, err = b.c.CardAccounts.Balances(ctx, psu, card.ResourceID)
 	requireBankError(t, err, http.StatusNotFound, xs2a.CodeResourceUnknown)
 	require.ErrorIs(t, err, xs2a.ErrNotFound)
 	accounts, _, err := b.c.Accounts.List(ctx, psu)

@@ -74,7 +74,7 @@ func TestFlowBankOfferedConsent(t *testing.T) {
 	assert.Equal(t, xs2a.CodeFormatError, a.code())
 }
 
-// TestFlowCardAccountReads: CardAccount and CardBalances of the consented
+// TestFlowCardAccountReads: CardAccounts.Get and Balances of the consented
 // card account; the balances answer is the production shape
 // {"cardAccount":{"maskedPan"},"balances"} and every field of it reaches
 // the caller, the card type nonInvoiced included; its id holds characters
@@ -88,12 +88,12 @@ func TestFlowCardAccountReads(t *testing.T) {
 	require.True(t, card.Card)
 	require.True(t, strings.HasPrefix(card.ResourceID, "enc!!") && strings.HasSuffix(card.ResourceID, "="), card.ResourceID)
 
-	ca, _, err := b.c.Accounts.CardAccount(ctx, psu, card.ResourceID)
+	ca, _, err := b.c.CardAccounts.Get(ctx, psu, card.ResourceID)
 	require.NoError(t, err)
 	assert.Equal(t, card.ResourceID, ca.ResourceID)
 	assert.Equal(t, card.MaskedPan, ca.MaskedPAN)
 
-	bal, _, err := b.c.Accounts.CardBalances(ctx, psu, card.ResourceID)
+	bal, _, err := b.c.CardAccounts.Balances(ctx, psu, card.ResourceID)
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.AccountReference{MaskedPAN: card.MaskedPan}, bal.Account, "cardAccount holds the maskedPan only")
 	assert.Empty(t, bal.Extra, "nothing left over")
@@ -120,7 +120,7 @@ func TestFlowCardAccountReads(t *testing.T) {
 		}
 	}
 
-	_, _, err = b.c.Accounts.CardAccount(ctx, psu, b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID)
+	_, _, err = b.c.CardAccounts.Get(ctx, psu, b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID)
 	requireBankError(t, err, http.StatusNotFound, xs2a.CodeResourceUnknown)
 }
 
@@ -137,7 +137,7 @@ func TestFlowIDsWithReservedCharacters(t *testing.T) {
 	for _, a := range c.Accounts {
 		reserved += strings.Count(a.ResourceID, "/") + strings.Count(a.ResourceID, "+")
 		if a.Card {
-			_, _, err := b.c.Accounts.CardBalances(ctx, psu, a.ResourceID)
+			_, _, err := b.c.CardAccounts.Balances(ctx, psu, a.ResourceID)
 			require.NoError(t, err, a.ResourceID)
 			continue
 		}

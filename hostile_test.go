@@ -396,7 +396,7 @@ func TestHostileCrossOriginLinks(t *testing.T) {
 	}
 
 	// redirects to another host: not followed (GET 302, POST 307)
-	_, _, err = c.Accounts.CardAccounts(ctx, psu)
+	_, _, err = c.CardAccounts.List(ctx, psu)
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
 	_, _, err = c.SigningBaskets.Create(ctx, psu, &xs2a.SigningBasket{PaymentIDs: []string{"p1", "p2"}})
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)

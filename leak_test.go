@@ -296,7 +296,7 @@ func oneLine(s string) string { return strings.NewReplacer("\r", "", "\n", "").R
 func leakCases() []leakCase {
 	ctx := context.Background()
 	balances := func(c *Client) error { _, _, err := c.Accounts.Balances(ctx, leakPSU, leakAccount); return err }
-	card := func(c *Client) error { _, _, err := c.Accounts.CardAccount(ctx, leakPSU, leakCard); return err }
+	card := func(c *Client) error { _, _, err := c.CardAccounts.Get(ctx, leakPSU, leakCard); return err }
 	status := func(c *Client) error { _, _, err := c.Payments.Status(ctx, leakPSU, leakPaymentLink); return err }
 	pay := func(c *Client) error {
 		_, _, err := c.Payments.Initiate(ctx, leakPSU, NorwegianDomesticCreditTransfers, payment(func(*Payment) {}), nil)

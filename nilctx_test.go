@@ -216,7 +216,7 @@ func TestNilContextFindsEveryMethod(t *testing.T) {
 	for _, m := range ctxMethodsOf(append([]any{c}, servicesOf(c)...)...) {
 		names = append(names, m.name)
 	}
-	for _, want := range []string{"Client.Do", "AccountsService.Transactions", "AccountsService.CardTransactions",
+	for _, want := range []string{"Client.Do", "AccountsService.Transactions", "CardAccountsService.Transactions",
 		"PaymentsService.PollStatus", "PaymentsService.ResolveEInvoice", "SandboxService.Initialize", "TPPService.ContactEmail",
 		"UsersService.Agreements", "ConsentsService.Create", "SigningBasketsService.Cancel"} {
 		assert.Contains(t, names, want, fmt.Sprint(names))

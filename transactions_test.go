@@ -251,7 +251,7 @@ func TestCardTransactionsPending(t *testing.T) {
 		"2": page(next("3"), "p1", "p:4", "p2", "c3", "c4"),
 		"3": page("", "p2", "p:5", "c5"),
 	})})
-	txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, &TransactionsOptions{BookingStatus: BookingBoth}))
+	txs, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, &TransactionsOptions{BookingStatus: BookingBoth}))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p1:1", "p:4", "p:4", "c1:1", "c2:1", "p:4", "p2:1", "c3:1", "c4:1", "p:5", "c5:1"}, yielded(txs, func(x CardTransaction) (string, BookingStatus, Amount) {
 		return x.CardTransactionID, x.Status, x.TransactionAmount
@@ -275,7 +275,7 @@ func TestCardTransactionsStopsOnARepeatedPage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": serve(t, 200, tt.page)})
-			txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, &TransactionsOptions{BookingStatus: tt.status, Limit: 2}))
+			txs, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, &TransactionsOptions{BookingStatus: tt.status, Limit: 2}))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "same page")
 			assert.Len(t, txs, 2)
@@ -364,7 +364,7 @@ func TestTransactionsOffsetAdvancesByBooked(t *testing.T) {
 		t.Run("cards "+tt.name, func(t *testing.T) {
 			t.Parallel()
 			bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": offsetBank(t, "cardTransactions", "cardTransactionId", booked, pending, tt.mode)})
-			txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, q))
+			txs, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, q))
 			require.NoError(t, err)
 			var got []string
 			for _, tx := range txs {
@@ -576,7 +576,7 @@ func TestAccountsTransaction(t *testing.T) {
 func TestCardAccounts(t *testing.T) {
 	t.Parallel()
 	_, c := newAISBank(t, map[string]http.HandlerFunc{"GET /v1/card-accounts": serve(t, 200, "card_accounts.json")})
-	cards, _, err := c.Accounts.CardAccounts(context.Background(), aisPresent)
+	cards, _, err := c.CardAccounts.List(context.Background(), aisPresent)
 	require.NoError(t, err)
 	require.Len(t, cards, 1)
 	assert.Equal(t, aisCardID, cards[0].ResourceID)
@@ -587,7 +587,7 @@ func TestCardAccounts(t *testing.T) {
 
 	for _, body := range []string{`{"tppMessages":[{"category":"ERROR","code":"RESOURCE_UNKNOWN"}]}`, ``, `<html>not found</html>`} {
 		_, c := newAISBank(t, map[string]http.HandlerFunc{"GET /v1/card-accounts": serve(t, 404, body)})
-		cards, resp, err := c.Accounts.CardAccounts(context.Background(), aisPresent)
+		cards, resp, err := c.CardAccounts.List(context.Background(), aisPresent)
 		require.NoError(t, err, "a 404 means the bank offers no card accounts")
 		require.NotNil(t, cards)
 		assert.Empty(t, cards)
@@ -618,7 +618,7 @@ func TestCardTransactionsAmounts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": serve(t, 200, tt.fixture)}, tt.opts...)
-			txs, err := collect(t, c.Accounts.CardTransactions(tt.ctx(context.Background()), aisPresent, aisCardID, &TransactionsOptions{BookingStatus: BookingBoth}))
+			txs, err := collect(t, c.CardAccounts.Transactions(tt.ctx(context.Background()), aisPresent, aisCardID, &TransactionsOptions{BookingStatus: BookingBoth}))
 			require.NoError(t, err)
 			require.Len(t, txs, 3)
 			byID := map[string]CardTransaction{}
@@ -648,7 +648,7 @@ func TestCardTransactionsAmounts(t *testing.T) {
 func TestCardTransactionFields(t *testing.T) {
 	t.Parallel()
 	_, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": serve(t, 200, "card_transactions_fixed.json")})
-	txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, nil))
+	txs, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, nil))
 	require.NoError(t, err)
 	tx := txs[1]
 	assert.Equal(t, "c-1", tx.CardTransactionID)
@@ -834,9 +834,9 @@ func TestCardCallsAreNotCounted(t *testing.T) {
 	ctx := context.Background()
 	old := &TransactionsOptions{DateFrom: fixedNow().AddDate(0, 0, -200)}
 	for i := range 2 * AccessLimit {
-		_, _, err := c.Accounts.CardAccounts(ctx, aisNotPresent)
+		_, _, err := c.CardAccounts.List(ctx, aisNotPresent)
 		require.NoError(t, err, "card accounts, call %d", i+1)
-		_, err = collect(t, c.Accounts.CardTransactions(ctx, aisNotPresent, aisCardID, old))
+		_, err = collect(t, c.CardAccounts.Transactions(ctx, aisNotPresent, aisCardID, old))
 		require.NoError(t, err, "card transactions, call %d, 200 days back", i+1)
 	}
 	assert.Equal(t, 4*AccessLimit, bank.count())

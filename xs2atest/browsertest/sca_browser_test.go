@@ -123,7 +123,7 @@ func checkConsent(t *testing.T, c *xs2a.Client, psu xs2a.PSU, chosen string, tic
 	for _, a := range accts {
 		got = append(got, a.ResourceID)
 	}
-	cards, _, err := c.Accounts.CardAccounts(ctx, psu)
+	cards, _, err := c.CardAccounts.List(ctx, psu)
 	require.NoError(t, err)
 	for _, a := range cards {
 		got = append(got, a.ResourceID)
