@@ -61,7 +61,8 @@
 // crypto.Signer such as an HSM or KMS key). Transport, an http.RoundTripper
 // usable on its own, stamps and signs each request (docs/interface.md SIG1 to
 // SIG7); signer options cover the variants banks are known to want.
-// WithResponseVerification checks the bank's response signatures.
+// WithResponseVerification checks the bank's response signatures and requires
+// them; WithResponseVerificationIfSigned checks those the bank sends.
 //
 // # Errors
 //

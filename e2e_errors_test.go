@@ -502,7 +502,7 @@ func TestResponseSigning(t *testing.T) {
 
 	// an unsigned answer is refused when signatures are required
 	plain := newBank(t)
-	c := plain.client(t, xs2a.WithResponseVerification(b.Certificate(), true))
+	c := plain.client(t, xs2a.WithResponseVerification(b.Certificate()))
 	_, _, err = c.Sandbox.Customers(ctx, nil)
 	require.ErrorAs(t, err, &se)
 }

@@ -329,7 +329,7 @@ func leakCases() []leakCase {
 				w.Header().Set("Digest", "SHA-256=x")
 				w.Header().Set("Content-Type", "application/json")
 				_, _ = w.Write([]byte(`{"balances":[]}`))
-			}, WithResponseVerification(bankCert(t), true)))
+			}, WithResponseVerification(bankCert(t))))
 		}
 	}
 	poll := func(statusText string, funds string, strict bool) func(*testing.T, *captureHandler) error {

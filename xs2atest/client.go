@@ -55,7 +55,7 @@ func (s *Server) Client(signer *xs2a.Signer, opts ...xs2a.Option) (*xs2a.Client,
 		xs2a.WithClock(s.now),
 	}
 	if s.respCert != nil {
-		defaults = append(defaults, xs2a.WithResponseVerification(s.respCert, true))
+		defaults = append(defaults, xs2a.WithResponseVerification(s.respCert))
 	}
 	return xs2a.NewClient(s.URL(), signer, append(defaults, opts...)...)
 }
