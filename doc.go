@@ -16,7 +16,7 @@
 //
 // # Getting started
 //
-//	signer, err := xs2a.LoadPKCS12("qseal.p12", password) // or LoadSigner(certPEM, keyPEM)
+//	signer, err := xs2a.LoadPKCS12("qseal.p12", password, nil) // or LoadSigner(certPEM, keyPEM, nil)
 //	client, err := xs2a.NewClient("https://psd2.bank.no/api", signer,
 //		xs2a.WithRedirectURI("https://tpp.example/xs2a/callback"))
 //	accounts, resp, err := client.Accounts.List(ctx, xs2a.PSU{ID: psuID, IPAddress: psuIP})
@@ -60,7 +60,7 @@
 // A Signer holds the TPP's eIDAS key and certificate (PEM, PKCS#12, or any
 // crypto.Signer such as an HSM or KMS key). Transport, an http.RoundTripper
 // usable on its own, stamps and signs each request (docs/interface.md SIG1 to
-// SIG7); signer options cover the variants banks are known to want.
+// SIG7); SignerOptions cover the variants banks are known to want.
 // WithResponseVerification checks the bank's response signatures and requires
 // them; WithResponseVerificationIfSigned checks those the bank sends.
 //

@@ -188,7 +188,7 @@ func TestTPPRoles(t *testing.T) {
 				PSD2Roles: tt.roles,
 			})
 			require.NoError(t, err)
-			s, err := xs2a.NewSigner(pair.Key, pair.Cert)
+			s, err := xs2a.NewSigner(pair.Key, pair.Cert, nil)
 			require.NoError(t, err)
 			c, err := b.Client(s, xs2a.WithHTTPClient(&http.Client{Transport: b.rec}))
 			require.NoError(t, err)

@@ -105,7 +105,7 @@ func (c *fakeClock) Set(t time.Time) {
 // tppSigner is the TPP identity of the whole suite: the TEST-ONLY
 // certificate in testdata, so raw requests and SDK clients are one TPP.
 var tppSigner = sync.OnceValues(func() (*xs2a.Signer, error) {
-	return xs2a.LoadSigner(filepath.Join("testdata", "certs", "tpp-rsa.cert.pem"), filepath.Join("testdata", "certs", "tpp-rsa.key.pem"))
+	return xs2a.LoadSigner(filepath.Join("testdata", "certs", "tpp-rsa.cert.pem"), filepath.Join("testdata", "certs", "tpp-rsa.key.pem"), nil)
 })
 
 func signer(t *testing.T) *xs2a.Signer {

@@ -19,7 +19,7 @@ func exampleBank(handler http.HandlerFunc) (*xs2a.Client, func()) {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", handler))
 	srv := httptest.NewServer(mux)
-	signer, err := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem")
+	signer, err := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

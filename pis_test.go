@@ -607,7 +607,7 @@ func TestStartAuthorisationSendsAnEmptyBody(t *testing.T) {
 	b := &testBank{fn: reply(http.StatusCreated, answer)}
 	srv, c := newTestServer(t, b)
 	// A client whose signer digests empty bodies too (the Berlin Group rule).
-	withDigest, err := NewClient(srv.URL+testBasePath, testSigner(t, WithDigestOnEmptyBody()), WithRedirectURI("https://tpp.example/cb"))
+	withDigest, err := NewClient(srv.URL+testBasePath, testSignerWith(t, &SignerOptions{DigestOnEmptyBody: true}), WithRedirectURI("https://tpp.example/cb"))
 	require.NoError(t, err)
 	t.Cleanup(func() { withDigest.Close() })
 	link := Link{Href: "/v1/payments/norwegian-domestic-credit-transfers/enc!!p1/authorisations", Verbs: []string{"POST"}}

@@ -112,7 +112,7 @@ func startBackend(bank *xs2atest.Server, p *printer) (site string, b *backend, s
 	site = "http://" + ln.Addr().String()
 	redirectURI := site + "/xs2a/callback"
 
-	signer, err := xs2atest.NewTestSigner()
+	signer, err := xs2atest.NewTestSigner(nil)
 	if err != nil {
 		ln.Close()
 		return "", nil, nil, err

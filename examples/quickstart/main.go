@@ -141,7 +141,7 @@ func fakeBank(cfg config, p *printer) (*bank, error) {
 	if err != nil {
 		return nil, err
 	}
-	signer, err := xs2atest.NewTestSigner()
+	signer, err := xs2atest.NewTestSigner(nil)
 	if err != nil {
 		srv.Close()
 		return nil, err
@@ -175,9 +175,9 @@ func realBank(cfg config, p *printer) (*bank, error) {
 	var signer *xs2a.Signer
 	var err error
 	if cfg.p12 != "" {
-		signer, err = xs2a.LoadPKCS12(cfg.p12, os.Getenv(cfg.p12PasswordEnv))
+		signer, err = xs2a.LoadPKCS12(cfg.p12, os.Getenv(cfg.p12PasswordEnv), nil)
 	} else {
-		signer, err = xs2a.LoadSigner(cfg.cert, cfg.key)
+		signer, err = xs2a.LoadSigner(cfg.cert, cfg.key, nil)
 	}
 	if err != nil {
 		return nil, err
