@@ -145,7 +145,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 			return err
 		}, "cardAccountID", false},
 		{"link with a path parameter", func() error {
-			_, err := c.Payments.Get(ctx, aisPresent, Link{Href: "/v1/payments/p/X;a=b"}, nil)
+			_, _, err := c.Payments.Get(ctx, aisPresent, Link{Href: "/v1/payments/p/X;a=b"})
 			return err
 		}, "link", false},
 	}
@@ -214,7 +214,7 @@ func TestLinksReachOnlyTheirPurpose(t *testing.T) {
 	const basket = "/v1/signing-baskets/enc!!a3Vydi01NTEyMzQ="
 	calls := map[string]func(href string) error{
 		"Payments.Status": func(h string) error { _, _, err := c.Payments.Status(ctx, aisPresent, Link{Href: h}); return err },
-		"Payments.Get":    func(h string) error { _, err := c.Payments.Get(ctx, aisPresent, Link{Href: h}, nil); return err },
+		"Payments.Get":    func(h string) error { _, _, err := c.Payments.Get(ctx, aisPresent, Link{Href: h}); return err },
 		"Payments.Cancel": func(h string) error { _, err := c.Payments.Cancel(ctx, aisPresent, Link{Href: h}); return err },
 		"StartAuthorisation": func(h string) error {
 			_, _, err := c.Payments.StartAuthorisation(ctx, aisPresent, Link{Href: h})

@@ -142,10 +142,11 @@ func TestPaymentChangedOrCancelledElsewhere(t *testing.T) {
 	b.authorise(t, psu, ini, xs2atest.PrivateCustomer1)
 
 	require.True(t, b.ChangePaymentElsewhere(ini.PaymentID, "250.00"))
-	var got xs2a.Payment
-	_, err = b.c.Payments.Get(ctx, psu, ini.Links.Self, &got)
+	got, _, err := b.c.Payments.Get(ctx, psu, ini.Links.Self)
 	require.NoError(t, err)
-	assert.Equal(t, "250.00", got.InstructedAmount.Amount, "the change shows under the same id")
+	require.NotNil(t, got.Payment)
+	assert.Equal(t, "250.00", got.Payment.InstructedAmount.Amount, "the change shows under the same id")
+	assert.Equal(t, ini.PaymentID, got.PaymentID)
 	st := b.status(t, psu, ini)
 	assert.Equal(t, ini.PaymentID, st.PaymentID)
 

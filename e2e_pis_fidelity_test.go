@@ -332,10 +332,10 @@ func TestExecutionDateAdjusted(t *testing.T) {
 	st := b.status(t, psu, ini)
 	assert.Equal(t, xs2a.TransactionStatusACWC, st.TransactionStatus, "accepted with a change")
 	assert.Equal(t, xs2a.Date{Year: 2025, Month: time.April, Day: 22}, st.RequestedExecutionDate, "after Easter Monday")
-	var details xs2a.Payment
-	_, err = b.c.Payments.Get(ctx, psu, ini.Links.Self, &details)
+	details, _, err := b.c.Payments.Get(ctx, psu, ini.Links.Self)
 	require.NoError(t, err)
-	assert.Equal(t, st.RequestedExecutionDate, details.RequestedExecutionDate)
+	require.NotNil(t, details.Payment)
+	assert.Equal(t, st.RequestedExecutionDate, details.Payment.RequestedExecutionDate)
 
 	b.clock.Set(time.Date(2025, time.April, 22, 12, 30, 0, 0, oslo))
 	assert.Equal(t, xs2a.TransactionStatusACSC, b.status(t, psu, ini).TransactionStatus, "booked by the 12:00 run of the new date")

@@ -382,7 +382,7 @@ func TestHostileCrossOriginLinks(t *testing.T) {
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
 	_, _, err = c.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
-	_, err = c.Payments.Get(ctx, psu, ini.Links.Self, nil)
+	_, _, err = c.Payments.Get(ctx, psu, ini.Links.Self)
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
 	_, err = c.Payments.Cancel(ctx, psu, ini.Links.Self)
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)

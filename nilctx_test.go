@@ -93,7 +93,7 @@ func nilCtxArgs(t *testing.T, m ctxMethod) []reflect.Value {
 		// Links of the purpose each method follows (docs/interface.md L12).
 		"PaymentsService.AuthorisationStatus": {psu, Link{Href: paymentHref + "/authorisations/a-1"}},
 		"PaymentsService.Cancel":              {psu, Link{Href: paymentHref}},
-		"PaymentsService.Get":                 {psu, Link{Href: paymentHref}, nil},
+		"PaymentsService.Get":                 {psu, Link{Href: paymentHref}},
 		"PaymentsService.StartAuthorisation":  {psu, Link{Href: paymentHref + "/authorisations"}},
 		"SigningBasketsService.Cancel":        {psu, Link{Href: "/v1/signing-baskets/b-1"}},
 		"SigningBasketsService.Get":           {psu, Link{Href: "/v1/signing-baskets/b-1"}},

@@ -226,13 +226,14 @@ func (f *flow) retry(ctx context.Context, psu xs2a.PSU) (xs2a.TransactionStatus,
 		return "", err
 	}
 	f.p.result("callback: the payment is signed")
-	var chosen struct {
-		DebtorAccount xs2a.AccountReference `json:"debtorAccount"`
-	}
-	if _, err := f.client.Payments.Get(ctx, psu, ini.Links.Self, &chosen); err != nil {
+	chosen, _, err := f.client.Payments.Get(ctx, psu, ini.Links.Self)
+	if err != nil {
 		return "", err
 	}
-	f.p.result("the bank reports the debtor account the PSU chose: %s", chosen.DebtorAccount.BBAN)
+	if chosen.Payment == nil || chosen.Payment.DebtorAccount == nil {
+		return "", errors.New("the bank reports no debtor account for the payment")
+	}
+	f.p.result("the bank reports the debtor account the PSU chose: %s", chosen.Payment.DebtorAccount.BBAN)
 	poll := &xs2a.PollOptions{
 		MinDelay: 20 * time.Millisecond,
 		Backoff:  1,
