@@ -21,7 +21,7 @@ const (
 	// CardAccountSwitchAmounts maps transactionAmount and originalAmount of
 	// card transactions correctly (they were swapped before). The SDK sends it
 	// on card transaction calls unless the caller removes it with
-	// ContextWithoutAcceptFixes; see AccountsService.CardTransactions.
+	// ContextWithoutAcceptFixes; see CardAccountsService.Transactions.
 	CardAccountSwitchAmounts AcceptFix = "cardaccount-switch-originalamount-and-transactionamount"
 	// LongerNames allows account and card account names of up to 70 characters.
 	LongerNames AcceptFix = "longer-names"

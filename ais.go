@@ -7,14 +7,14 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// AccountsService reads accounts, balances and transactions of accounts and
-// card accounts (docs/interface.md EP6, EP7, EP8, EP9, PRS2 to PRS8). Without
+// AccountsService reads accounts, their balances and transactions
+// (docs/interface.md EP6, EP7, EP8, EP9, PRS2 to PRS8); CardAccountsService
+// reads card accounts. Without
 // consent a call answers a *SCARequiredError (F1); a consent revoked at the bank
 // answers ErrConsentInvalid, and a company's PSU without PSU.CorporateID
 // ErrCorporateIDRequired (F2). Without PSU.IPAddress, the calls the bank limits
@@ -22,10 +22,10 @@ import (
 // (L1, L2, L8). Ids go into paths as the bank wrote them (PRQ4).
 type AccountsService service
 
-// TransactionQuery filters GET /v1/accounts/{id}/transactions and
+// TransactionsOptions filters GET /v1/accounts/{id}/transactions and
 // GET /v1/card-accounts/{id}/transactions (docs/interface.md, Endpoints). Zero
 // fields are not sent.
-type TransactionQuery struct {
+type TransactionsOptions struct {
 	// BookingStatus is sent as bookingStatus. For BookingBoth,
 	// BookingPending and BookingAll the bank returns all pending account
 	// transactions whatever DateFrom, DateTo and Limit say, on every page;
@@ -94,49 +94,6 @@ func (s *AccountsService) Get(ctx context.Context, psu PSU, accountID string) (*
 	return &body.item, resp, nil
 }
 
-// CardAccount returns one card account: GET /v1/card-accounts/{cardAccountID},
-// whose answer is {"cardAccount": {...}} (a bare card account object decodes
-// too). cardAccountID is CardAccount.ResourceID. Not counted by the access
-// budget, as CardAccounts.
-func (s *AccountsService) CardAccount(ctx context.Context, psu PSU, cardAccountID string) (*CardAccount, *Response, error) {
-	if err := checkResourceID("cardAccountID", cardAccountID); err != nil {
-		return nil, nil, err
-	}
-	body := singleBody[CardAccount]{key: "cardAccount"}
-	resp, err := s.client.do(ctx, &request{op: "accounts.cardAccount", method: http.MethodGet, psu: &psu, href: cardAccountPath(cardAccountID),
-		rule: routeRule{field: "cardAccountID"}}, &body)
-	if err != nil {
-		return nil, resp, corporateHint(psu, err)
-	}
-	return &body.item, resp, nil
-}
-
-// CardBalances returns the balances of a card account:
-// GET /v1/card-accounts/{cardAccountID}/balances, the same shape as
-// Balances: production answers {"cardAccount":{"maskedPan"},"balances"},
-// whose reference goes to Balances.Account (a cardAccount that does not fit
-// there stays in Balances.Extra). Balance types outside the Berlin Group
-// list come through unchanged in Balance.BalanceType.
-//
-// Without the PSU present the call counts against the access budget as
-// account balances do (BudgetBalances, per card account): the written
-// limits name only account balances, but a bank that counts card balances
-// too would refuse a fifth call, so the SDK is conservative here.
-func (s *AccountsService) CardBalances(ctx context.Context, psu PSU, cardAccountID string) (*Balances, *Response, error) {
-	if err := checkResourceID("cardAccountID", cardAccountID); err != nil {
-		return nil, nil, err
-	}
-	var out cardBalancesBody
-	resp, err := s.client.do(ctx, &request{
-		op: "accounts.cardBalances", method: http.MethodGet, psu: &psu,
-		href: cardAccountPath(cardAccountID) + "/balances", rule: routeRule{field: "cardAccountID"},
-	}, &out)
-	if err != nil {
-		return nil, resp, corporateHint(psu, err)
-	}
-	return out.balances(), resp, nil
-}
-
 // TransactionsPage returns one page of an account's transactions:
 // GET /v1/accounts/{accountID}/transactions with the query q (nil: none).
 // Each entry's Status is set to BookingBooked or BookingPending. The next
@@ -147,7 +104,7 @@ func (s *AccountsService) CardBalances(ctx context.Context, psu PSU, cardAccount
 // Without the PSU present the call counts against the access budget
 // (BudgetTransactions) and q.DateFrom may be at most 90 days back; both are
 // checked locally before anything is sent.
-func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, accountID string, q *TransactionQuery) (*TransactionReport, *Response, error) {
+func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, accountID string, q *TransactionsOptions) (*TransactionReport, *Response, error) {
 	query, err := s.transactionsQuery(psu, accountID, q)
 	if err != nil {
 		return nil, nil, err
@@ -164,8 +121,8 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 // (yielded once, with a zero Transaction), when ctx ends or when the loop breaks
 // (EP21). Only one page is held in memory; q is copied. Without the PSU present
 // each page counts against the access budget (L8).
-func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID string, q *TransactionQuery) iter.Seq2[Transaction, error] {
-	var qc TransactionQuery
+func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID string, q *TransactionsOptions) iter.Seq2[Transaction, error] {
+	var qc TransactionsOptions
 	if q != nil {
 		qc = *q
 	}
@@ -228,83 +185,6 @@ func (s *AccountsService) Transaction(ctx context.Context, psu PSU, accountID, t
 	return &out.tx, resp, nil
 }
 
-// CardAccounts returns the PSU's card accounts: GET /v1/card-accounts. A 404
-// means the bank offers no card accounts (docs/interface.md, Production; release 1.19.0
-// excluded them from the PSD2 channel): the result is then an empty list and
-// a nil error. The call is not counted by the access budget, with or without
-// the PSU present: docs/interface.md's Limits name only
-// /v1/accounts/{id}/balances and /v1/accounts/{id}/transactions.
-func (s *AccountsService) CardAccounts(ctx context.Context, psu PSU) ([]CardAccount, *Response, error) {
-	body := listBody[CardAccount]{key: "cardAccounts"}
-	resp, err := s.client.do(ctx, &request{op: "accounts.cardAccounts", method: http.MethodGet, href: "/v1/card-accounts", psu: &psu}, &body)
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.StatusCode == http.StatusNotFound {
-			return []CardAccount{}, resp, nil
-		}
-		return nil, resp, corporateHint(psu, err)
-	}
-	return body.list(), resp, nil
-}
-
-// CardTransactions iterates over a card account's transactions
-// (GET /v1/card-accounts/{cardAccountID}/transactions), page by page: pending
-// then booked entries, each with Status set, walked and stopped as by
-// Transactions (docs/interface.md EP18, EP21, PRS7). Entries are told apart by
-// cardTransactionId alone; equal entries without one are each yielded.
-// TransactionAmount is always in the card account's currency, whether or not the
-// caller removed CardAccountSwitchAmounts (V4). Card calls are not counted by
-// the access budget and have no 90-day check (L9).
-func (s *AccountsService) CardTransactions(ctx context.Context, psu PSU, cardAccountID string, q *TransactionQuery) iter.Seq2[CardTransaction, error] {
-	var qc TransactionQuery
-	if q != nil {
-		qc = *q
-	}
-	return func(yield func(CardTransaction, error) bool) {
-		if err := checkResourceID("cardAccountID", cardAccountID); err != nil {
-			yield(CardTransaction{}, err)
-			return
-		}
-		query, err := transactionQueryValues(&qc)
-		if err != nil {
-			yield(CardTransaction{}, err)
-			return
-		}
-		buf := walkBuffer()
-		defer func() { recycleBody(buf, *buf) }() // the buffer as the last page left it
-		first := cardAccountPath(cardAccountID) + "/transactions"
-		w := pageWalk[CardTransaction]{
-			op: "accounts.cardTransactions", href: first,
-			query: query, limit: qc.Limit, offset: qc.Offset,
-			fetch: func(ctx context.Context, href string, query url.Values) (pageOf[CardTransaction], error) {
-				var rep cardTransactionReport
-				resp, err := s.client.do(ctx, &request{
-					op: "accounts.cardTransactions", method: http.MethodGet, psu: &psu, href: href, query: query,
-					fixes: []AcceptFix{CardAccountSwitchAmounts}, readBuf: buf,
-					rule: pageRule(href != first, routeCardTransactions, "cardAccountID", cardAccountID),
-				}, &rep)
-				if err != nil {
-					return pageOf[CardTransaction]{}, corporateHint(psu, err)
-				}
-				t := rep.CardTransactions
-				swap := !slices.Contains(resp.AcceptFixes, CardAccountSwitchAmounts)
-				if swap {
-					for _, list := range [][]CardTransaction{t.Booked, t.Pending} {
-						for i := range list {
-							list[i].swapAmounts()
-						}
-					}
-				}
-				setCardStatus(t.Booked, BookingBooked)
-				setCardStatus(t.Pending, BookingPending)
-				return pageOf[CardTransaction]{booked: t.Booked, pending: t.Pending, next: t.Links.Next.Href}, nil
-			},
-			id: func(x *CardTransaction) string { return x.CardTransactionID },
-		}
-		w.walk(ctx, yield)
-	}
-}
-
 // corporateHint tells a caller whose request the bank refused for lack of a
 // (valid) PSU-CORPORATE-ID what to do (docs/interface.md, Flow 2). The bank's
 // *Error stays reachable with errors.As.
@@ -342,7 +222,7 @@ func checkResourceID(field, id string) error {
 
 // transactionsQuery validates an account transactions request and applies
 // the 90-day rule of PSU-not-present calls (docs/interface.md, Limits).
-func (s *AccountsService) transactionsQuery(psu PSU, accountID string, q *TransactionQuery) (url.Values, error) {
+func (s *AccountsService) transactionsQuery(psu PSU, accountID string, q *TransactionsOptions) (url.Values, error) {
 	if err := checkResourceID("accountID", accountID); err != nil {
 		return nil, err
 	}
@@ -360,14 +240,14 @@ func (s *AccountsService) transactionsQuery(psu PSU, accountID string, q *Transa
 
 // transactionQueryValues checks q and encodes it as the query of a
 // transactions call. Zero fields are left out.
-func transactionQueryValues(q *TransactionQuery) (url.Values, error) {
+func transactionQueryValues(q *TransactionsOptions) (url.Values, error) {
 	v := url.Values{}
 	if q == nil {
 		return v, nil
 	}
 	if q.BookingStatus != "" {
 		if !headerSafe(string(q.BookingStatus), 64) {
-			return nil, invalid("TransactionQuery.BookingStatus", "must be 1 to 64 printable ASCII characters")
+			return nil, invalid("TransactionsOptions.BookingStatus", "must be 1 to 64 printable ASCII characters")
 		}
 		v.Set("bookingStatus", string(q.BookingStatus))
 	}
@@ -377,7 +257,7 @@ func transactionQueryValues(q *TransactionQuery) (url.Values, error) {
 		t     time.Time
 		out   *string
 		key   string
-	}{{"TransactionQuery.DateFrom", q.DateFrom, &from, "dateFrom"}, {"TransactionQuery.DateTo", q.DateTo, &to, "dateTo"}} {
+	}{{"TransactionsOptions.DateFrom", q.DateFrom, &from, "dateFrom"}, {"TransactionsOptions.DateTo", q.DateTo, &to, "dateTo"}} {
 		if d.t.IsZero() {
 			continue
 		}
@@ -388,13 +268,13 @@ func transactionQueryValues(q *TransactionQuery) (url.Values, error) {
 		v.Set(d.key, *d.out)
 	}
 	if from != "" && to != "" && from > to {
-		return nil, invalid("TransactionQuery.DateTo", "must not be before DateFrom")
+		return nil, invalid("TransactionsOptions.DateTo", "must not be before DateFrom")
 	}
 	if q.Limit < 0 {
-		return nil, invalid("TransactionQuery.Limit", "must not be negative")
+		return nil, invalid("TransactionsOptions.Limit", "must not be negative")
 	}
 	if q.Offset < 0 {
-		return nil, invalid("TransactionQuery.Offset", "must not be negative")
+		return nil, invalid("TransactionsOptions.Offset", "must not be negative")
 	}
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
@@ -441,7 +321,7 @@ func pageRule(linked bool, kind routeKind, field, id string) routeRule {
 
 // checkLinkHistory applies the 90-day rule of PSU-not-present calls to
 // the dateFrom and dateTo of a next link's query, as to the caller's
-// TransactionQuery: a link asking for older transactions would spend one
+// TransactionsOptions: a link asking for older transactions would spend one
 // of the day's calls on a page the bank refuses. A date it cannot read
 // is refused too.
 func (s *AccountsService) checkLinkHistory(psu PSU, href string) error {
@@ -477,10 +357,4 @@ func (s *AccountsService) checkLinkHistory(psu PSU, href string) error {
 		return invalid("link", "asks for transactions more than 90 days old without the PSU present")
 	}
 	return nil
-}
-
-func setCardStatus(list []CardTransaction, st BookingStatus) {
-	for i := range list {
-		list[i].Status = st
-	}
 }

@@ -218,12 +218,12 @@ var aisCalls = []struct {
 		_, _, err := c.Accounts.Transaction(context.Background(), psu, aisAccountID, aisTxID)
 		return err
 	}},
-	{"CardAccounts", "GET /v1/card-accounts", func(c *Client, psu PSU) error {
-		_, _, err := c.Accounts.CardAccounts(context.Background(), psu)
+	{"CardAccounts.List", "GET /v1/card-accounts", func(c *Client, psu PSU) error {
+		_, _, err := c.CardAccounts.List(context.Background(), psu)
 		return err
 	}},
-	{"CardTransactions", "GET " + aisCardPath + "/transactions", func(c *Client, psu PSU) error {
-		for _, err := range c.Accounts.CardTransactions(context.Background(), psu, aisCardID, nil) {
+	{"CardAccounts.Transactions", "GET " + aisCardPath + "/transactions", func(c *Client, psu PSU) error {
+		for _, err := range c.CardAccounts.Transactions(context.Background(), psu, aisCardID, nil) {
 			if err != nil {
 				return err
 			}
@@ -363,17 +363,17 @@ func TestAISHistoryLimit(t *testing.T) {
 	bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisAccountPath + "/transactions": serve(t, 200, `{"transactions":{}}`)})
 	ctx := context.Background()
 	old := fixedNow().AddDate(0, 0, -91)
-	_, _, err := c.Accounts.TransactionsPage(ctx, aisNotPresent, aisAccountID, &TransactionQuery{DateFrom: old})
+	_, _, err := c.Accounts.TransactionsPage(ctx, aisNotPresent, aisAccountID, &TransactionsOptions{DateFrom: old})
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "TransactionQuery.DateFrom", ve.Field)
-	_, err = collect(t, c.Accounts.Transactions(ctx, aisNotPresent, aisAccountID, &TransactionQuery{DateFrom: old}))
+	assert.Equal(t, "TransactionsOptions.DateFrom", ve.Field)
+	_, err = collect(t, c.Accounts.Transactions(ctx, aisNotPresent, aisAccountID, &TransactionsOptions{DateFrom: old}))
 	require.ErrorAs(t, err, &ve)
 	assert.Zero(t, bank.count(), "refused locally")
 
-	_, _, err = c.Accounts.TransactionsPage(ctx, aisNotPresent, aisAccountID, &TransactionQuery{DateFrom: fixedNow().AddDate(0, 0, -90)})
+	_, _, err = c.Accounts.TransactionsPage(ctx, aisNotPresent, aisAccountID, &TransactionsOptions{DateFrom: fixedNow().AddDate(0, 0, -90)})
 	require.NoError(t, err, "90 days back is allowed")
-	_, _, err = c.Accounts.TransactionsPage(ctx, aisPresent, aisAccountID, &TransactionQuery{DateFrom: old.AddDate(-1, 0, 0)})
+	_, _, err = c.Accounts.TransactionsPage(ctx, aisPresent, aisAccountID, &TransactionsOptions{DateFrom: old.AddDate(-1, 0, 0)})
 	require.NoError(t, err, "with the PSU present history is not limited")
 	assert.Equal(t, 2, bank.count())
 	assert.Equal(t, "dateFrom="+old.AddDate(-1, 0, 0).Format(time.DateOnly), bank.requests()[1].Query)
@@ -416,27 +416,27 @@ func TestAISValidation(t *testing.T) {
 			return err
 		}},
 		{"card account id", "cardAccountID", func(c *Client) error {
-			_, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, "", nil))
+			_, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, "", nil))
 			return err
 		}},
-		{"negative limit", "TransactionQuery.Limit", func(c *Client) error {
-			_, _, err := c.Accounts.TransactionsPage(context.Background(), aisPresent, aisAccountID, &TransactionQuery{Limit: -1})
+		{"negative limit", "TransactionsOptions.Limit", func(c *Client) error {
+			_, _, err := c.Accounts.TransactionsPage(context.Background(), aisPresent, aisAccountID, &TransactionsOptions{Limit: -1})
 			return err
 		}},
-		{"negative offset", "TransactionQuery.Offset", func(c *Client) error {
-			_, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, &TransactionQuery{Offset: -5}))
+		{"negative offset", "TransactionsOptions.Offset", func(c *Client) error {
+			_, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, &TransactionsOptions{Offset: -5}))
 			return err
 		}},
-		{"dateTo before dateFrom", "TransactionQuery.DateTo", func(c *Client) error {
-			_, _, err := c.Accounts.TransactionsPage(context.Background(), aisPresent, aisAccountID, &TransactionQuery{DateFrom: day(10), DateTo: day(9)})
+		{"dateTo before dateFrom", "TransactionsOptions.DateTo", func(c *Client) error {
+			_, _, err := c.Accounts.TransactionsPage(context.Background(), aisPresent, aisAccountID, &TransactionsOptions{DateFrom: day(10), DateTo: day(9)})
 			return err
 		}},
-		{"year out of range", "TransactionQuery.DateFrom", func(c *Client) error {
-			_, _, err := c.Accounts.TransactionsPage(context.Background(), aisPresent, aisAccountID, &TransactionQuery{DateFrom: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)})
+		{"year out of range", "TransactionsOptions.DateFrom", func(c *Client) error {
+			_, _, err := c.Accounts.TransactionsPage(context.Background(), aisPresent, aisAccountID, &TransactionsOptions{DateFrom: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)})
 			return err
 		}},
-		{"booking status with a newline", "TransactionQuery.BookingStatus", func(c *Client) error {
-			_, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionQuery{BookingStatus: "booked\nX"}))
+		{"booking status with a newline", "TransactionsOptions.BookingStatus", func(c *Client) error {
+			_, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionsOptions{BookingStatus: "booked\nX"}))
 			return err
 		}},
 		{"bad PSU id", "PSU.ID", func(c *Client) error {
@@ -463,14 +463,14 @@ func TestAISQueryEncoding(t *testing.T) {
 	oslo := time.FixedZone("CET", 3600)
 	tests := []struct {
 		name string
-		q    *TransactionQuery
+		q    *TransactionsOptions
 		want string
 	}{
 		{"nil", nil, ""},
-		{"zero", &TransactionQuery{}, ""},
-		{"dates in their own location", &TransactionQuery{DateFrom: time.Date(2026, 2, 1, 0, 30, 0, 0, oslo), DateTo: time.Date(2026, 2, 1, 23, 59, 0, 0, oslo)}, "dateFrom=2026-02-01&dateTo=2026-02-01"},
-		{"unknown booking status sent as is", &TransactionQuery{BookingStatus: "information"}, "bookingStatus=information"},
-		{"all fields", &TransactionQuery{BookingStatus: BookingPending, DateFrom: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), DateTo: time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC), Limit: 499, Offset: 998},
+		{"zero", &TransactionsOptions{}, ""},
+		{"dates in their own location", &TransactionsOptions{DateFrom: time.Date(2026, 2, 1, 0, 30, 0, 0, oslo), DateTo: time.Date(2026, 2, 1, 23, 59, 0, 0, oslo)}, "dateFrom=2026-02-01&dateTo=2026-02-01"},
+		{"unknown booking status sent as is", &TransactionsOptions{BookingStatus: "information"}, "bookingStatus=information"},
+		{"all fields", &TransactionsOptions{BookingStatus: BookingPending, DateFrom: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), DateTo: time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC), Limit: 499, Offset: 998},
 			"bookingStatus=pending&dateFrom=2026-01-01&dateTo=2026-01-31&limit=499&offset=998"},
 	}
 	for _, tt := range tests {

@@ -231,7 +231,7 @@ func BenchmarkIterateTransactions(b *testing.B) {
 	g := newTransactionsPages(benchPages, benchPageSize)
 	c := benchClient(b, readySignerFor(b), pageRT{page: g.page})
 	ctx := context.Background()
-	q := &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBooked}
+	q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked}
 	iterate := func(atPageStart func()) {
 		n := 0
 		for tx, err := range c.Accounts.Transactions(ctx, benchPSU, "acc-1", q) {
@@ -307,7 +307,7 @@ func TestTransactionsIteratorHoldsOnePage(t *testing.T) {
 	c := benchClient(t, readySignerFor(t), pageRT{page: g.page})
 	var probes []weak.Pointer[string]
 	n := 0
-	for tx, err := range c.Accounts.Transactions(context.Background(), benchPSU, "acc-1", &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBooked}) {
+	for tx, err := range c.Accounts.Transactions(context.Background(), benchPSU, "acc-1", &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked}) {
 		require.NoError(t, err)
 		page := n / size
 		switch n % size {
@@ -373,7 +373,7 @@ func onePageBytes(b *testing.B) float64 {
 func peakWhileIterating(b *testing.B, pages, every int) uint64 {
 	g := newTransactionsPages(pages, benchPageSize)
 	c := benchClient(b, readySignerFor(b), pageRT{page: g.page})
-	q := &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBooked}
+	q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked}
 	runtime.GC() // with liveHeap's, two collections empty the pools: the walk's read buffer counts in its peak
 	base := liveHeap()
 	var peak uint64

@@ -179,7 +179,7 @@ func appendAccountList(dst []byte, n int) []byte {
 // bytes into plain structs of strings; alternately, in the same run
 // (measureAll). Three pages: transactions (500 entries, with
 // Accounts.TransactionsPage), card-transactions (500 entries, one page of
-// Accounts.CardTransactions) and accounts (200 accounts, Accounts.List).
+// CardAccounts.Transactions) and accounts (200 accounts, Accounts.List).
 // Two more contenders take the signature out of both sides: the client
 // with readySigner and json.Unmarshal into the plain structs alone.
 //
@@ -211,7 +211,7 @@ func BenchmarkPageVsPlain(b *testing.B) {
 			func() any { return new(plainCardPage) },
 			func(c *xs2a.Client) int {
 				n := 0
-				for _, err := range c.Accounts.CardTransactions(context.Background(), benchPSU, "card-1", nil) {
+				for _, err := range c.CardAccounts.Transactions(context.Background(), benchPSU, "card-1", nil) {
 					if err != nil {
 						b.Fatal(err)
 					}

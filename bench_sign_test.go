@@ -85,7 +85,7 @@ func sendPayment(b *testing.B, hc *http.Client) {
 func loadBenchKey(b testing.TB, certFile, keyFile string) (*xs2a.Signer, crypto.Signer) {
 	b.Helper()
 	dir := filepath.Join("testdata", "certs")
-	s, err := xs2a.LoadSigner(filepath.Join(dir, certFile), filepath.Join(dir, keyFile))
+	s, err := xs2a.LoadSigner(filepath.Join(dir, certFile), filepath.Join(dir, keyFile), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func benchSign(b *testing.B, certFile, keyFile string, sign func(crypto.Signer, 
 	// The SDK signs with the very key object the floor and the bound use:
 	// no side pays for its key lying elsewhere in memory (with a key of its
 	// own, the SDK's RSA operation ran about 1% slower than the floor's).
-	signer, err := xs2a.NewSigner(key, loaded.Certificate())
+	signer, err := xs2a.NewSigner(key, loaded.Certificate(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func BenchmarkSignOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	signer, err := xs2a.NewSigner(readySigner{pub: key.Public(), sig: sig}, rsaSigner.Certificate())
+	signer, err := xs2a.NewSigner(readySigner{pub: key.Public(), sig: sig}, rsaSigner.Certificate(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -550,7 +550,7 @@ func readySignerFor(b testing.TB) *xs2a.Signer {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := xs2a.NewSigner(readySigner{pub: key.Public(), sig: sig}, rsaSigner.Certificate())
+	s, err := xs2a.NewSigner(readySigner{pub: key.Public(), sig: sig}, rsaSigner.Certificate(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func (b *accessBudget) checkHistory(dateFrom, dateTo time.Time) error {
 	for _, d := range []struct {
 		field string
 		date  time.Time
-	}{{"TransactionQuery.DateFrom", dateFrom}, {"TransactionQuery.DateTo", dateTo}} {
+	}{{"TransactionsOptions.DateFrom", dateFrom}, {"TransactionsOptions.DateTo", dateTo}} {
 		if d.date.IsZero() {
 			continue
 		}

@@ -141,11 +141,11 @@ func TestRefusedBeforeSending(t *testing.T) {
 			return err
 		}, "transactionID", false},
 		{"card account id", func() error {
-			_, _, err := c.Accounts.CardBalances(ctx, aisPresent, "c;d")
+			_, _, err := c.CardAccounts.Balances(ctx, aisPresent, "c;d")
 			return err
 		}, "cardAccountID", false},
 		{"link with a path parameter", func() error {
-			_, err := c.Payments.Get(ctx, aisPresent, Link{Href: "/v1/payments/p/X;a=b"}, nil)
+			_, _, err := c.Payments.Get(ctx, aisPresent, Link{Href: "/v1/payments/p/X;a=b"})
 			return err
 		}, "link", false},
 	}
@@ -214,7 +214,7 @@ func TestLinksReachOnlyTheirPurpose(t *testing.T) {
 	const basket = "/v1/signing-baskets/enc!!a3Vydi01NTEyMzQ="
 	calls := map[string]func(href string) error{
 		"Payments.Status": func(h string) error { _, _, err := c.Payments.Status(ctx, aisPresent, Link{Href: h}); return err },
-		"Payments.Get":    func(h string) error { _, err := c.Payments.Get(ctx, aisPresent, Link{Href: h}, nil); return err },
+		"Payments.Get":    func(h string) error { _, _, err := c.Payments.Get(ctx, aisPresent, Link{Href: h}); return err },
 		"Payments.Cancel": func(h string) error { _, err := c.Payments.Cancel(ctx, aisPresent, Link{Href: h}); return err },
 		"StartAuthorisation": func(h string) error {
 			_, _, err := c.Payments.StartAuthorisation(ctx, aisPresent, Link{Href: h})
@@ -332,7 +332,7 @@ func TestWalkStaysOnItsAccount(t *testing.T) {
 		})
 	}
 	bank, c := anyAnswerBank(t, `{"cardTransactions":{"booked":[{"cardTransactionId":"c1","transactionAmount":{"amount":"1","currency":"NOK"}}],"_links":{"next":{"href":"`+aisAccountPath+`/transactions"}}}}`)
-	_, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, nil))
+	_, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, nil))
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, 1, bank.count())

@@ -261,8 +261,8 @@ func TestAccessBudgetHistory(t *testing.T) {
 				field            string
 				dateFrom, dateTo time.Time
 			}{
-				{"TransactionQuery.DateFrom", tt.dateFrom, time.Time{}},
-				{"TransactionQuery.DateTo", time.Time{}, tt.dateFrom},
+				{"TransactionsOptions.DateFrom", tt.dateFrom, time.Time{}},
+				{"TransactionsOptions.DateTo", time.Time{}, tt.dateFrom},
 			} {
 				err := b.checkHistory(c.dateFrom, c.dateTo)
 				if !tt.wantErr {

@@ -36,7 +36,7 @@ func TestCardBalancesEveryFieldReachesTheUser(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, c := newAISBank(t, map[string]http.HandlerFunc{"GET /v1/card-accounts/c1/balances": serve(t, http.StatusOK, tt.body)})
-			b, _, err := c.Accounts.CardBalances(context.Background(), aisPresent, "c1")
+			b, _, err := c.CardAccounts.Balances(context.Background(), aisPresent, "c1")
 			require.NoError(t, err)
 			assert.Equal(t, tt.account, b.Account)
 			var keys []string

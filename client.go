@@ -34,6 +34,7 @@ var errBodyTooLarge = fmt.Errorf("the body is larger than %d MiB", maxBody>>20)
 //	client.Payments.Initiate(ctx, psu, product, p, nil) // POST /v1/payments/{product}
 type Client struct {
 	Accounts       *AccountsService
+	CardAccounts   *CardAccountsService
 	Consents       *ConsentsService
 	Users          *UsersService
 	Payments       *PaymentsService
@@ -67,7 +68,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	if err != nil {
 		return nil, err
 	}
-	cfg := config{retry: DefaultRetryPolicy, now: time.Now, timeout: defaultTimeout}
+	cfg := config{retry: DefaultRetryPolicy(), now: time.Now, timeout: defaultTimeout}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
@@ -89,6 +90,7 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 	c.cfg = cfg
 	s := service{client: c}
 	c.Accounts = (*AccountsService)(&s)
+	c.CardAccounts = (*CardAccountsService)(&s)
 	c.Consents = (*ConsentsService)(&s)
 	c.Users = (*UsersService)(&s)
 	c.Payments = (*PaymentsService)(&s)

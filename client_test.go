@@ -65,7 +65,7 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 		{"zero timeout", "https://bank.example/api", signer, []Option{redirect, WithTimeout(0)}, "Timeout", true},
 		{"negative timeout", "https://bank.example/api", signer, []Option{redirect, WithTimeout(-time.Second)}, "Timeout", true},
 		{"bad ASPSP-ID", "https://bank.example/api", signer, []Option{redirect, WithASPSPID("a\nb")}, "ASPSPID", true},
-		{"nil bank cert", "https://bank.example/api", signer, []Option{redirect, WithResponseVerification(nil, true)}, "bankCert", true},
+		{"nil bank cert", "https://bank.example/api", signer, []Option{redirect, WithResponseVerification(nil)}, "bankCert", true},
 		{"plain http to a bank", "http://bank.example/api", signer, []Option{redirect}, "baseURL", true},
 		{"plain http on loopback", "http://127.0.0.1:8080/api", signer, []Option{redirect}, "", false},
 		{"plain http on localhost", "http://localhost:8080", signer, []Option{redirect}, "", false},

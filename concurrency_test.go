@@ -73,7 +73,7 @@ func TestConcurrencySharedClient(t *testing.T) {
 		}},
 		{"transactions", func() error {
 			n := 0
-			for _, err := range c.Accounts.Transactions(ctx, psu, accounts[1], &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth}) {
+			for _, err := range c.Accounts.Transactions(ctx, psu, accounts[1], &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth}) {
 				if err != nil {
 					return err
 				}

@@ -16,7 +16,7 @@
 //
 // # Getting started
 //
-//	signer, err := xs2a.LoadPKCS12("qseal.p12", password) // or LoadSigner(certPEM, keyPEM)
+//	signer, err := xs2a.LoadPKCS12("qseal.p12", password, nil) // or LoadSigner(certPEM, keyPEM, nil)
 //	client, err := xs2a.NewClient("https://psd2.bank.no/api", signer,
 //		xs2a.WithRedirectURI("https://tpp.example/xs2a/callback"))
 //	accounts, resp, err := client.Accounts.List(ctx, xs2a.PSU{ID: psuID, IPAddress: psuIP})
@@ -35,10 +35,11 @@
 // # Services
 //
 // The Client groups the endpoints: Accounts (accounts, balances,
-// transactions, card accounts), Consents and Users (consent and registration
-// SCA, corporate agreements), Payments (initiation, authorisation, status,
-// cancellation, e-invoices), SigningBaskets, Sandbox (mock data) and TPP
-// (contact e-mail). Transactions and CardTransactions are iterators that
+// transactions), CardAccounts (card accounts, their balances and
+// transactions), Consents and Users (consent and registration SCA, corporate
+// agreements), Payments (initiation, authorisation, status, cancellation,
+// e-invoices), SigningBaskets, Sandbox (mock data) and TPP (contact
+// e-mail). Accounts.Transactions and CardAccounts.Transactions are iterators that
 // follow the pages; each pending entry is yielded once. Models keep the
 // members of the bank's JSON they do not name in Extra. Early-access
 // behaviour (x-accept-fix) is enabled with WithAcceptFixes, or per call with
@@ -59,8 +60,9 @@
 // A Signer holds the TPP's eIDAS key and certificate (PEM, PKCS#12, or any
 // crypto.Signer such as an HSM or KMS key). Transport, an http.RoundTripper
 // usable on its own, stamps and signs each request (docs/interface.md SIG1 to
-// SIG7); signer options cover the variants banks are known to want.
-// WithResponseVerification checks the bank's response signatures.
+// SIG7); SignerOptions cover the variants banks are known to want.
+// WithResponseVerification checks the bank's response signatures and requires
+// them; WithResponseVerificationIfSigned checks those the bank sends.
 //
 // # Errors
 //

@@ -47,7 +47,7 @@ func TestFlow1AccountAccess(t *testing.T) {
 
 	accounts, _, err := b.c.Accounts.List(ctx, psu)
 	require.NoError(t, err)
-	require.Len(t, accounts, 2, "two accounts; the card account is listed by CardAccounts")
+	require.Len(t, accounts, 2, "two accounts; the card account is listed by CardAccounts.List")
 	assert.Equal(t, kari.ResourceID, accounts[0].ResourceID)
 	assert.Equal(t, kari.BBAN, accounts[0].BBAN)
 	assert.Equal(t, kari.IBAN, accounts[0].IBAN)
@@ -67,7 +67,7 @@ func TestFlow1AccountAccess(t *testing.T) {
 	})
 
 	t.Run("three pages of history, pending once", func(t *testing.T) {
-		q := &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth}
+		q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth}
 		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, q)
 		require.NoError(t, err)
 		assert.Len(t, page.Transactions.Booked, 499)
@@ -101,7 +101,7 @@ func TestFlow1AccountAccess(t *testing.T) {
 	})
 
 	t.Run("pending transactions are not filtered by date or limit", func(t *testing.T) {
-		q := &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth, DateFrom: b.clock.Now().AddDate(0, 0, -3), Limit: 1}
+		q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth, DateFrom: b.clock.Now().AddDate(0, 0, -3), Limit: 1}
 		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, q)
 		require.NoError(t, err)
 		assert.LessOrEqual(t, len(page.Transactions.Booked), 1)
@@ -126,7 +126,7 @@ func TestFlow1AccountAccess(t *testing.T) {
 	})
 
 	t.Run("transaction details", func(t *testing.T) {
-		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, &xs2a.TransactionQuery{Limit: 5})
+		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, &xs2a.TransactionsOptions{Limit: 5})
 		require.NoError(t, err)
 		want := page.Transactions.Booked[3]
 		got, _, err := b.c.Accounts.Transaction(ctx, psu, kari.ResourceID, want.TransactionID)
@@ -164,7 +164,7 @@ func TestFlow1CardAccounts(t *testing.T) {
 	card := b.account(t, xs2atest.PrivateCustomer1, 2)
 	require.True(t, card.Card)
 
-	cards, _, err := b.c.Accounts.CardAccounts(ctx, psu)
+	cards, _, err := b.c.CardAccounts.List(ctx, psu)
 	require.NoError(t, err)
 	require.Len(t, cards, 1)
 	assert.Equal(t, card.ResourceID, cards[0].ResourceID)
@@ -174,7 +174,7 @@ func TestFlow1CardAccounts(t *testing.T) {
 	read := func(ctx context.Context) ([]xs2a.CardTransaction, []sent) {
 		mark := b.rec.len()
 		var out []xs2a.CardTransaction
-		for ct, err := range b.c.Accounts.CardTransactions(ctx, psu, card.ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth, Limit: 25}) {
+		for ct, err := range b.c.CardAccounts.Transactions(ctx, psu, card.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth, Limit: 25}) {
 			require.NoError(t, err)
 			out = append(out, ct)
 		}
@@ -283,7 +283,7 @@ func TestFlow2CorporateContext(t *testing.T) {
 		for _, call := range []struct {
 			name string
 			fn   func(context.Context, xs2a.PSU) (*xs2a.SCALinks, *xs2a.Response, error)
-		}{{"GET /v1/users", b.c.Users.Register}, {"GET /v1/user", b.c.Users.User}} {
+		}{{"GET /v1/users", b.c.Users.Register}, {"GET /v1/user", b.c.Users.ChooseContext}} {
 			links, resp, err := call.fn(ctx, xs2a.PSU{SessionID: xs2a.NewSessionID()})
 			require.NoError(t, err, call.name)
 			assert.Equal(t, http.StatusOK, resp.StatusCode)
@@ -396,7 +396,7 @@ func TestLimitsNameLength(t *testing.T) {
 			require.Len(t, accounts, 2)
 			assert.Equal(t, "Brukskonto", accounts[0].Name, "short names whole")
 			assert.Equal(t, string([]rune(høyrente)[:tt.max]), accounts[1].Name)
-			cards, _, err := b.c.Accounts.CardAccounts(tt.ctx, psu)
+			cards, _, err := b.c.CardAccounts.List(tt.ctx, psu)
 			require.NoError(t, err)
 			require.Len(t, cards, 2)
 			assert.Equal(t, string([]rune(long)[:tt.max]), cards[1].Name)
@@ -442,7 +442,7 @@ func TestTransactionsCarryBackendReferences(t *testing.T) {
 	card := b.account(t, xs2atest.PrivateCustomer1, 2)
 	require.True(t, card.Card)
 	abroad := 0
-	for tx, err := range b.c.Accounts.CardTransactions(ctx, psu, card.ResourceID, nil) {
+	for tx, err := range b.c.CardAccounts.Transactions(ctx, psu, card.ResourceID, nil) {
 		require.NoError(t, err)
 		if len(tx.CurrencyExchange) == 0 {
 			continue
@@ -469,7 +469,7 @@ func TestTransactionsPreviousLinks(t *testing.T) {
 	id := b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID
 	page := func(offset int) xs2a.ReportLinks {
 		t.Helper()
-		r, _, err := b.c.Accounts.TransactionsPage(ctx, psu, id, &xs2a.TransactionQuery{Limit: 499, Offset: offset})
+		r, _, err := b.c.Accounts.TransactionsPage(ctx, psu, id, &xs2a.TransactionsOptions{Limit: 499, Offset: offset})
 		require.NoError(t, err)
 		return r.Transactions.Links
 	}

@@ -47,7 +47,7 @@ func TestPaymentRightsWithdrawn(t *testing.T) {
 	u, err := b.CompleteSCA(ctx, links.Links.SCARedirect.Href, xs2atest.PrivateCustomer1, xs2atest.Accounts(blocked.ResourceID))
 	require.NoError(t, err)
 	_, err = xs2a.ParseCallback(u.Query())
-	var f *xs2a.SCAFailure
+	var f *xs2a.SCAFailedError
 	require.ErrorAs(t, err, &f)
 	assert.Equal(t, xs2a.CodeServiceBlocked, f.Code)
 
@@ -71,11 +71,11 @@ func TestCardAccountsOutsideThePSD2Channel(t *testing.T) {
 	card := b.account(t, xs2atest.PrivateCustomer1, 2)
 	require.True(t, card.Card)
 
-	cards, _, err := b.c.Accounts.CardAccounts(ctx, psu)
+	cards, _, err := b.c.CardAccounts.List(ctx, psu)
 	require.NoError(t, err)
 	assert.Empty(t, cards)
 	assert.Equal(t, 1, b.RequestCount(http.MethodGet, "/v1/card-accounts"), "asked once")
-	_, _, err = b.c.Accounts.CardBalances(ctx, psu, card.ResourceID)
+	_, _, err = b.c.CardAccounts.Balances(ctx, psu, card.ResourceID)
 	requireBankError(t, err, http.StatusNotFound, xs2a.CodeResourceUnknown)
 	require.ErrorIs(t, err, xs2a.ErrNotFound)
 	accounts, _, err := b.c.Accounts.List(ctx, psu)
@@ -142,10 +142,11 @@ func TestPaymentChangedOrCancelledElsewhere(t *testing.T) {
 	b.authorise(t, psu, ini, xs2atest.PrivateCustomer1)
 
 	require.True(t, b.ChangePaymentElsewhere(ini.PaymentID, "250.00"))
-	var got xs2a.Payment
-	_, err = b.c.Payments.Get(ctx, psu, ini.Links.Self, &got)
+	got, _, err := b.c.Payments.Get(ctx, psu, ini.Links.Self)
 	require.NoError(t, err)
-	assert.Equal(t, "250.00", got.InstructedAmount.Amount, "the change shows under the same id")
+	require.NotNil(t, got.Payment)
+	assert.Equal(t, "250.00", got.Payment.InstructedAmount.Amount, "the change shows under the same id")
+	assert.Equal(t, ini.PaymentID, got.PaymentID)
 	st := b.status(t, psu, ini)
 	assert.Equal(t, ini.PaymentID, st.PaymentID)
 
@@ -188,7 +189,7 @@ func TestTPPRoles(t *testing.T) {
 				PSD2Roles: tt.roles,
 			})
 			require.NoError(t, err)
-			s, err := xs2a.NewSigner(pair.Key, pair.Cert)
+			s, err := xs2a.NewSigner(pair.Key, pair.Cert, nil)
 			require.NoError(t, err)
 			c, err := b.Client(s, xs2a.WithHTTPClient(&http.Client{Transport: b.rec}))
 			require.NoError(t, err)

@@ -181,7 +181,7 @@ func TestErrorsSCARequired401(t *testing.T) {
 			return err
 		}, xs2a.CodePSUCredentialsInvalid},
 		{"accounts without consent", func() error { _, _, err := b.c.Accounts.List(ctx, registered); return err }, xs2a.CodeConsentInvalid},
-		{"card accounts without consent", func() error { _, _, err := b.c.Accounts.CardAccounts(ctx, registered); return err }, xs2a.CodeConsentInvalid},
+		{"card accounts without consent", func() error { _, _, err := b.c.CardAccounts.List(ctx, registered); return err }, xs2a.CodeConsentInvalid},
 		{"balances of an account not consented to", func() error {
 			_, _, err := b.c.Accounts.Balances(ctx, partial, second.ResourceID)
 			return err
@@ -207,7 +207,7 @@ func TestErrorsSCARequired401(t *testing.T) {
 
 // Errors: a failed SCA redirects to the TPP with status, code and message
 // (system comes on server errors only, and a cancel is none); ParseCallback
-// and CallbackHandler give a *SCAFailure.
+// and CallbackHandler give a *SCAFailedError.
 func TestErrorsFailedSCA(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -221,9 +221,9 @@ func TestErrorsFailedSCA(t *testing.T) {
 	cb, err := xs2a.ParseCallback(u.Query())
 	assert.Nil(t, cb)
 	require.ErrorIs(t, err, xs2a.ErrSCAFailed)
-	var f *xs2a.SCAFailure
+	var f *xs2a.SCAFailedError
 	require.ErrorAs(t, err, &f)
-	assert.Equal(t, xs2a.SCAFailure{Status: http.StatusUnauthorized, Code: xs2a.CodeSCAInvalid, Message: "The PSU cancelled the authentication."}, *f)
+	assert.Equal(t, xs2a.SCAFailedError{Status: http.StatusUnauthorized, Code: xs2a.CodeSCAInvalid, Message: "The PSU cancelled the authentication."}, *f)
 
 	// the TPP's callback endpoint sees the same
 	var got error
@@ -462,11 +462,11 @@ func TestErrorsRetry503(t *testing.T) {
 	// a gateway that stays down: the last answer after the attempts
 	fast := b.client(t, xs2a.WithRetry(xs2a.RetryPolicy{MaxAttempts: 3, MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond,
 		MaxRetryAfter: time.Second, Methods: []string{http.MethodGet}}))
-	_, _, err = fast.Accounts.CardAccounts(ctx, psu)
+	_, _, err = fast.CardAccounts.List(ctx, psu)
 	e := requireBankError(t, err, http.StatusBadGateway, "")
 	assert.True(t, bytes.Contains(e.Body, []byte("Bad gateway")))
 	assert.Equal(t, 3, b.RequestCount("GET", "/v1/card-accounts"))
-	cards, _, err := fast.Accounts.CardAccounts(ctx, psu) // the 4th and 5th fail, the 6th passes
+	cards, _, err := fast.CardAccounts.List(ctx, psu) // the 4th and 5th fail, the 6th passes
 	require.NoError(t, err)
 	assert.Len(t, cards, 1)
 }
@@ -502,7 +502,7 @@ func TestResponseSigning(t *testing.T) {
 
 	// an unsigned answer is refused when signatures are required
 	plain := newBank(t)
-	c := plain.client(t, xs2a.WithResponseVerification(b.Certificate(), true))
+	c := plain.client(t, xs2a.WithResponseVerification(b.Certificate()))
 	_, _, err = c.Sandbox.Customers(ctx, nil)
 	require.ErrorAs(t, err, &se)
 }

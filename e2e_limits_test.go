@@ -57,7 +57,7 @@ func TestLimitsPSUNotPresent(t *testing.T) {
 				psu := b.signIn(t, xs2atest.PrivateCustomer2)
 				account := b.account(t, xs2atest.PrivateCustomer2, 0).ResourceID
 				other := b.account(t, xs2atest.PrivateCustomer2, 1).ResourceID
-				page, _, err := c.Accounts.TransactionsPage(ctx, psu, account, &xs2a.TransactionQuery{Limit: 1})
+				page, _, err := c.Accounts.TransactionsPage(ctx, psu, account, &xs2a.TransactionsOptions{Limit: 1})
 				require.NoError(t, err)
 				txID := page.Transactions.Booked[0].TransactionID
 
@@ -95,7 +95,7 @@ func TestLimitsPSUNotPresent(t *testing.T) {
 
 func firstTx(t *testing.T, c *xs2a.Client, psu xs2a.PSU, account string) string {
 	t.Helper()
-	page, _, err := c.Accounts.TransactionsPage(context.Background(), psu, account, &xs2a.TransactionQuery{Limit: 1})
+	page, _, err := c.Accounts.TransactionsPage(context.Background(), psu, account, &xs2a.TransactionsOptions{Limit: 1})
 	require.NoError(t, err)
 	return page.Transactions.Booked[0].TransactionID
 }
@@ -116,15 +116,15 @@ func TestLimits90Days(t *testing.T) {
 
 	// the local guard
 	mark := b.rec.len()
-	_, _, err := b.c.Accounts.TransactionsPage(ctx, away, account, &xs2a.TransactionQuery{DateFrom: day91})
-	requireInvalid(t, err, "TransactionQuery.DateFrom")
-	for _, err := range b.c.Accounts.Transactions(ctx, away, account, &xs2a.TransactionQuery{DateFrom: day91}) {
-		requireInvalid(t, err, "TransactionQuery.DateFrom")
+	_, _, err := b.c.Accounts.TransactionsPage(ctx, away, account, &xs2a.TransactionsOptions{DateFrom: day91})
+	requireInvalid(t, err, "TransactionsOptions.DateFrom")
+	for _, err := range b.c.Accounts.Transactions(ctx, away, account, &xs2a.TransactionsOptions{DateFrom: day91}) {
+		requireInvalid(t, err, "TransactionsOptions.DateFrom")
 	}
 	assert.Empty(t, b.rec.since(mark, http.MethodGet, ""), "nothing sent")
 	noGuard := b.client(t, xs2a.WithBudgetStore(nil))
-	_, _, err = noGuard.Accounts.TransactionsPage(ctx, away, account, &xs2a.TransactionQuery{DateFrom: day91})
-	requireInvalid(t, err, "TransactionQuery.DateFrom") // the budget's off switch leaves the 90 days
+	_, _, err = noGuard.Accounts.TransactionsPage(ctx, away, account, &xs2a.TransactionsOptions{DateFrom: day91})
+	requireInvalid(t, err, "TransactionsOptions.DateFrom") // the budget's off switch leaves the 90 days
 
 	// the bank, asked directly
 	q := url.Values{"dateFrom": {day91.Format(time.DateOnly)}}
@@ -133,12 +133,12 @@ func TestLimits90Days(t *testing.T) {
 	assert.Equal(t, xs2a.CodePeriodInvalid, a.code())
 
 	// 90 days is allowed; the PSU present may go further back
-	page, _, err := b.c.Accounts.TransactionsPage(ctx, away, account, &xs2a.TransactionQuery{DateFrom: day90})
+	page, _, err := b.c.Accounts.TransactionsPage(ctx, away, account, &xs2a.TransactionsOptions{DateFrom: day90})
 	require.NoError(t, err)
 	for _, tx := range page.Transactions.Booked {
 		assert.False(t, tx.BookingDate.Before(xs2a.DateOf(day90)))
 	}
-	page, _, err = b.c.Accounts.TransactionsPage(ctx, psu, account, &xs2a.TransactionQuery{DateFrom: today.AddDate(0, 0, -120)})
+	page, _, err = b.c.Accounts.TransactionsPage(ctx, psu, account, &xs2a.TransactionsOptions{DateFrom: today.AddDate(0, 0, -120)})
 	require.NoError(t, err)
 	assert.Len(t, page.Transactions.Booked, 40, "all 120 days")
 
@@ -166,8 +166,8 @@ func TestLimits90DaysBankCalendar(t *testing.T) {
 
 	a := b.raw(t, "GET", "/v1/accounts/"+url.PathEscape(account)+"/transactions?dateFrom=2024-12-12", nil, "PSU-ID", psu.ID)
 	require.Equal(t, xs2a.CodePeriodInvalid, a.code(), "the bank counts from 13 March")
-	_, _, err := b.c.Accounts.TransactionsPage(ctx, xs2a.PSU{ID: psu.ID}, account, &xs2a.TransactionQuery{DateFrom: dateFrom})
-	requireInvalid(t, err, "TransactionQuery.DateFrom")
+	_, _, err := b.c.Accounts.TransactionsPage(ctx, xs2a.PSU{ID: psu.ID}, account, &xs2a.TransactionsOptions{DateFrom: dateFrom})
+	requireInvalid(t, err, "TransactionsOptions.DateFrom")
 }
 
 // Limits: an SCA under one TPP-Session-ID holds for 1 hour; a new

@@ -237,7 +237,7 @@ func TestCrossBorderPaymentFees(t *testing.T) {
 	assert.Equal(t, "7686.00", b.Balance(debtor.ResourceID), "10026.00 - 200 EUR at 11.50 - 40.00")
 
 	reader := b.signIn(t, xs2atest.PrivateCustomer2) // the PSU's consent to read the account
-	page, _, err := b.c.Accounts.TransactionsPage(ctx, reader, debtor.ResourceID, &xs2a.TransactionQuery{Limit: 2})
+	page, _, err := b.c.Accounts.TransactionsPage(ctx, reader, debtor.ResourceID, &xs2a.TransactionsOptions{Limit: 2})
 	require.NoError(t, err)
 	var paid *xs2a.Transaction
 	for i, tx := range page.Transactions.Booked {
@@ -332,10 +332,10 @@ func TestExecutionDateAdjusted(t *testing.T) {
 	st := b.status(t, psu, ini)
 	assert.Equal(t, xs2a.TransactionStatusACWC, st.TransactionStatus, "accepted with a change")
 	assert.Equal(t, xs2a.Date{Year: 2025, Month: time.April, Day: 22}, st.RequestedExecutionDate, "after Easter Monday")
-	var details xs2a.Payment
-	_, err = b.c.Payments.Get(ctx, psu, ini.Links.Self, &details)
+	details, _, err := b.c.Payments.Get(ctx, psu, ini.Links.Self)
 	require.NoError(t, err)
-	assert.Equal(t, st.RequestedExecutionDate, details.RequestedExecutionDate)
+	require.NotNil(t, details.Payment)
+	assert.Equal(t, st.RequestedExecutionDate, details.Payment.RequestedExecutionDate)
 
 	b.clock.Set(time.Date(2025, time.April, 22, 12, 30, 0, 0, oslo))
 	assert.Equal(t, xs2a.TransactionStatusACSC, b.status(t, psu, ini).TransactionStatus, "booked by the 12:00 run of the new date")

@@ -95,7 +95,7 @@ func TestFlow3SinglePayment(t *testing.T) {
 		require.NoError(t, err)
 		_, _, err = b.c.Payments.Status(ctx, psu, ini.Links.Status)
 		requireBankError(t, err, http.StatusBadRequest, xs2a.CodeResourceUnknown)
-		_, err = b.c.Payments.Get(ctx, psu, ini.Links.Self, nil)
+		_, _, err = b.c.Payments.Get(ctx, psu, ini.Links.Self)
 		requireBankError(t, err, http.StatusBadRequest, xs2a.CodeResourceUnknown)
 		b.authorise(t, psu, ini, xs2atest.PrivateCustomer1)
 		st, _, err := b.c.Payments.PollStatus(ctx, psu, ini.Links.Status, settlePoll(b, nil))
@@ -114,7 +114,7 @@ func TestFlow3SinglePayment(t *testing.T) {
 		assert.Equal(t, xs2a.Amount{Currency: "NOK", Amount: "2.00"}, *ini.TransactionFees, "the instant product has a fee")
 		b.authorise(t, psu, ini, xs2atest.PrivateCustomer2)
 		assert.Equal(t, xs2a.TransactionStatusACSC, b.status(t, psu, ini).TransactionStatus, "instant: booked at once")
-		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, from.ResourceID, &xs2a.TransactionQuery{Limit: 2})
+		page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, from.ResourceID, &xs2a.TransactionsOptions{Limit: 2})
 		require.NoError(t, err)
 		var amounts []string
 		for _, tx := range page.Transactions.Booked {
@@ -142,14 +142,14 @@ func TestFlow4ElectronicInvoice(t *testing.T) {
 
 	first, _, err := b.c.Payments.InitiateEInvoice(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, p, inv, nil)
 	require.NoError(t, err)
-	var body map[string]any
-	_, err = b.c.Payments.Get(ctx, psu, first.Links.Self, &body)
+	body, _, err := b.c.Payments.Get(ctx, psu, first.Links.Self)
 	require.NoError(t, err)
-	assert.Equal(t, []any{
-		map[string]any{"reference": "12345678903", "referenceType": "SCOR"},
-		map[string]any{"reference": "F-2025-0042", "referenceType": "CINV", "referenceIssuer": xs2a.DefaultInvoiceIssuer},
-	}, body["remittanceInformationStructuredArray"])
-	assert.NotContains(t, body, "debtorAccount", "the PSU chooses the account")
+	require.NotNil(t, body.Payment)
+	assert.Equal(t, []xs2a.StructuredRemittance{
+		{Reference: "12345678903", ReferenceType: "SCOR"},
+		{Reference: "F-2025-0042", ReferenceType: "CINV", ReferenceIssuer: xs2a.DefaultInvoiceIssuer},
+	}, body.Payment.RemittanceInformationStructuredArray)
+	assert.Nil(t, body.Payment.DebtorAccount, "the PSU chooses the account")
 
 	failure := b.scaFails(t, startAuth(t, b, psu, first), xs2atest.PrivateCustomer1)
 	assert.Equal(t, xs2a.CodeSCAInvalid, failure.Code)
@@ -162,12 +162,11 @@ func TestFlow4ElectronicInvoice(t *testing.T) {
 	require.NoError(t, err)
 	b.authorise(t, psu, retry, xs2atest.PrivateCustomer1, xs2atest.Accounts(sparekonto.ResourceID))
 	assert.Equal(t, xs2a.TransactionStatusPDNG, b.status(t, psu, retry).TransactionStatus)
-	var paid struct {
-		DebtorAccount xs2a.AccountReference `json:"debtorAccount"`
-	}
-	_, err = b.c.Payments.Get(ctx, psu, retry.Links.Self, &paid)
+	paid, _, err := b.c.Payments.Get(ctx, psu, retry.Links.Self)
 	require.NoError(t, err)
-	assert.Equal(t, sparekonto.BBAN, paid.DebtorAccount.BBAN, "the account the PSU picked")
+	require.NotNil(t, paid.Payment)
+	require.NotNil(t, paid.Payment.DebtorAccount)
+	assert.Equal(t, sparekonto.BBAN, paid.Payment.DebtorAccount.BBAN, "the account the PSU picked")
 
 	var queries []string
 	for _, r := range b.rec.since(mark, http.MethodPost, "/v1/payments/") {

@@ -74,7 +74,7 @@ func TestFlowBankOfferedConsent(t *testing.T) {
 	assert.Equal(t, xs2a.CodeFormatError, a.code())
 }
 
-// TestFlowCardAccountReads: CardAccount and CardBalances of the consented
+// TestFlowCardAccountReads: CardAccounts.Get and Balances of the consented
 // card account; the balances answer is the production shape
 // {"cardAccount":{"maskedPan"},"balances"} and every field of it reaches
 // the caller, the card type nonInvoiced included; its id holds characters
@@ -88,12 +88,12 @@ func TestFlowCardAccountReads(t *testing.T) {
 	require.True(t, card.Card)
 	require.True(t, strings.HasPrefix(card.ResourceID, "enc!!") && strings.HasSuffix(card.ResourceID, "="), card.ResourceID)
 
-	ca, _, err := b.c.Accounts.CardAccount(ctx, psu, card.ResourceID)
+	ca, _, err := b.c.CardAccounts.Get(ctx, psu, card.ResourceID)
 	require.NoError(t, err)
 	assert.Equal(t, card.ResourceID, ca.ResourceID)
 	assert.Equal(t, card.MaskedPan, ca.MaskedPAN)
 
-	bal, _, err := b.c.Accounts.CardBalances(ctx, psu, card.ResourceID)
+	bal, _, err := b.c.CardAccounts.Balances(ctx, psu, card.ResourceID)
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.AccountReference{MaskedPAN: card.MaskedPan}, bal.Account, "cardAccount holds the maskedPan only")
 	assert.Empty(t, bal.Extra, "nothing left over")
@@ -120,7 +120,7 @@ func TestFlowCardAccountReads(t *testing.T) {
 		}
 	}
 
-	_, _, err = b.c.Accounts.CardAccount(ctx, psu, b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID)
+	_, _, err = b.c.CardAccounts.Get(ctx, psu, b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID)
 	requireBankError(t, err, http.StatusNotFound, xs2a.CodeResourceUnknown)
 }
 
@@ -137,7 +137,7 @@ func TestFlowIDsWithReservedCharacters(t *testing.T) {
 	for _, a := range c.Accounts {
 		reserved += strings.Count(a.ResourceID, "/") + strings.Count(a.ResourceID, "+")
 		if a.Card {
-			_, _, err := b.c.Accounts.CardBalances(ctx, psu, a.ResourceID)
+			_, _, err := b.c.CardAccounts.Balances(ctx, psu, a.ResourceID)
 			require.NoError(t, err, a.ResourceID)
 			continue
 		}
@@ -168,7 +168,7 @@ func TestFlowBookingStatusAll(t *testing.T) {
 	mark := b.rec.len()
 	count := map[xs2a.BookingStatus]int{}
 	var standing xs2a.Transaction
-	for tx, err := range b.c.Accounts.Transactions(ctx, psu, kari.ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingAll}) {
+	for tx, err := range b.c.Accounts.Transactions(ctx, psu, kari.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingAll}) {
 		require.NoError(t, err)
 		count[tx.Status]++
 		if tx.Status == xs2a.BookingInformation {
@@ -181,7 +181,7 @@ func TestFlowBookingStatusAll(t *testing.T) {
 	assert.Equal(t, "Nordlys Bygg AS", standing.CreditorName)
 	assert.Contains(t, string(standing.AdditionalInformationStructured), `"frequency":"Monthly"`)
 
-	page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingInformation})
+	page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingInformation})
 	require.NoError(t, err)
 	assert.Empty(t, page.Transactions.Booked)
 	assert.Empty(t, page.Transactions.Pending)
@@ -199,12 +199,12 @@ func TestFlowPendingOnEveryPage(t *testing.T) {
 	kari := b.account(t, xs2atest.PrivateCustomer1, 0)
 	for _, st := range []xs2a.BookingStatus{xs2a.BookingBoth, xs2a.BookingPending} {
 		t.Run(string(st), func(t *testing.T) {
-			q := &xs2a.TransactionQuery{BookingStatus: st, Limit: 400, Offset: 400}
+			q := &xs2a.TransactionsOptions{BookingStatus: st, Limit: 400, Offset: 400}
 			page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, kari.ResourceID, q)
 			require.NoError(t, err)
 			assert.Len(t, page.Transactions.Pending, kari.Pending, "a later page holds every pending entry")
 			n := 0
-			for tx, err := range b.c.Accounts.Transactions(ctx, psu, kari.ResourceID, &xs2a.TransactionQuery{BookingStatus: st, Limit: 400}) {
+			for tx, err := range b.c.Accounts.Transactions(ctx, psu, kari.ResourceID, &xs2a.TransactionsOptions{BookingStatus: st, Limit: 400}) {
 				require.NoError(t, err)
 				if tx.Status == xs2a.BookingPending {
 					n++

@@ -105,7 +105,7 @@ func (c *fakeClock) Set(t time.Time) {
 // tppSigner is the TPP identity of the whole suite: the TEST-ONLY
 // certificate in testdata, so raw requests and SDK clients are one TPP.
 var tppSigner = sync.OnceValues(func() (*xs2a.Signer, error) {
-	return xs2a.LoadSigner(filepath.Join("testdata", "certs", "tpp-rsa.cert.pem"), filepath.Join("testdata", "certs", "tpp-rsa.key.pem"))
+	return xs2a.LoadSigner(filepath.Join("testdata", "certs", "tpp-rsa.cert.pem"), filepath.Join("testdata", "certs", "tpp-rsa.key.pem"), nil)
 })
 
 func signer(t *testing.T) *xs2a.Signer {
@@ -218,14 +218,14 @@ func (b *bank) sca(t *testing.T, href, customer string, opts ...xs2atest.SCAOpti
 }
 
 // scaFails plays a PSU who cancels and returns the failure callback.
-func (b *bank) scaFails(t *testing.T, href, customer string) *xs2a.SCAFailure {
+func (b *bank) scaFails(t *testing.T, href, customer string) *xs2a.SCAFailedError {
 	t.Helper()
 	u, err := b.CompleteSCA(context.Background(), href, customer, xs2atest.Cancel())
 	require.NoError(t, err)
 	cb, err := xs2a.ParseCallback(u.Query())
 	require.Nil(t, cb)
 	require.ErrorIs(t, err, xs2a.ErrSCAFailed)
-	var f *xs2a.SCAFailure
+	var f *xs2a.SCAFailedError
 	require.ErrorAs(t, err, &f)
 	return f
 }
@@ -468,7 +468,7 @@ func TestSandboxService(t *testing.T) {
 	require.NoError(t, err)
 	closing, _ := bal.Find(xs2a.BalanceClosingBooked)
 	assert.Equal(t, "5000.00", closing.BalanceAmount.Amount)
-	page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, account.ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth})
+	page, _, err := b.c.Accounts.TransactionsPage(ctx, psu, account.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth})
 	require.NoError(t, err)
 	require.Len(t, page.Transactions.Booked, 1)
 	require.Len(t, page.Transactions.Pending, 1)

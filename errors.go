@@ -72,7 +72,7 @@ var ErrPollAttempts = errors.New("xs2a: payment status still not final after the
 
 // ErrSCAFailed: the bank sent the PSU back from the SCA redirect with an
 // error (docs/interface.md "TPP redirect", query parameters after failed SCA). The
-// error is a *SCAFailure holding the bank's status, code and message.
+// error is a *SCAFailedError holding the bank's status, code and message.
 var ErrSCAFailed = errors.New("xs2a: SCA failed")
 
 // ErrInvalidCallback: a request to the TPP-Redirect-URI did not carry a
@@ -541,13 +541,13 @@ func ceilSecond(t time.Time) time.Time {
 	return t
 }
 
-// SCAFailure is the result of a failed SCA: the bank sent the PSU to the
+// SCAFailedError is the result of a failed SCA: the bank sent the PSU to the
 // TPP-Redirect-URI with the failure parameters of docs/interface.md "TPP redirect".
 // It answers errors.Is(err, ErrSCAFailed). Message is the bank's text, fully
 // URL-decoded and made inert (line breaks as spaces, other control, bidi
 // and format characters escaped visibly); show it to the PSU if you like,
 // but it is the bank's wording, not the SDK's.
-type SCAFailure struct {
+type SCAFailedError struct {
 	System  string // system: the bank's internal system that failed (server errors)
 	Status  int    // status: the HTTP status (0 when the bank sent none)
 	Code    string // code, for example PAYMENT_FAILED
@@ -557,7 +557,7 @@ type SCAFailure struct {
 // Error reads "xs2a: SCA failed: <status> <code>: <message>", the message cut
 // to 200 characters; code and message inert, with anything shaped like an
 // identifier (UUID, IBAN, BBAN, card number, masked PAN) redacted.
-func (e *SCAFailure) Error() string {
+func (e *SCAFailedError) Error() string {
 	var b strings.Builder
 	b.WriteString("xs2a: SCA failed")
 	sep := ": "
@@ -578,13 +578,13 @@ func (e *SCAFailure) Error() string {
 }
 
 // Is reports target == ErrSCAFailed.
-func (e *SCAFailure) Is(target error) bool { return target == ErrSCAFailed }
+func (e *SCAFailedError) Is(target error) bool { return target == ErrSCAFailed }
 
 // GoString is the message: fmt's %#v shows not the raw fields.
-func (e *SCAFailure) GoString() string { return goString("SCAFailure", e.Error()) }
+func (e *SCAFailedError) GoString() string { return goString("SCAFailedError", e.Error()) }
 
 // Format prints the message for every verb, GoString for %#v.
-func (e *SCAFailure) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
+func (e *SCAFailedError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // CallbackError reports a callback that ParseCallback refused. Param names the
 // query parameter ("psu-id", "context", ...; "query" when the query string

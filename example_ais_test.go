@@ -19,7 +19,7 @@ func exampleBank(handler http.HandlerFunc) (*xs2a.Client, func()) {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", handler))
 	srv := httptest.NewServer(mux)
-	signer, err := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem")
+	signer, err := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func ExampleAccountsService_Transactions() {
 	})
 	defer done()
 	psu := xs2a.PSU{ID: "5c0a8a2e-3b1f-4e0b-9d7e-2f1a9b6c4d11", IPAddress: "192.0.2.10"}
-	q := &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth, DateFrom: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth, DateFrom: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 
 	for tx, err := range client.Accounts.Transactions(context.Background(), psu, "enc!!a1", q) {
 		if err != nil {

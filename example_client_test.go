@@ -73,7 +73,7 @@ func ExampleNewClient() {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	signer, err := xs2atest.NewTestSigner() // in production: xs2a.LoadPKCS12 or xs2a.LoadSigner
+	signer, err := xs2atest.NewTestSigner(nil) // in production: xs2a.LoadPKCS12 or xs2a.LoadSigner
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func ExampleNewClient() {
 // LoadSigner reads the TPP's eIDAS certificate and key from PEM files. The
 // files here are the SDK's TEST-ONLY certificate.
 func ExampleLoadSigner() {
-	signer, err := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem")
+	signer, err := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func ExampleLoadSigner() {
 	fmt.Println(strings.HasPrefix(signer.KeyID(), "SN="), strings.Contains(signer.KeyID(), ",CA="))
 
 	// A PKCS#12 file holds both; its password comes from a secret store.
-	p12, err := xs2a.LoadPKCS12("testdata/certs/tpp-rsa.p12", "test-only")
+	p12, err := xs2a.LoadPKCS12("testdata/certs/tpp-rsa.p12", "test-only", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func ExampleNewSigner() {
 		log.Fatal(err)
 	}
 
-	signer, err := xs2a.NewSigner(key, cert)
+	signer, err := xs2a.NewSigner(key, cert, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func ExampleNewSigner() {
 	fmt.Println(signer.KeyID())
 
 	// Some banks read keyId differently: SignerOptions cover the variants.
-	lower, err := xs2a.NewSigner(key, cert, xs2a.WithLowerCaseSerial())
+	lower, err := xs2a.NewSigner(key, cert, &xs2a.SignerOptions{LowerCaseSerial: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func ExampleTransport() {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	signer, err := xs2atest.NewTestSigner()
+	signer, err := xs2atest.NewTestSigner(nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func ExampleAccountsService_TransactionsPage() {
 	}
 
 	page, _, err := client.Accounts.TransactionsPage(ctx, psu, accounts[0].ResourceID,
-		&xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth})
+		&xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func ExampleAccountsService_TransactionsPage() {
 	fmt.Println("more pages:", !page.Transactions.Links.Next.IsZero())
 
 	n := 0
-	for _, err := range client.Accounts.Transactions(ctx, psu, accounts[0].ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBooked}) {
+	for _, err := range client.Accounts.Transactions(ctx, psu, accounts[0].ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -558,7 +558,7 @@ func ExampleSandboxService_CreateCustomer() {
 	}
 
 	psu := consentedPSU(ctx, srv, client, customer.CustomerNumber)
-	for tx, err := range client.Accounts.Transactions(ctx, psu, account.ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBooked}) {
+	for tx, err := range client.Accounts.Transactions(ctx, psu, account.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked}) {
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -59,7 +59,7 @@ func examplePaymentBank() *httptest.Server {
 func Example_singlePayment() {
 	bank := examplePaymentBank()
 	defer bank.Close()
-	signer, err := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem") // TEST-ONLY certificate
+	signer, err := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem", nil) // TEST-ONLY certificate
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func Example_singlePayment() {
 func ExamplePaymentsService_InitiateEInvoice() {
 	bank := examplePaymentBank()
 	defer bank.Close()
-	signer, _ := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem") // TEST-ONLY certificate
+	signer, _ := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem", nil) // TEST-ONLY certificate
 	client, _ := xs2a.NewClient(bank.URL+"/api", signer, xs2a.WithRedirectURI("https://tpp.example/cb"))
 	defer client.Close()
 	ctx := context.Background()
@@ -160,7 +160,7 @@ func ExamplePaymentsService_InitiateEInvoice() {
 func ExamplePaymentsService_Initiate_periodic() {
 	bank := examplePaymentBank()
 	defer bank.Close()
-	signer, _ := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem") // TEST-ONLY certificate
+	signer, _ := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem", nil) // TEST-ONLY certificate
 	client, _ := xs2a.NewClient(bank.URL+"/api", signer, xs2a.WithRedirectURI("https://tpp.example/cb"))
 	defer client.Close()
 	psu := xs2a.PSU{IPAddress: "192.0.2.10"}

@@ -50,18 +50,18 @@ func ExampleConsentsService_CreateBankOffered() {
 
 // CardBalances reads a card account's balances, the card account's
 // reference in Account.
-func ExampleAccountsService_CardBalances() {
+func ExampleCardAccountsService_Balances() {
 	srv, client := startExampleBank()
 	defer srv.Close()
 	defer client.Close()
 	ctx := context.Background()
 	psu := consentedPSU(ctx, srv, client, xs2atest.PrivateCustomer1)
 
-	cards, _, err := client.Accounts.CardAccounts(ctx, psu)
+	cards, _, err := client.CardAccounts.List(ctx, psu)
 	if err != nil {
 		log.Fatal(err)
 	}
-	balances, _, err := client.Accounts.CardBalances(ctx, psu, cards[0].ResourceID)
+	balances, _, err := client.CardAccounts.Balances(ctx, psu, cards[0].ResourceID)
 	if err != nil {
 		log.Fatal(err)
 	}

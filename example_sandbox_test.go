@@ -60,7 +60,7 @@ func newSandboxStub() *httptest.Server {
 func ExampleSandboxService() {
 	srv := newSandboxStub()
 	defer srv.Close()
-	signer, err := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem")
+	signer, err := xs2a.LoadSigner("testdata/certs/tpp-rsa.cert.pem", "testdata/certs/tpp-rsa.key.pem", nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -38,7 +38,7 @@ func ExampleCallbackHandler() {
 			http.Redirect(w, r, "/accounts", http.StatusSeeOther)
 		},
 		func(w http.ResponseWriter, r *http.Request, err error) {
-			var failure *xs2a.SCAFailure
+			var failure *xs2a.SCAFailedError
 			if errors.As(err, &failure) {
 				fmt.Println("bank reported:", failure.Code)
 			}

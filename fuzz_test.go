@@ -212,7 +212,7 @@ func FuzzRetryAfter(f *testing.F) {
 			t.Fatalf("Retry-After %q gives %v", v, d)
 		}
 		a := try{method: http.MethodGet, n: 1, attempts: 1, status: http.StatusServiceUnavailable, header: http.Header{"Retry-After": {v}}}
-		if w := decide(DefaultRetryPolicy, a, func() time.Time { return now }); w.retry && (w.wait < 0 || w.wait > DefaultRetryPolicy.MaxRetryAfter) {
+		if w := decide(DefaultRetryPolicy(), a, func() time.Time { return now }); w.retry && (w.wait < 0 || w.wait > DefaultRetryPolicy().MaxRetryAfter) {
 			t.Fatalf("Retry-After %q: a wait of %v", v, w.wait)
 		}
 	})
@@ -289,7 +289,7 @@ func FuzzAnswer(f *testing.F) {
 				}
 			}
 			a := try{method: http.MethodGet, n: 1, attempts: 1, status: status, header: resp.Header, body: body}
-			if w := decide(DefaultRetryPolicy, a, fixedNow); w.retry && w.wait < 0 {
+			if w := decide(DefaultRetryPolicy(), a, fixedNow); w.retry && w.wait < 0 {
 				t.Fatalf("a negative wait %v before a retry", w.wait)
 			}
 		}

@@ -382,7 +382,7 @@ func TestHostileCrossOriginLinks(t *testing.T) {
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
 	_, _, err = c.Payments.StartAuthorisation(ctx, psu, ini.Links.StartAuthorisation)
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
-	_, err = c.Payments.Get(ctx, psu, ini.Links.Self, nil)
+	_, _, err = c.Payments.Get(ctx, psu, ini.Links.Self)
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
 	_, err = c.Payments.Cancel(ctx, psu, ini.Links.Self)
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
@@ -396,7 +396,7 @@ func TestHostileCrossOriginLinks(t *testing.T) {
 	}
 
 	// redirects to another host: not followed (GET 302, POST 307)
-	_, _, err = c.Accounts.CardAccounts(ctx, psu)
+	_, _, err = c.CardAccounts.List(ctx, psu)
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)
 	_, _, err = c.SigningBaskets.Create(ctx, psu, &xs2a.SigningBasket{PaymentIDs: []string{"p1", "p2"}})
 	require.ErrorIs(t, err, xs2a.ErrCrossOrigin)

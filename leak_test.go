@@ -296,7 +296,7 @@ func oneLine(s string) string { return strings.NewReplacer("\r", "", "\n", "").R
 func leakCases() []leakCase {
 	ctx := context.Background()
 	balances := func(c *Client) error { _, _, err := c.Accounts.Balances(ctx, leakPSU, leakAccount); return err }
-	card := func(c *Client) error { _, _, err := c.Accounts.CardAccount(ctx, leakPSU, leakCard); return err }
+	card := func(c *Client) error { _, _, err := c.CardAccounts.Get(ctx, leakPSU, leakCard); return err }
 	status := func(c *Client) error { _, _, err := c.Payments.Status(ctx, leakPSU, leakPaymentLink); return err }
 	pay := func(c *Client) error {
 		_, _, err := c.Payments.Initiate(ctx, leakPSU, NorwegianDomesticCreditTransfers, payment(func(*Payment) {}), nil)
@@ -329,7 +329,7 @@ func leakCases() []leakCase {
 				w.Header().Set("Digest", "SHA-256=x")
 				w.Header().Set("Content-Type", "application/json")
 				_, _ = w.Write([]byte(`{"balances":[]}`))
-			}, WithResponseVerification(bankCert(t), true)))
+			}, WithResponseVerification(bankCert(t))))
 		}
 	}
 	poll := func(statusText string, funds string, strict bool) func(*testing.T, *captureHandler) error {
@@ -461,8 +461,8 @@ func leakCases() []leakCase {
 		{"poll: reads used up on an unknown status", poll(leakStatusRaw, "", false), nil},
 		{"SCA failure callback", callback(url.Values{"status": {"400"}, "code": {"PAYMENT_FAILED"}, "tpp-session-id": {leakPSU.SessionID},
 			"message": {"psu " + leakPSU.ID + " session " + strings.ToUpper(leakPSU.SessionID) + " " + strings.Join(leakNumbers, " ") + leakHidden}}),
-			new(*SCAFailure)},
-		{"SCA failure code of numbers", callback(url.Values{"code": {"NO9386011117947 4111111111111111 " + leakPSU.ID}}), new(*SCAFailure)},
+			new(*SCAFailedError)},
+		{"SCA failure code of numbers", callback(url.Values{"code": {"NO9386011117947 4111111111111111 " + leakPSU.ID}}), new(*SCAFailedError)},
 		{"malformed callback", callback(url.Values{"psu-id": {"NO9386011117947" + leakHidden}, "context": {"PRIVATE"}}), new(*CallbackError)},
 		{"invalid PSU", func(t *testing.T, h *captureHandler) error {
 			c := leakBank(t, h, func(http.ResponseWriter, *http.Request) { t.Error("nothing may be sent") })
@@ -540,7 +540,7 @@ func TestEveryErrorTypeFormatsItsMessage(t *testing.T) {
 	samples := map[string]error{
 		"Error": &Error{}, "SCARequiredError": &SCARequiredError{}, "TransportError": &TransportError{Err: errors.New("x")},
 		"SignatureError": &SignatureError{}, "AccessExceededError": &AccessExceededError{},
-		"SCAFailure": &SCAFailure{}, "CallbackError": &CallbackError{}, "SCARedirectError": &SCARedirectError{},
+		"SCAFailedError": &SCAFailedError{}, "CallbackError": &CallbackError{}, "SCARedirectError": &SCARedirectError{},
 		"ValidationError": &ValidationError{}, "redactedError": &redactedError{},
 		"dotSegmentError": errDotSegment("link").(*dotSegmentError), "redirectRefusal": &redirectRefusal{method: "POST", status: 307},
 		"connRefusedError": &connRefusedError{why: refusedNoTLS, err: errors.New("x")},

@@ -93,7 +93,7 @@ func nilCtxArgs(t *testing.T, m ctxMethod) []reflect.Value {
 		// Links of the purpose each method follows (docs/interface.md L12).
 		"PaymentsService.AuthorisationStatus": {psu, Link{Href: paymentHref + "/authorisations/a-1"}},
 		"PaymentsService.Cancel":              {psu, Link{Href: paymentHref}},
-		"PaymentsService.Get":                 {psu, Link{Href: paymentHref}, nil},
+		"PaymentsService.Get":                 {psu, Link{Href: paymentHref}},
 		"PaymentsService.StartAuthorisation":  {psu, Link{Href: paymentHref + "/authorisations"}},
 		"SigningBasketsService.Cancel":        {psu, Link{Href: "/v1/signing-baskets/b-1"}},
 		"SigningBasketsService.Get":           {psu, Link{Href: "/v1/signing-baskets/b-1"}},
@@ -216,7 +216,7 @@ func TestNilContextFindsEveryMethod(t *testing.T) {
 	for _, m := range ctxMethodsOf(append([]any{c}, servicesOf(c)...)...) {
 		names = append(names, m.name)
 	}
-	for _, want := range []string{"Client.Do", "AccountsService.Transactions", "AccountsService.CardTransactions",
+	for _, want := range []string{"Client.Do", "AccountsService.Transactions", "CardAccountsService.Transactions",
 		"PaymentsService.PollStatus", "PaymentsService.ResolveEInvoice", "SandboxService.Initialize", "TPPService.ContactEmail",
 		"UsersService.Agreements", "ConsentsService.Create", "SigningBasketsService.Cancel"} {
 		assert.Contains(t, names, want, fmt.Sprint(names))

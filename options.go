@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -94,12 +95,14 @@ func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error { c.logger = l; return nil }
 }
 
-// WithRetry replaces DefaultRetryPolicy.
+// WithRetry replaces DefaultRetryPolicy(). The Client keeps a copy of p
+// (Methods included): changing p afterwards changes nothing.
 func WithRetry(p RetryPolicy) Option {
 	return func(c *config) error {
 		if p.MaxAttempts < 0 || p.MinDelay < 0 || p.MaxDelay < 0 || p.MaxRetryAfter < 0 {
 			return invalid("RetryPolicy", "values must not be negative")
 		}
+		p.Methods = slices.Clone(p.Methods)
 		c.retry = p
 		return nil
 	}
@@ -146,14 +149,28 @@ func WithASPSPID(id string) Option {
 }
 
 // WithResponseVerification verifies the Signature and Digest of the bank's
-// responses with bankCert (docs/interface.md, Authentication, item 3). A response
-// without a Signature passes unless require is true; then a successful (2xx)
-// response without one fails, and so does a 401 whose scaRedirect the PSU
-// would be sent to. A signature that covers x-request-id must name the
-// request's own X-Request-ID, so a signed answer cannot be replayed as the
-// answer to another call; a bank that signs neither x-request-id nor the
-// body gives no such protection. A failure is a *SignatureError.
-func WithResponseVerification(bankCert *x509.Certificate, require bool) Option {
+// responses with bankCert (docs/interface.md SIG3) and requires them: a
+// successful (2xx) response without a Signature fails, and so does a 401
+// whose scaRedirect the PSU would be sent to; an error answer is verified
+// when signed. A signature that covers x-request-id must name the request's
+// own X-Request-ID, so a signed answer cannot be replayed as the answer to
+// another call; a bank that signs neither x-request-id nor the body gives
+// no such protection. A failure is a *SignatureError. For a bank that signs
+// only some answers, use WithResponseVerificationIfSigned.
+func WithResponseVerification(bankCert *x509.Certificate) Option {
+	return responseVerification(bankCert, true)
+}
+
+// WithResponseVerificationIfSigned verifies, as WithResponseVerification
+// does, the responses that carry a Signature, and lets a response without
+// one through: for a bank that signs only some answers (the interface says
+// the bank may sign). Whoever can remove the header can then remove the
+// protection too. Of the two options the last one given applies.
+func WithResponseVerificationIfSigned(bankCert *x509.Certificate) Option {
+	return responseVerification(bankCert, false)
+}
+
+func responseVerification(bankCert *x509.Certificate, require bool) Option {
 	return func(c *config) error {
 		if bankCert == nil {
 			return invalid("bankCert", "is nil")

@@ -236,12 +236,19 @@ func errNoAuthorisation(field string) *ValidationError {
 		"gave no authorisationId and no scaStatus link, as production banks answer; read the payment's status instead")
 }
 
-// Get reads a payment, GET on the self link of the initiation (platform
-// notes, Payments), and decodes the JSON into into (for example a *Payment,
-// a *PeriodicPayment or a map); into may be nil to read nothing. The
-// interface does not describe the answer beyond the initiation fields.
-func (s *PaymentsService) Get(ctx context.Context, psu PSU, link Link, into any) (*Response, error) {
-	return s.client.follow(ctx, "payments.get", http.MethodGet, psu, link, "Initiation.Links.Self", into, routePayment)
+// Get reads a payment, GET on the self link of the initiation
+// (docs/interface.md PP5): the body it was initiated with, as the bank holds
+// it now, with its id and status (see PaymentDetails; the interface does not
+// describe the answer beyond the initiation fields, so the rest is in
+// PaymentDetails.Extra). A link that would route anywhere but a payment is
+// refused before sending.
+func (s *PaymentsService) Get(ctx context.Context, psu PSU, link Link) (*PaymentDetails, *Response, error) {
+	var out PaymentDetails
+	resp, err := s.client.follow(ctx, "payments.get", http.MethodGet, psu, link, "Initiation.Links.Self", &out, routePayment)
+	if err != nil {
+		return nil, resp, err
+	}
+	return &out, resp, nil
 }
 
 // Cancel cancels a payment, DELETE on the self link of the initiation

@@ -175,7 +175,7 @@ func TestLinkCallsRefuseEmptyLink(t *testing.T) {
 			_, _, err := c.Payments.AuthorisationStatus(ctx, aisPresent, Link{})
 			return err
 		}},
-		{"Payments.Get", "Initiation.Links.Self", func() error { _, err := c.Payments.Get(ctx, aisPresent, Link{}, nil); return err }},
+		{"Payments.Get", "Initiation.Links.Self", func() error { _, _, err := c.Payments.Get(ctx, aisPresent, Link{}); return err }},
 		{"Payments.Cancel", "Initiation.Links.Self", func() error { _, err := c.Payments.Cancel(ctx, aisPresent, Link{}); return err }},
 		{"SigningBaskets.Get", "BasketInitiation.Links.Self", func() error { _, _, err := c.SigningBaskets.Get(ctx, aisPresent, Link{}); return err }},
 		{"SigningBaskets.Status", "BasketInitiation.Links.Status", func() error {

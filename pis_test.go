@@ -388,7 +388,7 @@ func TestValidationRejectsBeforeSending(t *testing.T) {
 			return err
 		}},
 		{"get without link", "link", func(ctx context.Context, c *Client) error {
-			_, err := c.Payments.Get(ctx, presentPSU, Link{}, nil)
+			_, _, err := c.Payments.Get(ctx, presentPSU, Link{})
 			return err
 		}},
 		{"cancel without link", "link", func(ctx context.Context, c *Client) error {
@@ -607,7 +607,7 @@ func TestStartAuthorisationSendsAnEmptyBody(t *testing.T) {
 	b := &testBank{fn: reply(http.StatusCreated, answer)}
 	srv, c := newTestServer(t, b)
 	// A client whose signer digests empty bodies too (the Berlin Group rule).
-	withDigest, err := NewClient(srv.URL+testBasePath, testSigner(t, WithDigestOnEmptyBody()), WithRedirectURI("https://tpp.example/cb"))
+	withDigest, err := NewClient(srv.URL+testBasePath, testSignerWith(t, &SignerOptions{DigestOnEmptyBody: true}), WithRedirectURI("https://tpp.example/cb"))
 	require.NoError(t, err)
 	t.Cleanup(func() { withDigest.Close() })
 	link := Link{Href: "/v1/payments/norwegian-domestic-credit-transfers/enc!!p1/authorisations", Verbs: []string{"POST"}}
@@ -656,10 +656,10 @@ func TestStatusGetCancel(t *testing.T) {
 	assert.True(t, st.InsufficientFunds())
 	assert.Equal(t, "/v1/payments/norwegian-domestic-credit-transfers/enc!!p1/status", b.last().Path)
 
-	var p Payment
-	_, err = c.Payments.Get(ctx, absent, ini.Links.Self, &p)
+	d, _, err := c.Payments.Get(ctx, absent, ini.Links.Self)
 	require.NoError(t, err)
-	assert.Equal(t, simplePayment(), p)
+	require.NotNil(t, d.Payment, "a single payment")
+	assert.Equal(t, simplePayment(), *d.Payment)
 	assert.Equal(t, http.MethodGet, b.last().Method)
 	assert.Equal(t, "/v1/payments/norwegian-domestic-credit-transfers/enc!!p1", b.last().Path)
 

@@ -10,7 +10,7 @@ import (
 // Digest, the same-origin and base-path rules, retries for GET only (as
 // RetryPolicy says; a POST is never sent twice), the access budget counted
 // as for the named reads when the PSU is not present (not the 90-day check
-// of TransactionQuery: a raw query is sent as it is), a bank's error answer
+// of TransactionsOptions: a raw query is sent as it is), a bank's error answer
 // as *Error and a scaRedirect in any answer as *SCARequiredError.
 //
 // method is GET, POST, PUT or DELETE. path is relative to the base URL

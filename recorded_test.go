@@ -77,7 +77,7 @@ func TestPSUContextHeader(t *testing.T) {
 			return err
 		}, "CORPORATE"},
 		{"User", "GET /v1/user", func(c *Client) error {
-			_, _, err := c.Users.User(context.Background(), psu)
+			_, _, err := c.Users.ChooseContext(context.Background(), psu)
 			return err
 		}, "CORPORATE"},
 		{"Get", "GET " + recAccountPath, func(c *Client) error {
@@ -133,14 +133,14 @@ func TestRecordedSingleResources(t *testing.T) {
 	assert.Equal(t, CashAccountCurrent, a.CashAccountType)
 	assert.Equal(t, recAccountPath+"/balances", a.Links.Balances.Href, "the href as the bank wrote it")
 
-	ca, _, err := c.Accounts.CardAccount(ctx, aisPresent, recCardID)
+	ca, _, err := c.CardAccounts.Get(ctx, aisPresent, recCardID)
 	require.NoError(t, err)
 	assert.Equal(t, recCardID, ca.ResourceID)
 	assert.Equal(t, "525412******3241", ca.MaskedPAN)
 	require.NotNil(t, ca.CreditLimit)
 	assert.Equal(t, "50000.00", ca.CreditLimit.Amount)
 
-	b, _, err := c.Accounts.CardBalances(ctx, aisPresent, recCardID)
+	b, _, err := c.CardAccounts.Balances(ctx, aisPresent, recCardID)
 	require.NoError(t, err)
 	assert.Equal(t, AccountReference{MaskedPAN: "525412******3241", Currency: "NOK"}, b.Account, "cardAccount decodes into Account")
 	require.Len(t, b.Balances, 2)
@@ -158,10 +158,10 @@ func TestRecordedSingleResources(t *testing.T) {
 	a, _, err = c.Accounts.Get(ctx, aisPresent, "bare")
 	require.NoError(t, err)
 	assert.Equal(t, "32010012345", a.BBAN, "a bare account object decodes too")
-	ca, _, err = c.Accounts.CardAccount(ctx, aisPresent, "bare")
+	ca, _, err = c.CardAccounts.Get(ctx, aisPresent, "bare")
 	require.NoError(t, err)
 	assert.Equal(t, "5254******1234", ca.MaskedPAN, "a bare card account object decodes too")
-	b, _, err = c.Accounts.CardBalances(ctx, aisPresent, "bare")
+	b, _, err = c.CardAccounts.Balances(ctx, aisPresent, "bare")
 	require.NoError(t, err)
 	assert.Equal(t, "5254******1234", b.Account.MaskedPAN, "a reference under account decodes too")
 }
@@ -199,16 +199,16 @@ func TestIDsInTheRequestLine(t *testing.T) {
 			_, _, err := c.Accounts.Transaction(context.Background(), aisPresent, "a", id)
 			return err
 		}},
-		{"CardAccount", "/v1/card-accounts/%s", func(c *Client, id string) error {
-			_, _, err := c.Accounts.CardAccount(context.Background(), aisPresent, id)
+		{"CardAccounts.Get", "/v1/card-accounts/%s", func(c *Client, id string) error {
+			_, _, err := c.CardAccounts.Get(context.Background(), aisPresent, id)
 			return err
 		}},
-		{"CardBalances", "/v1/card-accounts/%s/balances", func(c *Client, id string) error {
-			_, _, err := c.Accounts.CardBalances(context.Background(), aisPresent, id)
+		{"CardAccounts.Balances", "/v1/card-accounts/%s/balances", func(c *Client, id string) error {
+			_, _, err := c.CardAccounts.Balances(context.Background(), aisPresent, id)
 			return err
 		}},
-		{"CardTransactions", "/v1/card-accounts/%s/transactions", func(c *Client, id string) error {
-			_, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, id, nil))
+		{"CardAccounts.Transactions", "/v1/card-accounts/%s/transactions", func(c *Client, id string) error {
+			_, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, id, nil))
 			return err
 		}},
 	}
@@ -269,7 +269,7 @@ func TestRecordedCardPagesWithoutIDs(t *testing.T) {
 		bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + recCardPath + "/transactions": byQuery(t, "page", map[string]string{
 			"": "ais/recorded/card_transactions_page1.json", "2": "ais/recorded/card_transactions_page2.json", "3": "ais/recorded/card_transactions_page3.json",
 		})})
-		txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, recCardID, &TransactionQuery{BookingStatus: BookingBooked}))
+		txs, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, recCardID, &TransactionsOptions{BookingStatus: BookingBooked}))
 		require.NoError(t, err)
 		assert.Len(t, txs, 6)
 		assert.Equal(t, 3, bank.count())
@@ -280,7 +280,7 @@ func TestRecordedCardPagesWithoutIDs(t *testing.T) {
 		bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + recCardPath + "/transactions": byQuery(t, "page", map[string]string{
 			"": "ais/recorded/card_transactions_page1.json", "2": "ais/recorded/card_transactions_loop.json",
 		})})
-		txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, recCardID, nil))
+		txs, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, recCardID, nil))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "already read")
 		assert.Len(t, txs, 4)
@@ -300,17 +300,17 @@ func TestCardBalancesBudget(t *testing.T) {
 	})
 	ctx := context.Background()
 	for range AccessLimit {
-		_, _, err := c.Accounts.CardBalances(ctx, aisNotPresent, recCardID)
+		_, _, err := c.CardAccounts.Balances(ctx, aisNotPresent, recCardID)
 		require.NoError(t, err)
 	}
-	_, _, err := c.Accounts.CardBalances(ctx, aisNotPresent, recCardID)
+	_, _, err := c.CardAccounts.Balances(ctx, aisNotPresent, recCardID)
 	var ae *AccessExceededError
 	require.True(t, errors.As(err, &ae), "the fifth is refused locally: %v", err)
 	assert.Equal(t, BudgetBalances, ae.Endpoint)
 	for range AccessLimit + 1 {
 		_, _, err := c.Accounts.Get(ctx, aisNotPresent, recAccountID)
 		require.NoError(t, err)
-		_, _, err = c.Accounts.CardAccount(ctx, aisNotPresent, recCardID)
+		_, _, err = c.CardAccounts.Get(ctx, aisNotPresent, recCardID)
 		require.NoError(t, err)
 	}
 	_, _, err = c.Accounts.Balances(ctx, aisNotPresent, recAccountID)
@@ -371,7 +371,7 @@ func TestTransactionsStandingOrders(t *testing.T) {
 		"": page("b1", "2"), "2": page("b2", ""),
 	})})
 	var got []string
-	for tx, err := range c.Accounts.Transactions(context.Background(), aisPresent, recAccountID, &TransactionQuery{BookingStatus: BookingAll}) {
+	for tx, err := range c.Accounts.Transactions(context.Background(), aisPresent, recAccountID, &TransactionsOptions{BookingStatus: BookingAll}) {
 		require.NoError(t, err)
 		got = append(got, string(tx.Status)+":"+tx.TransactionID+tx.TransactionAmount.Amount)
 	}

@@ -25,16 +25,21 @@ type RetryPolicy struct {
 	Methods       []string      // retried methods
 }
 
-// DefaultRetryPolicy: 3 attempts for GET, backoff 200 ms doubling to 5 s with
-// jitter, Retry-After honoured up to 30 s. Retried: connection errors and the
-// statuses 500, 502, 503 and 504, and 429 with a Retry-After other than
-// ACCESS_EXCEEDED (which lasts for hours).
-var DefaultRetryPolicy = RetryPolicy{
-	MaxAttempts:   3,
-	MinDelay:      200 * time.Millisecond,
-	MaxDelay:      5 * time.Second,
-	MaxRetryAfter: 30 * time.Second,
-	Methods:       []string{http.MethodGet},
+// DefaultRetryPolicy returns the policy of a Client without WithRetry: 3
+// attempts for GET, backoff 200 ms doubling to 5 s with jitter, Retry-After
+// honoured up to 30 s. Retried: connection errors and the statuses 500, 502,
+// 503 and 504, and 429 with a Retry-After other than ACCESS_EXCEEDED (which
+// lasts for hours). Each call returns a fresh copy (Methods included): a
+// caller may change it and pass it to WithRetry without changing anyone
+// else's default.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{
+		MaxAttempts:   3,
+		MinDelay:      200 * time.Millisecond,
+		MaxDelay:      5 * time.Second,
+		MaxRetryAfter: 30 * time.Second,
+		Methods:       []string{http.MethodGet},
+	}
 }
 
 // try is an attempt as decide sees it.

@@ -59,7 +59,7 @@ func (c *countingTransport) status(code int) int {
 // P-256 certificate in testdata, since an ECDSA signature costs a fraction
 // of an RSA one and these tests sign thousands of requests.
 var ecTPPSigner = sync.OnceValues(func() (*xs2a.Signer, error) {
-	return xs2a.LoadSigner(filepath.Join("testdata", "certs", "tpp-ec.cert.pem"), filepath.Join("testdata", "certs", "tpp-ec.key.pem"))
+	return xs2a.LoadSigner(filepath.Join("testdata", "certs", "tpp-ec.cert.pem"), filepath.Join("testdata", "certs", "tpp-ec.key.pem"), nil)
 })
 
 // faultClient is a client of b, signing with ecTPPSigner, whose requests go

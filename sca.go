@@ -98,7 +98,7 @@ const maxCallbackText = 200
 // ParseCallback reads the query of a request to the TPP-Redirect-URI, a pure
 // function of q. After a successful SCA it returns the *Callback
 // (docs/interface.md CB1, CB4); when the bank reports a failed SCA it returns
-// (nil, *SCAFailure) (CB2, CB5); anything else is a *CallbackError: a missing,
+// (nil, *SCAFailedError) (CB2, CB5); anything else is a *CallbackError: a missing,
 // malformed or repeated parameter, control characters, or psu-id together with
 // failure parameters (CB3). Parameters it does not know are ignored.
 func ParseCallback(q url.Values) (*Callback, error) {
@@ -168,7 +168,7 @@ func parseSuccess(q url.Values) (*Callback, error) {
 }
 
 func parseFailure(q url.Values) (*Callback, error) {
-	f := &SCAFailure{System: q.Get(paramSystem), Code: q.Get(paramCode)}
+	f := &SCAFailedError{System: q.Get(paramSystem), Code: q.Get(paramCode)}
 	for _, p := range [...]struct{ name, v string }{{paramSystem, f.System}, {paramCode, f.Code}} {
 		if err := checkCallbackText(p.name, p.v); err != nil {
 			return nil, err
@@ -281,7 +281,7 @@ func NewSessionID() string { return newRequestID() }
 
 // CallbackHandler serves the TPP-Redirect-URI (docs/interface.md CB6): it
 // answers GET only, reads the query with ParseCallback, and calls onSuccess with
-// the *Callback or onFailure with the error (*SCAFailure or *CallbackError; with
+// the *Callback or onFailure with the error (*SCAFailedError or *CallbackError; with
 // a nil onFailure it answers 400). Every response gets Cache-Control: no-store
 // and Referrer-Policy: no-referrer. onSuccess must not be nil; before storing
 // cb.PSUID it must check that the callback belongs to the user whose browser

@@ -109,8 +109,11 @@ func scaRedirectPaths() []scaRedirectPath {
 				l, _, err := c.Users.Register(ctx, psu)
 				return result(scaLinkOf(l), err)
 			}},
-		{name: "users.user", status: http.StatusOK, body: links(""),
-			call: func(c *Client) (Link, error) { l, _, err := c.Users.User(ctx, psu); return result(scaLinkOf(l), err) }},
+		{name: "users.choose_context", status: http.StatusOK, body: links(""),
+			call: func(c *Client) (Link, error) {
+				l, _, err := c.Users.ChooseContext(ctx, psu)
+				return result(scaLinkOf(l), err)
+			}},
 		{name: "payments.start_authorisation", status: http.StatusCreated, body: links(`"scaStatus":"started",`), post: true,
 			call: func(c *Client) (Link, error) {
 				l, _, err := c.Payments.StartAuthorisation(ctx, presentPSU, Link{Href: "/v1/payments/x/p1/authorisations"})

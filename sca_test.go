@@ -111,79 +111,79 @@ func TestParseCallbackFailure(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		query   string
-		want    SCAFailure
+		want    SCAFailedError
 		wantErr string
 	}{
 		{
 			name:    "all parameters",
 			query:   "system=PAYMENTS&status=400&code=PAYMENT_FAILED&message=Not%20enough%20funds",
-			want:    SCAFailure{System: "PAYMENTS", Status: 400, Code: "PAYMENT_FAILED", Message: "Not enough funds"},
+			want:    SCAFailedError{System: "PAYMENTS", Status: 400, Code: "PAYMENT_FAILED", Message: "Not enough funds"},
 			wantErr: "xs2a: SCA failed: 400 PAYMENT_FAILED: Not enough funds",
 		},
 		{
 			name:    "double-encoded message is decoded once more",
 			query:   "status=500&code=INTERNAL&message=Betaling%2520avvist%253A%2520for%2520lite%2520dekning",
-			want:    SCAFailure{Status: 500, Code: "INTERNAL", Message: "Betaling avvist: for lite dekning"},
+			want:    SCAFailedError{Status: 500, Code: "INTERNAL", Message: "Betaling avvist: for lite dekning"},
 			wantErr: "xs2a: SCA failed: 500 INTERNAL: Betaling avvist: for lite dekning",
 		},
 		{
 			name:  "double-encoded UTF-8",
 			query: "code=X&message=Bel%25C3%25B8p%2Bfor%2Bh%25C3%25B8yt",
-			want:  SCAFailure{Code: "X", Message: "Beløp for høyt"},
+			want:  SCAFailedError{Code: "X", Message: "Beløp for høyt"},
 		},
 		{
 			name:  "a percent sign that is no escape stays",
 			query: "code=X&message=100%25%20sure",
-			want:  SCAFailure{Code: "X", Message: "100% sure"},
+			want:  SCAFailedError{Code: "X", Message: "100% sure"},
 		},
 		{
 			name:  "an escape next to a lone percent sign stays undecoded",
 			query: "code=X&message=%2541%20and%2050%25",
-			want:  SCAFailure{Code: "X", Message: "%41 and 50%"},
+			want:  SCAFailedError{Code: "X", Message: "%41 and 50%"},
 		},
 		{
 			name:  "ISO-8859-1 text",
 			query: "code=X&message=P%E5%20kontoen",
-			want:  SCAFailure{Code: "X", Message: "På kontoen"},
+			want:  SCAFailedError{Code: "X", Message: "På kontoen"},
 		},
 		{
 			name:    "line breaks in the message become spaces, other controls visible escapes",
 			query:   "status=400&message=line1%0Aline2%1B%5B31m",
-			want:    SCAFailure{Status: 400, Message: `line1 line2\x1b[31m`},
+			want:    SCAFailedError{Status: 400, Message: `line1 line2\x1b[31m`},
 			wantErr: `xs2a: SCA failed: 400: line1 line2\x1b[31m`,
 		},
 		{
 			name:    "bidi and format characters in the message are escaped",
 			query:   "status=400&message=" + url.QueryEscape("evil\u202etxt.exe\u2028next\u200b"),
-			want:    SCAFailure{Status: 400, Message: `evil\u202etxt.exe next\u200b`},
+			want:    SCAFailedError{Status: 400, Message: `evil\u202etxt.exe next\u200b`},
 			wantErr: `xs2a: SCA failed: 400: evil\u202etxt.exe next\u200b`,
 		},
 		{
 			name:    "only a code",
 			query:   "code=SCA_INVALID",
-			want:    SCAFailure{Code: "SCA_INVALID"},
+			want:    SCAFailedError{Code: "SCA_INVALID"},
 			wantErr: "xs2a: SCA failed: SCA_INVALID",
 		},
 		{
 			name:    "only a message",
 			query:   "message=cancelled",
-			want:    SCAFailure{Message: "cancelled"},
+			want:    SCAFailedError{Message: "cancelled"},
 			wantErr: "xs2a: SCA failed: cancelled",
 		},
 		{
 			name:  "empty status counts as absent",
 			query: "status=&code=X",
-			want:  SCAFailure{Code: "X"},
+			want:  SCAFailedError{Code: "X"},
 		},
 		{
 			name:  "tpp-session-id and context alongside are allowed",
 			query: "tpp-session-id=s&context=PRIVATE&status=401&code=PSU_CREDENTIALS_INVALID",
-			want:  SCAFailure{Status: 401, Code: "PSU_CREDENTIALS_INVALID"},
+			want:  SCAFailedError{Status: 401, Code: "PSU_CREDENTIALS_INVALID"},
 		},
 		{
 			name:    "long message is cut in Error, kept whole in Message",
 			query:   "status=400&message=" + strings.Repeat("é", 250),
-			want:    SCAFailure{Status: 400, Message: strings.Repeat("é", 250)},
+			want:    SCAFailedError{Status: 400, Message: strings.Repeat("é", 250)},
 			wantErr: "xs2a: SCA failed: 400: " + strings.Repeat("é", 200) + "…",
 		},
 	} {
@@ -192,7 +192,7 @@ func TestParseCallbackFailure(t *testing.T) {
 			require.NoError(t, err)
 			cb, err := ParseCallback(q)
 			require.Nil(t, cb)
-			var f *SCAFailure
+			var f *SCAFailedError
 			require.ErrorAs(t, err, &f)
 			assert.Equal(t, tc.want, *f)
 			assert.ErrorIs(t, err, ErrSCAFailed)
@@ -320,14 +320,14 @@ func TestCallbackHandler(t *testing.T) {
 			want: result{cb: &Callback{PSUID: testPSUID, TPPSessionID: "s-1", Context: ContextPrivate}}},
 		{name: "failure", method: http.MethodGet, target: "/cb?status=400&code=PAYMENT_FAILED&message=no",
 			wantStatus: http.StatusTeapot,
-			want:       result{err: &SCAFailure{Status: 400, Code: "PAYMENT_FAILED", Message: "no"}}},
+			want:       result{err: &SCAFailedError{Status: 400, Code: "PAYMENT_FAILED", Message: "no"}}},
 		{name: "invalid", method: http.MethodGet, target: "/cb?psu-id=" + testPSUID, wantStatus: http.StatusTeapot,
 			want: result{err: &CallbackError{Param: "context", Reason: reasonMissing}}},
 		{name: "malformed query is never a success", method: http.MethodGet, target: success + "&x=%zz",
 			wantStatus: http.StatusTeapot, want: result{err: &CallbackError{Param: "query", Reason: reasonMalformedQuery}}},
 		{name: "malformed query keeps a readable failure", method: http.MethodGet,
 			target: "/cb?status=400&code=PAYMENT_FAILED&message=100%", wantStatus: http.StatusTeapot,
-			want: result{err: &SCAFailure{Status: 400, Code: "PAYMENT_FAILED"}}},
+			want: result{err: &SCAFailedError{Status: 400, Code: "PAYMENT_FAILED"}}},
 		{name: "semicolons are malformed", method: http.MethodGet, target: success + ";x=1",
 			wantStatus: http.StatusTeapot, want: result{err: &CallbackError{Param: "query", Reason: reasonMalformedQuery}}},
 		{name: "POST", method: http.MethodPost, target: success, wantStatus: http.StatusMethodNotAllowed,
@@ -463,7 +463,7 @@ func FuzzParseCallback(f *testing.F) {
 				continue
 			}
 			var ce *CallbackError
-			var sf *SCAFailure
+			var sf *SCAFailedError
 			switch {
 			case errors.As(r.err, &ce):
 				if !slices.Contains(callbackParams, ce.Param) && ce.Param != paramQuery {

@@ -206,7 +206,7 @@ func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) e
 }
 
 // Abort records that the SCA under sessionID failed or was abandoned (a
-// *SCAFailure callback, or the PSU never came back): the Pending ID is
+// *SCAFailedError callback, or the PSU never came back): the Pending ID is
 // dropped and the Active ID stays valid. sessionID must be the user's Pending
 // ID (an expired one too, which Abort drops), else the error is
 // ErrUnknownSession and nothing changes.

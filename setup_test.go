@@ -32,9 +32,15 @@ func checkGolden(t *testing.T, name string, got []byte) {
 }
 
 // testSigner loads the fixed TEST-ONLY RSA certificate and key.
-func testSigner(t testing.TB, opts ...SignerOption) *Signer {
+func testSigner(t testing.TB) *Signer {
 	t.Helper()
-	s, err := LoadSigner(filepath.Join("testdata", "certs", "tpp-rsa.cert.pem"), filepath.Join("testdata", "certs", "tpp-rsa.key.pem"), opts...)
+	return testSignerWith(t, nil)
+}
+
+// testSignerWith is testSigner with opts.
+func testSignerWith(t testing.TB, opts *SignerOptions) *Signer {
+	t.Helper()
+	s, err := LoadSigner(filepath.Join("testdata", "certs", "tpp-rsa.cert.pem"), filepath.Join("testdata", "certs", "tpp-rsa.key.pem"), opts)
 	require.NoError(t, err)
 	return s
 }

@@ -51,80 +51,75 @@ type Signer struct {
 	lowerSerial, escapeSpaces bool
 	paramsHead                string // `keyId="...",algorithm="...",headers="`
 	valueLen                  int    // room for a Signature value (unless RFC 2047 encoded)
-	encode2047                bool   // RFC 2047 encode the value: non-ASCII keyId or WithRFC2047Signature
-	force2047                 bool   // WithRFC2047Signature
+	encode2047                bool   // RFC 2047 encode the value: non-ASCII keyId or RFC2047Signature
+	force2047                 bool   // SignerOptions.RFC2047Signature
 	rand                      io.Reader
 }
 
-// SignerOption adjusts a Signer for a bank's variant of the signing rules.
-type SignerOption func(*Signer) error
-
-// WithLowerCaseSerial writes the serial number in the keyId in lower-case
-// hex, for banks that compare it that way.
-func WithLowerCaseSerial() SignerOption {
-	return func(s *Signer) error { s.lowerSerial = true; return nil }
+// SignerOptions adjust a Signer for a bank's variant of the signing rules
+// (docs/interface.md SIG4 to SIG7). The zero value, like a nil
+// *SignerOptions, signs as the interface writes. NewSigner checks them; a
+// bad one is a *ValidationError naming the field.
+type SignerOptions struct {
+	// KeyID replaces the keyId entirely, for banks that registered the
+	// certificate under another form: non-empty, without quote or line
+	// break. LowerCaseSerial and EscapedSpacesInCA then change nothing.
+	KeyID string
+	// LowerCaseSerial writes the serial number in the keyId in lower-case
+	// hex, for banks that compare it that way.
+	LowerCaseSerial bool
+	// EscapedSpacesInCA writes the spaces of the issuer name in the keyId
+	// as %20, for banks that want it so.
+	EscapedSpacesInCA bool
+	// RFC2047Signature sends every Signature value as one RFC 2047 encoded
+	// word, =?utf-8?B?<base64 of keyId=...,algorithm=...,headers=...,signature=...>?=,
+	// the form the public clients of this platform send (together with
+	// LowerCaseSerial). Without it the value is sent as plain text, and
+	// wrapped so only when the keyId holds text other than ASCII (an issuer
+	// with non-ASCII characters), where the interface requires the
+	// wrapping. The signed content is the same either way.
+	RFC2047Signature bool
+	// SignedHeaders are signed after DefaultSignedHeaders, when present in
+	// a request. Names are case-insensitive; "(request-target)" signs the
+	// method and path as draft-cavage-http-signatures defines.
+	SignedHeaders []string
+	// DigestOnEmptyBody sends a Digest (of the empty byte string) on
+	// requests without a body, such as GET and DELETE: the Berlin Group
+	// rule, enforced by some banks. By default only requests with a body
+	// carry Digest, as the bank's reference client does.
+	DigestOnEmptyBody bool
 }
 
-// WithRFC2047Signature sends every Signature value as one RFC 2047
-// encoded word, =?utf-8?B?<base64 of keyId=...,algorithm=...,headers=...,signature=...>?=,
-// the form the public clients of this platform send (together with
-// WithLowerCaseSerial). Without it the value is sent as plain text, and
-// wrapped so only when the keyId holds text other than ASCII (an issuer
-// with non-ASCII characters), where the interface requires the wrapping.
-// The signed content is the same either way.
-func WithRFC2047Signature() SignerOption {
-	return func(s *Signer) error { s.force2047 = true; return nil }
-}
-
-// WithEscapedSpacesInCA writes the spaces of the issuer name in the keyId as
-// %20, for banks that want it so.
-func WithEscapedSpacesInCA() SignerOption {
-	return func(s *Signer) error { s.escapeSpaces = true; return nil }
-}
-
-// WithKeyID replaces the keyId entirely, for banks that registered the
-// certificate under another form.
-func WithKeyID(keyID string) SignerOption {
-	return func(s *Signer) error {
-		if keyID == "" || strings.ContainsAny(keyID, "\"\r\n") {
-			return invalid("keyID", "must be non-empty and hold no quote or line break")
-		}
-		s.keyID = keyID
+// apply checks o and sets it on s.
+func (o *SignerOptions) apply(s *Signer) error {
+	if o == nil {
 		return nil
 	}
-}
-
-// WithSignedHeaders adds headers to sign after the default ones, when present
-// in a request. Names are case-insensitive; "(request-target)" signs the
-// method and path as draft-cavage-http-signatures defines.
-func WithSignedHeaders(names ...string) SignerOption {
-	return func(s *Signer) error {
-		for _, n := range names {
-			n = strings.ToLower(strings.TrimSpace(n))
-			if n == "" || strings.ContainsAny(n, " \",\r\n:") && n != "(request-target)" {
-				return invalid("signed header", "%q is not a header name", n)
-			}
-			if !slices.Contains(s.headers, n) {
-				s.headers = append(s.headers, n)
-			}
+	if o.KeyID != "" {
+		if strings.ContainsAny(o.KeyID, "\"\r\n") {
+			return invalid("SignerOptions.KeyID", "must hold no quote or line break")
 		}
-		return nil
+		s.keyID = o.KeyID
 	}
-}
-
-// WithDigestOnEmptyBody sends a Digest (of the empty byte string) on
-// requests without a body, such as GET and DELETE: the Berlin Group rule,
-// enforced by some banks. By default only requests with a body carry Digest,
-// as the bank's reference client does.
-func WithDigestOnEmptyBody() SignerOption {
-	return func(s *Signer) error { s.digestGET = true; return nil }
+	for _, n := range o.SignedHeaders {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if n == "" || strings.ContainsAny(n, " \",\r\n:") && n != "(request-target)" {
+			return invalid("SignerOptions.SignedHeaders", "%q is not a header name", n)
+		}
+		if !slices.Contains(s.headers, n) {
+			s.headers = append(s.headers, n)
+		}
+	}
+	s.lowerSerial, s.escapeSpaces = o.LowerCaseSerial, o.EscapedSpacesInCA
+	s.force2047, s.digestGET = o.RFC2047Signature, o.DigestOnEmptyBody
+	return nil
 }
 
 // NewSigner returns a Signer for key and its certificate. RSA keys sign
 // rsa-sha256 (PKCS#1 v1.5 with SHA-256, RFC 3447 section 8.2.1); ECDSA P-256
 // keys sign ecdsa-sha256 (ASN.1 DER signature). The key's public half must
-// match the certificate.
-func NewSigner(key crypto.Signer, cert *x509.Certificate, opts ...SignerOption) (*Signer, error) {
+// match the certificate. opts may be nil.
+func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (*Signer, error) {
 	if key == nil || isNilPointer(key) {
 		return nil, invalid("key", "is nil")
 	}
@@ -147,10 +142,8 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts ...SignerOption) 
 		return nil, invalid("key", "does not match the certificate's public key")
 	}
 	s.headers = append([]string(nil), DefaultSignedHeaders...)
-	for _, o := range opts {
-		if err := o(s); err != nil {
-			return nil, err
-		}
+	if err := opts.apply(s); err != nil {
+		return nil, err
 	}
 	if s.keyID == "" {
 		id, err := certKeyID(cert, s.lowerSerial, s.escapeSpaces)
@@ -238,7 +231,7 @@ func (s *Signer) SignedHeaders() []string { return append([]string(nil), s.heade
 
 // LoadSigner reads a PEM certificate and a PEM private key (PKCS#1 "RSA
 // PRIVATE KEY", PKCS#8 "PRIVATE KEY" or SEC 1 "EC PRIVATE KEY") from files.
-func LoadSigner(certPEMFile, keyPEMFile string, opts ...SignerOption) (*Signer, error) {
+func LoadSigner(certPEMFile, keyPEMFile string, opts *SignerOptions) (*Signer, error) {
 	certPEM, err := os.ReadFile(certPEMFile)
 	if err != nil {
 		return nil, fmt.Errorf("xs2a: reading certificate: %w", err)
@@ -247,12 +240,12 @@ func LoadSigner(certPEMFile, keyPEMFile string, opts ...SignerOption) (*Signer, 
 	if err != nil {
 		return nil, fmt.Errorf("xs2a: reading key: %w", err)
 	}
-	return ParseSigner(certPEM, keyPEM, opts...)
+	return ParseSigner(certPEM, keyPEM, opts)
 }
 
 // ParseSigner is LoadSigner for PEM bytes already in memory (for example from
 // a secrets manager). The first CERTIFICATE block is the TPP certificate.
-func ParseSigner(certPEM, keyPEM []byte, opts ...SignerOption) (*Signer, error) {
+func ParseSigner(certPEM, keyPEM []byte, opts *SignerOptions) (*Signer, error) {
 	cert, err := parseCertPEM(certPEM)
 	if err != nil {
 		return nil, err
@@ -261,20 +254,20 @@ func ParseSigner(certPEM, keyPEM []byte, opts ...SignerOption) (*Signer, error) 
 	if err != nil {
 		return nil, err
 	}
-	return NewSigner(key, cert, opts...)
+	return NewSigner(key, cert, opts)
 }
 
 // LoadPKCS12 reads an eIDAS certificate and key from a PKCS#12 (.p12, .pfx) file.
-func LoadPKCS12(file, password string, opts ...SignerOption) (*Signer, error) {
+func LoadPKCS12(file, password string, opts *SignerOptions) (*Signer, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("xs2a: reading PKCS#12: %w", err)
 	}
-	return ParsePKCS12(data, password, opts...)
+	return ParsePKCS12(data, password, opts)
 }
 
 // ParsePKCS12 is LoadPKCS12 for bytes already in memory.
-func ParsePKCS12(data []byte, password string, opts ...SignerOption) (*Signer, error) {
+func ParsePKCS12(data []byte, password string, opts *SignerOptions) (*Signer, error) {
 	key, cert, _, err := pkcs12.DecodeChain(data, password)
 	if err != nil {
 		return nil, fmt.Errorf("xs2a: decoding PKCS#12: %w", err)
@@ -283,7 +276,7 @@ func ParsePKCS12(data []byte, password string, opts ...SignerOption) (*Signer, e
 	if !ok {
 		return nil, invalid("key", "PKCS#12 key of type %T cannot sign", key)
 	}
-	return NewSigner(signer, cert, opts...)
+	return NewSigner(signer, cert, opts)
 }
 
 func parseCertPEM(data []byte) (*x509.Certificate, error) {

@@ -54,17 +54,29 @@ func mustNotPanic(t *testing.T, f func()) {
 func certPath(name string) string { return filepath.Join("testdata", "certs", name) }
 
 // testECSigner loads the fixed TEST-ONLY ECDSA P-256 certificate and key.
-func testECSigner(t testing.TB, opts ...SignerOption) *Signer {
+func testECSigner(t testing.TB) *Signer {
 	t.Helper()
-	s, err := LoadSigner(certPath("tpp-ec.cert.pem"), certPath("tpp-ec.key.pem"), opts...)
+	return testECSignerWith(t, nil)
+}
+
+// testECSignerWith is testECSigner with opts.
+func testECSignerWith(t testing.TB, opts *SignerOptions) *Signer {
+	t.Helper()
+	s, err := LoadSigner(certPath("tpp-ec.cert.pem"), certPath("tpp-ec.key.pem"), opts)
 	require.NoError(t, err)
 	return s
 }
 
 // testNordicSigner loads the RSA key under the issuer with non-ASCII text.
-func testNordicSigner(t testing.TB, opts ...SignerOption) *Signer {
+func testNordicSigner(t testing.TB) *Signer {
 	t.Helper()
-	s, err := LoadSigner(certPath("tpp-nordic.cert.pem"), certPath("tpp-rsa.key.pem"), opts...)
+	return testNordicSignerWith(t, nil)
+}
+
+// testNordicSignerWith is testNordicSigner with opts.
+func testNordicSignerWith(t testing.TB, opts *SignerOptions) *Signer {
+	t.Helper()
+	s, err := LoadSigner(certPath("tpp-nordic.cert.pem"), certPath("tpp-rsa.key.pem"), opts)
 	require.NoError(t, err)
 	return s
 }
@@ -150,7 +162,7 @@ func TestCavageVectors(t *testing.T) {
 		h[kv[0]] = append(h[kv[0]], kv[1])
 	}
 	// The key has no certificate in the draft: a self-signed one stands in.
-	signer, err := NewSigner(key, selfSigned(t, key), WithKeyID(v.KeyID))
+	signer, err := NewSigner(key, selfSigned(t, key), &SignerOptions{KeyID: v.KeyID})
 	require.NoError(t, err)
 	require.Equal(t, v.Algorithm, signer.Algorithm())
 
@@ -188,20 +200,21 @@ func TestKeyID(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		load func(t testing.TB, opts ...SignerOption) *Signer
-		opts []SignerOption
+		load func(t testing.TB, opts *SignerOptions) *Signer
+		opts *SignerOptions
 		want string
 	}{
-		{"default", testSigner, nil, testKeyID},
-		{"lower-case serial", testSigner, []SignerOption{WithLowerCaseSerial()}, "SN=1a2b3c4d5e6f,CA=CN=xs2a Test CA - TEST ONLY,O=tppkit,C=NO"},
-		{"escaped spaces", testSigner, []SignerOption{WithEscapedSpacesInCA()}, "SN=1A2B3C4D5E6F,CA=CN=xs2a%20Test%20CA%20-%20TEST%20ONLY,O=tppkit,C=NO"},
-		{"both variants", testSigner, []SignerOption{WithLowerCaseSerial(), WithEscapedSpacesInCA()}, "SN=1a2b3c4d5e6f,CA=CN=xs2a%20Test%20CA%20-%20TEST%20ONLY,O=tppkit,C=NO"},
-		{"WithKeyID", testSigner, []SignerOption{WithKeyID("registered-key-42")}, "registered-key-42"},
-		{"WithKeyID wins over the variants", testSigner, []SignerOption{WithKeyID("k"), WithLowerCaseSerial()}, "k"},
-		{"ECDSA", testECSigner, nil, testECKeyID},
-		{"non-ASCII issuer", testNordicSigner, nil, testNordicKeyID},
-		{"PKCS#12", func(t testing.TB, opts ...SignerOption) *Signer {
-			s, err := LoadPKCS12(certPath("tpp-rsa.p12"), "test-only", opts...)
+		{"default", testSignerWith, nil, testKeyID},
+		{"zero options", testSignerWith, &SignerOptions{}, testKeyID},
+		{"lower-case serial", testSignerWith, &SignerOptions{LowerCaseSerial: true}, "SN=1a2b3c4d5e6f,CA=CN=xs2a Test CA - TEST ONLY,O=tppkit,C=NO"},
+		{"escaped spaces", testSignerWith, &SignerOptions{EscapedSpacesInCA: true}, "SN=1A2B3C4D5E6F,CA=CN=xs2a%20Test%20CA%20-%20TEST%20ONLY,O=tppkit,C=NO"},
+		{"both variants", testSignerWith, &SignerOptions{LowerCaseSerial: true, EscapedSpacesInCA: true}, "SN=1a2b3c4d5e6f,CA=CN=xs2a%20Test%20CA%20-%20TEST%20ONLY,O=tppkit,C=NO"},
+		{"KeyID", testSignerWith, &SignerOptions{KeyID: "registered-key-42"}, "registered-key-42"},
+		{"KeyID wins over the variants", testSignerWith, &SignerOptions{KeyID: "k", LowerCaseSerial: true}, "k"},
+		{"ECDSA", testECSignerWith, nil, testECKeyID},
+		{"non-ASCII issuer", testNordicSignerWith, nil, testNordicKeyID},
+		{"PKCS#12", func(t testing.TB, opts *SignerOptions) *Signer {
+			s, err := LoadPKCS12(certPath("tpp-rsa.p12"), "test-only", opts)
 			require.NoError(t, err)
 			return s
 		}, nil, testKeyID},
@@ -209,34 +222,36 @@ func TestKeyID(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, tt.load(t, tt.opts...).KeyID())
+			assert.Equal(t, tt.want, tt.load(t, tt.opts).KeyID())
 		})
 	}
 }
 
-func TestWithKeyIDInvalid(t *testing.T) {
+func TestSignerOptionsKeyIDInvalid(t *testing.T) {
 	t.Parallel()
-	for _, id := range []string{"", `a"b`, "a\rb", "a\nb"} {
-		_, err := ParseSigner(mustRead(t, certPath("tpp-rsa.cert.pem")), mustRead(t, certPath("tpp-rsa.key.pem")), WithKeyID(id))
+	for _, id := range []string{`a"b`, "a\rb", "a\nb"} {
+		_, err := ParseSigner(mustRead(t, certPath("tpp-rsa.cert.pem")), mustRead(t, certPath("tpp-rsa.key.pem")), &SignerOptions{KeyID: id})
 		var verr *ValidationError
 		require.ErrorAs(t, err, &verr, "%q", id)
-		assert.Equal(t, "keyID", verr.Field)
+		assert.Equal(t, "SignerOptions.KeyID", verr.Field)
 	}
 }
 
-func TestWithSignedHeaders(t *testing.T) {
+func TestSignerOptionsSignedHeaders(t *testing.T) {
 	t.Parallel()
-	s := testSigner(t, WithSignedHeaders("TPP-Session-ID", " (request-target) ", "date", "tpp-session-id"))
+	extra := []string{"TPP-Session-ID", " (request-target) ", "date", "tpp-session-id"}
+	s := testSignerWith(t, &SignerOptions{SignedHeaders: extra})
+	assert.Equal(t, "TPP-Session-ID", extra[0], "the caller's slice is left alone")
 	assert.Equal(t, []string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri", "tpp-session-id", "(request-target)"}, s.SignedHeaders())
 	s.SignedHeaders()[0] = "changed"
 	assert.Equal(t, "date", s.SignedHeaders()[0], "SignedHeaders returns a copy")
 	assert.Equal(t, "date", DefaultSignedHeaders[0])
 
 	for _, bad := range []string{"", " ", "a b", `a"b`, "a,b", "a:b", "a\nb"} {
-		_, err := NewSigner(s.key, s.cert, WithSignedHeaders(bad))
+		_, err := NewSigner(s.key, s.cert, &SignerOptions{SignedHeaders: []string{bad}})
 		var verr *ValidationError
 		require.ErrorAs(t, err, &verr, "%q", bad)
-		assert.Equal(t, "signed header", verr.Field)
+		assert.Equal(t, "SignerOptions.SignedHeaders", verr.Field)
 	}
 }
 
@@ -373,7 +388,7 @@ func TestNewSignerErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := NewSigner(tt.key, tt.cert)
+			s, err := NewSigner(tt.key, tt.cert, nil)
 			require.Nil(t, s)
 			var verr *ValidationError
 			require.ErrorAs(t, err, &verr)
@@ -402,7 +417,7 @@ func TestLoadSigner(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := LoadSigner(certPath(tt.cert), certPath(tt.key))
+			s, err := LoadSigner(certPath(tt.cert), certPath(tt.key), nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.alg, s.Algorithm())
 			assert.Equal(t, base64.StdEncoding.EncodeToString(s.cert.Raw), s.certHeader)
@@ -414,16 +429,16 @@ func TestLoadSigner(t *testing.T) {
 		t.Parallel()
 		params := pem.EncodeToMemory(&pem.Block{Type: "EC PARAMETERS", Bytes: []byte{0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07}})
 		junk := pem.EncodeToMemory(&pem.Block{Type: "TRUSTED NOTE", Bytes: []byte("x")})
-		s, err := ParseSigner(append(junk, mustRead(t, certPath("tpp-ec.cert.pem"))...), append(params, mustRead(t, certPath("tpp-ec.key.pem"))...))
+		s, err := ParseSigner(append(junk, mustRead(t, certPath("tpp-ec.cert.pem"))...), append(params, mustRead(t, certPath("tpp-ec.key.pem"))...), nil)
 		require.NoError(t, err)
 		assert.Equal(t, testECKeyID, s.KeyID())
 	})
 
 	t.Run("missing files", func(t *testing.T) {
 		t.Parallel()
-		_, err := LoadSigner(certPath("nope.pem"), certPath("tpp-rsa.key.pem"))
+		_, err := LoadSigner(certPath("nope.pem"), certPath("tpp-rsa.key.pem"), nil)
 		require.ErrorIs(t, err, os.ErrNotExist)
-		_, err = LoadSigner(certPath("tpp-rsa.cert.pem"), certPath("nope.pem"))
+		_, err = LoadSigner(certPath("tpp-rsa.cert.pem"), certPath("nope.pem"), nil)
 		require.ErrorIs(t, err, os.ErrNotExist)
 	})
 }
@@ -469,7 +484,7 @@ func TestParseSignerErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := ParseSigner(tt.cert, tt.key)
+			s, err := ParseSigner(tt.cert, tt.key, nil)
 			require.Nil(t, s)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantInMessage)
@@ -481,18 +496,18 @@ func TestParseSignerErrors(t *testing.T) {
 
 func TestLoadPKCS12(t *testing.T) {
 	t.Parallel()
-	s, err := LoadPKCS12(certPath("tpp-rsa.p12"), "test-only")
+	s, err := LoadPKCS12(certPath("tpp-rsa.p12"), "test-only", nil)
 	require.NoError(t, err)
 	assert.Equal(t, testKeyID, s.KeyID())
 	assert.Equal(t, testSigner(t).cert.Raw, s.cert.Raw)
 	assertSignsVerifiably(t, s)
 
-	_, err = LoadPKCS12(certPath("tpp-rsa.p12"), "wrong")
+	_, err = LoadPKCS12(certPath("tpp-rsa.p12"), "wrong", nil)
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), "xs2a: "), err.Error())
 	assert.NotContains(t, err.Error(), "test-only", "the password never appears")
 
-	_, err = LoadPKCS12(certPath("nope.p12"), "test-only")
+	_, err = LoadPKCS12(certPath("nope.p12"), "test-only", nil)
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
@@ -522,7 +537,7 @@ func TestCryptoSignerKey(t *testing.T) {
 		t.Run(base.Algorithm(), func(t *testing.T) {
 			t.Parallel()
 			key := &hsmKey{inner: base.key}
-			s, err := NewSigner(key, base.cert)
+			s, err := NewSigner(key, base.cert, nil)
 			require.NoError(t, err)
 			assert.Equal(t, base.KeyID(), s.KeyID())
 			assertSignsVerifiably(t, s)
@@ -633,9 +648,9 @@ func FuzzDecodeRFC2047(f *testing.F) {
 	})
 }
 
-// TestRFC2047SignatureGolden pins the Signature value WithRFC2047Signature
+// TestRFC2047SignatureGolden pins the Signature value RFC2047Signature
 // sends for the fixed key, clock and request id, with and without
-// WithLowerCaseSerial: one encoded word whose text is exactly the value the
+// LowerCaseSerial: one encoded word whose text is exactly the value the
 // signer sends without the option (PKCS#1 v1.5 is deterministic), with the
 // keyId's serial in the case asked for.
 func TestRFC2047SignatureGolden(t *testing.T) {
@@ -661,12 +676,8 @@ func TestRFC2047SignatureGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var opts []SignerOption
-			if tt.lower {
-				opts = append(opts, WithLowerCaseSerial())
-			}
-			plain := sendSigned(t, testSigner(t, opts...))
-			v := sendSigned(t, testSigner(t, append(opts, WithRFC2047Signature())...))
+			plain := sendSigned(t, testSignerWith(t, &SignerOptions{LowerCaseSerial: tt.lower}))
+			v := sendSigned(t, testSignerWith(t, &SignerOptions{LowerCaseSerial: tt.lower, RFC2047Signature: true}))
 			checkGolden(t, tt.golden, []byte(v+"\n"))
 
 			inner, ok := strings.CutPrefix(v, "=?utf-8?B?")
@@ -706,7 +717,7 @@ func TestSignerTPPID(t *testing.T) {
 			}
 			p, err := testcert.New(testcert.Options{Subject: subject, Issuer: pkix.Name{CommonName: "xs2a Test CA - TEST ONLY"}, EC: true})
 			require.NoError(t, err)
-			s, err := NewSigner(p.Key, p.Cert)
+			s, err := NewSigner(p.Key, p.Cert, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, s.TPPID())
 		})

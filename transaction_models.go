@@ -360,7 +360,7 @@ const maxRateFraction = 15
 // cardaccount-switch-originalamount-and-transactionamount, and when the
 // caller removed that fix (ContextWithoutAcceptFixes) it swaps the two
 // values of the bank's legacy mapping back (see
-// AccountsService.CardTransactions).
+// CardAccountsService.Transactions).
 type CardTransaction struct {
 	CardTransactionID           string     `json:"cardTransactionId,omitempty"`
 	TerminalID                  string     `json:"terminalId,omitempty"`

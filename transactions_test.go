@@ -25,7 +25,7 @@ func TestAccountsTransactionsFollowsNextLinks(t *testing.T) {
 			"": "transactions_page1.json", "2": "transactions_page2.json", "3": "transactions_page3.json",
 		}),
 	})
-	q := &TransactionQuery{BookingStatus: BookingBoth, DateFrom: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), DateTo: time.Date(2026, 3, 2, 23, 0, 0, 0, time.UTC), Limit: 2}
+	q := &TransactionsOptions{BookingStatus: BookingBoth, DateFrom: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), DateTo: time.Date(2026, 3, 2, 23, 0, 0, 0, time.UTC), Limit: 2}
 	seq := c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, q)
 	q.BookingStatus, q.Limit = BookingBooked, 7 // the iterator copied the query
 	txs, err := collect(t, seq)
@@ -113,7 +113,7 @@ func TestAccountsTransactionsOffsetPaging(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisAccountPath + "/transactions": byQuery(t, "offset", tt.answers)})
-			txs, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionQuery{BookingStatus: BookingBoth, Limit: tt.limit, Offset: tt.offset}))
+			txs, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionsOptions{BookingStatus: BookingBoth, Limit: tt.limit, Offset: tt.offset}))
 			require.NoError(t, err)
 			booked := 0
 			for _, tx := range txs {
@@ -227,7 +227,7 @@ func TestAccountsTransactionsPendingOnEveryPage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisAccountPath + "/transactions": byQuery(t, "offset", tt.answers)})
-			txs, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionQuery{BookingStatus: BookingBoth, Limit: 2}))
+			txs, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionsOptions{BookingStatus: BookingBoth, Limit: 2}))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, yielded(txs, func(x Transaction) (string, BookingStatus, Amount) {
 				return x.TransactionID, x.Status, x.TransactionAmount
@@ -251,7 +251,7 @@ func TestCardTransactionsPending(t *testing.T) {
 		"2": page(next("3"), "p1", "p:4", "p2", "c3", "c4"),
 		"3": page("", "p2", "p:5", "c5"),
 	})})
-	txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, &TransactionQuery{BookingStatus: BookingBoth}))
+	txs, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, &TransactionsOptions{BookingStatus: BookingBoth}))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p1:1", "p:4", "p:4", "c1:1", "c2:1", "p:4", "p2:1", "c3:1", "c4:1", "p:5", "c5:1"}, yielded(txs, func(x CardTransaction) (string, BookingStatus, Amount) {
 		return x.CardTransactionID, x.Status, x.TransactionAmount
@@ -275,7 +275,7 @@ func TestCardTransactionsStopsOnARepeatedPage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": serve(t, 200, tt.page)})
-			txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, &TransactionQuery{BookingStatus: tt.status, Limit: 2}))
+			txs, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, &TransactionsOptions{BookingStatus: tt.status, Limit: 2}))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "same page")
 			assert.Len(t, txs, 2)
@@ -347,7 +347,7 @@ func TestTransactionsOffsetAdvancesByBooked(t *testing.T) {
 	for _, tt := range tests {
 		booked, pending := ids("b", tt.booked), ids("p", tt.pending)
 		want := slices.Concat(pending, booked)
-		q := &TransactionQuery{BookingStatus: tt.status, Limit: 2}
+		q := &TransactionsOptions{BookingStatus: tt.status, Limit: 2}
 		t.Run("accounts "+tt.name, func(t *testing.T) {
 			t.Parallel()
 			bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisAccountPath + "/transactions": offsetBank(t, "transactions", "transactionId", booked, pending, tt.mode)})
@@ -364,7 +364,7 @@ func TestTransactionsOffsetAdvancesByBooked(t *testing.T) {
 		t.Run("cards "+tt.name, func(t *testing.T) {
 			t.Parallel()
 			bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": offsetBank(t, "cardTransactions", "cardTransactionId", booked, pending, tt.mode)})
-			txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, q))
+			txs, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, q))
 			require.NoError(t, err)
 			var got []string
 			for _, tx := range txs {
@@ -398,7 +398,7 @@ func TestAccountsTransactionsStopsOnARepeatedPage(t *testing.T) {
 	t.Parallel()
 	// A bank that ignores offset sends the same full page again.
 	bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisAccountPath + "/transactions": serve(t, 200, bookedPage(1, 2, ""))})
-	txs, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionQuery{Limit: 2}))
+	txs, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionsOptions{Limit: 2}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "same page")
 	assert.Len(t, txs, 3)
@@ -452,7 +452,7 @@ func TestAccountsTransactionsEarlyBreak(t *testing.T) {
 		"GET " + aisAccountPath + "/transactions": byQuery(t, "page", map[string]string{"": "transactions_page1.json", "2": "transactions_page2.json", "3": "transactions_page3.json"}),
 	})
 	n := 0
-	for _, err := range c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionQuery{BookingStatus: BookingBoth}) {
+	for _, err := range c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionsOptions{BookingStatus: BookingBoth}) {
 		require.NoError(t, err)
 		n++
 		if n == 3 { // the whole first page: pending + 2 booked
@@ -516,7 +516,7 @@ func TestAccountsTransactionsErrorOnALaterPage(t *testing.T) {
 func TestAccountsTransactionsPage(t *testing.T) {
 	t.Parallel()
 	bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisAccountPath + "/transactions": serve(t, 200, "transactions_page1.json")})
-	rep, resp, err := c.Accounts.TransactionsPage(context.Background(), aisPresent, aisAccountID, &TransactionQuery{BookingStatus: BookingAll, Offset: 5})
+	rep, resp, err := c.Accounts.TransactionsPage(context.Background(), aisPresent, aisAccountID, &TransactionsOptions{BookingStatus: BookingAll, Offset: 5})
 	require.NoError(t, err)
 	require.NotNil(t, resp)
 	assert.Equal(t, AccountReference{BBAN: "12345678903", Currency: "NOK"}, rep.Account)
@@ -576,7 +576,7 @@ func TestAccountsTransaction(t *testing.T) {
 func TestCardAccounts(t *testing.T) {
 	t.Parallel()
 	_, c := newAISBank(t, map[string]http.HandlerFunc{"GET /v1/card-accounts": serve(t, 200, "card_accounts.json")})
-	cards, _, err := c.Accounts.CardAccounts(context.Background(), aisPresent)
+	cards, _, err := c.CardAccounts.List(context.Background(), aisPresent)
 	require.NoError(t, err)
 	require.Len(t, cards, 1)
 	assert.Equal(t, aisCardID, cards[0].ResourceID)
@@ -587,7 +587,7 @@ func TestCardAccounts(t *testing.T) {
 
 	for _, body := range []string{`{"tppMessages":[{"category":"ERROR","code":"RESOURCE_UNKNOWN"}]}`, ``, `<html>not found</html>`} {
 		_, c := newAISBank(t, map[string]http.HandlerFunc{"GET /v1/card-accounts": serve(t, 404, body)})
-		cards, resp, err := c.Accounts.CardAccounts(context.Background(), aisPresent)
+		cards, resp, err := c.CardAccounts.List(context.Background(), aisPresent)
 		require.NoError(t, err, "a 404 means the bank offers no card accounts")
 		require.NotNil(t, cards)
 		assert.Empty(t, cards)
@@ -618,7 +618,7 @@ func TestCardTransactionsAmounts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": serve(t, 200, tt.fixture)}, tt.opts...)
-			txs, err := collect(t, c.Accounts.CardTransactions(tt.ctx(context.Background()), aisPresent, aisCardID, &TransactionQuery{BookingStatus: BookingBoth}))
+			txs, err := collect(t, c.CardAccounts.Transactions(tt.ctx(context.Background()), aisPresent, aisCardID, &TransactionsOptions{BookingStatus: BookingBoth}))
 			require.NoError(t, err)
 			require.Len(t, txs, 3)
 			byID := map[string]CardTransaction{}
@@ -648,7 +648,7 @@ func TestCardTransactionsAmounts(t *testing.T) {
 func TestCardTransactionFields(t *testing.T) {
 	t.Parallel()
 	_, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisCardPath + "/transactions": serve(t, 200, "card_transactions_fixed.json")})
-	txs, err := collect(t, c.Accounts.CardTransactions(context.Background(), aisPresent, aisCardID, nil))
+	txs, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, nil))
 	require.NoError(t, err)
 	tx := txs[1]
 	assert.Equal(t, "c-1", tx.CardTransactionID)
@@ -832,11 +832,11 @@ func TestCardCallsAreNotCounted(t *testing.T) {
 		"GET " + aisAccountPath + "/transactions/" + url.PathEscape(aisTxID): serve(t, 200, `{"transactionsDetails":{"transactionId":"x"}}`),
 	})
 	ctx := context.Background()
-	old := &TransactionQuery{DateFrom: fixedNow().AddDate(0, 0, -200)}
+	old := &TransactionsOptions{DateFrom: fixedNow().AddDate(0, 0, -200)}
 	for i := range 2 * AccessLimit {
-		_, _, err := c.Accounts.CardAccounts(ctx, aisNotPresent)
+		_, _, err := c.CardAccounts.List(ctx, aisNotPresent)
 		require.NoError(t, err, "card accounts, call %d", i+1)
-		_, err = collect(t, c.Accounts.CardTransactions(ctx, aisNotPresent, aisCardID, old))
+		_, err = collect(t, c.CardAccounts.Transactions(ctx, aisNotPresent, aisCardID, old))
 		require.NoError(t, err, "card transactions, call %d, 200 days back", i+1)
 	}
 	assert.Equal(t, 4*AccessLimit, bank.count())

@@ -265,14 +265,14 @@ func TestTransportSignedHeaders(t *testing.T) {
 		name        string
 		req         func(t *testing.T) *http.Request
 		edit        func(*http.Request)
-		opts        []SignerOption
+		opts        *SignerOptions
 		redirectURI string
 		headers     string
 		digest      string // "" : no Digest header
 	}{
 		{name: "GET, no PSU, no redirect URI", req: get, headers: "date x-request-id"},
 		{name: "GET, no PSU", req: get, redirectURI: testRedirectURI, headers: "date x-request-id tpp-redirect-uri"},
-		{name: "GET with digest on empty body", req: get, redirectURI: testRedirectURI, opts: []SignerOption{WithDigestOnEmptyBody()},
+		{name: "GET with digest on empty body", req: get, redirectURI: testRedirectURI, opts: &SignerOptions{DigestOnEmptyBody: true},
 			headers: "date digest x-request-id tpp-redirect-uri", digest: emptyDigest},
 		{name: "GET with PSU-ID", req: get, edit: psu(PSU{ID: signPSUID}), redirectURI: testRedirectURI,
 			headers: "date x-request-id psu-id tpp-redirect-uri"},
@@ -283,11 +283,11 @@ func TestTransportSignedHeaders(t *testing.T) {
 			headers: "date digest x-request-id psu-id tpp-redirect-uri", digest: Digest([]byte(testPaymentBody))},
 		{name: "extra signed headers come after the defaults", req: payment,
 			edit: psu(PSU{ID: signPSUID, CorporateID: signCorporateID, IPAddress: "192.0.2.1", SessionID: signSessionID}), redirectURI: testRedirectURI,
-			opts:    []SignerOption{WithSignedHeaders("TPP-Session-ID", "psu-ip-address", "(request-target)")},
+			opts:    &SignerOptions{SignedHeaders: []string{"TPP-Session-ID", "psu-ip-address", "(request-target)"}},
 			headers: "date digest x-request-id psu-id psu-corporate-id tpp-redirect-uri tpp-session-id psu-ip-address (request-target)",
 			digest:  Digest([]byte(testPaymentBody))},
 		{name: "extra signed header absent from the request", req: get, redirectURI: testRedirectURI,
-			opts: []SignerOption{WithSignedHeaders("tpp-session-id")}, headers: "date x-request-id tpp-redirect-uri"},
+			opts: &SignerOptions{SignedHeaders: []string{"tpp-session-id"}}, headers: "date x-request-id tpp-redirect-uri"},
 		{name: "empty POST body has the Digest of nothing", req: emptyPost, redirectURI: testRedirectURI,
 			headers: "date digest x-request-id tpp-redirect-uri", digest: emptyDigest},
 		{name: "DELETE without body has no Digest", req: func(t *testing.T) *http.Request {
@@ -295,7 +295,7 @@ func TestTransportSignedHeaders(t *testing.T) {
 			require.NoError(t, err)
 			return req
 		}, redirectURI: testRedirectURI, headers: "date x-request-id tpp-redirect-uri"},
-		{name: "empty POST body with digest on empty body", req: emptyPost, opts: []SignerOption{WithDigestOnEmptyBody()},
+		{name: "empty POST body with digest on empty body", req: emptyPost, opts: &SignerOptions{DigestOnEmptyBody: true},
 			headers: "date digest x-request-id", digest: emptyDigest},
 		{name: "a stale Digest on a GET is dropped", req: get, edit: func(r *http.Request) { r.Header.Set("Digest", "SHA-256=stale") },
 			headers: "date x-request-id"},
@@ -303,18 +303,18 @@ func TestTransportSignedHeaders(t *testing.T) {
 			headers: "date digest x-request-id", digest: Digest([]byte(testPaymentBody))},
 		{name: "multiple values of a signed header", req: get,
 			edit:    func(r *http.Request) { r.Header["Tpp-Session-Id"] = []string{" a ", "b"} },
-			opts:    []SignerOption{WithSignedHeaders("tpp-session-id")},
+			opts:    &SignerOptions{SignedHeaders: []string{"tpp-session-id"}},
 			headers: "date x-request-id tpp-session-id"},
 		{name: "host of a request made without NewRequest", req: func(t *testing.T) *http.Request {
 			r := newGet(t, testBankURL+"/v1/accounts")
 			r.Host = "" // the URL's host is sent
 			return r
-		}, opts: []SignerOption{WithSignedHeaders("host")}, headers: "date x-request-id host"},
+		}, opts: &SignerOptions{SignedHeaders: []string{"host"}}, headers: "date x-request-id host"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			signer := testSigner(t, tt.opts...)
+			signer := testSignerWith(t, tt.opts)
 			capt := &captureRT{}
 			tr := &Transport{Base: capt, Signer: signer, RedirectURI: tt.redirectURI, Now: fixedNow}
 			req := tt.req(t)
@@ -400,7 +400,7 @@ func TestTransportLeavesRequestAlone(t *testing.T) {
 	t.Parallel()
 	for _, withBody := range []bool{false, true} {
 		capt := &captureRT{}
-		tr := &Transport{Base: capt, Signer: testSigner(t, WithDigestOnEmptyBody()), RedirectURI: testRedirectURI, Now: fixedNow}
+		tr := &Transport{Base: capt, Signer: testSignerWith(t, &SignerOptions{DigestOnEmptyBody: true}), RedirectURI: testRedirectURI, Now: fixedNow}
 		var req *http.Request
 		if withBody {
 			req = newPost(t, testBankURL+"/v1/payments/x?a=b%20c", testPaymentBody)
@@ -491,7 +491,7 @@ func TestTransportClosesBodyOnce(t *testing.T) {
 	t.Parallel()
 	baseErr := errors.New("connection refused")
 	failingKey := &hsmKey{inner: testSigner(t).key, err: errors.New("hsm offline")}
-	failingSigner, err := NewSigner(failingKey, testSigner(t).cert)
+	failingSigner, err := NewSigner(failingKey, testSigner(t).cert, nil)
 	require.NoError(t, err)
 	tests := []struct {
 		name          string
@@ -600,7 +600,7 @@ func TestTransportMalformedRequests(t *testing.T) {
 // with an escaped comma (RFC 2253 "\,") would give a piece without "=" and
 // httpsig would refuse the header as malformed. httpsig also knows nothing
 // of the RFC 2047 form (it finds no keyId in "=?utf-8?B?...?="): that case is
-// cross-checked on the decoded value. WithKeyID("Test") shows the keyId
+// cross-checked on the decoded value. SignerOptions.KeyID "Test" shows the keyId
 // passing through intact when it holds no comma.
 func TestTransportVerifiedIndependently(t *testing.T) {
 	t.Parallel()
@@ -634,15 +634,15 @@ func TestTransportVerifiedIndependently(t *testing.T) {
 		{name: "RSA GET, default base transport", signer: testSigner(t), defaultBase: true, psu: PSU{ID: signPSUID, CorporateID: signCorporateID},
 			alg: httpsig.RSA_SHA256, wantKeyID: testKeyID, httpsigKey: "SN=1A2B3C4D5E6F",
 			wantHeaders: "date x-request-id psu-id psu-corporate-id tpp-redirect-uri"},
-		{name: "RSA with WithKeyID", signer: testSigner(t, WithKeyID("Test")), body: testPaymentBody,
+		{name: "RSA with KeyID", signer: testSignerWith(t, &SignerOptions{KeyID: "Test"}), body: testPaymentBody,
 			alg: httpsig.RSA_SHA256, wantKeyID: "Test", httpsigKey: "Test", wantHeaders: "date digest x-request-id tpp-redirect-uri"},
-		{name: "RSA with extra signed headers", signer: testSigner(t, WithSignedHeaders("(request-target)", "host", "content-type")), body: testPaymentBody,
+		{name: "RSA with extra signed headers", signer: testSignerWith(t, &SignerOptions{SignedHeaders: []string{"(request-target)", "host", "content-type"}}), body: testPaymentBody,
 			alg: httpsig.RSA_SHA256, wantKeyID: testKeyID, httpsigKey: "SN=1A2B3C4D5E6F",
 			wantHeaders: "date digest x-request-id tpp-redirect-uri (request-target) host content-type"},
 		{name: "ECDSA P-256 payment", signer: testECSigner(t), body: testPaymentBody, psu: PSU{ID: signPSUID, IPAddress: "192.0.2.1"},
 			alg: httpsig.ECDSA_SHA256, wantKeyID: testECKeyID, httpsigKey: "SN=EC256",
 			wantHeaders: "date digest x-request-id psu-id tpp-redirect-uri"},
-		{name: "ECDSA GET with digest on empty body", signer: testECSigner(t, WithDigestOnEmptyBody()),
+		{name: "ECDSA GET with digest on empty body", signer: testECSignerWith(t, &SignerOptions{DigestOnEmptyBody: true}),
 			alg: httpsig.ECDSA_SHA256, wantKeyID: testECKeyID, httpsigKey: "SN=EC256",
 			wantHeaders: "date digest x-request-id tpp-redirect-uri"},
 		{name: "RFC 2047 keyId", signer: testNordicSigner(t), psu: PSU{ID: signPSUID},
@@ -712,7 +712,7 @@ func TestCavageThroughTransport(t *testing.T) {
 	v, key, _ := loadCavage(t)
 	date, err := http.ParseTime("Sun, 05 Jan 2014 21:31:40 GMT")
 	require.NoError(t, err)
-	base, err := NewSigner(key, selfSigned(t, key), WithKeyID(v.KeyID))
+	base, err := NewSigner(key, selfSigned(t, key), &SignerOptions{KeyID: v.KeyID})
 	require.NoError(t, err)
 	for _, c := range v.Cases {
 		t.Run(c.Name, func(t *testing.T) {

@@ -17,12 +17,13 @@ func (s *UsersService) Register(ctx context.Context, psu PSU) (*SCALinks, *Respo
 	return s.client.startSCA(ctx, psu, "users.register", http.MethodGet, "/v1/users")
 }
 
-// User runs the SCA flow of GET /v1/user (docs/interface.md, Endpoints), which also
-// gives a PISP that is not an AISP a corporate context: the callback carries
-// psu-corporate-id when the PSU chose one. PSU.Context, when set, is sent as
-// PSU-Context.
-func (s *UsersService) User(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
-	return s.client.startSCA(ctx, psu, "users.user", http.MethodGet, "/v1/user")
+// ChooseContext starts the SCA of GET /v1/user (docs/interface.md EP2), in
+// which the PSU signs in and chooses a private or corporate context: the way
+// a PISP that is not an AISP gets a PSU-CORPORATE-ID. The callback carries
+// the psu-id, the context (Callback.Context) and psu-corporate-id when the
+// PSU chose a company. PSU.Context, when set, is sent as PSU-Context.
+func (s *UsersService) ChooseContext(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
+	return s.client.startSCA(ctx, psu, "users.choose_context", http.MethodGet, "/v1/user")
 }
 
 // Agreements returns the PSU's corporate agreements: GET /v1/agreements

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestUsersRegisterAndUser(t *testing.T) {
+func TestUsersRegisterAndChooseContext(t *testing.T) {
 	t.Parallel()
 	bank, c := newAISBank(t, map[string]http.HandlerFunc{
 		"GET /v1/users": serve(t, 200, "users.json"),
@@ -19,7 +19,7 @@ func TestUsersRegisterAndUser(t *testing.T) {
 	l, _, err := c.Users.Register(context.Background(), aisPresent)
 	require.NoError(t, err)
 	assert.Equal(t, "https://auth.bank.example/sca?flow=users", l.Links.SCARedirect.Href)
-	l, _, err = c.Users.User(context.Background(), aisPresent)
+	l, _, err = c.Users.ChooseContext(context.Background(), aisPresent)
 	require.NoError(t, err)
 	assert.Equal(t, "https://auth.bank.example/sca?flow=user", l.Links.SCARedirect.Href)
 	assert.Equal(t, 2, bank.count())

@@ -52,7 +52,7 @@ func decisionClient(t *testing.T, bank *Signer, status int, body string, signed,
 	}
 	var opts []Option
 	if verify {
-		opts = append(opts, WithResponseVerification(bank.Certificate(), require))
+		opts = append(opts, verification(bank.Certificate(), require))
 	}
 	_, c := newTestServer(t, resp.handler(t), opts...)
 	return c
@@ -159,7 +159,7 @@ func TestSCARedirectInTheBytesVerified(t *testing.T) {
 					resp.handler(t).ServeHTTP(chunkedWriter{w}, r)
 				})
 			}
-			_, c := newTestServer(t, h, WithResponseVerification(bank.Certificate(), true))
+			_, c := newTestServer(t, h, WithResponseVerification(bank.Certificate()))
 			var into map[string]any
 			_, err := c.do(context.Background(), &request{op: "test.get", method: http.MethodGet, href: "/v1/accounts"}, &into)
 			var e *SCARequiredError

@@ -2,6 +2,7 @@ package xs2a
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"net/http"
@@ -176,6 +177,53 @@ func (b bankResponse) handler(t *testing.T) http.Handler {
 	})
 }
 
+// verification is WithResponseVerification when require, else
+// WithResponseVerificationIfSigned.
+func verification(cert *x509.Certificate, require bool) Option {
+	if require {
+		return WithResponseVerification(cert)
+	}
+	return WithResponseVerificationIfSigned(cert)
+}
+
+// TestResponseVerificationOptions: WithResponseVerification requires a
+// signature on a successful answer, WithResponseVerificationIfSigned lets
+// an unsigned one through, and of the two the last one given applies.
+func TestResponseVerificationOptions(t *testing.T) {
+	t.Parallel()
+	bank := testECSigner(t)
+	cert := bank.Certificate()
+	tests := []struct {
+		name     string
+		opts     []Option
+		unsigned bool // an unsigned answer passes
+	}{
+		{"required", []Option{WithResponseVerification(cert)}, false},
+		{"if signed", []Option{WithResponseVerificationIfSigned(cert)}, true},
+		{"if signed, then required", []Option{WithResponseVerificationIfSigned(cert), WithResponseVerification(cert)}, false},
+		{"required, then if signed", []Option{WithResponseVerification(cert), WithResponseVerificationIfSigned(cert)}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, signed := range []bool{true, false} {
+				resp := bankResponse{status: 200, body: `{"accounts":[]}`}
+				if signed {
+					resp.signer = bank
+				}
+				_, c := newTestServer(t, resp.handler(t), tt.opts...)
+				_, err := c.do(context.Background(), &request{op: "test.get", method: http.MethodGet, href: "/v1/accounts"}, &map[string]any{})
+				if signed || tt.unsigned {
+					require.NoError(t, err, "signed: %v", signed)
+					continue
+				}
+				var se *SignatureError
+				require.ErrorAs(t, err, &se)
+			}
+		})
+	}
+}
+
 // TestResponseVerification runs the bank's response signatures through a
 // real Client (WithResponseVerification, docs/interface.md SIG3).
 func TestResponseVerification(t *testing.T) {
@@ -223,7 +271,7 @@ func TestResponseVerification(t *testing.T) {
 			if tt.bankCert != nil {
 				cert = tt.bankCert.Certificate()
 			}
-			_, c := newTestServer(t, tt.resp.handler(t), WithResponseVerification(cert, tt.require))
+			_, c := newTestServer(t, tt.resp.handler(t), verification(cert, tt.require))
 			var into map[string]any
 			var resp *Response
 			var err error
@@ -278,7 +326,7 @@ func TestResponseVerificationTiesTheAnswerToItsRequest(t *testing.T) {
 			hd.Set("Signature", sig)
 			w.Write([]byte(body))
 		})
-		_, c := newTestServer(t, h, WithResponseVerification(bank.Certificate(), true))
+		_, c := newTestServer(t, h, WithResponseVerification(bank.Certificate()))
 		_, _, err := c.Payments.Status(context.Background(), PSU{ID: testPSUID, IPAddress: "192.0.2.1"}, Link{Href: "/v1/payments/x/p1/status"})
 		assert.ErrorIs(t, err, ErrSignatureInvalid)
 		assert.Contains(t, err.Error(), "another request")
@@ -286,7 +334,7 @@ func TestResponseVerificationTiesTheAnswerToItsRequest(t *testing.T) {
 	t.Run("unsigned scaRedirect", func(t *testing.T) {
 		t.Parallel()
 		rec := &testBank{fn: answer(401, "application/json", `{"_links":{"scaRedirect":{"href":"https://phish.example/sca"}}}`)}
-		_, c := newTestServer(t, rec, WithResponseVerification(bank.Certificate(), true))
+		_, c := newTestServer(t, rec, WithResponseVerification(bank.Certificate()))
 		_, _, err := c.Accounts.List(context.Background(), PSU{ID: testPSUID, IPAddress: "192.0.2.1"})
 		assert.ErrorIs(t, err, ErrSignatureInvalid)
 		var sca *SCARequiredError

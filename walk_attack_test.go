@@ -28,7 +28,7 @@ func TestWalkEndsOnAnyRepeat(t *testing.T) {
 	tests := []struct {
 		name     string
 		pages    map[string]string
-		q        *TransactionQuery
+		q        *TransactionsOptions
 		param    string
 		yielded  int // booked and the one pending entry
 		requests int
@@ -45,7 +45,7 @@ func TestWalkEndsOnAnyRepeat(t *testing.T) {
 		}, nil, "page", 0, 1, "booked entry"},
 		{"offset ignored, two pages alternating", map[string]string{
 			"": bookedPage(1, 2, ""), "2": bookedPage(3, 2, ""), "4": bookedPage(1, 2, ""),
-		}, &TransactionQuery{Limit: 2}, "offset", 5, 3, "same page"},
+		}, &TransactionsOptions{Limit: 2}, "offset", 5, 3, "same page"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,7 +73,7 @@ func TestWalkEndsOnAnyRepeat(t *testing.T) {
 func TestWalkOffsetNeverOverflows(t *testing.T) {
 	t.Parallel()
 	bank, c := newAISBank(t, map[string]http.HandlerFunc{"GET " + aisAccountPath + "/transactions": serve(t, 200, bookedPage(1, 2, ""))})
-	txs, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionQuery{Limit: 2, Offset: math.MaxInt - 1}))
+	txs, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionsOptions{Limit: 2, Offset: math.MaxInt - 1}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "largest int")
 	assert.Len(t, txs, 3)

@@ -57,9 +57,9 @@ func TestWalksReuseNoBytesOfEarlierPages(t *testing.T) {
 		"GET " + cardPath:                         walkPages("cardTransactions", "cardTransactionId", "transactionDetails", pages, n),
 	})
 	ctx := context.Background()
-	txs, err := collect(t, c.Accounts.Transactions(ctx, aisPresent, aisAccountID, &TransactionQuery{BookingStatus: BookingBooked}))
+	txs, err := collect(t, c.Accounts.Transactions(ctx, aisPresent, aisAccountID, &TransactionsOptions{BookingStatus: BookingBooked}))
 	require.NoError(t, err)
-	cards, err := collect(t, c.Accounts.CardTransactions(ctx, aisPresent, "card-1", &TransactionQuery{BookingStatus: BookingBooked}))
+	cards, err := collect(t, c.CardAccounts.Transactions(ctx, aisPresent, "card-1", &TransactionsOptions{BookingStatus: BookingBooked}))
 	require.NoError(t, err)
 	require.Len(t, txs, pages*n)
 	require.Len(t, cards, pages*n)

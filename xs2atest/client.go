@@ -16,8 +16,8 @@ const DefaultRedirectURI = "https://tpp.example/callback"
 // NewTestSigner returns a signer with a new RSA 2048 key and a certificate
 // issued by a throw-away CA; the subject and issuer say they are for tests
 // only. The fake bank accepts it (it does not check certificates against a
-// CA); a real bank never would.
-func NewTestSigner(opts ...xs2a.SignerOption) (*xs2a.Signer, error) {
+// CA); a real bank never would. opts may be nil.
+func NewTestSigner(opts *xs2a.SignerOptions) (*xs2a.Signer, error) {
 	p, err := testcert.New(testcert.Options{
 		Subject: pkix.Name{CommonName: "xs2atest TPP - TEST ONLY", Organization: []string{"xs2atest"}, Country: []string{"NO"}},
 		Issuer:  pkix.Name{CommonName: "xs2atest CA - TEST ONLY", Organization: []string{"xs2atest"}, Country: []string{"NO"}},
@@ -25,7 +25,7 @@ func NewTestSigner(opts ...xs2a.SignerOption) (*xs2a.Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return xs2a.NewSigner(p.Key, p.Cert, opts...)
+	return xs2a.NewSigner(p.Key, p.Cert, opts)
 }
 
 var (
@@ -43,7 +43,7 @@ var (
 // identity, so psu-ids stay the same across clients).
 func (s *Server) Client(signer *xs2a.Signer, opts ...xs2a.Option) (*xs2a.Client, error) {
 	if signer == nil {
-		sharedSignerOnce.Do(func() { sharedSigner, sharedSignerErr = NewTestSigner() })
+		sharedSignerOnce.Do(func() { sharedSigner, sharedSignerErr = NewTestSigner(nil) })
 		if sharedSignerErr != nil {
 			return nil, sharedSignerErr
 		}
@@ -55,7 +55,7 @@ func (s *Server) Client(signer *xs2a.Signer, opts ...xs2a.Option) (*xs2a.Client,
 		xs2a.WithClock(s.now),
 	}
 	if s.respCert != nil {
-		defaults = append(defaults, xs2a.WithResponseVerification(s.respCert, true))
+		defaults = append(defaults, xs2a.WithResponseVerification(s.respCert))
 	}
 	return xs2a.NewClient(s.URL(), signer, append(defaults, opts...)...)
 }

@@ -32,7 +32,7 @@
 // keyId, algorithm, headers, signature. A value with text other than ASCII
 // (a non-ASCII issuer) must be RFC 2047 encoded (=?utf-8?B?...?=, docs/interface.md
 // Authentication 7); raw non-ASCII text is refused. Any value may be sent so
-// wrapped (the SDK's WithRFC2047Signature): a value that starts with "=?"
+// wrapped (the SDK's SignerOptions.RFC2047Signature): a value that starts with "=?"
 // must then consist of encoded words only (charset utf-8, us-ascii or
 // iso-8859-1; B or Q), separated by white space; a partial or malformed
 // wrapping gets 400 SIGNATURE_INVALID. date, digest,
@@ -73,8 +73,8 @@
 // CA must write its spaces as spaces (docs/interface.md, Authentication 4): a
 // lower-case serial or "%20" for a space gets 400 SIGNATURE_INVALID, unless
 // WithKeyIDVariants makes the server accept these variants, which some
-// banks accept (for testing the SDK's WithLowerCaseSerial and
-// WithEscapedSpacesInCA).
+// banks accept (for testing the SDK's SignerOptions.LowerCaseSerial and
+// EscapedSpacesInCA).
 //
 // # Sandbox data
 //

@@ -86,9 +86,9 @@ func TestFaultOnSCAPageFailsTheSCA(t *testing.T) {
 
 			f, err := xs2a.ParseCallback(q)
 			require.ErrorIs(t, err, xs2a.ErrSCAFailed)
-			var failure *xs2a.SCAFailure
+			var failure *xs2a.SCAFailedError
 			require.ErrorAs(t, err, &failure)
-			assert.Equal(t, xs2a.SCAFailure{System: tt.system, Status: tt.fault.Status, Code: tt.code,
+			assert.Equal(t, xs2a.SCAFailedError{System: tt.system, Status: tt.fault.Status, Code: tt.code,
 				Message: q.Get("message")}, *failure)
 			assert.Nil(t, f)
 

@@ -200,8 +200,8 @@ func WithResponseSigning() Option { return func(c *config) { c.signResponses = t
 // accept although docs/interface.md ("Authentication", 4) writes keyId as
 // "SN=<hex serial, upper case>,CA=<issuer as RFC 2253>": the serial in
 // lower-case hex, and "%20" for a space in the CA. It is for testing a
-// signer that writes them, such as the SDK's WithLowerCaseSerial and
-// WithEscapedSpacesInCA options. Without it, a keyId with either variant
+// signer that writes them, such as the SDK's SignerOptions
+// LowerCaseSerial and EscapedSpacesInCA. Without it, a keyId with either variant
 // gets 400 SIGNATURE_INVALID. Go's crypto/x509/pkix form of the issuer and
 // RFC 2253's equivalent escapes are accepted either way.
 func WithKeyIDVariants() Option { return func(c *config) { c.keyIDVariants = true } }

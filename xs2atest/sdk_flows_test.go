@@ -48,7 +48,7 @@ func TestSDKAccountFlow(t *testing.T) {
 	require.NotEmpty(t, bal.Balances)
 
 	n, pending := 0, 0
-	for tx, err := range c.Accounts.Transactions(ctx, psu, accts[0].ResourceID, &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth}) {
+	for tx, err := range c.Accounts.Transactions(ctx, psu, accts[0].ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth}) {
 		require.NoError(t, err)
 		if tx.ValueDate.IsZero() {
 			pending++
@@ -58,11 +58,11 @@ func TestSDKAccountFlow(t *testing.T) {
 	assert.Equal(t, 1102, n, "1100 booked over three pages and 2 pending, once")
 	assert.Equal(t, 2, pending)
 
-	cards, _, err := c.Accounts.CardAccounts(ctx, psu)
+	cards, _, err := c.CardAccounts.List(ctx, psu)
 	require.NoError(t, err)
 	require.Len(t, cards, 1)
 	m := 0
-	for ct, err := range c.Accounts.CardTransactions(ctx, psu, cards[0].ResourceID, &xs2a.TransactionQuery{Limit: 25}) {
+	for ct, err := range c.CardAccounts.Transactions(ctx, psu, cards[0].ResourceID, &xs2a.TransactionsOptions{Limit: 25}) {
 		require.NoError(t, err)
 		assert.Equal(t, "NOK", ct.TransactionAmount.Currency, "the SDK asks for the corrected card amounts")
 		m++

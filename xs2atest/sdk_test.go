@@ -22,15 +22,15 @@ import (
 
 // The fake bank against the SDK's own signing Transport: every signer
 // variant the SDK offers must be accepted by the bank's independent verifier
-// (the keyId variants WithLowerCaseSerial and WithEscapedSpacesInCA with
+// (the keyId variants SignerOptions.LowerCaseSerial and EscapedSpacesInCA with
 // xs2atest.WithKeyIDVariants, as docs/interface.md's keyId is upper-case and
 // unescaped).
 
-func signerFrom(t *testing.T, o testcert.Options, opts ...xs2a.SignerOption) *xs2a.Signer {
+func signerFrom(t *testing.T, o testcert.Options, opts *xs2a.SignerOptions) *xs2a.Signer {
 	t.Helper()
 	p, err := testcert.New(o)
 	require.NoError(t, err)
-	sg, err := xs2a.NewSigner(p.Key, p.Cert, opts...)
+	sg, err := xs2a.NewSigner(p.Key, p.Cert, opts)
 	require.NoError(t, err)
 	return sg
 }
@@ -74,20 +74,20 @@ func TestSDKTransportIsAccepted(t *testing.T) {
 	tests := []struct {
 		name   string
 		o      testcert.Options
-		opts   []xs2a.SignerOption
+		opts   *xs2a.SignerOptions
 		server []xs2atest.Option
 	}{
 		{"rsa", testcert.Options{Subject: subject, Issuer: ascii}, nil, nil},
 		{"ecdsa", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, nil, nil},
 		{"non-ASCII issuer (RFC 2047)", testcert.Options{Subject: subject, Issuer: nordic, EC: true}, nil, nil},
-		{"lower-case serial", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithLowerCaseSerial()}, variants},
-		{"%20 in CA", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}, variants},
+		{"lower-case serial", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, &xs2a.SignerOptions{LowerCaseSerial: true}, variants},
+		{"%20 in CA", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, &xs2a.SignerOptions{EscapedSpacesInCA: true}, variants},
 		{"issuer with serialNumber, organizationIdentifier, DC", testcert.Options{Subject: subject, Issuer: eidas}, nil, nil},
-		{"eIDAS issuer, EC, %20 in CA", testcert.Options{Subject: subject, Issuer: eidas, EC: true}, []xs2a.SignerOption{xs2a.WithEscapedSpacesInCA()}, variants},
-		{"RFC 2047 wrapped Signature", testcert.Options{Subject: subject, Issuer: ascii}, []xs2a.SignerOption{xs2a.WithRFC2047Signature()}, nil},
+		{"eIDAS issuer, EC, %20 in CA", testcert.Options{Subject: subject, Issuer: eidas, EC: true}, &xs2a.SignerOptions{EscapedSpacesInCA: true}, variants},
+		{"RFC 2047 wrapped Signature", testcert.Options{Subject: subject, Issuer: ascii}, &xs2a.SignerOptions{RFC2047Signature: true}, nil},
 		{"RFC 2047 wrapped, lower-case serial", testcert.Options{Subject: subject, Issuer: ascii},
-			[]xs2a.SignerOption{xs2a.WithRFC2047Signature(), xs2a.WithLowerCaseSerial()}, variants},
-		{"digest on empty body", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, []xs2a.SignerOption{xs2a.WithDigestOnEmptyBody()}, nil},
+			&xs2a.SignerOptions{RFC2047Signature: true, LowerCaseSerial: true}, variants},
+		{"digest on empty body", testcert.Options{Subject: subject, Issuer: ascii, EC: true}, &xs2a.SignerOptions{DigestOnEmptyBody: true}, nil},
 	}
 	for _, tls := range []bool{false, true} {
 		for _, tt := range tests {
@@ -98,7 +98,7 @@ func TestSDKTransportIsAccepted(t *testing.T) {
 					opts = append(opts, xs2atest.WithTLS())
 				}
 				s := xs2atest.NewServer(t, opts...)
-				sg := signerFrom(t, tt.o, tt.opts...)
+				sg := signerFrom(t, tt.o, tt.opts)
 				hc := &http.Client{Transport: &xs2a.Transport{Base: s.HTTPClient().Transport, Signer: sg,
 					RedirectURI: xs2atest.DefaultRedirectURI}}
 
@@ -138,9 +138,9 @@ func TestSDKKeyIDVariantsRefusedByDefault(t *testing.T) {
 	// a serial with hex letters, so the lower-case serial differs
 	o := testcert.Options{Subject: pkix.Name{CommonName: "xs2a test TPP - TEST ONLY", Country: []string{"NO"}}, Issuer: issuer, EC: true,
 		Serial: big.NewInt(0xC0FFEE)}
-	for name, opt := range map[string]xs2a.SignerOption{
-		"lower-case serial": xs2a.WithLowerCaseSerial(),
-		"%20 in CA":         xs2a.WithEscapedSpacesInCA(),
+	for name, opt := range map[string]*xs2a.SignerOptions{
+		"lower-case serial": {LowerCaseSerial: true},
+		"%20 in CA":         {EscapedSpacesInCA: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -163,7 +163,7 @@ func TestServerClient(t *testing.T) {
 	c2, err := s.Client(nil, xs2a.WithRedirectURI("https://other.example/cb"))
 	require.NoError(t, err)
 	assert.NotNil(t, c2)
-	sg, err := xs2atest.NewTestSigner()
+	sg, err := xs2atest.NewTestSigner(nil)
 	require.NoError(t, err)
 	assert.Contains(t, sg.Certificate().Subject.CommonName, "TEST ONLY")
 	assert.Contains(t, sg.Certificate().Issuer.CommonName, "TEST ONLY")
@@ -179,7 +179,7 @@ func ExampleServer_CompleteSCA() {
 		panic(err)
 	}
 	defer s.Close()
-	signer, err := xs2atest.NewTestSigner()
+	signer, err := xs2atest.NewTestSigner(nil)
 	if err != nil {
 		panic(err)
 	}
@@ -246,7 +246,7 @@ func TestTPPContactBoundToCertificate(t *testing.T) {
 	s := xs2atest.NewServer(t)
 	ca := pkix.Name{CommonName: "xs2a Test CA - TEST ONLY", Country: []string{"NO"}}
 	newClient := func(cn, orgID string) (*xs2a.Client, *xs2a.Signer) {
-		sg := signerFrom(t, testcert.Options{Subject: psd2Subject(cn, orgID), Issuer: ca, EC: true})
+		sg := signerFrom(t, testcert.Options{Subject: psd2Subject(cn, orgID), Issuer: ca, EC: true}, nil)
 		c, err := s.Client(sg)
 		require.NoError(t, err)
 		return c, sg

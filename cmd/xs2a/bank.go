@@ -82,15 +82,15 @@ func (c *certFlags) check(cmd string) error {
 
 // signer loads the certificate and key; a wrong password or a key that does
 // not match the certificate is an error that says so.
-func (c *certFlags) signer(e *env, opts ...xs2a.SignerOption) (*xs2a.Signer, error) {
+func (c *certFlags) signer(e *env, opts *xs2a.SignerOptions) (*xs2a.Signer, error) {
 	if c.p12 != "" {
-		s, err := xs2a.LoadPKCS12(c.p12, c.p12Password, opts...)
+		s, err := xs2a.LoadPKCS12(c.p12, c.p12Password, opts)
 		if err != nil && strings.Contains(err.Error(), "password") {
 			return nil, fmt.Errorf("%s: wrong password (-p12-password or XS2A_P12_PASSWORD)", c.p12)
 		}
 		return s, err
 	}
-	return xs2a.LoadSigner(c.cert, c.key, opts...)
+	return xs2a.LoadSigner(c.cert, c.key, opts)
 }
 
 // bankFlags choose the bank the client subcommands call, and how.
@@ -209,7 +209,7 @@ func openFake(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper
 }
 
 func openReal(e *env, b *bankFlags, rt func(http.RoundTripper) http.RoundTripper) (*bank, error) {
-	signer, err := b.signer(e)
+	signer, err := b.signer(e, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	if !c.given() {
 		return usagef("doctor: give the certificate: -p12, or -cert and -key")
 	}
-	signer, err := c.signer(e)
+	signer, err := c.signer(e, nil)
 	if err != nil {
 		if strings.Contains(err.Error(), "does not match") {
 			return errors.New("the key does not belong to the certificate: a bank would refuse every signature (400 SIGNATURE_INVALID)")

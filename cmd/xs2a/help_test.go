@@ -171,7 +171,7 @@ func TestUsageErrorsNameTheFlag(t *testing.T) {
 			last := lines[len(lines)-1]
 			assert.True(t, strings.HasPrefix(last, "xs2a: "), last)
 			assert.Contains(t, last, tc.want)
-			for _, goName := range []string{"Payment.", "PSU.", "TransactionQuery", "accountID", "baseURL", "RedirectURI", " product:", "invalid "} {
+			for _, goName := range []string{"Payment.", "PSU.", "TransactionsOptions", "accountID", "baseURL", "RedirectURI", " product:", "invalid "} {
 				if goName != "invalid " || !strings.Contains(tc.want, "invalid value") {
 					assert.NotContains(t, last, goName, "names the flag, not the Go field")
 				}

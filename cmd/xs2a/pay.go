@@ -135,7 +135,7 @@ func payOutcome(st *xs2a.PaymentStatus) error {
 // instant payment executed at its authorisation). Any other error is
 // returned as it is.
 func fundsRefusal(err error) error {
-	var f *xs2a.SCAFailure
+	var f *xs2a.SCAFailedError
 	switch {
 	case errors.As(err, &f) && f.Code == xs2a.CodeFundsNotAvailable:
 		err = f

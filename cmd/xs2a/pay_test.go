@@ -84,5 +84,5 @@ func TestPayOutcome(t *testing.T) {
 	other := errors.New("xs2a: 503 SERVICE_UNAVAILABLE")
 	assert.Same(t, other, fundsRefusal(other))
 	assert.Equal(t, "the bank refused the payment for lack of funds: SCA failed: 400 FUNDS_NOT_AVAILABLE",
-		fundsRefusal(&xs2a.SCAFailure{Status: 400, Code: xs2a.CodeFundsNotAvailable}).Error())
+		fundsRefusal(&xs2a.SCAFailedError{Status: 400, Code: xs2a.CodeFundsNotAvailable}).Error())
 }

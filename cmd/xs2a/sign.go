@@ -54,18 +54,8 @@ func parseSign(e *env, args []string) (*signFlags, error) {
 }
 
 // signerOptions are the keyId variants the flags ask for.
-func (f *signFlags) signerOptions() []xs2a.SignerOption {
-	var opts []xs2a.SignerOption
-	if f.lowerSerial {
-		opts = append(opts, xs2a.WithLowerCaseSerial())
-	}
-	if f.escapeSpaces {
-		opts = append(opts, xs2a.WithEscapedSpacesInCA())
-	}
-	if f.rfc2047 {
-		opts = append(opts, xs2a.WithRFC2047Signature())
-	}
-	return opts
+func (f *signFlags) signerOptions() *xs2a.SignerOptions {
+	return &xs2a.SignerOptions{LowerCaseSerial: f.lowerSerial, EscapedSpacesInCA: f.escapeSpaces, RFC2047Signature: f.rfc2047}
 }
 
 // clock is the fixed -date, or nil for now.
@@ -149,10 +139,10 @@ func runSign(_ context.Context, e *env, args []string) error {
 // loadSigner loads the certificate, or makes a test one (and says so).
 func (f *signFlags) loadSigner(e *env) (*xs2a.Signer, error) {
 	if f.given() {
-		return f.signer(e, f.signerOptions()...)
+		return f.signer(e, f.signerOptions())
 	}
 	fmt.Fprintln(e.stderr, "xs2a: no certificate given: signing with a new test certificate (the fake bank accepts it, a real bank never would)")
-	return xs2atest.NewTestSigner(f.signerOptions()...)
+	return xs2atest.NewTestSigner(f.signerOptions())
 }
 
 // signingStringOf rebuilds the signing string from the request's headers

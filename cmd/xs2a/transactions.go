@@ -34,9 +34,9 @@ func (p *pageProgress) RoundTrip(r *http.Request) (*http.Response, error) {
 
 type txFlags struct{ account, from, to, status string }
 
-// query checks the flags and turns them into a TransactionQuery.
-func (f txFlags) query() (*xs2a.TransactionQuery, error) {
-	q := &xs2a.TransactionQuery{BookingStatus: xs2a.BookingStatus(f.status)}
+// query checks the flags and turns them into a TransactionsOptions.
+func (f txFlags) query() (*xs2a.TransactionsOptions, error) {
+	q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingStatus(f.status)}
 	switch q.BookingStatus {
 	case xs2a.BookingBooked, xs2a.BookingPending, xs2a.BookingBoth:
 	default:
@@ -62,7 +62,7 @@ func (f txFlags) query() (*xs2a.TransactionQuery, error) {
 }
 
 // txFields maps the SDK's validation fields of the query to the flags.
-var txFields = flagFields{"accountID": "-account", "TransactionQuery.DateFrom": "-from", "TransactionQuery.DateTo": "-to", "TransactionQuery.BookingStatus": "-status"}
+var txFields = flagFields{"accountID": "-account", "TransactionsOptions.DateFrom": "-from", "TransactionsOptions.DateTo": "-to", "TransactionsOptions.BookingStatus": "-status"}
 
 // txReport is the -json output: the transactions grouped as the bank
 // groups them, each group present when -status asked for it (an empty

@@ -7,7 +7,7 @@
 //   - GET /xs2a/callback is xs2a.CallbackHandler. On success it completes the
 //     SCA's TPP-Session-ID in an xs2a.SessionManager and stores the psu-id
 //     for the TPP's user in a tiny in-memory store; on failure (the bank's
-//     status, code and message: an *xs2a.SCAFailure) it aborts the pending
+//     status, code and message: an *xs2a.SCAFailedError) it aborts the pending
 //     session, so the earlier one stays valid (docs/interface.md, "Consent and SCA
 //     session"). Either way it redirects the browser to a page without the
 //     query, which holds the psu-id.
@@ -112,7 +112,7 @@ func startBackend(bank *xs2atest.Server, p *printer) (site string, b *backend, s
 	site = "http://" + ln.Addr().String()
 	redirectURI := site + "/xs2a/callback"
 
-	signer, err := xs2atest.NewTestSigner()
+	signer, err := xs2atest.NewTestSigner(nil)
 	if err != nil {
 		ln.Close()
 		return "", nil, nil, err
@@ -216,7 +216,7 @@ func (b *backend) onSCASuccess(w http.ResponseWriter, r *http.Request, cb *xs2a.
 // valid callback. Abort the pending session: the earlier one stays valid.
 func (b *backend) onSCAFailure(w http.ResponseWriter, r *http.Request, err error) {
 	user := userOf(r)
-	var failure *xs2a.SCAFailure
+	var failure *xs2a.SCAFailedError
 	if errors.As(err, &failure) {
 		b.p.backend("SCA failed for %s: status=%d code=%s message=%q", user, failure.Status, failure.Code, failure.Message)
 	} else {

@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer srv.Close()
-	signer, err := xs2atest.NewTestSigner()
+	signer, err := xs2atest.NewTestSigner(nil)
 	if err != nil {
 		return err
 	}

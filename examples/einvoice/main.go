@@ -88,7 +88,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer srv.Close()
-	signer, err := xs2atest.NewTestSigner()
+	signer, err := xs2atest.NewTestSigner(nil)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (f *flow) firstAttempt(ctx context.Context, psu xs2a.PSU) error {
 		return err
 	}
 	_, err = xs2a.ParseCallback(callback.Query())
-	var failure *xs2a.SCAFailure
+	var failure *xs2a.SCAFailedError
 	if !errors.As(err, &failure) {
 		return fmt.Errorf("the callback should report a failed SCA, got %v", err)
 	}
@@ -226,13 +226,14 @@ func (f *flow) retry(ctx context.Context, psu xs2a.PSU) (xs2a.TransactionStatus,
 		return "", err
 	}
 	f.p.result("callback: the payment is signed")
-	var chosen struct {
-		DebtorAccount xs2a.AccountReference `json:"debtorAccount"`
-	}
-	if _, err := f.client.Payments.Get(ctx, psu, ini.Links.Self, &chosen); err != nil {
+	chosen, _, err := f.client.Payments.Get(ctx, psu, ini.Links.Self)
+	if err != nil {
 		return "", err
 	}
-	f.p.result("the bank reports the debtor account the PSU chose: %s", chosen.DebtorAccount.BBAN)
+	if chosen.Payment == nil || chosen.Payment.DebtorAccount == nil {
+		return "", errors.New("the bank reports no debtor account for the payment")
+	}
+	f.p.result("the bank reports the debtor account the PSU chose: %s", chosen.Payment.DebtorAccount.BBAN)
 	poll := &xs2a.PollOptions{
 		MinDelay: 20 * time.Millisecond,
 		Backoff:  1,

@@ -219,7 +219,7 @@ func withHTTPMock(ctx context.Context, p *printer) error {
 	const base = "https://bank.example/api"
 	mt := httpmock.NewMockTransport()
 	mockbank.Responders(mt, base) // PrivateCustomer1's accounts by default
-	signer, err := xs2atest.NewTestSigner()
+	signer, err := xs2atest.NewTestSigner(nil)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func TestTotalBalanceWithoutThePSU(t *testing.T) {
 // of the SDK still runs; mt is its Base.
 func mockClient(t *testing.T, mt *httpmock.MockTransport, base string) *xs2a.Client {
 	t.Helper()
-	signer, err := xs2atest.NewTestSigner()
+	signer, err := xs2atest.NewTestSigner(nil)
 	require.NoError(t, err)
 	c, err := xs2a.NewClient(base, signer,
 		xs2a.WithRedirectURI("https://tpp.example/callback"),

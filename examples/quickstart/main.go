@@ -141,7 +141,7 @@ func fakeBank(cfg config, p *printer) (*bank, error) {
 	if err != nil {
 		return nil, err
 	}
-	signer, err := xs2atest.NewTestSigner()
+	signer, err := xs2atest.NewTestSigner(nil)
 	if err != nil {
 		srv.Close()
 		return nil, err
@@ -175,9 +175,9 @@ func realBank(cfg config, p *printer) (*bank, error) {
 	var signer *xs2a.Signer
 	var err error
 	if cfg.p12 != "" {
-		signer, err = xs2a.LoadPKCS12(cfg.p12, os.Getenv(cfg.p12PasswordEnv))
+		signer, err = xs2a.LoadPKCS12(cfg.p12, os.Getenv(cfg.p12PasswordEnv), nil)
 	} else {
-		signer, err = xs2a.LoadSigner(cfg.cert, cfg.key)
+		signer, err = xs2a.LoadSigner(cfg.cert, cfg.key, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -275,7 +275,7 @@ func accountFlow(ctx context.Context, b *bank, cfg config, p *printer) (xs2a.PSU
 	for _, bal := range balances.Balances {
 		p.item("%-28s %s", bal.BalanceType, bal.BalanceAmount)
 	}
-	q := &xs2a.TransactionQuery{BookingStatus: xs2a.BookingBoth, DateFrom: time.Now().AddDate(0, 0, -30)}
+	q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBoth, DateFrom: time.Now().AddDate(0, 0, -30)}
 	var booked, pending int
 	for tx, err := range b.client.Accounts.Transactions(ctx, psu, first.ResourceID, q) {
 		if err != nil {

@@ -123,7 +123,7 @@ func checkConsent(t *testing.T, c *xs2a.Client, psu xs2a.PSU, chosen string, tic
 	for _, a := range accts {
 		got = append(got, a.ResourceID)
 	}
-	cards, _, err := c.Accounts.CardAccounts(ctx, psu)
+	cards, _, err := c.CardAccounts.List(ctx, psu)
 	require.NoError(t, err)
 	for _, a := range cards {
 		got = append(got, a.ResourceID)
@@ -166,7 +166,7 @@ func TestSCACancelInBrowser(t *testing.T) {
 			assert.Empty(t, q.Get("psu-id"))
 			assert.Equal(t, "42", q.Get("order"))
 			_, err = xs2a.ParseCallback(q)
-			var failure *xs2a.SCAFailure
+			var failure *xs2a.SCAFailedError
 			require.ErrorAs(t, err, &failure)
 			assert.Equal(t, 401, failure.Status)
 			assert.Equal(t, "SCA_INVALID", failure.Code)
