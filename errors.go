@@ -246,13 +246,7 @@ func (e *Error) Is(target error) bool {
 	case ErrAccessExceeded:
 		return e.StatusCode == http.StatusTooManyRequests || e.HasCode(CodeAccessExceeded)
 	case ErrConsentInvalid:
-		if e.HasCode(CodeConsentInvalid) || e.HasCode(CodeConsentExpired) || e.HasCode(CodeConsentUnknown) {
-			return true
-		}
-		// docs/interface.md, Production: a consent revoked at the bank shows as 403, whatever
-		// the code, unless the code blames the TPP's certificate or role, or
-		// is SERVICE_BLOCKED (a payment right withdrawn, SCA6).
-		return e.StatusCode == http.StatusForbidden && !e.blamesTPP() && !e.HasCode(CodeServiceBlocked)
+		return e.consentInvalid()
 	case ErrCorporateIDRequired:
 		return e.HasCode(CodeCorporateIDInvalid) || e.badRequestAt("PSU-CORPORATE-ID")
 	case ErrInsufficientFunds:
@@ -263,6 +257,18 @@ func (e *Error) Is(target error) bool {
 		return e.StatusCode == http.StatusNotFound
 	}
 	return false
+}
+
+// consentInvalid reports a consent missing, expired, unknown or revoked. A
+// consent revoked at the bank shows as 403 whatever the code
+// (docs/interface.md, Production), unless the code blames the TPP's
+// certificate or role, or is SERVICE_BLOCKED (a payment right withdrawn,
+// SCA6).
+func (e *Error) consentInvalid() bool {
+	if e.HasCode(CodeConsentInvalid) || e.HasCode(CodeConsentExpired) || e.HasCode(CodeConsentUnknown) {
+		return true
+	}
+	return e.StatusCode == http.StatusForbidden && !e.blamesTPP() && !e.HasCode(CodeServiceBlocked)
 }
 
 // duplicate reports the bank's refusal of a logical duplicate.

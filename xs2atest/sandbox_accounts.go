@@ -143,16 +143,8 @@ func (req *sandboxAccountReq) checkForm(card bool) *bank.Error {
 	case req.BBAN != "" && !validBBAN(req.BBAN):
 		return bank.FormatErr("bban", "bban must be 11 digits with a valid MOD11 control digit")
 	}
-	if req.IBAN != "" {
-		iban := strings.ToUpper(strings.ReplaceAll(req.IBAN, " ", ""))
-		bban := req.BBAN
-		if bban == "" && len(iban) == 15 {
-			bban = iban[4:]
-		}
-		if !validBBAN(bban) || bank.IBANOf(bban) != iban {
-			return bank.FormatErr("iban", "iban must be the Norwegian IBAN of the account's bban")
-		}
-		req.BBAN = bban
+	if e := req.checkIBAN(); e != nil {
+		return e
 	}
 	for _, t := range []struct{ path, v string }{{"cardId", req.CardID}, {"cardIdVNo", req.CardIDVNo},
 		{"accountNumber", req.AccountNumber}, {"expiry", req.Expiry}, {"status", req.Status}} {
@@ -160,6 +152,24 @@ func (req *sandboxAccountReq) checkForm(card bool) *bank.Error {
 			return bank.FormatErr(t.path, t.path+" is only for a card account")
 		}
 	}
+	return nil
+}
+
+// checkIBAN checks an iban against the bban, and takes the bban from a
+// Norwegian iban when none is given.
+func (req *sandboxAccountReq) checkIBAN() *bank.Error {
+	if req.IBAN == "" {
+		return nil
+	}
+	iban := strings.ToUpper(strings.ReplaceAll(req.IBAN, " ", ""))
+	bban := req.BBAN
+	if bban == "" && len(iban) == 15 {
+		bban = iban[4:]
+	}
+	if !validBBAN(bban) || bank.IBANOf(bban) != iban {
+		return bank.FormatErr("iban", "iban must be the Norwegian IBAN of the account's bban")
+	}
+	req.BBAN = bban
 	return nil
 }
 
