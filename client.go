@@ -325,7 +325,7 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 	var msgs []TPPMessage
 	sca := false
 	if resp.StatusCode == http.StatusUnauthorized {
-		link, msgs, sca = scaRedirectOf(body)
+		link, msgs, sca = scaRedirectOf(pieces{body})
 	}
 	if c.verifier != nil {
 		if err := c.verifier.verify(resp, pieces{body}, requestID, sca); err != nil {
@@ -364,7 +364,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		}
 	}
 	if !r.scaResult && mayNameSCARedirect(body) {
-		if link, msgs, ok := scaRedirectOf(body.join()); ok {
+		if link, msgs, ok := scaRedirectOf(body); ok {
 			return c.scaRequired(r, resp, requestID, link, msgs)
 		}
 	}
@@ -413,21 +413,6 @@ func (c *Client) decodeInto(r *request, resp *http.Response, requestID string, b
 	return nil
 }
 
-// unmarshal decodes body into into: in one pass when into is a
-// fastDecoder that takes the body (through a window when it is large and in
-// pieces), with json.Unmarshal otherwise.
-func unmarshal(body pieces, into any) error {
-	f, fast := into.(fastDecoder)
-	if fast && len(body) > 1 && body.len() >= minPieces && decodePieces(f, body, maxChunk) {
-		return nil
-	}
-	data := body.join()
-	if fast && decodeFast(f, data) {
-		return nil
-	}
-	return json.Unmarshal(data, into)
-}
-
 // scaRequired is the *SCARequiredError of an answer carrying link, or a
 // *SCARedirectError when link is no address to send the PSU to.
 func (c *Client) scaRequired(r *request, resp *http.Response, requestID string, link Link, msgs []TPPMessage) error {
@@ -438,21 +423,20 @@ func (c *Client) scaRequired(r *request, resp *http.Response, requestID string, 
 	return &SCARequiredError{Redirect: link, StatusCode: resp.StatusCode, RequestID: requestID, Messages: msgs}
 }
 
-// scaRedirectOf finds _links.scaRedirect in a body, as encoding/json, which
-// decodes the results, reads it: member names in any letter case (Unicode
-// folding: "SCAREDIRECT", "_linkſ"), escapes read ("sca\u0052edirect"). The
-// SDK's own reader (jsonread.go) gives up on such names and leaves the
-// result to encoding/json. It is the one decision on an answer's redirect:
+// scaRedirectOf finds _links.scaRedirect in a body as the decoding of the
+// results (unmarshal, with jsonOptions) reads it: member names in any
+// letter case (Unicode folding: "SCAREDIRECT", "_linkſ"), escapes read
+// ("sca\u0052edirect"). It is the one decision on an answer's redirect:
 // whether a 401 carries one and must be signed, and what a 2xx or 401 hands
 // out.
-func scaRedirectOf(body []byte) (Link, []TPPMessage, bool) {
+func scaRedirectOf(body pieces) (Link, []TPPMessage, bool) {
 	var doc struct {
 		Links struct {
 			SCARedirect Link `json:"scaRedirect"`
 		} `json:"_links"`
 		TPPMessages []TPPMessage `json:"tppMessages"`
 	}
-	if json.Unmarshal(body, &doc) != nil || doc.Links.SCARedirect.Href == "" {
+	if unmarshal(body, &doc) != nil || doc.Links.SCARedirect.Href == "" {
 		return Link{}, nil, false
 	}
 	return doc.Links.SCARedirect, doc.TPPMessages, true
@@ -460,8 +444,8 @@ func scaRedirectOf(body []byte) (Link, []TPPMessage, bool) {
 
 // mayNameSCARedirect reports whether body may hold a member that
 // scaRedirectOf reads as scaRedirect; when false it cannot, and the
-// document need not be decoded for it (a transaction page is decoded once,
-// by its own reader). encoding/json matches a member name to "scaRedirect"
+// document need not be decoded for it (a transaction page is decoded
+// once). The decoding (jsonOptions, encoding/json's semantics) matches a member name to "scaRedirect"
 // exactly or under Unicode simple case folding, after reading its escapes.
 // Without an escape the name lies in the body as it is, and its "rect" is
 // r, e, c and t in either case: no other rune folds to those four letters

@@ -199,3 +199,87 @@ func TestDecodeJSONMatchesOldDecoding(t *testing.T) {
 		}
 	}
 }
+
+// readerSeeds are answers in the bank's shape and edge cases (they were
+// the seeds of the SDK's own reader, which json/v2 replaced).
+var readerSeeds = []struct {
+	name string
+	json string
+	// takes lists the cases that must decode it in one pass.
+	takes []string
+}{
+	{"transaction", `{"transactionId":"t1","bookingDate":"2026-03-01","valueDate":"2026-03-02T10:00:00+01:00",` +
+		`"transactionAmount":{"amount":"-12.50","currency":"NOK","x":[1]},"creditorName":"Rema \u00e5 1000",` +
+		`"creditorAccount":{"bban":"98765432106"},"remittanceInformationUnstructuredArray":["a","b\"c"],` +
+		`"remittanceInformationStructured":"KID 1234","proprietaryBankTransactionCode":{"value":"V","code":"1"},` +
+		`"additionalInformationProprietary1":"p1","additionalInformationProprietary2":{"a" : 1},` +
+		`"currencyExchange":[{"exchangeRate":11.52,"sourceCurrency":"EUR"}],"entryDetails":[ {"x":1} ],` +
+		`"merchantCity":"Bergen","entryKind":{"code":"CARD"},"_links":{"transactionDetails":"/tx/1"}}`,
+		[]string{"Transaction"}},
+	{"card transaction", `{"cardTransactionId":"c-1","transactionDate":"2026-02-27",` +
+		`"acceptorTransactionDateTime":"2026-02-27T18:30:00+0100","transactionAmount":{"amount":"-115.20","currency":"NOK"},` +
+		`"originalAmount":{"amount":-10.00,"currency":"EUR"},"markupFee":null,"invoiced":false,` +
+		`"cardAcceptorAddress":{"townName":"Paris"},"proprietaryBankTransactionCode":"KORT","extraThing":true}`,
+		[]string{"CardTransaction"}},
+	{"account", `{"resourceId":"enc!!A=","bban":"12345678903","currency":"NOK","creditLine":5000.0,` +
+		`"balances":[{"balanceAmount":{"currency":"NOK","amount":"1.5"},"balanceType":"expected",` +
+		`"lastChangeDateTime":"2024-05-02T10:00:00Z","balanceLabel":{"no":"x"}}],` +
+		`"_links":{"balances":{"href":"/b","verbs":["GET"]},"transactions":"/t","self":null}}`,
+		[]string{"Account"}},
+	{"transaction page", `{"account":{"bban":"1"},"transactions":{"booked":[{"transactionId":"a"},null,{}],` +
+		`"pending":[],"_links":{"next":{"href":"/n"}}},"balances":null,"other":1}`,
+		[]string{"TransactionReport"}},
+	{"card page", `{"cardAccount":{"maskedPan":"5***"},"debitAccounting":true,"cardTransactions":` +
+		`{"booked":[{"cardTransactionId":"c"}],"_links":{"cardAccount":{"href":"/c"}}}}`,
+		[]string{"cardTransactionReport"}},
+	{"bare account list", ` [{"resourceId":"a"},{"resourceId":"b","balances":[]}] `, []string{"accounts list"}},
+	{"empty lists", `{"remittanceInformationUnstructuredArray":[],"_links":{"balances":{"href":"/b","verbs":[]}},` +
+		`"balances":[],"transactions":{"booked":[]}}`, []string{"Transaction", "Account", "TransactionReport"}},
+	{"accounts list", `{"x":[1,{"y":"]"}],"accounts":null,"accounts":[{"resourceId":"a"}]}`, []string{"accounts list"}},
+	// left to encoding/json or decoded alike
+	{"member in another letter case", `{"TRANSACTIONID":"t","Bban":"1","accounts":[{"ResourceId":"x"}]}`, nil},
+	{"escaped key", `{"transaction\u0049d":"t","resourceId":"\u0041"}`, nil},
+	{"repeated members", `{"transactionId":"a","transactionId":"b","transactionAmount":{"amount":"1"},` +
+		`"transactionAmount":{"currency":"NOK"},"creditorAccount":{"bban":"1"},"creditorAccount":{"iban":"NO1"},` +
+		`"additionalInformationProprietary1":"x","additionalInformationProprietary1":null,"merchant":1,"merchant":2}`, nil},
+	{"type mismatch", `{"transactionId":5,"resourceId":["x"],"balanceAmount":"1"}`, nil},
+	{"bad amount", `{"transactionAmount":{"amount":"1e2","currency":"NOK"}}`, nil},
+	{"bad date", `{"bookingDate":"2026-02-30","transactionDate":"x"}`, nil},
+	{"invalid JSON", `{"transactionId":"t",}`, nil},
+	{"trailing data", `{"transactionId":"t"} x`, nil},
+	{"control character", "{\"transactionId\":\"a\tb\"}", nil},
+	{"invalid UTF-8", "{\"transactionId\":\"a\xffb\",\"resourceId\":\"\xc3\"}", nil},
+	{"numbers", `{"batchNumberOfTransactions":-0.5e+3,"x":[0,-1,1.0,1E5,01]}`, nil},
+	{"deep", `{"x":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`, nil},
+}
+
+// FuzzDecodePieces: an answer decodes alike from one buffer and from the
+// pieces a body of unknown length is read in (streamed through a
+// jsontext.Decoder, never joined), for every answer type, cut anywhere.
+//
+//	go test -run='^$' -fuzz='^FuzzDecodePieces$' -fuzztime=60s .
+func FuzzDecodePieces(f *testing.F) {
+	for _, s := range readerSeeds {
+		f.Add([]byte(s.json), uint16(7))
+	}
+	for _, name := range []string{"transactions_page1.json", "card_transactions_fixed.json", "accounts_production.json"} {
+		f.Add(fixture(f, name), uint16(1000))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		var p pieces
+		for rest, n := data, 1+int(cut); len(rest) > 0; n = n*2 + 1 {
+			k := min(n, len(rest))
+			p, rest = append(p, rest[:k:k]), rest[k:]
+		}
+		for _, typ := range oracleTypes {
+			whole, streamed := typ.fresh(), typ.fresh()
+			wErr, sErr := unmarshal(pieces{data}, whole), unmarshal(p, streamed)
+			if (wErr == nil) != (sErr == nil) {
+				t.Fatalf("%s: %q in %d pieces: %v; whole: %v", typ.name, data, len(p), sErr, wErr)
+			}
+			if wErr == nil && oracleDump.Sdump(whole) != oracleDump.Sdump(streamed) {
+				t.Fatalf("%s: %q in %d pieces decodes otherwise", typ.name, data, len(p))
+			}
+		}
+	})
+}

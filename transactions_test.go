@@ -669,7 +669,7 @@ func TestCardTransactionFields(t *testing.T) {
 func TestTransactionJSONRoundTrip(t *testing.T) {
 	t.Parallel()
 	var d transactionDetailsBody
-	require.NoError(t, json.Unmarshal(fixture(t, "transaction_details.json"), &d))
+	require.NoError(t, decodeJSON(fixture(t, "transaction_details.json"), &d))
 	out, err := json.Marshal(d.tx)
 	require.NoError(t, err)
 	var doc map[string]json.RawMessage
