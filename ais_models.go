@@ -341,7 +341,7 @@ type listBody[T any] struct {
 func (l *listBody[T]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	switch d.PeekKind() {
 	case '[':
-		return jsonv2.UnmarshalDecode(d, &l.items)
+		return decodeList(d, &l.items)
 	case '{':
 	default:
 		return jsonv2.UnmarshalDecode(d, new(map[string]jsontext.Value)) // null, or the error a map gives
@@ -349,13 +349,17 @@ func (l *listBody[T]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if _, err := d.ReadToken(); err != nil {
 		return err
 	}
-	for d.PeekKind() != '}' {
+	for seen := false; d.PeekKind() != '}'; {
 		name, err := d.ReadToken()
 		if err != nil {
 			return err
 		}
 		if name.String() == l.key {
-			err = fieldBelow(l.key, jsonv2.UnmarshalDecode(d, &l.items))
+			if seen {
+				l.items = nil // a repeated member: the last is the list
+			}
+			seen = true
+			err = fieldBelow(l.key, decodeList(d, &l.items))
 		} else {
 			err = d.SkipValue()
 		}

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -619,6 +621,53 @@ func readText(d *jsontext.Decoder, s *string, field string) error {
 	default:
 		b, _ := jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
 		*s = string(b)
+	}
+	return nil
+}
+
+// decodeList decodes the JSON array next in d into *list. A list that
+// presize did not make is made ahead at the length the last list of its
+// type had (pages of one walk are alike), at most maxHinted elements and 8
+// bytes of list for a byte of JSON ahead: a list grown by append costs
+// several times itself in copies. A list that came out less than half full
+// is copied into one of its length.
+func decodeList[T any](d *jsontext.Decoder, list *[]T) error {
+	hint := hintOf[T]()
+	if hint == nil || d.PeekKind() != '[' || cap(*list) > 0 {
+		return jsonv2.UnmarshalDecode(d, list)
+	}
+	var zero T
+	if n := min(int(hint.Load()), 8*len(d.UnreadBuffer())/int(unsafe.Sizeof(zero))); n > 0 {
+		*list = make([]T, 0, n)
+	}
+	if err := jsonv2.UnmarshalDecode(d, list); err != nil {
+		return err
+	}
+	hint.Store(int32(min(len(*list), maxHinted)))
+	if cap(*list) > 2*len(*list)+8 {
+		*list = slices.Clone(*list)
+	}
+	return nil
+}
+
+// maxHinted is the most elements decodeList makes ahead of a list.
+const maxHinted = 1024
+
+// The lengths of the last lists decoded, by element type.
+var transactionHint, cardTransactionHint, accountHint, cardAccountHint atomic.Int32
+
+// hintOf is the length of the last list of T decoded; nil for a type that
+// keeps none.
+func hintOf[T any]() *atomic.Int32 {
+	switch any((*T)(nil)).(type) {
+	case *Transaction:
+		return &transactionHint
+	case *CardTransaction:
+		return &cardTransactionHint
+	case *Account:
+		return &accountHint
+	case *CardAccount:
+		return &cardAccountHint
 	}
 	return nil
 }

@@ -36,6 +36,28 @@ type AccountReport struct {
 	Links       ReportLinks   `json:"_links,omitzero"`
 }
 
+// UnmarshalJSONFrom decodes a page of transactions, its lists made once
+// at their length (decodeList).
+func (a *AccountReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if d.PeekKind() != '{' {
+		type plain AccountReport
+		return jsonv2.UnmarshalDecode(d, (*plain)(a)) // null, or the error an object gives
+	}
+	return readObject(d, func(name []byte) error {
+		switch {
+		case isName(name, "booked"):
+			return decodeList(d, &a.Booked)
+		case isName(name, "pending"):
+			return decodeList(d, &a.Pending)
+		case isName(name, "information"):
+			return decodeList(d, &a.Information)
+		case isName(name, "_links"):
+			return jsonv2.UnmarshalDecode(d, &a.Links)
+		}
+		return d.SkipValue()
+	})
+}
+
 // ReportLinks are the _links of a transaction page (Berlin Group
 // _linksAccountReport). Next is empty on the last page.
 type ReportLinks struct {
@@ -438,20 +460,35 @@ func (t *CardTransaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if null, err := unmarshalJSONFromNull(d); null {
 		return err
 	}
-	type plain CardTransaction
-	var w struct {
-		*plain
-		Acceptor *string `json:"acceptorTransactionDateTime"`
-	}
 	*t = CardTransaction{}
-	w.plain = (*plain)(t)
-	if err := jsonv2.UnmarshalDecode(d, &w); err != nil {
+	w := cardTransactionWires.Get().(*cardTransactionWire)
+	defer func() {
+		w.plainCardTransaction = nil // the pool keeps no transaction
+		cardTransactionWires.Put(w)
+	}()
+	w.plainCardTransaction, w.acceptor = (*plainCardTransaction)(t), ""
+	w.Acceptor = &w.acceptor // "" and null, as absent, give no time
+	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
 		return err
 	}
 	at, err := parseDateTime("acceptorTransactionDateTime", w.Acceptor)
 	t.AcceptorTransactionDateTime = at
 	return err
 }
+
+// plainCardTransaction is a CardTransaction without its methods.
+type plainCardTransaction CardTransaction
+
+// cardTransactionWire is what CardTransaction.UnmarshalJSONFrom decodes:
+// the transaction's fields, acceptorTransactionDateTime as its text. The
+// wires are reused: a page decodes hundreds.
+type cardTransactionWire struct {
+	*plainCardTransaction `json:",embed"`
+	Acceptor              *string `json:"acceptorTransactionDateTime"`
+	acceptor              string
+}
+
+var cardTransactionWires = sync.Pool{New: func() any { return new(cardTransactionWire) }}
 
 // MarshalJSONTo encodes acceptorTransactionDateTime in the offset form of
 // docs/interface.md G3, and the Extra members.
@@ -472,6 +509,26 @@ func (t *CardTransaction) UnmarshalJSON(data []byte) error { return decodeJSON(d
 
 // MarshalJSON is MarshalJSONTo for encoding/json.
 func (t CardTransaction) MarshalJSON() ([]byte, error) { return encodeJSON(t) }
+
+// UnmarshalJSONFrom decodes a page of card transactions, its lists made
+// once at their length (decodeList).
+func (a *cardAccountReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if d.PeekKind() != '{' {
+		type plain cardAccountReport
+		return jsonv2.UnmarshalDecode(d, (*plain)(a)) // null, or the error an object gives
+	}
+	return readObject(d, func(name []byte) error {
+		switch {
+		case isName(name, "booked"):
+			return decodeList(d, &a.Booked)
+		case isName(name, "pending"):
+			return decodeList(d, &a.Pending)
+		case isName(name, "_links"):
+			return jsonv2.UnmarshalDecode(d, &a.Links)
+		}
+		return d.SkipValue()
+	})
+}
 
 // swapAmounts undoes the bank's legacy mapping of card amounts, in which
 // transactionAmount held the original amount and originalAmount the amount

@@ -288,8 +288,16 @@ func (d Date) valid() bool {
 	if d.Year < 1 || d.Year > 9999 || d.Month < time.January || d.Month > time.December || d.Day < 1 {
 		return false
 	}
-	// Day 0 of the next month is the last day of this one.
-	last := time.Date(d.Year, d.Month+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	last := 31
+	switch d.Month {
+	case time.April, time.June, time.September, time.November:
+		last = 30
+	case time.February:
+		last = 28
+		if d.Year%4 == 0 && (d.Year%100 != 0 || d.Year%400 == 0) {
+			last = 29
+		}
+	}
 	return d.Day <= last
 }
 
