@@ -219,20 +219,3 @@ func transactionsAnswer(size int) []byte {
 	b.WriteString(`],"_links":{"next":{"href":"/v1/accounts/enc!!A=/transactions?page=2"}}}}`)
 	return b.Bytes()
 }
-
-// cardTransactionsAnswer is a card transaction page of about size bytes.
-func cardTransactionsAnswer(size int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"cardAccount":{"maskedPan":"525412******3241"},"cardTransactions":{"booked":[`)
-	for i := 0; b.Len() < size; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"cardTransactionId":"c-%08d","transactionDate":"2026-02-%02d","transactionAmount":`+
-			`{"amount":"-%d.20","currency":"NOK"},"originalAmount":{"amount":"-%d.00","currency":"EUR"},`+
-			`"cardAcceptorAddress":{"townName":"Paris"},"proprietaryBankTransactionCode":"KORT","invoiced":false}`,
-			i, 1+i%28, i%997, i%97)
-	}
-	b.WriteString(`],"_links":{"cardAccount":{"href":"/v1/card-accounts/enc!!C="}}}}`)
-	return b.Bytes()
-}

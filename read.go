@@ -189,27 +189,6 @@ func (p pieces) blank() bool {
 	return true
 }
 
-// contains reports whether s occurs in the body, also across pieces.
-func (p pieces) contains(s string) bool {
-	n := len(s) - 1 // the most of s that can lie on one side of a seam
-	var seam []byte // the last n bytes of the pieces so far
-	for _, b := range p {
-		if bytes.Contains(b, []byte(s)) {
-			return true
-		}
-		seam = append(seam, b[:min(len(b), n)]...)
-		if bytes.Contains(seam, []byte(s)) {
-			return true
-		}
-		if len(b) >= n {
-			seam = append(seam[:0], b[len(b)-n:]...)
-		} else {
-			seam = seam[len(seam)-min(len(seam), n):]
-		}
-	}
-	return false
-}
-
 // bodyBuffers recycles the buffers that successful answers are read into
 // (as *[]byte). Such a body is garbage once decoded: the decoding copies
 // what it keeps (and a model's UnmarshalJSONFrom must copy too), and nothing else in

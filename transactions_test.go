@@ -813,11 +813,11 @@ func FuzzTransactionsPage(f *testing.F) {
 			}
 		}
 		var d transactionDetailsBody
-		_ = json.Unmarshal(data, &d)
+		_ = decodeJSON(data, &d)
 		var b Balances
 		_ = json.Unmarshal(data, &b)
 		l := listBody[Account]{key: "accounts"}
-		_ = json.Unmarshal(data, &l)
+		_ = decodeJSON(data, &l)
 	})
 }
 
