@@ -293,13 +293,17 @@ func decodeJSON(data []byte, into any) error {
 	} else {
 		err = decodeAll(jsontext.NewDecoder(bytes.NewBuffer(data), jsonOptions), into) // reads data in place
 	}
-	var se *jsonv2.SemanticError
-	if errors.As(err, &se) {
+	if err == nil {
+		return nil
+	}
+	if _, semantic := errors.AsType[*jsonv2.SemanticError](err); semantic {
 		// As encoding/json, which checks the whole document first, a
 		// syntax error anywhere wins over a value of the wrong type.
-		var v jsontext.Value
-		if serr := jsonv2.Unmarshal(data, &v, jsonOptions); serr != nil {
-			return serr
+		if !jsontext.Value(data).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+			var v jsontext.Value // only to name the syntax error
+			if serr := jsonv2.Unmarshal(data, &v, jsonOptions); serr != nil {
+				return serr
+			}
 		}
 	}
 	return legacyError(err)
@@ -347,8 +351,11 @@ func decodeAll(d *jsontext.Decoder, into any) error {
 // model's own method is that error, a *json.UnmarshalTypeError of its with
 // the path of its value in front. Syntax errors stay json/v2's.
 func legacyError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var se *jsonv2.SemanticError
-	if err == nil || !errors.As(err, &se) {
+	if !errors.As(err, &se) {
 		return err
 	}
 	at := fieldPath(se.JSONPointer)
@@ -700,4 +707,37 @@ func hintOf[T any]() *atomic.Int32 {
 		return &cardAccountHint
 	}
 	return nil
+}
+
+// readTexts reads a JSON array of strings into *list as encoding/json
+// does: null gives nil, a null element "", another kind of value is a
+// *json.UnmarshalTypeError naming field.
+func readTexts(d *jsontext.Decoder, list *[]string, field string) error {
+	switch d.PeekKind() {
+	case 'n':
+		*list = nil
+		_, err := d.ReadToken()
+		return err
+	case '[':
+	default:
+		kind := d.PeekKind()
+		if err := d.SkipValue(); err != nil {
+			return err
+		}
+		return &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[[]string](), Field: field}
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return err
+	}
+	out := []string{}
+	for d.PeekKind() != ']' {
+		var s string
+		if err := readText(d, &s, field); err != nil {
+			return err
+		}
+		out = append(out, s)
+	}
+	*list = out
+	_, err := d.ReadToken()
+	return err
 }

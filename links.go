@@ -26,10 +26,21 @@ func (l *Link) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		_, err := d.ReadToken()
 		return err
 	}
-	type plain Link
-	var p plain
-	err := jsonv2.UnmarshalDecode(d, &p)
-	*l = Link(p)
+	if d.PeekKind() != '{' {
+		type plain Link
+		return jsonv2.UnmarshalDecode(d, new(plain)) // the error an object gives
+	}
+	var v Link
+	err := readObject(d, func(name []byte) error {
+		switch {
+		case isName(name, "href"):
+			return readText(d, &v.Href, "href")
+		case isName(name, "verbs"):
+			return readTexts(d, &v.Verbs, "verbs")
+		}
+		return d.SkipValue()
+	})
+	*l = v
 	return err
 }
 
