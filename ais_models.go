@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // BookingStatus is the bookingStatus query parameter of
@@ -148,7 +151,7 @@ type Account struct {
 	Links           AccountLinks    `json:"_links,omitzero"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
 // AccountOwner is one entry of ownerNames (Berlin Group accountOwner).
@@ -173,7 +176,7 @@ type Balances struct {
 	Balances []Balance        `json:"balances"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
 // Find returns the first balance of type t.
@@ -214,26 +217,16 @@ type Balance struct {
 	LastCommittedTransaction string     `json:"lastCommittedTransaction,omitempty"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
-// UnmarshalJSON decodes a balance, accepting lastChangeDateTime with or
-// without a colon in its offset; members it does not name go to Extra.
-func (b *Balance) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
+// UnmarshalJSONFrom decodes a balance, accepting lastChangeDateTime with
+// or without a colon in its offset; members it does not name go to Extra.
+// null leaves it as it is.
+func (b *Balance) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if null, err := unmarshalJSONFromNull(d); null {
+		return err
 	}
-	r := reader{data: data}
-	if r.balance(b) && r.end() {
-		return nil
-	}
-	return b.unmarshalReflect(data)
-}
-
-// unmarshalReflect is UnmarshalJSON through encoding/json, for what the
-// one-pass reader does not take (and as the reference it is tested
-// against).
-func (b *Balance) unmarshalReflect(data []byte) error {
 	type plain Balance
 	var w struct {
 		*plain
@@ -241,24 +234,33 @@ func (b *Balance) unmarshalReflect(data []byte) error {
 	}
 	*b = Balance{}
 	w.plain = (*plain)(b)
-	if err := json.Unmarshal(data, &w); err != nil {
-		return plainPath(err)
+	if err := jsonv2.UnmarshalDecode(d, &w); err != nil {
+		return err
 	}
 	t, err := parseDateTime("lastChangeDateTime", w.LastChange)
 	b.LastChangeDateTime = t
-	b.Extra = scanExtra(data, balanceNames)
 	return err
 }
 
-// MarshalJSON encodes lastChangeDateTime in the offset form of
+// MarshalJSONTo encodes lastChangeDateTime in the offset form of
 // docs/interface.md G3 ("+00:00" rather than "Z"), and the Extra members.
-func (b Balance) MarshalJSON() ([]byte, error) {
+func (b Balance) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Balance
-	return marshalWithExtra(struct {
+	var err error
+	if b.Extra, err = b.Extra.without(b); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, struct {
 		plain
 		LastChange string `json:"lastChangeDateTime,omitempty"`
-	}{plain: plain(b), LastChange: formatDateTime(b.LastChangeDateTime)}, b.Extra, balanceNames)
+	}{plain: plain(b), LastChange: formatDateTime(b.LastChangeDateTime)})
 }
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (b *Balance) UnmarshalJSON(data []byte) error { return decodeJSON(data, b) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (b Balance) MarshalJSON() ([]byte, error) { return encodeJSON(b) }
 
 // CardAccount is one entry of GET /v1/card-accounts (docs/interface.md, Production; Berlin
 // Group cardAccountDetails).
@@ -283,7 +285,7 @@ type CardAccount struct {
 	Links           AccountLinks  `json:"_links,omitzero"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
 // Agreement is a corporate agreement of the PSU (GET /v1/agreements,
@@ -294,7 +296,7 @@ type Agreement struct {
 	OrganisationNumber string `json:"organisationNumber,omitempty"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
 // isNull reports whether data is the JSON null.
@@ -333,43 +335,41 @@ type listBody[T any] struct {
 	items []T
 }
 
-func (l *listBody[T]) UnmarshalJSON(data []byte) error {
-	raw := bytes.TrimSpace(data)
-	if len(raw) > 0 && raw[0] == '[' {
-		return l.decodeItems(raw)
+// UnmarshalJSONFrom decodes the list in one pass: the array, or the
+// member key of the object (the last one when repeated), the others
+// skipped.
+func (l *listBody[T]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	switch d.PeekKind() {
+	case '[':
+		return decodeList(d, &l.items)
+	case '{':
+	default:
+		return jsonv2.UnmarshalDecode(d, new(map[string]jsontext.Value)) // null, or the error a map gives
 	}
-	var doc map[string]rawView
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	if _, err := d.ReadToken(); err != nil {
 		return err
 	}
-	if v, ok := doc[l.key]; ok {
-		return l.decodeItems(v)
-	}
-	return nil
-}
-
-// decodeItems decodes a JSON array into l.items. A large array gets its
-// slice made once for the items it holds instead of grown by copies, which
-// cost more than the slice itself; the slice made ahead is at most twice
-// the size of the array's JSON, whatever the array holds.
-func (l *listBody[T]) decodeItems(array []byte) error {
-	array = bytes.TrimSpace(array)
-	if len(array) >= 64<<10 && array[0] == '[' {
-		// Made once at its length, unless an element is no object (then
-		// encoding/json refuses the list at it: nothing to make ahead).
-		if n, objects := countElements(array, 1); objects {
-			l.items = make([]T, 0, listCap[T](n, len(array)))
+	for seen := false; d.PeekKind() != '}'; {
+		name, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		if name.String() == l.key {
+			if seen {
+				l.items = nil // a repeated member: the last is the list
+			}
+			seen = true
+			err = fieldBelow(l.key, decodeList(d, &l.items))
+		} else {
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return json.Unmarshal(array, &l.items)
+	_, err := d.ReadToken()
+	return err
 }
-
-// rawView is a JSON value as it lies in the input, not copied (as
-// json.RawMessage is). It is valid while the input is: listBody reads it
-// before its own UnmarshalJSON returns.
-type rawView []byte
-
-func (r *rawView) UnmarshalJSON(b []byte) error { *r = b; return nil }
 
 // list returns the items, never nil.
 func (l *listBody[T]) list() []T {
@@ -387,15 +387,29 @@ type singleBody[T any] struct {
 	item T
 }
 
-func (b *singleBody[T]) UnmarshalJSON(data []byte) error {
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return err
+func (b *singleBody[T]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	item, err := memberOrWhole(d, b.key)
+	if err == nil {
+		err = decodeJSON(item, &b.item)
 	}
-	if raw := bytes.TrimSpace(doc[b.key]); len(raw) > 0 && raw[0] == '{' {
-		return json.Unmarshal(raw, &b.item)
+	return err
+}
+
+// memberOrWhole reads the next value: an object's member named key when it
+// is an object (the last such member), else the whole value.
+func memberOrWhole(d *jsontext.Decoder, key string) (jsontext.Value, error) {
+	whole, err := d.ReadValue()
+	if err != nil {
+		return nil, err
 	}
-	return json.Unmarshal(data, &b.item)
+	var doc map[string]jsontext.Value
+	if err := decodeJSON(whole, &doc); err != nil {
+		return nil, err
+	}
+	if v := doc[key]; len(v) > 0 && v[0] == '{' {
+		return v, nil
+	}
+	return whole, nil
 }
 
 // cardBalancesBody decodes GET /v1/card-accounts/{id}/balances, whose
@@ -405,16 +419,20 @@ type cardBalancesBody struct {
 	CardAccount AccountReference `json:"cardAccount"`
 }
 
-// UnmarshalJSON decodes the Balances (whose own UnmarshalJSON would
-// otherwise be promoted and take the whole body) and the card reference.
-func (b *cardBalancesBody) UnmarshalJSON(data []byte) error {
-	if err := json.Unmarshal(data, &b.Balances); err != nil {
+// UnmarshalJSONFrom decodes the Balances (whose own method would otherwise
+// be promoted and take the whole body) and the card reference.
+func (b *cardBalancesBody) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	whole, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	if err := decodeJSON(whole, &b.Balances); err != nil {
 		return err
 	}
 	var w struct {
 		CardAccount AccountReference `json:"cardAccount"`
 	}
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := decodeJSON(whole, &w); err != nil {
 		return err
 	}
 	b.CardAccount = w.CardAccount
@@ -454,18 +472,22 @@ func (b *cardBalancesBody) balances() *Balances {
 // {"transactionDetails": {...}}, or a bare transaction object.
 type transactionDetailsBody struct{ tx Transaction }
 
-func (d *transactionDetailsBody) UnmarshalJSON(data []byte) error {
-	var w struct {
-		Platform    json.RawMessage `json:"transactionsDetails"`
-		BerlinGroup json.RawMessage `json:"transactionDetails"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
+func (b *transactionDetailsBody) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	whole, err := d.ReadValue()
+	if err != nil {
 		return err
 	}
-	for _, raw := range []json.RawMessage{w.Platform, w.BerlinGroup} {
+	var w struct {
+		Platform    jsontext.Value `json:"transactionsDetails"`
+		BerlinGroup jsontext.Value `json:"transactionDetails"`
+	}
+	if err := decodeJSON(whole, &w); err != nil {
+		return err
+	}
+	for _, raw := range []jsontext.Value{w.Platform, w.BerlinGroup} {
 		if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '{' {
-			return json.Unmarshal(raw, &d.tx)
+			return decodeJSON(raw, &b.tx)
 		}
 	}
-	return json.Unmarshal(data, &d.tx)
+	return decodeJSON(whole, &b.tx)
 }

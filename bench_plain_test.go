@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"testing"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/tppkit/xs2a"
 )
 
@@ -185,8 +186,11 @@ func appendAccountList(dst []byte, n int) []byte {
 //
 //	go test -run='^$' -bench=PageVsPlain -benchtime=2s -count=5 .
 //
-// Target: ratio-cpu (client ÷ signature + plain unmarshal) <= 1.00.
-// decode-ratio-cpu is the same without the signature on either side.
+// Target: ratio-cpu (client ÷ signature + plain unmarshal) <= 1.00, and
+// ratio-cpu-v2 (client ÷ signature + the same plain unmarshal with json/v2,
+// github.com/go-json-experiment/json, default options) <= 1.25.
+// decode-ratio-cpu and decode-ratio-cpu-v2 are the same without the
+// signature on either side.
 // Per entry: client-allocs/entry and client-B/entry are the whole call's
 // divided by the entries; decode-allocs/entry and decode-B/entry leave out
 // what the same call costs for an answer without entries; plain-* are
@@ -247,13 +251,18 @@ func benchPageVsPlain(b *testing.B, body, empty []byte, plain func() any, call f
 			b.Fatal(err)
 		}
 	}
+	unmarshalV2 := func() {
+		if err := jsonv2.Unmarshal(body, plain()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sign := func() {
+		if _, err := rsa.SignPKCS1v15(nil, key.(*rsa.PrivateKey), crypto.SHA256, sum[:]); err != nil {
+			b.Fatal(err)
+		}
+	}
 	fns := []func(){
-		func() { // the baseline: one signature, one plain decode
-			if _, err := rsa.SignPKCS1v15(nil, key.(*rsa.PrivateKey), crypto.SHA256, sum[:]); err != nil {
-				b.Fatal(err)
-			}
-			unmarshal()
-		},
+		func() { sign(); unmarshal() }, // the baseline: one signature, one plain decode
 		func() {
 			if call(signed) != want {
 				b.Fatal("a different number of entries")
@@ -261,6 +270,8 @@ func benchPageVsPlain(b *testing.B, body, empty []byte, plain func() any, call f
 		},
 		unmarshal,
 		func() { call(ready) },
+		func() { sign(); unmarshalV2() }, // the same hand-written client on json/v2
+		unmarshalV2,
 	}
 	// Allocations are counted with the collector off, so that it cannot
 	// empty the client's pool of read buffers in between and add a page
@@ -283,6 +294,8 @@ func benchPageVsPlain(b *testing.B, body, empty []byte, plain func() any, call f
 		b.ReportMetric(c[1].cpuNs, "client-cpu-ns/op")
 		b.ReportMetric(c[1].cpuNs/c[0].cpuNs, "ratio-cpu")
 		b.ReportMetric(c[3].cpuNs/c[2].cpuNs, "decode-ratio-cpu")
+		b.ReportMetric(c[1].cpuNs/c[4].cpuNs, "ratio-cpu-v2")
+		b.ReportMetric(c[3].cpuNs/c[5].cpuNs, "decode-ratio-cpu-v2")
 	}
 	n := float64(want)
 	b.ReportMetric(allocs[3]/n, "client-allocs/entry")

@@ -1,159 +1,232 @@
 package xs2a
 
-import "reflect"
-
-// The member names each model with an Extra field takes, from its json tags.
-var (
-	accountNames         = namesOf(reflect.TypeFor[Account](), "")
-	cardAccountNames     = namesOf(reflect.TypeFor[CardAccount](), "")
-	balancesNames        = namesOf(reflect.TypeFor[Balances](), "")
-	balanceNames         = namesOf(reflect.TypeFor[Balance](), "")
-	agreementNames       = namesOf(reflect.TypeFor[Agreement](), "")
-	transactionNames     = namesOf(reflect.TypeFor[Transaction](), additionalProprietaryPrefix)
-	cardTransactionNames = namesOf(reflect.TypeFor[CardTransaction](), "")
-	scaLinksNames        = namesOf(reflect.TypeFor[SCALinks](), "")
-	initiationNames      = namesOf(reflect.TypeFor[Initiation](), "")
-	paymentStatusNames   = namesOf(reflect.TypeFor[PaymentStatus](), "")
-	authStatusNames      = namesOf(reflect.TypeFor[AuthorisationStatus](), "")
-	basketDetailsNames   = namesOf(reflect.TypeFor[BasketDetails](), "")
-	basketStatusNames    = namesOf(reflect.TypeFor[BasketStatus](), "")
+import (
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// UnmarshalJSON decodes an account; members it does not name go to Extra.
-func (a *Account) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
-	r := reader{data: data}
-	if r.account(a) && r.end() {
-		return nil
-	}
-	return a.unmarshalReflect(data)
-}
+// The models whose only wire form of their own is Extra: json/v2 decodes
+// and encodes them field by field, Extra as the embedded fallback. The
+// methods keep the form encoding/json (v1) gives them, which callers who
+// store the models rely on: UnmarshalJSON and MarshalJSON go through the
+// same json/v2 methods, with encoding/json's semantics.
 
-// unmarshalReflect is UnmarshalJSON through encoding/json, for what the
-// one-pass reader does not take (and as the reference it is tested
-// against).
-func (a *Account) unmarshalReflect(data []byte) error {
+// UnmarshalJSONFrom decodes an account; members it does not name go to Extra.
+func (a *Account) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain Account
-	return unmarshalWithExtra(data, (*plain)(a), &a.Extra, accountNames)
+	return jsonv2.UnmarshalDecode(d, (*plain)(a))
 }
 
-// MarshalJSON encodes the account with its Extra members.
-func (a Account) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo encodes an account with its Extra members.
+func (a Account) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Account
-	return marshalWithExtra(plain(a), a.Extra, accountNames)
+	var err error
+	if a.Extra, err = a.Extra.without(a); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, plain(a))
 }
 
-// UnmarshalJSON decodes a card account; members it does not name go to
-// Extra.
-func (a *CardAccount) UnmarshalJSON(data []byte) error {
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (a *Account) UnmarshalJSON(data []byte) error { return decodeJSON(data, a) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (a Account) MarshalJSON() ([]byte, error) { return encodeJSON(a) }
+
+// UnmarshalJSONFrom decodes a card account; members it does not name go to Extra.
+func (a *CardAccount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain CardAccount
-	return unmarshalWithExtra(data, (*plain)(a), &a.Extra, cardAccountNames)
+	return jsonv2.UnmarshalDecode(d, (*plain)(a))
 }
 
-// MarshalJSON encodes the card account with its Extra members.
-func (a CardAccount) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo encodes a card account with its Extra members.
+func (a CardAccount) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain CardAccount
-	return marshalWithExtra(plain(a), a.Extra, cardAccountNames)
+	var err error
+	if a.Extra, err = a.Extra.without(a); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, plain(a))
 }
 
-// UnmarshalJSON decodes a balances answer; members it does not name go to
-// Extra.
-func (b *Balances) UnmarshalJSON(data []byte) error {
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (a *CardAccount) UnmarshalJSON(data []byte) error { return decodeJSON(data, a) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (a CardAccount) MarshalJSON() ([]byte, error) { return encodeJSON(a) }
+
+// UnmarshalJSONFrom decodes a balances answer; members it does not name go to Extra.
+func (b *Balances) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain Balances
-	return unmarshalWithExtra(data, (*plain)(b), &b.Extra, balancesNames)
+	return jsonv2.UnmarshalDecode(d, (*plain)(b))
 }
 
-// MarshalJSON encodes the balances answer with its Extra members.
-func (b Balances) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo encodes a balances answer with its Extra members.
+func (b Balances) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Balances
-	return marshalWithExtra(plain(b), b.Extra, balancesNames)
+	var err error
+	if b.Extra, err = b.Extra.without(b); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, plain(b))
 }
 
-// UnmarshalJSON decodes an agreement; members it does not name go to Extra.
-func (a *Agreement) UnmarshalJSON(data []byte) error {
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (b *Balances) UnmarshalJSON(data []byte) error { return decodeJSON(data, b) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (b Balances) MarshalJSON() ([]byte, error) { return encodeJSON(b) }
+
+// UnmarshalJSONFrom decodes an agreement; members it does not name go to Extra.
+func (a *Agreement) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain Agreement
-	return unmarshalWithExtra(data, (*plain)(a), &a.Extra, agreementNames)
+	return jsonv2.UnmarshalDecode(d, (*plain)(a))
 }
 
-// MarshalJSON encodes the agreement with its Extra members.
-func (a Agreement) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo encodes an agreement with its Extra members.
+func (a Agreement) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Agreement
-	return marshalWithExtra(plain(a), a.Extra, agreementNames)
+	var err error
+	if a.Extra, err = a.Extra.without(a); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, plain(a))
 }
 
-// UnmarshalJSON decodes an answer that starts an SCA; members it does not
-// name go to Extra.
-func (l *SCALinks) UnmarshalJSON(data []byte) error {
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (a *Agreement) UnmarshalJSON(data []byte) error { return decodeJSON(data, a) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (a Agreement) MarshalJSON() ([]byte, error) { return encodeJSON(a) }
+
+// UnmarshalJSONFrom decodes an answer that starts an SCA; members it does not name go to Extra.
+func (l *SCALinks) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain SCALinks
-	return unmarshalWithExtra(data, (*plain)(l), &l.Extra, scaLinksNames)
+	return jsonv2.UnmarshalDecode(d, (*plain)(l))
 }
 
-// MarshalJSON encodes the answer with its Extra members.
-func (l SCALinks) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo encodes an answer that starts an SCA with its Extra members.
+func (l SCALinks) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain SCALinks
-	return marshalWithExtra(plain(l), l.Extra, scaLinksNames)
+	var err error
+	if l.Extra, err = l.Extra.without(l); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, plain(l))
 }
 
-// UnmarshalJSON decodes an initiation answer; members it does not name go
-// to Extra.
-func (i *Initiation) UnmarshalJSON(data []byte) error {
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (l *SCALinks) UnmarshalJSON(data []byte) error { return decodeJSON(data, l) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (l SCALinks) MarshalJSON() ([]byte, error) { return encodeJSON(l) }
+
+// UnmarshalJSONFrom decodes an initiation answer; members it does not name go to Extra.
+func (i *Initiation) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain Initiation
-	return unmarshalWithExtra(data, (*plain)(i), &i.Extra, initiationNames)
+	return jsonv2.UnmarshalDecode(d, (*plain)(i))
 }
 
-// MarshalJSON encodes the initiation answer with its Extra members.
-func (i Initiation) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo encodes an initiation answer with its Extra members.
+func (i Initiation) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Initiation
-	return marshalWithExtra(plain(i), i.Extra, initiationNames)
+	var err error
+	if i.Extra, err = i.Extra.without(i); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, plain(i))
 }
 
-// UnmarshalJSON decodes a payment status; members it does not name go to
-// Extra.
-func (s *PaymentStatus) UnmarshalJSON(data []byte) error {
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (i *Initiation) UnmarshalJSON(data []byte) error { return decodeJSON(data, i) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (i Initiation) MarshalJSON() ([]byte, error) { return encodeJSON(i) }
+
+// UnmarshalJSONFrom decodes a payment status; members it does not name go to Extra.
+func (s *PaymentStatus) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain PaymentStatus
-	return unmarshalWithExtra(data, (*plain)(s), &s.Extra, paymentStatusNames)
+	return jsonv2.UnmarshalDecode(d, (*plain)(s))
 }
 
-// MarshalJSON encodes the payment status with its Extra members.
-func (s PaymentStatus) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo encodes a payment status with its Extra members.
+func (s PaymentStatus) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain PaymentStatus
-	return marshalWithExtra(plain(s), s.Extra, paymentStatusNames)
+	var err error
+	if s.Extra, err = s.Extra.without(s); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, plain(s))
 }
 
-// UnmarshalJSON decodes an authorisation status; members it does not name go to Extra.
-func (s *AuthorisationStatus) UnmarshalJSON(data []byte) error {
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (s *PaymentStatus) UnmarshalJSON(data []byte) error { return decodeJSON(data, s) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (s PaymentStatus) MarshalJSON() ([]byte, error) { return encodeJSON(s) }
+
+// UnmarshalJSONFrom decodes an authorisation status; members it does not name go to Extra.
+func (s *AuthorisationStatus) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain AuthorisationStatus
-	return unmarshalWithExtra(data, (*plain)(s), &s.Extra, authStatusNames)
+	return jsonv2.UnmarshalDecode(d, (*plain)(s))
 }
 
-// MarshalJSON encodes an authorisation status with its Extra members.
-func (s AuthorisationStatus) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo encodes an authorisation status with its Extra members.
+func (s AuthorisationStatus) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain AuthorisationStatus
-	return marshalWithExtra(plain(s), s.Extra, authStatusNames)
+	var err error
+	if s.Extra, err = s.Extra.without(s); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, plain(s))
 }
 
-// UnmarshalJSON decodes a signing basket; members it does not name go to Extra.
-func (b *BasketDetails) UnmarshalJSON(data []byte) error {
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (s *AuthorisationStatus) UnmarshalJSON(data []byte) error { return decodeJSON(data, s) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (s AuthorisationStatus) MarshalJSON() ([]byte, error) { return encodeJSON(s) }
+
+// UnmarshalJSONFrom decodes a signing basket; members it does not name go to Extra.
+func (b *BasketDetails) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain BasketDetails
-	return unmarshalWithExtra(data, (*plain)(b), &b.Extra, basketDetailsNames)
+	return jsonv2.UnmarshalDecode(d, (*plain)(b))
 }
 
-// MarshalJSON encodes a signing basket with its Extra members.
-func (b BasketDetails) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo encodes a signing basket with its Extra members.
+func (b BasketDetails) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain BasketDetails
-	return marshalWithExtra(plain(b), b.Extra, basketDetailsNames)
+	var err error
+	if b.Extra, err = b.Extra.without(b); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, plain(b))
 }
 
-// UnmarshalJSON decodes a signing basket's status; members it does not name go to Extra.
-func (s *BasketStatus) UnmarshalJSON(data []byte) error {
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (b *BasketDetails) UnmarshalJSON(data []byte) error { return decodeJSON(data, b) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (b BasketDetails) MarshalJSON() ([]byte, error) { return encodeJSON(b) }
+
+// UnmarshalJSONFrom decodes a signing basket's status; members it does not name go to Extra.
+func (s *BasketStatus) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain BasketStatus
-	return unmarshalWithExtra(data, (*plain)(s), &s.Extra, basketStatusNames)
+	return jsonv2.UnmarshalDecode(d, (*plain)(s))
 }
 
-// MarshalJSON encodes a signing basket's status with its Extra members.
-func (s BasketStatus) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo encodes a signing basket's status with its Extra members.
+func (s BasketStatus) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain BasketStatus
-	return marshalWithExtra(plain(s), s.Extra, basketStatusNames)
+	var err error
+	if s.Extra, err = s.Extra.without(s); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, plain(s))
 }
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (s *BasketStatus) UnmarshalJSON(data []byte) error { return decodeJSON(data, s) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (s BasketStatus) MarshalJSON() ([]byte, error) { return encodeJSON(s) }

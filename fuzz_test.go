@@ -2,7 +2,6 @@ package xs2a
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -308,67 +307,6 @@ func FuzzAnswer(f *testing.F) {
 			if status >= 400 && status != http.StatusUnauthorized {
 				t.Fatalf("*SCARequiredError for status %d", status)
 			}
-		}
-	})
-}
-
-// FuzzCountElements: for a valid JSON array, countElements counts its
-// elements as encoding/json does and tells whether each is an object or
-// null, whole and cut in two anywhere (listScan over pieces).
-func FuzzCountElements(f *testing.F) {
-	for _, s := range []string{`[]`, `[ ]`, `[1]`, `[[1,2],{"a":[3,4]}]`, `["a,b","c\"]",{"d":"]"}]`, `[,,`, `["\\",1]`,
-		`[{},null,{"x":"\\\""}]`} {
-		f.Add([]byte(s), uint16(1))
-	}
-	f.Fuzz(func(t *testing.T, b []byte, cut uint16) {
-		b = bytes.TrimSpace(b)
-		if len(b) == 0 || b[0] != '[' {
-			return
-		}
-		n, objects := countElements(b, 1)
-		if n < 0 || n > len(b) {
-			t.Fatalf("countElements(%q) = %d", b, n)
-		}
-		k := 1 + int(cut)%len(b)
-		s := listScan{next: true}
-		s.scan(b[1:k])
-		s.scan(b[k:])
-		if s.count() != n || s.notObject == objects {
-			t.Fatalf("%q cut at %d: %d, %v; whole: %d, %v", b, k, s.count(), !s.notObject, n, objects)
-		}
-		var items []json.RawMessage
-		if json.Unmarshal(b, &items) != nil {
-			return
-		}
-		if n != len(items) {
-			t.Fatalf("countElements(%q) = %d, encoding/json finds %d", b, n, len(items))
-		}
-		all := true
-		for _, it := range items {
-			all = all && (it[0] == '{' || it[0] == 'n')
-		}
-		if all != objects {
-			t.Fatalf("countElements(%q): objects %v, encoding/json's elements say %v", b, objects, all)
-		}
-	})
-}
-
-// FuzzPlainHrefObject: what the fast path of Link accepts, encoding/json
-// reads as the same href.
-func FuzzPlainHrefObject(f *testing.F) {
-	for _, s := range []string{`{"href":"/v1/accounts/x"}`, `{"href":"a\"b"}`, `{"href":""}`, `{"href":"é"}`, `"/v1/x"`, `{"href":"x","verbs":["GET"]}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		href, ok := plainHrefObject(b)
-		if !ok {
-			return
-		}
-		var want struct {
-			Href string `json:"href"`
-		}
-		if err := json.Unmarshal(b, &want); err != nil || want.Href != href {
-			t.Fatalf("plainHrefObject(%q) = %q; encoding/json: %q, %v", b, href, want.Href, err)
 		}
 	})
 }

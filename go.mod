@@ -1,10 +1,12 @@
 module github.com/tppkit/xs2a
 
-go 1.24.0
+go 1.26
 
 require (
+	github.com/davecgh/go-spew v1.1.1
 	github.com/getkin/kin-openapi v0.135.0
 	github.com/go-fed/httpsig v1.1.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/uuid v1.6.0
 	github.com/jarcoal/httpmock v1.4.2
 	github.com/stretchr/testify v1.12.1

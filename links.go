@@ -1,6 +1,9 @@
 package xs2a
 
-import "encoding/json"
+import (
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
 
 // Link is one entry of a response's _links: {"href": "...", "verbs": ["GET"]}.
 // Href is usually relative to the client's base address; pass the Link back to
@@ -10,24 +13,39 @@ type Link struct {
 	Verbs []string `json:"verbs,omitempty"`
 }
 
-// UnmarshalJSON accepts {"href": "..."} and a bare "..." string.
-func (l *Link) UnmarshalJSON(b []byte) error {
-	if href, ok := plainHrefObject(b); ok {
-		*l = Link{Href: href}
-		return nil
-	}
-	if len(b) > 0 && b[0] == '"' {
+// UnmarshalJSONFrom accepts {"href": "..."} and a bare "..." string; null
+// gives the zero Link.
+func (l *Link) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	switch d.PeekKind() {
+	case '"':
+		tok, err := d.ReadToken()
+		*l = Link{Href: tok.String()}
+		return err
+	case 'n':
 		*l = Link{}
-		return json.Unmarshal(b, &l.Href)
-	}
-	type plain Link
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+		_, err := d.ReadToken()
 		return err
 	}
-	*l = Link(p)
-	return nil
+	if d.PeekKind() != '{' {
+		type plain Link
+		return jsonv2.UnmarshalDecode(d, new(plain)) // the error an object gives
+	}
+	var v Link
+	err := readObject(d, func(name []byte) error {
+		switch {
+		case isName(name, "href"):
+			return readText(d, &v.Href, "href")
+		case isName(name, "verbs"):
+			return readTexts(d, &v.Verbs, "verbs")
+		}
+		return d.SkipValue()
+	})
+	*l = v
+	return err
 }
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (l *Link) UnmarshalJSON(b []byte) error { return decodeJSON(b, l) }
 
 // IsZero reports whether the link is absent.
 func (l Link) IsZero() bool { return l.Href == "" }
@@ -45,7 +63,7 @@ type SCALinks struct {
 	Messages        []TPPMessage `json:"tppMessages,omitempty"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
 // SCALinkSet holds the _links of an SCALinks answer. The answer of a
@@ -63,22 +81,4 @@ type SCALinkSet struct {
 // absent).
 func (l SCALinkSet) IsZero() bool {
 	return l.SCARedirect.IsZero() && l.Self.IsZero() && l.Status.IsZero() && l.SCAStatus.IsZero() && l.StartAuthorisation.IsZero()
-}
-
-// plainHrefObject reads the shape nearly every link has, {"href":"..."}
-// with no escape in the string and no space, without a decoder of its own:
-// a nested json.Unmarshal per link was most of what a large accounts list
-// allocated beyond its items. Any other shape is left to encoding/json.
-func plainHrefObject(b []byte) (string, bool) {
-	const head, tail = `{"href":"`, `"}`
-	if len(b) < len(head)+len(tail) || string(b[:len(head)]) != head || string(b[len(b)-len(tail):]) != tail {
-		return "", false
-	}
-	v := b[len(head) : len(b)-len(tail)]
-	for _, c := range v {
-		if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
-			return "", false
-		}
-	}
-	return string(v), true
 }

@@ -74,7 +74,7 @@ func memClient(t *testing.T, rt http.RoundTripper) *Client {
 func TestLargeAnswerAllocationIsBoundedByItsSize(t *testing.T) {
 	psu := PSU{ID: testPSUID, IPAddress: "192.0.2.1"}
 	// With a Content-Length the body is read once into a buffer of that
-	// length; without one, in pieces decoded through a window (readpieces.go),
+	// length; without one, in pieces streamed through a jsontext.Decoder,
 	// never joined. The rest is the values returned: an account list's come
 	// to about 1.6 times its JSON, so the whole stays under 3 times; a
 	// transaction page's to about 3 times (an 800-byte Transaction for about
@@ -189,4 +189,33 @@ func TestRefusedAnswerAllocatesAtMostTheCap(t *testing.T) {
 			assert.LessOrEqual(t, got, tt.bound)
 		})
 	}
+}
+
+// transactionsAnswer is a transaction page of about size bytes, booked and
+// pending entries half each, in the platform's shape (text in UTF-8, not
+// escaped, as the banks send it).
+func transactionsAnswer(size int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"account":{"bban":"12345678903","currency":"NOK"},"transactions":{"booked":[`)
+	entry := func(i int, status string) {
+		fmt.Fprintf(&b, `{"transactionId":"2026-03-%s-%08d","bookingDate":"2026-03-%02d","valueDate":"2026-03-%02d",`+
+			`"transactionAmount":{"amount":"-%d.50","currency":"NOK"},"creditorName":"Rema 1000 Åsane",`+
+			`"remittanceInformationUnstructured":"Varekjøp %d","proprietaryBankTransactionCode":{"value":"VARER","code":"714"}}`,
+			status, i, 1+i%28, 1+i%28, i%997, i)
+	}
+	for i := 0; b.Len() < size/2; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		entry(i, "booked")
+	}
+	b.WriteString(`],"pending":[`)
+	for i := 0; b.Len() < size; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		entry(i, "pending")
+	}
+	b.WriteString(`],"_links":{"next":{"href":"/v1/accounts/enc!!A=/transactions?page=2"}}}}`)
+	return b.Bytes()
 }

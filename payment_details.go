@@ -1,8 +1,8 @@
 package xs2a
 
 import (
-	"encoding/json"
-	"reflect"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // PaymentDetails is a payment as GET on its self link answers it
@@ -39,40 +39,42 @@ type paymentDetailsHead struct {
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
 }
 
-// The wire forms of a payment read: the head and the body at one level.
+// The wire forms of a payment read: the head and the body at one level,
+// the members neither names in Extra.
 type (
 	singleDetails struct {
 		paymentDetailsHead
 		Payment
+		Extra Extra `json:",embed"`
 	}
 	periodicDetails struct {
 		paymentDetailsHead
 		PeriodicPayment
+		Extra Extra `json:",embed"`
 	}
 	bulkDetails struct {
 		paymentDetailsHead
 		BulkPayment
+		Extra Extra `json:",embed"`
 	}
 )
 
-var (
-	singleDetailsNames   = namesOf(reflect.TypeFor[singleDetails](), "")
-	periodicDetailsNames = namesOf(reflect.TypeFor[periodicDetails](), "")
-	bulkDetailsNames     = namesOf(reflect.TypeFor[bulkDetails](), "")
-)
-
-// UnmarshalJSON decodes a payment read into the body its shape names;
+// UnmarshalJSONFrom decodes a payment read into the body its shape names;
 // members neither the head nor that body name go to Extra.
-func (d *PaymentDetails) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
+func (d *PaymentDetails) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if null, err := unmarshalJSONFromNull(dec); null || err != nil {
+		return err
+	}
+	data, err := dec.ReadValue()
+	if err != nil {
+		return err
 	}
 	var shape struct {
-		Payments  json.RawMessage `json:"payments"`
-		Frequency json.RawMessage `json:"frequency"`
-		StartDate json.RawMessage `json:"startDate"`
+		Payments  jsontext.Value `json:"payments"`
+		Frequency jsontext.Value `json:"frequency"`
+		StartDate jsontext.Value `json:"startDate"`
 	}
-	if err := decodeNested(data, &shape); err != nil {
+	if err := decodeJSON(data, &shape); err != nil {
 		return err
 	}
 	var out PaymentDetails
@@ -80,22 +82,22 @@ func (d *PaymentDetails) UnmarshalJSON(data []byte) error {
 	switch {
 	case present(shape.Payments):
 		var w bulkDetails
-		if err := unmarshalWithExtra(data, &w, &out.Extra, bulkDetailsNames); err != nil {
+		if err := decodeJSON(data, &w); err != nil {
 			return err
 		}
-		head, out.Bulk = w.paymentDetailsHead, &w.BulkPayment
+		head, out.Bulk, out.Extra = w.paymentDetailsHead, &w.BulkPayment, w.Extra
 	case present(shape.Frequency) || present(shape.StartDate):
 		var w periodicDetails
-		if err := unmarshalWithExtra(data, &w, &out.Extra, periodicDetailsNames); err != nil {
+		if err := decodeJSON(data, &w); err != nil {
 			return err
 		}
-		head, out.Periodic = w.paymentDetailsHead, &w.PeriodicPayment
+		head, out.Periodic, out.Extra = w.paymentDetailsHead, &w.PeriodicPayment, w.Extra
 	default:
 		var w singleDetails
-		if err := unmarshalWithExtra(data, &w, &out.Extra, singleDetailsNames); err != nil {
+		if err := decodeJSON(data, &w); err != nil {
 			return err
 		}
-		head, out.Payment = w.paymentDetailsHead, &w.Payment
+		head, out.Payment, out.Extra = w.paymentDetailsHead, &w.Payment, w.Extra
 	}
 	out.PaymentID, out.TransactionStatus, out.FundsAvailable, out.Messages = head.PaymentID, head.TransactionStatus, head.FundsAvailable, head.Messages
 	*d = out
@@ -103,21 +105,40 @@ func (d *PaymentDetails) UnmarshalJSON(data []byte) error {
 }
 
 // present reports whether a member was sent with a value other than null.
-func present(raw json.RawMessage) bool { return len(raw) > 0 && !isNull(raw) }
+func present(v jsontext.Value) bool { return len(v) > 0 && v.Kind() != 'n' }
 
-// MarshalJSON encodes the payment read as the bank sends it: the head, the
-// body that is set (Bulk, else Periodic, else Payment) and the Extra members.
-func (d PaymentDetails) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo encodes the payment read as the bank sends it: the head,
+// the body that is set (Bulk, else Periodic, else Payment) and the Extra
+// members neither names.
+func (d PaymentDetails) MarshalJSONTo(enc *jsontext.Encoder) error {
 	head := paymentDetailsHead{PaymentID: d.PaymentID, TransactionStatus: d.TransactionStatus, FundsAvailable: d.FundsAvailable, Messages: d.Messages}
+	extra, err := d.Extra.without(head)
+	if err != nil {
+		return err
+	}
 	switch {
 	case d.Bulk != nil:
-		return marshalWithExtra(bulkDetails{head, *d.Bulk}, d.Extra, bulkDetailsNames)
+		if extra, err = extra.without(*d.Bulk); err == nil {
+			err = jsonv2.MarshalEncode(enc, bulkDetails{head, *d.Bulk, extra})
+		}
 	case d.Periodic != nil:
-		return marshalWithExtra(periodicDetails{head, *d.Periodic}, d.Extra, periodicDetailsNames)
+		if extra, err = extra.without(*d.Periodic); err == nil {
+			err = jsonv2.MarshalEncode(enc, periodicDetails{head, *d.Periodic, extra})
+		}
+	default:
+		var p Payment
+		if d.Payment != nil {
+			p = *d.Payment
+		}
+		if extra, err = extra.without(p); err == nil {
+			err = jsonv2.MarshalEncode(enc, singleDetails{head, p, extra})
+		}
 	}
-	var p Payment
-	if d.Payment != nil {
-		p = *d.Payment
-	}
-	return marshalWithExtra(singleDetails{head, p}, d.Extra, singleDetailsNames)
+	return err
 }
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (d *PaymentDetails) UnmarshalJSON(data []byte) error { return decodeJSON(data, d) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (d PaymentDetails) MarshalJSON() ([]byte, error) { return encodeJSON(d) }

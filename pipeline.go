@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"golang.org/x/oauth2"
 )
 
@@ -177,7 +178,7 @@ func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 			return nil, invalid("AcceptFix", "a value from the context cannot be sent in x-accept-fix")
 		}
 	}
-	cl := &call{r: r, u: u, body: body, fixes: fixes, requestID: newRequestID(),
+	cl := &call{r: r, u: u, body: body, fixes: fixes, requestID: uuid.NewString(),
 		budgeted: r.budgetEndpoint != "" && r.psu != nil && !r.psu.Present() && r.psu.ID != ""}
 	cl.header = c.header(r, cl.requestID, fixes, len(body) > 0)
 	cl.trace.WroteHeaders = cl.wrote
@@ -320,48 +321,6 @@ func (c *Client) send(cl *call, req *http.Request, n int) attempt {
 	before := cl.writes.Load()
 	resp, err := c.hc.Do(req)
 	return attempt{n: n, resp: resp, err: err, sent: cl.writes.Load() > before}
-}
-
-// interpret makes the call's result of attempt a: the *TransportError of a
-// request that got no answer; for an answer, the *Response and the error of
-// a refusal (status >= 400), of a redirect that was not followed, or of a
-// 2xx body that cannot be read, trusted or decoded into into. It reads and
-// closes the answer's body.
-func (c *Client) interpret(cl *call, a attempt, into any) outcome {
-	r, n := cl.r, cl.attempts(a.n)
-	if a.err != nil {
-		// Its text leaves out the URL (it holds resource ids).
-		err := r.transportError(cl.requestID, a.sent, a.err)
-		err.Attempts = n
-		return outcome{err: err, warn: true, attempts: n}
-	}
-	resp := a.resp
-	o := outcome{resp: &Response{Response: resp, RequestID: cl.requestID, Attempts: n, AcceptFixes: cl.fixes}, status: resp.StatusCode, attempts: n}
-	switch {
-	case resp.StatusCode >= 400:
-		o.body, _ = readCapped(resp.Body, maxErrorBody, resp.ContentLength)
-		closeAnswer(resp)
-		o.err, o.warn = c.answerError(r, resp, o.body, cl.requestID), true
-	case resp.StatusCode >= 300:
-		// A redirect that was not followed (no Location): no answer
-		// to decode, and for a POST no telling what the bank did.
-		closeAnswer(resp)
-		te := r.transportError(cl.requestID, true, fmt.Errorf("unexpected answer %s, a redirect that is not followed", resp.Status))
-		te.Attempts = n
-		o.err, o.warn = te, true
-	default:
-		o.err = c.decode(r, resp, cl.requestID, into)
-		if te, ok := o.err.(*TransportError); ok {
-			te.Attempts = n
-		}
-	}
-	return o
-}
-
-// closeAnswer closes an answer's body, read or not, leaving an empty one.
-func closeAnswer(resp *http.Response) {
-	resp.Body.Close()
-	resp.Body = http.NoBody
 }
 
 // try is attempt a of cl, interpreted as o, as decide sees it; ctxErr is

@@ -214,7 +214,7 @@ type Initiation struct {
 	Messages                []TPPMessage    `json:"tppMessages,omitempty"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 
 	kind paymentKind // set by Initiate and InitiateEInvoice
 }
@@ -255,7 +255,7 @@ type PaymentStatus struct {
 	Messages               []TPPMessage       `json:"tppMessages,omitempty"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
 // PaymentStatusLinks are the _links of a payment status answer. An absent
@@ -286,7 +286,7 @@ type AuthorisationStatus struct {
 	Messages   []TPPMessage `json:"tppMessages,omitempty"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
 // InsufficientFunds reports whether the bank found too little money for the
@@ -337,7 +337,7 @@ type BasketDetails struct {
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
 // BasketStatus is the answer of GET on a signing basket's status link.
@@ -346,7 +346,7 @@ type BasketStatus struct {
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
 // signingBasketBody is the JSON sent for a SigningBasket.

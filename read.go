@@ -148,6 +148,28 @@ func (p pieces) join() []byte {
 	return out
 }
 
+// reader reads the pieces in turn.
+func (p pieces) reader() io.Reader { return &piecesReader{p: p} }
+
+// piecesReader is pieces.reader: at byte at of piece i. The pieces are
+// never written to.
+type piecesReader struct {
+	p     pieces
+	i, at int
+}
+
+func (r *piecesReader) Read(b []byte) (int, error) {
+	for r.i < len(r.p) && r.at == len(r.p[r.i]) {
+		r.i, r.at = r.i+1, 0
+	}
+	if r.i == len(r.p) {
+		return 0, io.EOF
+	}
+	n := copy(b, r.p[r.i][r.at:])
+	r.at += n
+	return n, nil
+}
+
 // head is the first piece, the buffer the body was read into (nil when
 // nothing was read).
 func (p pieces) head() []byte {
@@ -167,30 +189,9 @@ func (p pieces) blank() bool {
 	return true
 }
 
-// contains reports whether s occurs in the body, also across pieces.
-func (p pieces) contains(s string) bool {
-	n := len(s) - 1 // the most of s that can lie on one side of a seam
-	var seam []byte // the last n bytes of the pieces so far
-	for _, b := range p {
-		if bytes.Contains(b, []byte(s)) {
-			return true
-		}
-		seam = append(seam, b[:min(len(b), n)]...)
-		if bytes.Contains(seam, []byte(s)) {
-			return true
-		}
-		if len(b) >= n {
-			seam = append(seam[:0], b[len(b)-n:]...)
-		} else {
-			seam = seam[len(seam)-min(len(seam), n):]
-		}
-	}
-	return false
-}
-
 // bodyBuffers recycles the buffers that successful answers are read into
-// (as *[]byte). Such a body is garbage once decoded: encoding/json copies
-// what it keeps (and a json.Unmarshaler must copy too), and nothing else in
+// (as *[]byte). Such a body is garbage once decoded: the decoding copies
+// what it keeps (and a model's UnmarshalJSONFrom must copy too), and nothing else in
 // decode keeps it (BenchmarkDecodeTransactions measures what the reuse
 // saves). Error bodies, which *Error keeps, are read with readCapped into
 // buffers of their own.

@@ -331,17 +331,17 @@ func FuzzSingleResources(f *testing.F) {
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a := singleBody[Account]{key: "account"}
-		if json.Unmarshal(data, &a) == nil {
+		if decodeJSON(data, &a) == nil {
 			wrapped := singleBody[Account]{key: "account"}
 			enc, err := json.Marshal(a.item)
 			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal([]byte(`{"account":`+string(enc)+`}`), &wrapped))
+			require.NoError(t, decodeJSON([]byte(`{"account":`+string(enc)+`}`), &wrapped))
 			assert.Equal(t, a.item.ResourceID, wrapped.item.ResourceID)
 		}
 		ca := singleBody[CardAccount]{key: "cardAccount"}
-		_ = json.Unmarshal(data, &ca)
+		_ = decodeJSON(data, &ca)
 		var b cardBalancesBody
-		if json.Unmarshal(data, &b) == nil {
+		if decodeJSON(data, &b) == nil {
 			got := b.balances()
 			if b.Account != (AccountReference{}) {
 				assert.Equal(t, b.Account, got.Account, "account wins over cardAccount")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
 	"github.com/tppkit/xs2a/internal/inert"
 )
 
@@ -277,7 +278,7 @@ func canonicalUUID(s string) (string, bool) {
 
 // NewSessionID returns a new TPP-Session-ID (docs/interface.md "Request headers"): a
 // random version 4 UUID. SessionManager.Begin uses it.
-func NewSessionID() string { return newRequestID() }
+func NewSessionID() string { return uuid.NewString() }
 
 // CallbackHandler serves the TPP-Redirect-URI (docs/interface.md CB6): it
 // answers GET only, reads the query with ParseCallback, and calls onSuccess with

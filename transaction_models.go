@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // TransactionReport is the answer of GET /v1/accounts/{id}/transactions
@@ -29,6 +34,28 @@ type AccountReport struct {
 	// Berlin Group), where a bank offers them.
 	Information []Transaction `json:"information,omitempty"`
 	Links       ReportLinks   `json:"_links,omitzero"`
+}
+
+// UnmarshalJSONFrom decodes a page of transactions, its lists made once
+// at their length (decodeList).
+func (a *AccountReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if d.PeekKind() != '{' {
+		type plain AccountReport
+		return jsonv2.UnmarshalDecode(d, (*plain)(a)) // null, or the error an object gives
+	}
+	return readObject(d, func(name []byte) error {
+		switch {
+		case isName(name, "booked"):
+			return decodeList(d, &a.Booked)
+		case isName(name, "pending"):
+			return decodeList(d, &a.Pending)
+		case isName(name, "information"):
+			return decodeList(d, &a.Information)
+		case isName(name, "_links"):
+			return jsonv2.UnmarshalDecode(d, &a.Links)
+		}
+		return d.SkipValue()
+	})
 }
 
 // ReportLinks are the _links of a transaction page (Berlin Group
@@ -107,7 +134,7 @@ type Transaction struct {
 	Status BookingStatus `json:"-"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
 // TransactionLinks are the _links of a transaction.
@@ -115,62 +142,66 @@ type TransactionLinks struct {
 	TransactionDetails Link `json:"transactionDetails,omitzero"`
 }
 
-// UnmarshalJSON decodes a transaction: remittanceInformationStructured as a
-// string or an object, the additionalInformationProprietary* keys into
-// AdditionalInformationProprietary, and the other members it does not name
-// into Extra.
-func (t *Transaction) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
-	r := reader{data: data}
-	if r.transaction(t) && r.end() {
-		return nil
-	}
-	return t.unmarshalReflect(data)
-}
-
-// unmarshalReflect is UnmarshalJSON through encoding/json, for what the
-// one-pass reader does not take (and as the reference it is tested
-// against).
-func (t *Transaction) unmarshalReflect(data []byte) error {
-	type plain Transaction
-	var w struct {
-		*plain
-		Structured json.RawMessage `json:"remittanceInformationStructured"`
+// UnmarshalJSONFrom decodes a transaction: remittanceInformationStructured
+// as a string or an object, the additionalInformationProprietary* members
+// into AdditionalInformationProprietary, and the other members it does not
+// name into Extra. null leaves it as it is.
+func (t *Transaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if null, err := unmarshalJSONFromNull(d); null {
+		return err
 	}
 	*t = Transaction{}
-	w.plain = (*plain)(t)
-	if err := json.Unmarshal(data, &w); err != nil {
-		return plainPath(err)
+	w := transactionWires.Get().(*transactionWire)
+	defer func() {
+		w.plainTransaction = nil // the pool keeps no transaction
+		transactionWires.Put(w)
+	}()
+	w.plainTransaction, w.Structured = (*plainTransaction)(t), w.Structured[:0]
+	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
+		return err
 	}
 	s, err := structuredRemittance(w.Structured)
 	if err != nil {
 		return err
 	}
 	t.RemittanceInformationStructured = s
-	t.Extra = scanExtra(data, transactionNames)
-	if !bytes.Contains(data, []byte(additionalProprietaryPrefix)) {
-		return nil
-	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(data, &all); err != nil {
-		return err
-	}
-	for k, v := range all {
-		if !strings.HasPrefix(k, additionalProprietaryPrefix) || isNull(v) {
-			continue
-		}
-		s, ok := proprietaryText(v)
-		if !ok {
-			continue
-		}
-		if t.AdditionalInformationProprietary == nil {
-			t.AdditionalInformationProprietary = make(map[string]string)
-		}
-		t.AdditionalInformationProprietary[k] = s
-	}
+	t.takeProprietary()
 	return nil
+}
+
+// plainTransaction is a Transaction without its methods.
+type plainTransaction Transaction
+
+// transactionWire is what Transaction.UnmarshalJSONFrom decodes: the
+// transaction's fields, remittanceInformationStructured as it lies in the
+// answer (a string or an object). The wires are reused: a page decodes
+// hundreds.
+type transactionWire struct {
+	*plainTransaction `json:",embed"`
+	Structured        jsontext.Value `json:"remittanceInformationStructured"`
+}
+
+var transactionWires = sync.Pool{New: func() any { return new(transactionWire) }}
+
+// takeProprietary moves the additionalInformationProprietary* members
+// from Extra into AdditionalInformationProprietary (null ones are
+// dropped), as their text.
+func (t *Transaction) takeProprietary() {
+	for k, v := range t.Extra {
+		if !strings.HasPrefix(k, additionalProprietaryPrefix) {
+			continue
+		}
+		delete(t.Extra, k)
+		if s, ok := proprietaryText(v); ok && !isNull(v) {
+			if t.AdditionalInformationProprietary == nil {
+				t.AdditionalInformationProprietary = make(map[string]string)
+			}
+			t.AdditionalInformationProprietary[k] = s
+		}
+	}
+	if len(t.Extra) == 0 {
+		t.Extra = nil
+	}
 }
 
 // structuredRemittance decodes the raw value of
@@ -184,11 +215,11 @@ func structuredRemittance(raw []byte) (*StructuredRemittance, error) {
 	var s StructuredRemittance
 	switch raw[0] {
 	case '"':
-		if err := json.Unmarshal(raw, &s.Reference); err != nil {
+		if err := decodeJSON(raw, &s.Reference); err != nil {
 			return nil, err
 		}
 	case '{':
-		if err := json.Unmarshal(raw, &s); err != nil {
+		if err := decodeJSON(raw, &s); err != nil {
 			return nil, err
 		}
 	default:
@@ -212,43 +243,57 @@ func proprietaryText(v []byte) (string, bool) {
 	return buf.String(), true
 }
 
-// MarshalJSON encodes the transaction as the bank does, with the
-// AdditionalInformationProprietary entries as top-level fields (sorted),
-// then the Extra members.
-func (t Transaction) MarshalJSON() ([]byte, error) {
-	b, err := t.marshalProprietary()
-	if err != nil || len(t.Extra) == 0 {
-		return b, err
+// MarshalJSONTo encodes the transaction as the bank does, with the
+// AdditionalInformationProprietary entries as top-level members, then the
+// Extra members (each group sorted by name).
+func (t Transaction) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain Transaction
+	rest, err := t.rest()
+	if err != nil {
+		return err
 	}
-	return appendExtra(b, t.Extra, transactionNames)
+	t.Extra = nil
+	return jsonv2.MarshalEncode(e, struct {
+		plain
+		Rest jsontext.Value `json:",embed"`
+	}{plain(t), rest})
 }
 
-// marshalProprietary encodes the transaction with the
-// AdditionalInformationProprietary entries.
-func (t Transaction) marshalProprietary() ([]byte, error) {
-	type plain Transaction
-	b, err := json.Marshal(plain(t))
-	if err != nil || len(t.AdditionalInformationProprietary) == 0 {
-		return b, err
+// rest is the object of the members written after the named fields: the
+// AdditionalInformationProprietary entries, then the Extra members a field
+// does not take; nil when there are none.
+func (t Transaction) rest() (jsontext.Value, error) {
+	var b []byte
+	member := func(k string, v []byte) {
+		b = append(b, ',')
+		b, _ = jsontext.AppendQuote(b, k)
+		b = append(append(b, ':'), v...)
 	}
-	keys := make([]string, 0, len(t.AdditionalInformationProprietary))
-	for k := range t.AdditionalInformationProprietary {
+	for _, k := range slices.Sorted(maps.Keys(t.AdditionalInformationProprietary)) {
 		if strings.HasPrefix(k, additionalProprietaryPrefix) {
-			keys = append(keys, k)
+			v, _ := jsontext.AppendQuote(nil, t.AdditionalInformationProprietary[k])
+			member(k, v)
 		}
 	}
-	slices.Sort(keys)
-	out := bytes.TrimSuffix(b, []byte("}"))
-	for _, k := range keys {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		kb, _ := json.Marshal(k)
-		vb, _ := json.Marshal(t.AdditionalInformationProprietary[k])
-		out = append(append(append(out, kb...), ':'), vb...)
+	extra, err := t.Extra.without(t)
+	if err != nil {
+		return nil, err
 	}
-	return append(out, '}'), nil
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		member(k, extra[k])
+	}
+	if b == nil {
+		return nil, nil
+	}
+	b[0] = '{'
+	return append(b, '}'), nil
 }
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (t *Transaction) UnmarshalJSON(data []byte) error { return decodeJSON(data, t) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (t Transaction) MarshalJSON() ([]byte, error) { return encodeJSON(t) }
 
 // TransactionCode is a bank transaction code. The bank sends it as a JSON
 // string, and the sandbox also as an object {"value": ..., "code": ...}
@@ -270,48 +315,59 @@ func (c TransactionCode) String() string {
 // IsZero reports whether the code is absent.
 func (c TransactionCode) IsZero() bool { return c == TransactionCode{} }
 
-// UnmarshalJSON accepts a string, a number (kept as its text) or an object
-// with value and code.
-func (c *TransactionCode) UnmarshalJSON(data []byte) error {
-	raw := bytes.TrimSpace(data)
-	if isNull(raw) {
-		return nil
+// UnmarshalJSONFrom accepts a string, a number (kept as its text) or an
+// object with value and code. null leaves it as it is.
+func (c *TransactionCode) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	switch d.PeekKind() {
+	case 'n':
+		_, err := d.ReadToken()
+		return err
+	case '"':
+		tok, err := d.ReadToken()
+		*c = TransactionCode{Value: tok.String()}
+		return err
+	case '0':
+		v, err := d.ReadValue()
+		*c = TransactionCode{Value: string(v)}
+		return err
+	case '{':
+		var v TransactionCode
+		err := readObject(d, func(name []byte) error {
+			switch {
+			case isName(name, "value"):
+				return readText(d, &v.Value, "value")
+			case isName(name, "code"):
+				return readText(d, &v.Code, "code")
+			}
+			return d.SkipValue()
+		})
+		*c = v
+		return err
 	}
-	switch {
-	case len(raw) > 0 && raw[0] == '"':
-		*c = TransactionCode{}
-		return json.Unmarshal(raw, &c.Value)
-	case len(raw) > 0 && raw[0] == '{':
-		type plain TransactionCode
-		var p plain
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return err
-		}
-		*c = TransactionCode(p)
-		return nil
-	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
-		var n json.Number
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return err
-		}
-		*c = TransactionCode{Value: n.String()}
-		return nil
+	if err := d.SkipValue(); err != nil {
+		return err
 	}
 	return errors.New("xs2a: decoding transaction code: neither a string nor an object")
 }
 
-// MarshalJSON encodes a code with only a Value as a string, as the bank
+// MarshalJSONTo encodes a code with only a Value as a string, as the bank
 // sends it, and one with a Code as an object.
-func (c TransactionCode) MarshalJSON() ([]byte, error) {
-	if c.Code == "" {
-		if c.Value == "" {
-			return []byte("null"), nil
-		}
-		return json.Marshal(c.Value)
+func (c TransactionCode) MarshalJSONTo(e *jsontext.Encoder) error {
+	switch {
+	case c.Code != "":
+		type plain TransactionCode
+		return jsonv2.MarshalEncode(e, plain(c))
+	case c.Value == "":
+		return e.WriteToken(jsontext.Null)
 	}
-	type plain TransactionCode
-	return json.Marshal(plain(c))
+	return e.WriteToken(jsontext.String(c.Value))
 }
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (c *TransactionCode) UnmarshalJSON(data []byte) error { return decodeJSON(data, c) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (c TransactionCode) MarshalJSON() ([]byte, error) { return encodeJSON(c) }
 
 // ReportExchangeRate is one entry of currencyExchange (Berlin Group
 // reportExchangeRate).
@@ -325,28 +381,31 @@ type ReportExchangeRate struct {
 	ContractIdentification string `json:"contractIdentification,omitempty"`
 }
 
-// UnmarshalJSON accepts exchangeRate as a string or a JSON number, either a
-// plain decimal without a sign or exponent: 1 to 14 digits, and optionally
-// '.' and 1 to 15 digits ("11.52"). Another value is a
+// UnmarshalJSONFrom accepts exchangeRate as a string or a JSON number,
+// either a plain decimal without a sign or exponent: 1 to 14 digits, and
+// optionally '.' and 1 to 15 digits ("11.52"). Another value is a
 // *json.UnmarshalTypeError whose Field ends in "exchangeRate".
-func (r *ReportExchangeRate) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
+func (r *ReportExchangeRate) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if null, err := unmarshalJSONFromNull(d); null {
+		return err
 	}
 	type plain ReportExchangeRate
 	var w struct {
 		*plain
-		Rate json.RawMessage `json:"exchangeRate"`
+		Rate jsontext.Value `json:"exchangeRate"`
 	}
 	*r = ReportExchangeRate{}
 	w.plain = (*plain)(r)
-	if err := json.Unmarshal(data, &w); err != nil {
-		return plainPath(err)
+	if err := jsonv2.UnmarshalDecode(d, &w); err != nil {
+		return err
 	}
 	rate, err := decimalField(w.Rate, "exchangeRate", maxRateFraction, false)
 	r.ExchangeRate = rate
 	return err
 }
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (r *ReportExchangeRate) UnmarshalJSON(data []byte) error { return decodeJSON(data, r) }
 
 // maxRateFraction bounds the digits of an exchange rate after the '.'.
 const maxRateFraction = 15
@@ -391,51 +450,84 @@ type CardTransaction struct {
 	Status BookingStatus `json:"-"`
 	// Extra holds the members the bank sent that the fields above do not
 	// name (see Extra).
-	Extra Extra `json:"-"`
+	Extra Extra `json:",embed"`
 }
 
-// UnmarshalJSON decodes a card transaction, accepting
+// UnmarshalJSONFrom decodes a card transaction, accepting
 // acceptorTransactionDateTime with or without a colon in its offset;
-// members it does not name go to Extra.
-func (t *CardTransaction) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
-	r := reader{data: data}
-	if r.cardTransaction(t) && r.end() {
-		return nil
-	}
-	return t.unmarshalReflect(data)
-}
-
-// unmarshalReflect is UnmarshalJSON through encoding/json, for what the
-// one-pass reader does not take (and as the reference it is tested
-// against).
-func (t *CardTransaction) unmarshalReflect(data []byte) error {
-	type plain CardTransaction
-	var w struct {
-		*plain
-		Acceptor *string `json:"acceptorTransactionDateTime"`
+// members it does not name go to Extra. null leaves it as it is.
+func (t *CardTransaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if null, err := unmarshalJSONFromNull(d); null {
+		return err
 	}
 	*t = CardTransaction{}
-	w.plain = (*plain)(t)
-	if err := json.Unmarshal(data, &w); err != nil {
-		return plainPath(err)
+	w := cardTransactionWires.Get().(*cardTransactionWire)
+	defer func() {
+		w.plainCardTransaction = nil // the pool keeps no transaction
+		cardTransactionWires.Put(w)
+	}()
+	w.plainCardTransaction, w.acceptor = (*plainCardTransaction)(t), ""
+	w.Acceptor = &w.acceptor // "" and null, as absent, give no time
+	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
+		return err
 	}
 	at, err := parseDateTime("acceptorTransactionDateTime", w.Acceptor)
 	t.AcceptorTransactionDateTime = at
-	t.Extra = scanExtra(data, cardTransactionNames)
 	return err
 }
 
-// MarshalJSON encodes acceptorTransactionDateTime in the offset form of
+// plainCardTransaction is a CardTransaction without its methods.
+type plainCardTransaction CardTransaction
+
+// cardTransactionWire is what CardTransaction.UnmarshalJSONFrom decodes:
+// the transaction's fields, acceptorTransactionDateTime as its text. The
+// wires are reused: a page decodes hundreds.
+type cardTransactionWire struct {
+	*plainCardTransaction `json:",embed"`
+	Acceptor              *string `json:"acceptorTransactionDateTime"`
+	acceptor              string
+}
+
+var cardTransactionWires = sync.Pool{New: func() any { return new(cardTransactionWire) }}
+
+// MarshalJSONTo encodes acceptorTransactionDateTime in the offset form of
 // docs/interface.md G3, and the Extra members.
-func (t CardTransaction) MarshalJSON() ([]byte, error) {
+func (t CardTransaction) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain CardTransaction
-	return marshalWithExtra(struct {
+	var err error
+	if t.Extra, err = t.Extra.without(t); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, struct {
 		plain
 		Acceptor string `json:"acceptorTransactionDateTime,omitempty"`
-	}{plain: plain(t), Acceptor: formatDateTime(t.AcceptorTransactionDateTime)}, t.Extra, cardTransactionNames)
+	}{plain: plain(t), Acceptor: formatDateTime(t.AcceptorTransactionDateTime)})
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (t *CardTransaction) UnmarshalJSON(data []byte) error { return decodeJSON(data, t) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (t CardTransaction) MarshalJSON() ([]byte, error) { return encodeJSON(t) }
+
+// UnmarshalJSONFrom decodes a page of card transactions, its lists made
+// once at their length (decodeList).
+func (a *cardAccountReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if d.PeekKind() != '{' {
+		type plain cardAccountReport
+		return jsonv2.UnmarshalDecode(d, (*plain)(a)) // null, or the error an object gives
+	}
+	return readObject(d, func(name []byte) error {
+		switch {
+		case isName(name, "booked"):
+			return decodeList(d, &a.Booked)
+		case isName(name, "pending"):
+			return decodeList(d, &a.Pending)
+		case isName(name, "_links"):
+			return jsonv2.UnmarshalDecode(d, &a.Links)
+		}
+		return d.SkipValue()
+	})
 }
 
 // swapAmounts undoes the bank's legacy mapping of card amounts, in which

@@ -669,7 +669,7 @@ func TestCardTransactionFields(t *testing.T) {
 func TestTransactionJSONRoundTrip(t *testing.T) {
 	t.Parallel()
 	var d transactionDetailsBody
-	require.NoError(t, json.Unmarshal(fixture(t, "transaction_details.json"), &d))
+	require.NoError(t, decodeJSON(fixture(t, "transaction_details.json"), &d))
 	out, err := json.Marshal(d.tx)
 	require.NoError(t, err)
 	var doc map[string]json.RawMessage
@@ -813,11 +813,11 @@ func FuzzTransactionsPage(f *testing.F) {
 			}
 		}
 		var d transactionDetailsBody
-		_ = json.Unmarshal(data, &d)
+		_ = decodeJSON(data, &d)
 		var b Balances
 		_ = json.Unmarshal(data, &b)
 		l := listBody[Account]{key: "accounts"}
-		_ = json.Unmarshal(data, &l)
+		_ = decodeJSON(data, &l)
 	})
 }
 

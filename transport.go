@@ -2,10 +2,8 @@ package xs2a
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +14,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -121,14 +118,13 @@ func (t *Transport) stamp(o *outgoing, r2 *http.Request, body []byte) error {
 		now = t.Now
 	}
 	o.set(h, "Date", httpDate(now()))
-	// X-Request-ID, Digest and Signature share one string: one allocation.
-	var sb strings.Builder
-	sb.Grow(36 + digestLen + t.Signer.valueLen)
-	var scratch [64]byte
 	if id := h["X-Request-Id"]; len(id) == 0 || id[0] == "" {
-		sb.Write(appendRequestID(scratch[:0]))
-		o.set(h, "X-Request-Id", sb.String())
+		o.set(h, "X-Request-Id", uuid.NewString())
 	}
+	// Digest and Signature share one string: one allocation.
+	var sb strings.Builder
+	sb.Grow(digestLen + t.Signer.valueLen)
+	var scratch [64]byte
 	if uri := h["Tpp-Redirect-Uri"]; t.RedirectURI != "" && (len(uri) == 0 || uri[0] == "") {
 		o.set(h, "Tpp-Redirect-Uri", t.RedirectURI)
 	}
@@ -233,48 +229,6 @@ func httpDate(t time.Time) string {
 	return d.text
 }
 
-// appendRequestID appends a new X-Request-ID to dst: a random (version 4)
-// UUID in its canonical form. It is the one source of request IDs: a
-// Client's calls and a Transport's requests without one.
-func appendRequestID(dst []byte) []byte { return appendUUID(dst, newUUID()) }
-
-// newRequestID returns a new X-Request-ID (appendRequestID).
-func newRequestID() string {
-	var b [36]byte
-	return string(appendRequestID(b[:0]))
-}
-
-// newUUID returns a random (version 4) UUID, as uuid.New does but without
-// its allocation, and without a getrandom system call each time: the random
-// bytes come from crypto/rand in blocks of uuidBlock UUIDs, each byte used
-// once and cleared (request IDs are not secret, but need not linger).
-func newUUID() uuid.UUID {
-	var u uuid.UUID
-	b := uuidBlocks.Get().(*randomBlock)
-	if b.used == len(b.buf) {
-		rand.Read(b.buf[:]) // never fails (Go 1.24)
-		b.used = 0
-	}
-	next := b.buf[b.used : b.used+len(u)]
-	copy(u[:], next)
-	clear(next)
-	b.used += len(u)
-	uuidBlocks.Put(b)
-	u[6] = u[6]&0x0f | 0x40 // version 4
-	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
-	return u
-}
-
-// uuidBlock is how many UUIDs one read of crypto/rand serves.
-const uuidBlock = 32
-
-type randomBlock struct {
-	buf  [uuidBlock * 16]byte
-	used int
-}
-
-var uuidBlocks = sync.Pool{New: func() any { return &randomBlock{used: uuidBlock * 16} }}
-
 // readBody reads and closes the request body. It returns nil for a request
 // without one, and refuses a body that could not be sent again.
 func readBody(req *http.Request) ([]byte, error) {
@@ -376,21 +330,6 @@ func (o *outgoing) clone(req *http.Request) *http.Request {
 	}
 	r2.Header = h
 	return r2
-}
-
-// appendUUID appends u in its canonical 8-4-4-4-12 form.
-func appendUUID(dst []byte, u uuid.UUID) []byte {
-	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:], u[10:])
-	return append(dst, b[:]...)
 }
 
 // replayBody is the body sent: the bytes digested, readable again through

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/go-fed/httpsig"
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -731,35 +730,5 @@ func TestCavageThroughTransport(t *testing.T) {
 			assert.Equal(t, c.Headers, p["headers"])
 			assert.Equal(t, c.Signature, p["signature"])
 		})
-	}
-}
-
-// TestNewUUID: the request IDs drawn from the shared blocks of random bytes
-// are version 4 UUIDs in RFC 4122 form, unique across many blocks and
-// across goroutines, as uuid.New's are.
-func TestNewUUID(t *testing.T) {
-	t.Parallel()
-	const perGoroutine, goroutines = 10 * uuidBlock, 8
-	results := make([][]uuid.UUID, goroutines)
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range perGoroutine {
-				results[g] = append(results[g], newUUID())
-			}
-		}()
-	}
-	wg.Wait()
-	seen := make(map[uuid.UUID]bool, perGoroutine*goroutines)
-	for _, us := range results {
-		for _, u := range us {
-			require.Equal(t, uuid.Version(4), u.Version(), u.String())
-			require.Equal(t, uuid.RFC4122, u.Variant(), u.String())
-			require.Equal(t, u.String(), string(appendUUID(nil, u)))
-			require.False(t, seen[u], "UUID %s drawn twice", u)
-			seen[u] = true
-		}
 	}
 }

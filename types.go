@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Amount is an amount of money as the interface carries it in
@@ -84,7 +87,7 @@ func (a Amount) String() string {
 	return a.Amount + " " + a.Currency
 }
 
-// UnmarshalJSON decodes an amount object from an answer. amount may be a
+// UnmarshalJSONFrom decodes an amount object from an answer. amount may be a
 // JSON string (the interface's default since release 1.7.6) or a JSON
 // number, the form sent before; either must be a plain decimal in the grammar
 // Validate checks: an optional leading '-', 1 to 14 digits, and optionally
@@ -95,22 +98,46 @@ func (a Amount) String() string {
 // *json.UnmarshalTypeError whose Field ends in "amount"; encoding/json puts
 // the path of the enclosing fields in front ("balances.balanceAmount.amount").
 // Unknown fields are ignored and null leaves the Amount unchanged.
-func (a *Amount) UnmarshalJSON(b []byte) error {
-	if isNull(b) {
-		return nil
+func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	switch d.PeekKind() {
+	case 'n':
+		_, err := d.ReadToken()
+		return err
+	case '{':
+	default:
+		return jsonv2.UnmarshalDecode(d, new(struct{})) // the error a struct gives
 	}
-	var w struct {
-		Currency string          `json:"currency"`
-		Amount   json.RawMessage `json:"amount"`
+	var cur, amount string
+	var amountErr error
+	err := readObject(d, func(name []byte) error {
+		switch {
+		case isName(name, "currency"):
+			return readText(d, &cur, "currency")
+		case isName(name, "amount"):
+			raw, err := d.ReadValue()
+			if err != nil {
+				return err
+			}
+			// The last amount member is the one decoded.
+			amount, amountErr = decimalField(raw, "amount", maxAmountFraction, true)
+			return nil
+		}
+		return d.SkipValue()
+	})
+	if err == nil {
+		err = amountErr
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err == nil {
+		*a = Amount{Currency: cur, Amount: amount}
+	}
+	return err
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (a *Amount) UnmarshalJSON(data []byte) error {
+	if err := decodeJSON(data, a); err != nil {
 		return keepPath(err, "amount")
 	}
-	s, err := decimalField(w.Amount, "amount", maxAmountFraction, true)
-	if err != nil {
-		return err
-	}
-	*a = Amount{Currency: w.Currency, Amount: s}
 	return nil
 }
 
@@ -149,7 +176,7 @@ func plainPath(err error) error {
 // maxFraction digits after the '.', and a leading '-' when signed).
 // Missing, null and "" give "". Anything else is a *json.UnmarshalTypeError
 // naming field, without the value (it is the bank's text).
-func decimalField(raw json.RawMessage, field string, maxFraction int, signed bool) (string, error) {
+func decimalField(raw []byte, field string, maxFraction int, signed bool) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || isNull(raw) {
 		return "", nil
@@ -261,8 +288,16 @@ func (d Date) valid() bool {
 	if d.Year < 1 || d.Year > 9999 || d.Month < time.January || d.Month > time.December || d.Day < 1 {
 		return false
 	}
-	// Day 0 of the next month is the last day of this one.
-	last := time.Date(d.Year, d.Month+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	last := 31
+	switch d.Month {
+	case time.April, time.June, time.September, time.November:
+		last = 30
+	case time.February:
+		last = 28
+		if d.Year%4 == 0 && (d.Year%100 != 0 || d.Year%400 == 0) {
+			last = 29
+		}
+	}
 	return d.Day <= last
 }
 
@@ -363,6 +398,26 @@ func (d *Date) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// dateOf parses a quoted "YYYY-MM-DD" as ParseDate does, without making a
+// string of it; false for anything else.
+func dateOf(quoted []byte) (Date, bool) {
+	b := quoted[1 : len(quoted)-1]
+	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
+		return Date{}, false
+	}
+	var n [3]int
+	for i, part := range [3][]byte{b[:4], b[5:7], b[8:]} {
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				return Date{}, false
+			}
+			n[i] = n[i]*10 + int(c-'0')
+		}
+	}
+	d := Date{Year: n[0], Month: time.Month(n[1]), Day: n[2]}
+	return d, d.valid()
+}
+
 // isDateTimeTail reports whether rest looks like the time part of an ISO 8601
 // date-time: a 'T' (or a space) followed by a time and an optional zone.
 func isDateTimeTail(rest string) bool {
@@ -377,31 +432,51 @@ func isDateTimeTail(rest string) bool {
 	return true
 }
 
-// MarshalJSON returns "YYYY-MM-DD" (docs/interface.md G3), or null
-// for the zero Date; tag the field omitzero to leave an unset date out.
-func (d Date) MarshalJSON() ([]byte, error) {
+// MarshalJSONTo writes "YYYY-MM-DD" (docs/interface.md G3), or null for
+// the zero Date; tag the field omitzero to leave an unset date out.
+func (d Date) MarshalJSONTo(e *jsontext.Encoder) error {
 	if d.IsZero() {
-		return []byte("null"), nil
+		return e.WriteToken(jsontext.Null)
 	}
 	if !d.valid() {
-		return nil, dateError()
+		return dateError()
 	}
-	return []byte(`"` + d.String() + `"`), nil
+	return e.WriteToken(jsontext.String(d.String()))
 }
 
-// UnmarshalJSON accepts "YYYY-MM-DD", a date-time string (its date part is
-// taken, see UnmarshalText), and "" or null, which give the zero Date.
-func (d *Date) UnmarshalJSON(b []byte) error {
-	if string(bytes.TrimSpace(b)) == "null" {
+// UnmarshalJSONFrom accepts "YYYY-MM-DD", a date-time string (its date
+// part is taken, see UnmarshalText), and "" or null, which give the zero
+// Date.
+func (d *Date) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	switch dec.PeekKind() {
+	case 'n':
 		*d = Date{}
-		return nil
+		_, err := dec.ReadToken()
+		return err
+	case '"':
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if v, ok := dateOf(raw); ok {
+			*d = v
+			return nil
+		}
+		text, _ := jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
+		return d.UnmarshalText(text)
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("xs2a: decoding date: %w", err)
+	kind := dec.PeekKind()
+	if err := dec.SkipValue(); err != nil {
+		return err
 	}
-	return d.UnmarshalText([]byte(s))
+	return fmt.Errorf("xs2a: decoding date: %w", &json.UnmarshalTypeError{Value: jsonKind(byte(kind)), Type: reflect.TypeFor[string]()})
 }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (d Date) MarshalJSON() ([]byte, error) { return encodeJSON(d) }
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (d *Date) UnmarshalJSON(b []byte) error { return decodeJSON(b, d) }
 
 // AccountReference identifies an account in a request or a response
 // (debtorAccount, creditorAccount, account, cardAccount): docs/interface.md's

@@ -200,7 +200,7 @@ func (w chunkedWriter) Write(b []byte) (int, error) {
 func TestMayNameSCARedirect(t *testing.T) {
 	t.Parallel()
 	for name, body := range redirectSpellings {
-		_, _, ok := scaRedirectOf([]byte(body))
+		_, _, ok := scaRedirectOf(pieces{[]byte(body)})
 		require.True(t, ok, name)
 		for _, p := range cuts([]byte(body)) {
 			require.True(t, mayNameSCARedirect(p), "%s in %d pieces: %q", name, len(p), p)
@@ -279,7 +279,7 @@ func FuzzMayNameSCARedirect(f *testing.F) {
 		a, b := min(int(i), len(body)), min(int(j), len(body))
 		a, b = min(a, b), max(a, b)
 		p := pieces{body[:a], body[a:b], body[b:]}
-		if _, _, ok := scaRedirectOf(body); ok && !mayNameSCARedirect(p) {
+		if _, _, ok := scaRedirectOf(pieces{body}); ok && !mayNameSCARedirect(p) {
 			t.Fatalf("missed the redirect in %q cut at %d and %d", body, a, b)
 		}
 		naive := strings.Contains(strings.Map(func(r rune) rune {
@@ -294,10 +294,10 @@ func FuzzMayNameSCARedirect(f *testing.F) {
 	})
 }
 
-// The SDK's own reader of pages gives the result encoding/json gives when
-// member names differ in letter case or hold escapes ("_LINKS", "NEXT",
-// "SCARedirect"): it leaves such a page to encoding/json, so the result and
-// the scaRedirect check read one document alike.
+// The decoding of pages gives the result encoding/json gives when member
+// names differ in letter case or hold escapes ("_LINKS", "NEXT",
+// "SCARedirect"), so the result and the scaRedirect check read one document
+// alike.
 func TestPageReaderFoldsAsEncodingJSON(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{
@@ -306,7 +306,6 @@ func TestPageReaderFoldsAsEncodingJSON(t *testing.T) {
 		`{"transactions":{"booked":[{"TRANSACTIONID":"1"}],"_links":{"SCARedirect":{"href":"https://bank.example/sca"}}},"_LINKS":{"SCAREDIRECT":{"href":"https://bank.example/sca"}}}`,
 		`{"TRANSACTIONS":{"BOOKED":[{"transactionId":"1"}]}}`,
 	} {
-		assert.False(t, decodeFast(&TransactionReport{}, []byte(body)), "the page reader leaves %s to encoding/json", body)
 		var fast, std TransactionReport
 		require.NoError(t, unmarshal(pieces{[]byte(body)}, &fast), body)
 		require.NoError(t, json.Unmarshal([]byte(body), &std), body)

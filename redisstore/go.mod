@@ -1,6 +1,6 @@
 module github.com/tppkit/xs2a/redisstore
 
-go 1.24.0
+go 1.26
 
 require (
 	github.com/redis/go-redis/v9 v9.22.0
@@ -10,8 +10,8 @@ require (
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-json-experiment/json v1.27.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/jarcoal/httpmock v1.4.2 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.11.0 // indirect

@@ -1,0 +1,743 @@
+package xs2a
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+	"unsafe"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+)
+
+// The decode stage (interpret): what an attempt's answer means. A request
+// that got none is a *TransportError; an error answer (>= 400) is an *Error,
+// or an *SCARequiredError when it carries an scaRedirect; a 2xx answer is
+// read (read.go), verified when asked (verify.go), checked for an
+// scaRedirect it should not hold, and decoded into the call's result with
+// json/v2. One decoding of the verified bytes decides whether an answer
+// carries an scaRedirect (scaRedirectOf), with the semantics the results
+// are decoded with.
+
+// interpret makes the call's result of attempt a: the *TransportError of a
+// request that got no answer; for an answer, the *Response and the error of
+// a refusal (status >= 400), of a redirect that was not followed, or of a
+// 2xx body that cannot be read, trusted or decoded into into. It reads and
+// closes the answer's body.
+func (c *Client) interpret(cl *call, a attempt, into any) outcome {
+	r, n := cl.r, cl.attempts(a.n)
+	if a.err != nil {
+		// Its text leaves out the URL (it holds resource ids).
+		err := r.transportError(cl.requestID, a.sent, a.err)
+		err.Attempts = n
+		return outcome{err: err, warn: true, attempts: n}
+	}
+	resp := a.resp
+	o := outcome{resp: &Response{Response: resp, RequestID: cl.requestID, Attempts: n, AcceptFixes: cl.fixes}, status: resp.StatusCode, attempts: n}
+	switch {
+	case resp.StatusCode >= 400:
+		o.body, _ = readCapped(resp.Body, maxErrorBody, resp.ContentLength)
+		closeAnswer(resp)
+		o.err, o.warn = c.answerError(r, resp, o.body, cl.requestID), true
+	case resp.StatusCode >= 300:
+		// A redirect that was not followed (no Location): no answer
+		// to decode, and for a POST no telling what the bank did.
+		closeAnswer(resp)
+		te := r.transportError(cl.requestID, true, fmt.Errorf("unexpected answer %s, a redirect that is not followed", resp.Status))
+		te.Attempts = n
+		o.err, o.warn = te, true
+	default:
+		o.err = c.decode(r, resp, cl.requestID, into)
+		if te, ok := o.err.(*TransportError); ok {
+			te.Attempts = n
+		}
+	}
+	return o
+}
+
+// closeAnswer closes an answer's body, read or not, leaving an empty one.
+func closeAnswer(resp *http.Response) {
+	resp.Body.Close()
+	resp.Body = http.NoBody
+}
+
+// answerError turns a >= 400 answer into *SCARequiredError or *Error.
+//
+// A 401 is decoded once, and that one decoding decides both whether it
+// carries an scaRedirect and so must be signed when signatures are
+// required (as a success must: it decides where the PSU logs in), and the
+// redirect handed out. Another error answer need not be signed: the SDK only
+// reports it as a refusal, which whoever can forge it could bring about by
+// dropping the connection as well.
+func (c *Client) answerError(r *request, resp *http.Response, body []byte, requestID string) error {
+	var link Link
+	var msgs []TPPMessage
+	sca := false
+	if resp.StatusCode == http.StatusUnauthorized {
+		link, msgs, sca = scaRedirectOf(pieces{body})
+	}
+	if c.verifier != nil {
+		if err := c.verifier.verify(resp, pieces{body}, requestID, sca); err != nil {
+			return err
+		}
+	}
+	if sca {
+		return c.scaRequired(r, resp, requestID, link, msgs)
+	}
+	e := newError(resp, body, requestID, c.cfg.now())
+	e.Method, e.Op, e.ids = r.method, r.op, r.ids()
+	return e
+}
+
+// decode reads a 2xx body, verifies it if asked, turns an unexpected
+// scaRedirect into *SCARequiredError and unmarshals into into. The bytes
+// verified are the bytes decoded, both for the scaRedirect and for into.
+func (c *Client) decode(r *request, resp *http.Response, requestID string, into any) error {
+	buf := r.readBuf
+	if buf == nil {
+		buf = bodyBuffers.Get().(*[]byte)
+	}
+	body, err := readAnswer(*buf, resp.Body, resp.ContentLength)
+	if r.readBuf == nil {
+		defer recycleBody(buf, body.head())
+	} else if body != nil {
+		*buf = body.head()[:0]
+	}
+	closeAnswer(resp)
+	if err != nil {
+		return r.transportError(requestID, true, fmt.Errorf("reading the response: %w", err))
+	}
+	if c.verifier != nil {
+		if err := c.verifier.verify(resp, body, requestID, true); err != nil {
+			return outcomeUnknown(r, requestID, err)
+		}
+	}
+	if !r.scaResult && mayNameSCARedirect(body) {
+		if link, msgs, ok := scaRedirectOf(body); ok {
+			return c.scaRequired(r, resp, requestID, link, msgs)
+		}
+	}
+	if into == nil {
+		return nil
+	}
+	return c.decodeInto(r, resp, requestID, body, into)
+}
+
+// outcomeUnknown is err of an accepted request that created something (a
+// payment) whose answer cannot be trusted or read: its outcome is unknown
+// to the caller. It is err itself for an idempotent request.
+func outcomeUnknown(r *request, requestID string, err error) error {
+	if idempotent(r.method) {
+		return err
+	}
+	return r.transportError(requestID, true, err)
+}
+
+// decodeInto unmarshals a 2xx body into into and checks the redirect a
+// result holds.
+func (c *Client) decodeInto(r *request, resp *http.Response, requestID string, body pieces, into any) error {
+	if body.blank() {
+		if idempotent(r.method) {
+			return nil // an empty list or nothing to say
+		}
+		// A POST whose answer should say what was created, but is empty.
+		return outcomeUnknown(r, requestID, errors.New("the answer has no body"))
+	}
+	if err := unmarshal(body, into); err != nil {
+		if !idempotent(r.method) {
+			return outcomeUnknown(r, requestID, fmt.Errorf("decoding the answer: %w", err))
+		}
+		return &redactedError{err: err, ids: r.ids(),
+			msg: fmt.Sprintf("xs2a: %s: decoding the response (X-Request-ID %s)", r.op, requestID)}
+	}
+	if err := c.checkResultRedirect(r, resp, requestID, into); err != nil {
+		return outcomeUnknown(r, requestID, err)
+	}
+	return nil
+}
+
+// scaRequired is the *SCARequiredError of an answer carrying link, or a
+// *SCARedirectError when link is no address to send the PSU to.
+func (c *Client) scaRequired(r *request, resp *http.Response, requestID string, link Link, msgs []TPPMessage) error {
+	link, err := c.checkSCARedirect(r, resp.StatusCode, requestID, link)
+	if err != nil {
+		return err
+	}
+	return &SCARequiredError{Redirect: link, StatusCode: resp.StatusCode, RequestID: requestID, Messages: msgs}
+}
+
+// scaRedirectOf finds _links.scaRedirect in a body as the decoding of the
+// results (unmarshal, with jsonOptions) reads it: member names in any
+// letter case (Unicode folding: "SCAREDIRECT", "_linkſ"), escapes read
+// ("sca\u0052edirect"). It is the one decision on an answer's redirect:
+// whether a 401 carries one and must be signed, and what a 2xx or 401 hands
+// out.
+func scaRedirectOf(body pieces) (Link, []TPPMessage, bool) {
+	var doc struct {
+		Links struct {
+			SCARedirect Link `json:"scaRedirect"`
+		} `json:"_links"`
+		TPPMessages []TPPMessage `json:"tppMessages"`
+	}
+	if unmarshal(body, &doc) != nil || doc.Links.SCARedirect.Href == "" {
+		return Link{}, nil, false
+	}
+	return doc.Links.SCARedirect, doc.TPPMessages, true
+}
+
+// mayNameSCARedirect reports whether body may hold a member that
+// scaRedirectOf reads as scaRedirect; when false it cannot, and the
+// document need not be decoded for it (a transaction page is decoded
+// once). The decoding (jsonOptions, encoding/json's semantics) matches a member name to "scaRedirect"
+// exactly or under Unicode simple case folding, after reading its escapes.
+// Without an escape the name lies in the body as it is, and its "rect" is
+// r, e, c and t in either case: no other rune folds to those four letters
+// (as "ſ" folds to s and the Kelvin sign to k;
+// TestSCARedirectFoldsOnlyASCII checks all of Unicode). An escape that
+// makes a letter is a \u escape (\n, \t and the others make no letter).
+// So a name read as scaRedirect leaves "rect" in some letter case, or a
+// "\u", in the body.
+func mayNameSCARedirect(body pieces) bool {
+	var carry [3]byte // the last bytes of the body so far
+	nc := 0
+	for _, b := range body {
+		if bytes.Contains(b, []byte(`\u`)) || containsRect(b) {
+			return true
+		}
+		// Across the seam: the last 3 bytes before it and the first 3
+		// after it hold any "rect" or "\u" that crosses it.
+		var seam [6]byte
+		n := copy(seam[:], carry[:nc])
+		n += copy(seam[n:], b[:min(len(b), 3)])
+		if bytes.Contains(seam[:n], []byte(`\u`)) || containsRect(seam[:n]) {
+			return true
+		}
+		if len(b) >= 3 {
+			nc = copy(carry[:], b[len(b)-3:])
+		} else {
+			nc = copy(carry[:], seam[max(0, n-3):n])
+		}
+	}
+	return false
+}
+
+// containsRect reports "rect" in b, each letter in either case. It reads
+// eight bytes at a time: a page of transactions is read through in about
+// the time a bytes.Contains of one pattern takes.
+func containsRect(b []byte) bool {
+	const ones = 0x0101010101010101
+	const lower = 0x2020202020202020 // a letter's bit of lower case
+	i := 0
+	for ; i+11 <= len(b); i += 8 {
+		// Byte k of wN is b[i+N+k] with its 0x20 bit set, which makes
+		// r of R and r only (e, c and t alike): a "rect" at i+k has r,
+		// e, c, t at byte k of w0, w1, w2, w3. The c, the rarest of the
+		// four in answers, is looked at first.
+		w2 := binary.LittleEndian.Uint64(b[i+2:]) | lower
+		m := zeroBytes(w2 ^ ones*'c')
+		if m == 0 {
+			continue
+		}
+		w3 := binary.LittleEndian.Uint64(b[i+3:]) | lower
+		if m &= zeroBytes(w3 ^ ones*'t'); m == 0 {
+			continue
+		}
+		w0 := binary.LittleEndian.Uint64(b[i:]) | lower
+		w1 := binary.LittleEndian.Uint64(b[i+1:]) | lower
+		if m&zeroBytes(w0^ones*'r')&zeroBytes(w1^ones*'e') != 0 {
+			return true
+		}
+	}
+	for ; i+4 <= len(b); i++ {
+		if b[i]|0x20 == 'r' && b[i+1]|0x20 == 'e' && b[i+2]|0x20 == 'c' && b[i+3]|0x20 == 't' {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroBytes has the high bit of each zero byte of x set, and no other bit.
+func zeroBytes(x uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	return ^((x&low7 + low7) | x | low7)
+}
+
+// jsonOptions are the semantics answers are decoded with: encoding/json's
+// (v1): member names matched in any letter case under Unicode simple
+// folding, the last of repeated members wins, invalid UTF-8 replaced,
+// unknown members ignored (or collected into an Extra), on json/v2's one
+// pass. One difference: decoding stops at the first value of the wrong
+// type (encoding/json goes on to the end, and [0,0,...] for a list of
+// objects cost an error per element). The scaRedirect check decodes with
+// the same options, so that it and the models read member names alike.
+var jsonOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
+
+// decodeJSON decodes the JSON document data into into, with jsonOptions.
+// A value of the wrong type is a *json.UnmarshalTypeError (encoding/json's)
+// whose Field is the path of the member ("transactions.booked.transactionAmount.amount").
+func decodeJSON(data []byte, into any) error {
+	var err error
+	if len(data) < minOwnDecoder {
+		err = jsonv2.Unmarshal(data, into, jsonOptions)
+	} else {
+		err = decodeAll(jsontext.NewDecoder(bytes.NewBuffer(data), jsonOptions), into) // reads data in place
+	}
+	if err == nil {
+		return nil
+	}
+	if _, semantic := errors.AsType[*jsonv2.SemanticError](err); semantic {
+		// As encoding/json, which checks the whole document first, a
+		// syntax error anywhere wins over a value of the wrong type.
+		if !jsontext.Value(data).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+			var v jsontext.Value // only to name the syntax error
+			if serr := jsonv2.Unmarshal(data, &v, jsonOptions); serr != nil {
+				return serr
+			}
+		}
+	}
+	return legacyError(err)
+}
+
+// unmarshal decodes a 2xx body into into with jsonOptions: a body in one
+// piece as it is, a body in pieces (of unknown length) through a
+// jsontext.Decoder reading them in turn, never joined.
+func unmarshal(body pieces, into any) error {
+	presize(into, body)
+	if len(body) == 1 {
+		return decodeJSON(body[0], into)
+	}
+	return legacyError(decodeAll(jsontext.NewDecoder(body.reader(), jsonOptions), into))
+}
+
+// minOwnDecoder is the smallest body decoded with a decoder of its own. A
+// pooled decoder keeps the strings it last interned, up to 64 KiB: beside
+// a walk's page, a tenth of a page kept for nothing
+// (BenchmarkIterateTransactionsPeak).
+const minOwnDecoder = 64 << 10
+
+// decodeAll decodes the one JSON value d reads into into, as
+// jsonv2.Unmarshal does: anything after it is an error.
+func decodeAll(d *jsontext.Decoder, into any) error {
+	if err := jsonv2.UnmarshalDecode(d, into); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	if _, err := d.ReadToken(); err != io.EOF {
+		if err == nil {
+			err = errors.New("xs2a: data after the JSON value")
+		}
+		return err
+	}
+	return nil
+}
+
+// legacyError is err as encoding/json reports it, which the SDK's errors
+// have always wrapped: a value of the wrong type is a
+// *json.UnmarshalTypeError naming the path of the member, array indexes
+// left out ("transactions.booked.transactionAmount.amount"); the error of a
+// model's own method is that error, a *json.UnmarshalTypeError of its with
+// the path of its value in front. Syntax errors stay json/v2's.
+func legacyError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *jsonv2.SemanticError
+	if !errors.As(err, &se) {
+		return err
+	}
+	at := fieldPath(se.JSONPointer)
+	var numErr *strconv.NumError
+	if se.Err != nil && !errors.Is(se.Err, strconv.ErrRange) && !errors.Is(se.Err, strconv.ErrSyntax) && !errors.As(se.Err, &numErr) {
+		var te *json.UnmarshalTypeError
+		if errors.As(se.Err, &te) && at != "" {
+			te.Field = strings.TrimSuffix(at+"."+te.Field, ".")
+		}
+		return se.Err
+	}
+	return &json.UnmarshalTypeError{Value: kindName(se.JSONKind), Type: se.GoType, Offset: se.ByteOffset, Field: at}
+}
+
+// fieldPath is a JSON pointer as encoding/json names a field: member
+// names joined by dots, array indexes left out.
+func fieldPath(p jsontext.Pointer) string {
+	var parts []string
+	for tok := range p.Tokens() {
+		if !allDigits(tok) {
+			parts = append(parts, tok)
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+// kindName names a JSON kind as encoding/json's errors do.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "bool"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "value"
+}
+
+// fieldBelow takes the member key out of the front of the path an error of
+// json/v2 names: a list answer names the fields of its items from the item
+// ("balances.balanceAmount.amount"), as it always has.
+func fieldBelow(key string, err error) error {
+	var se *jsonv2.SemanticError
+	if errors.As(err, &se) {
+		se.JSONPointer = jsontext.Pointer(strings.TrimPrefix(string(se.JSONPointer), "/"+key))
+	}
+	return err
+}
+
+// Lists made once at their length. A large list decoded element by element
+// grows by copies that cost several times the list (a slice grows by a
+// quarter at a time); so before decoding the answers that hold long lists
+// (transaction pages, card transaction pages, account lists), one scan of
+// the body counts their elements, and each list is made at its length
+// (TestLargeAnswerAllocationIsBoundedByItsSize). The count only sizes the
+// lists: on anything but valid JSON it may be wrong, which costs room or
+// copies, never a wrong value (the decoding checks).
+
+// minPresized is the smallest body scanned for its lists: below it the
+// copies cost less than the scan (BenchmarkPageVsPlain, 220 kB).
+const minPresized = 1 << 20
+
+// presize makes the long lists of into at the length the body gives them.
+func presize(into any, body pieces) {
+	if body.len() < minPresized {
+		return
+	}
+	switch v := into.(type) {
+	case *TransactionReport:
+		c := countLists(body, "/transactions/booked", "/transactions/pending", "/transactions/information")
+		v.Transactions.Booked = makeList[Transaction](c[0], body)
+		v.Transactions.Pending = makeList[Transaction](c[1], body)
+		v.Transactions.Information = makeList[Transaction](c[2], body)
+	case *cardTransactionReport:
+		c := countLists(body, "/cardTransactions/booked", "/cardTransactions/pending")
+		v.CardTransactions.Booked = makeList[CardTransaction](c[0], body)
+		v.CardTransactions.Pending = makeList[CardTransaction](c[1], body)
+	case *listBody[Account]:
+		c := countLists(body, "", "/"+v.key)
+		v.items = makeList[Account](max(c[0], c[1]), body)
+	case *listBody[CardAccount]:
+		c := countLists(body, "", "/"+v.key)
+		v.items = makeList[CardAccount](max(c[0], c[1]), body)
+	}
+}
+
+// makeList is an empty list with room for n elements (nil for none), but
+// never more than 8 bytes of T for a byte of the body (a Transaction of
+// 800 B is at least 100 B of JSON): a list of elements the decoding then
+// refuses makes no large list first.
+func makeList[T any](n int, body pieces) []T {
+	if n <= 0 {
+		return nil
+	}
+	var zero T
+	size := max(int(unsafe.Sizeof(zero)), 1)
+	return make([]T, 0, min(n, 8*body.len()/size+1))
+}
+
+// countLists returns the number of elements of the arrays at the JSON
+// pointers paths of the body ("" the body itself; member names as they lie
+// in the body, without escapes), -1 for one that is absent or holds an
+// element that is neither an object nor null (which the decoding refuses).
+// When a path repeats, the last array counts.
+func countLists(body pieces, paths ...string) []int {
+	s := listCounter{paths: paths, counts: make([]int, len(paths))}
+	for i := range s.counts {
+		s.counts[i] = -1
+	}
+	s.stack = append(s.stack, listFrame{path: "", top: true, list: -1})
+	for _, b := range body {
+		s.scan(b)
+	}
+	return s.counts
+}
+
+// listCounter is the state of countLists between pieces.
+type listCounter struct {
+	paths  []string
+	counts []int
+	stack  []listFrame
+	inStr  bool   // in a string
+	esc    bool   // in a string, after a backslash
+	isKey  bool   // the string is a member name
+	key    []byte // the last member name (up to 64 bytes)
+}
+
+// listFrame is an open container (or the top level).
+type listFrame struct {
+	path      string // its JSON pointer, while short (3 names at most)
+	obj, top  bool
+	list      int  // the index in paths of the array counted, -1 for none
+	n         int  // elements begun
+	next      bool // an element begins at the next value
+	expectKey bool // an object: a member name comes next
+	bad       bool // an element neither an object nor null
+}
+
+func (s *listCounter) scan(b []byte) {
+	for i := 0; i < len(b); i++ {
+		if s.inStr {
+			if s.esc { // the byte a backslash ending the last piece escapes
+				s.esc = false
+				continue
+			}
+			k := bytes.IndexByte(b[i:], '"')
+			for k >= 0 && oddBackslashes(b[i:i+k]) {
+				k2 := bytes.IndexByte(b[i+k+1:], '"')
+				if k2 < 0 {
+					k = -1
+					break
+				}
+				k += 1 + k2
+			}
+			if k < 0 {
+				s.appendKey(b[i:])
+				s.esc = oddBackslashes(b[i:])
+				return
+			}
+			s.appendKey(b[i : i+k])
+			s.inStr = false
+			i += k
+			continue
+		}
+		c := b[i]
+		if c == ' ' || c == '\n' || c == '\r' || c == '\t' {
+			continue
+		}
+		top := &s.stack[len(s.stack)-1]
+		if top.next && c != ']' {
+			top.next = false
+			top.n++
+			top.bad = top.bad || c != '{' && c != 'n'
+		}
+		switch c {
+		case '"':
+			s.inStr, s.isKey = true, top.obj && top.expectKey
+			if s.isKey {
+				s.key = s.key[:0]
+			}
+		case ':':
+			top.expectKey = false
+		case ',':
+			top.expectKey, top.next = top.obj, !top.obj
+		case '{', '[':
+			path := ""
+			if top.top {
+				path = ""
+			} else if top.obj && len(s.stack) <= 3 {
+				path = top.path + "/" + string(s.key)
+			} else {
+				path = "\x00" // below an array, or deep: counted by no path
+			}
+			f := listFrame{path: path, obj: c == '{', expectKey: c == '{', list: -1, next: c == '['}
+			if c == '[' {
+				for k, p := range s.paths {
+					if p == path {
+						f.list = k
+					}
+				}
+			}
+			s.stack = append(s.stack, f)
+		case '}', ']':
+			if len(s.stack) == 1 {
+				continue
+			}
+			if top.list >= 0 {
+				s.counts[top.list] = top.n
+				if top.bad {
+					s.counts[top.list] = -1
+				}
+			}
+			s.stack = s.stack[:len(s.stack)-1]
+		}
+	}
+}
+
+// oddBackslashes reports whether b ends in an odd number of backslashes:
+// whether the byte after it is escaped.
+func oddBackslashes(b []byte) bool {
+	n := 0
+	for i := len(b) - 1; i >= 0 && b[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// appendKey adds the bytes of a member name being read.
+func (s *listCounter) appendKey(b []byte) {
+	if s.isKey && len(s.key)+len(b) <= 64 {
+		s.key = append(s.key, b...)
+	}
+}
+
+// readObject reads the object next in d, calling member with each member's
+// name (unquoted) and d at its value, which member reads. The methods of
+// the small types read in bulk (Amount, TransactionCode) use it, to decode
+// without a value of their own on the heap.
+func readObject(d *jsontext.Decoder, member func(name []byte) error) error {
+	if _, err := d.ReadToken(); err != nil { // '{'
+		return err
+	}
+	for d.PeekKind() != '}' {
+		raw, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		name := raw[1 : len(raw)-1]
+		if bytes.IndexByte(name, '\\') >= 0 || !utf8.Valid(name) {
+			name, _ = jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
+		}
+		if err := member(name); err != nil {
+			return err
+		}
+	}
+	_, err := d.ReadToken() // '}'
+	return err
+}
+
+// isName reports whether a member name matches a field's name as
+// encoding/json matches them: in any letter case (Unicode simple folding).
+func isName(name []byte, field string) bool {
+	return string(name) == field || strings.EqualFold(string(name), field)
+}
+
+// readText reads a JSON string into *s as encoding/json does: null leaves
+// *s as it is, another kind of value is a *json.UnmarshalTypeError naming
+// field. The currency codes most answers repeat cost nothing.
+func readText(d *jsontext.Decoder, s *string, field string) error {
+	switch d.PeekKind() {
+	case 'n':
+		_, err := d.ReadToken()
+		return err
+	case '"':
+	default:
+		kind := d.PeekKind()
+		if err := d.SkipValue(); err != nil {
+			return err
+		}
+		return &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[string](), Field: field}
+	}
+	raw, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	switch text := raw[1 : len(raw)-1]; {
+	case string(text) == "NOK":
+		*s = "NOK"
+	case string(text) == "EUR":
+		*s = "EUR"
+	case bytes.IndexByte(text, '\\') < 0 && utf8.Valid(text):
+		*s = string(text)
+	default:
+		b, _ := jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
+		*s = string(b)
+	}
+	return nil
+}
+
+// decodeList decodes the JSON array next in d into *list. A list that
+// presize did not make is made ahead at the length the last list of its
+// type had (pages of one walk are alike), at most maxHinted elements and 8
+// bytes of list for a byte of JSON ahead: a list grown by append costs
+// several times itself in copies. A list that came out less than half full
+// is copied into one of its length.
+func decodeList[T any](d *jsontext.Decoder, list *[]T) error {
+	hint := hintOf[T]()
+	if hint == nil || d.PeekKind() != '[' || cap(*list) > 0 {
+		return jsonv2.UnmarshalDecode(d, list)
+	}
+	var zero T
+	if n := min(int(hint.Load()), 8*len(d.UnreadBuffer())/int(unsafe.Sizeof(zero))); n > 0 {
+		*list = make([]T, 0, n)
+	}
+	if err := jsonv2.UnmarshalDecode(d, list); err != nil {
+		return err
+	}
+	hint.Store(int32(min(len(*list), maxHinted)))
+	if cap(*list) > 2*len(*list)+8 {
+		*list = slices.Clone(*list)
+	}
+	return nil
+}
+
+// maxHinted is the most elements decodeList makes ahead of a list.
+const maxHinted = 1024
+
+// The lengths of the last lists decoded, by element type.
+var transactionHint, cardTransactionHint, accountHint, cardAccountHint atomic.Int32
+
+// hintOf is the length of the last list of T decoded; nil for a type that
+// keeps none.
+func hintOf[T any]() *atomic.Int32 {
+	switch any((*T)(nil)).(type) {
+	case *Transaction:
+		return &transactionHint
+	case *CardTransaction:
+		return &cardTransactionHint
+	case *Account:
+		return &accountHint
+	case *CardAccount:
+		return &cardAccountHint
+	}
+	return nil
+}
+
+// readTexts reads a JSON array of strings into *list as encoding/json
+// does: null gives nil, a null element "", another kind of value is a
+// *json.UnmarshalTypeError naming field.
+func readTexts(d *jsontext.Decoder, list *[]string, field string) error {
+	switch d.PeekKind() {
+	case 'n':
+		*list = nil
+		_, err := d.ReadToken()
+		return err
+	case '[':
+	default:
+		kind := d.PeekKind()
+		if err := d.SkipValue(); err != nil {
+			return err
+		}
+		return &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[[]string](), Field: field}
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return err
+	}
+	out := []string{}
+	for d.PeekKind() != ']' {
+		var s string
+		if err := readText(d, &s, field); err != nil {
+			return err
+		}
+		out = append(out, s)
+	}
+	*list = out
+	_, err := d.ReadToken()
+	return err
+}
