@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // Payment products of the path /v1/{payments|periodic-payments|bulk-payments}/{product}
 // (docs/interface.md, Endpoints; docs/interface.md, Production). The product parameter of the
 // Initiate methods is a plain string, so a product this list does not name

@@ -5,9 +5,10 @@ import (
 	"strings"
 )
 
-// Models of the sandbox's mock-data operations (docs/interface.md, Sandbox;
-// docs/interface.md, Production, Other endpoints). Each model carries docs/interface.md's own
-// JSON field names, so it marshals back to the JSON the sandbox uses.
+// Models of the platform's own sandbox mock-data operations, not Berlin Group
+// shapes (docs/interface.md, Sandbox; Production, Other endpoints). Each model
+// carries docs/interface.md's JSON field names, so it marshals back to the
+// JSON the sandbox uses.
 
 // CustomerType is the kind of a sandbox customer, sent and returned as
 // customerType (docs/interface.md, Sandbox: "two private customers ... and two

@@ -15,6 +15,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // Amount is an amount of money as the interface carries it in
 // instructedAmount, balanceAmount, transactionAmount, transactionFees and the
 // like: {"currency": "NOK", "amount": "100.26"}. Amounts travel as JSON
