@@ -54,8 +54,8 @@ const (
 
 // Limits of docs/interface.md for requests without PSU-IP-Address (PSU not present).
 const (
-	// AccessLimit is how many calls per AccessWindow an endpoint takes for
-	// one PSU and account while the PSU is not present.
+	// AccessLimit is the calls per AccessWindow, PSU and account without the PSU
+	// present.
 	AccessLimit = 4
 	// AccessWindow is the rolling window AccessLimit applies to.
 	AccessWindow = 24 * time.Hour

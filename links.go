@@ -64,14 +64,12 @@ type SCALinks struct {
 	AuthorisationID string       `json:"authorisationId,omitempty"`
 	Links           SCALinkSet   `json:"_links"`
 	Messages        []TPPMessage `json:"tppMessages,omitempty"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 
-// SCALinkSet holds the _links of an SCALinks answer. The answer of a
-// startAuthorisation link carries SCAStatus, the authorisation's own link:
-// pass it to PaymentsService.AuthorisationStatus.
+// SCALinkSet holds an SCALinks answer's _links; SCAStatus goes to
+// PaymentsService.AuthorisationStatus.
 type SCALinkSet struct {
 	SCARedirect        Link `json:"scaRedirect,omitzero"`
 	Self               Link `json:"self,omitzero"`

@@ -19,8 +19,7 @@ import (
 type PaymentDetails struct {
 	PaymentID         string
 	TransactionStatus TransactionStatus
-	// FundsAvailable is false when the bank found too little money for the
-	// payment (nil when the bank did not say).
+	// FundsAvailable is false for too little money (nil: not said).
 	FundsAvailable *bool
 	// Payment is a single payment's body (POST /v1/payments/{product}).
 	Payment *Payment
@@ -29,8 +28,7 @@ type PaymentDetails struct {
 	// Bulk is a bulk payment's body (POST /v1/bulk-payments/{product}).
 	Bulk     *BulkPayment
 	Messages []TPPMessage
-	// Extra holds the members the bank sent that neither the fields above
-	// nor the payment's body name (see Extra).
+	// Extra holds members neither the fields above nor the body name (see Extra).
 	Extra Extra
 }
 
@@ -62,8 +60,8 @@ type (
 	}
 )
 
-// UnmarshalJSONFrom decodes a payment read into the body its shape names;
-// members neither the head nor that body name go to Extra.
+// UnmarshalJSONFrom decodes into the body the shape names; other members go to
+// Extra.
 func (d *PaymentDetails) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if null, err := unmarshalJSONFromNull(dec); null || err != nil {
 		return err
