@@ -29,8 +29,8 @@ const (
 	CashAccountTypeISO AcceptFix = "cash-account-type-iso"
 )
 
-// Default reports whether the bank already applies the fix without the
-// header (docs/interface.md, Versioning: "Made default").
+// Default reports whether the bank applies the fix without the header
+// (docs/interface.md, Versioning).
 func (f AcceptFix) Default() bool { return f == AmountAsString }
 
 // valid reports whether f can be sent in the header: printable ASCII

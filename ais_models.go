@@ -11,6 +11,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // BookingStatus is the bookingStatus query parameter of
 // GET /v1/accounts/{id}/transactions (docs/interface.md, Endpoints), and the group
 // (booked or pending) a yielded transaction came from. Values other than the
@@ -93,13 +96,11 @@ var isoCashAccountTypes = []CashAccountType{
 	CashAccountTax, CashAccountTransacting, CashAccountCashTrading,
 }
 
-// ISO reports whether t is an ISO 20022 ExternalCashAccountType1Code, as the
-// bank sends with the x-accept-fix cash-account-type-iso; false for a
-// proprietary value.
+// ISO reports whether t is an ISO 20022 ExternalCashAccountType1Code (x-accept-fix
+// cash-account-type-iso).
 func (t CashAccountType) ISO() bool { return slices.Contains(isoCashAccountTypes, t) }
 
-// AccountStatus is the status of an account or card account (Berlin Group
-// accountStatus). An absent status means the account is available.
+// AccountStatus is an account's accountStatus; absent means available.
 type AccountStatus string
 
 // The Berlin Group account statuses.
@@ -118,9 +119,8 @@ const (
 	UsageProfessional AccountUsage = "ORGA" // professional account
 )
 
-// Account is one entry of GET /v1/accounts (docs/interface.md, "Account, balance and
-// transaction fields"; Berlin Group accountDetails). Pass ResourceID to the
-// other AccountsService methods.
+// Account is one entry of GET /v1/accounts (docs/interface.md AIS1). Pass
+// ResourceID to AccountsService.
 type Account struct {
 	// ResourceID is the opaque id of the account in paths ("enc!!...").
 	ResourceID string `json:"resourceId,omitempty"`
@@ -149,8 +149,7 @@ type Account struct {
 	Details         string          `json:"details,omitempty"`
 	Balances        []Balance       `json:"balances,omitempty"`
 	Links           AccountLinks    `json:"_links,omitzero"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 
@@ -160,22 +159,19 @@ type AccountOwner struct {
 	Role string `json:"role,omitempty"` // owner, legalRepresentative, authorisedUser
 }
 
-// AccountLinks are the _links of an account or card account: where its
-// balances and transactions are read.
+// AccountLinks are an account's _links: its balances and transactions.
 type AccountLinks struct {
 	Self         Link `json:"self,omitzero"`
 	Balances     Link `json:"balances,omitzero"`
 	Transactions Link `json:"transactions,omitzero"`
 }
 
-// Balances is the answer of GET /v1/accounts/{id}/balances (docs/interface.md,
-// "Account, balance and transaction fields": the account's currency plus one
-// balance per balanceType, each in the account currency).
+// Balances is the answer of GET /v1/accounts/{id}/balances (docs/interface.md
+// AIS3).
 type Balances struct {
 	Account  AccountReference `json:"account,omitzero"`
 	Balances []Balance        `json:"balances"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 
@@ -189,8 +185,7 @@ func (b *Balances) Find(t BalanceType) (Balance, bool) {
 	return Balance{}, false
 }
 
-// BalanceType is the balanceType of a balance (Berlin Group balanceType).
-// Types the bank adds later decode as they are.
+// BalanceType is a balance's balanceType; unknown types decode as they are.
 type BalanceType string
 
 // The balance types of the Berlin Group and of the platform.
@@ -215,8 +210,7 @@ type Balance struct {
 	LastChangeDateTime       *time.Time `json:"lastChangeDateTime,omitempty"`
 	ReferenceDate            Date       `json:"referenceDate,omitzero"`
 	LastCommittedTransaction string     `json:"lastCommittedTransaction,omitempty"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 
@@ -242,8 +236,8 @@ func (b *Balance) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	return err
 }
 
-// MarshalJSONTo encodes lastChangeDateTime in the offset form of
-// docs/interface.md G3 ("+00:00" rather than "Z"), and the Extra members.
+// MarshalJSONTo encodes lastChangeDateTime as "+00:00", not "Z" (docs/interface.md
+// G3), and Extra.
 func (b Balance) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Balance
 	var err error
@@ -283,19 +277,17 @@ type CardAccount struct {
 	CreditLimit     *Amount       `json:"creditLimit,omitempty"`
 	Balances        []Balance     `json:"balances,omitempty"`
 	Links           AccountLinks  `json:"_links,omitzero"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 
-// Agreement is a corporate agreement of the PSU (GET /v1/agreements,
-// docs/interface.md Flow 2). Put ID into PSU.CorporateID to act for that company.
+// Agreement is a PSU's corporate agreement (docs/interface.md F2); PSU.CorporateID
+// takes its ID.
 type Agreement struct {
 	ID                 string `json:"id"`
 	Name               string `json:"name,omitempty"`
 	OrganisationNumber string `json:"organisationNumber,omitempty"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 
@@ -335,9 +327,8 @@ type listBody[T any] struct {
 	items []T
 }
 
-// UnmarshalJSONFrom decodes the list in one pass: the array, or the
-// member key of the object (the last one when repeated), the others
-// skipped.
+// UnmarshalJSONFrom decodes the array, or the object's key member (the last when
+// repeated).
 func (l *listBody[T]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	switch d.PeekKind() {
 	case '[':

@@ -14,48 +14,34 @@ import (
 	"time"
 )
 
-// BudgetEndpoint names an endpoint whose PSU-not-present calls are counted
-// by the access budget (docs/interface.md, Limits: at most 4 calls per 24 hours
-// without PSU-IP-Address). Each endpoint has its own count per PSU and
-// account. Every request that may reach the bank counts, an automatic retry
-// too (docs/interface.md does not say whether the bank counts the requests it
-// answered with an error, so the SDK assumes it does); a retry the budget no
-// longer allows is not made, and the call returns the bank's last answer.
+// BudgetEndpoint names an endpoint whose PSU-not-present calls the access budget
+// counts, per PSU and account (docs/interface.md L1, L2, L8). Every request that
+// may reach the bank counts, retries included; a retry the budget refuses is not
+// made, and the call returns the bank's last answer.
 //
-// The budget counts what the bank counts: its key is the bank's view of a
-// request, not the caller's spelling of it. One function, bankView, reads
-// every request's path as a servlet container routes it (segments
-// unescaped, ";params" dropped, empty segments collapsed, a trailing "/"
-// ignored, dot segments resolved) and gives the endpoint and account id
-// counted; the PSU id is compared in canonical lower-case UUID form. Named
-// methods, Client.Do and every _links href the SDK follows go through it.
-// A path it cannot read as the bank would (";", "\", escaped dots, dot
-// segments in any spelling, an escaped "/" that would lead elsewhere) is
-// refused with a *ValidationError before anything is sent
-// (docs/interface.md L11).
+// The key is the bank's view of a request, not the caller's spelling, for
+// named methods, Client.Do and followed _links alike; the PSU id is compared
+// as a lower-case UUID. A path the bank could route otherwise (";", "\",
+// escaped dots, dot segments, an escaped "/" leading elsewhere) is a
+// *ValidationError before anything is sent (docs/interface.md L11).
 type BudgetEndpoint string
 
 // The counted endpoints.
 const (
-	// BudgetBalances counts GET /v1/accounts/{id}/balances, and GET
-	// /v1/card-accounts/{id}/balances per card account: the limits do not
-	// name card balances, so counting them is the SDK's conservative choice.
+	// BudgetBalances counts GET /v1/accounts/{id}/balances and
+	// /v1/card-accounts/{id}/balances (docs/interface.md L8).
 	BudgetBalances BudgetEndpoint = "balances"
 	// BudgetTransactions counts GET /v1/accounts/{id}/transactions.
 	BudgetTransactions BudgetEndpoint = "transactions"
-	// BudgetTransaction counts GET /v1/accounts/{id}/transactions/{transactionId}
-	// (transaction details), separately from the transaction list. docs/interface.md's
-	// Limits table does not list this endpoint: counting it is the SDK's
-	// conservative choice, not a rule of the interface, since a bank may
-	// count these calls too (the fake bank xs2atest does) and a call the bank
-	// refuses costs more than one left unused.
+	// BudgetTransaction counts GET /v1/accounts/{id}/transactions/{transactionId},
+	// apart from the list (docs/interface.md L8).
 	BudgetTransaction BudgetEndpoint = "transaction-details"
 )
 
 // Limits of docs/interface.md for requests without PSU-IP-Address (PSU not present).
 const (
-	// AccessLimit is how many calls per AccessWindow an endpoint takes for
-	// one PSU and account while the PSU is not present.
+	// AccessLimit is the calls per AccessWindow, PSU and account without the PSU
+	// present.
 	AccessLimit = 4
 	// AccessWindow is the rolling window AccessLimit applies to.
 	AccessWindow = 24 * time.Hour

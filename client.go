@@ -274,8 +274,7 @@ func (c *Client) resolveAs(href, field string) (*url.URL, error) {
 	return out, nil
 }
 
-// Response is the bank's answer to a successful call. Its body has been read,
-// decoded and closed.
+// Response is the bank's answer to a successful call; its body is read and closed.
 type Response struct {
 	*http.Response
 	RequestID string // X-Request-ID sent (and kept across retries)

@@ -10,8 +10,7 @@ import (
 type EInvoice struct {
 	KID           string // the invoice's KID, sent as the SCOR reference; must pass ValidKID
 	InvoiceNumber string // sent as the CINV reference, 1 to 35 characters
-	// Issuer is the issuer code of the invoice scheme on the CINV reference;
-	// "" means DefaultInvoiceIssuer.
+	// Issuer is the CINV reference's issuer code; "" means DefaultInvoiceIssuer.
 	Issuer string
 }
 

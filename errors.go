@@ -17,14 +17,13 @@ import (
 // (*Error, *SCARequiredError, *ValidationError, *TransportError, ...) carries
 // the details and is reached with errors.As.
 var (
-	// ErrSCARequired: the bank asks for strong customer authentication; the
-	// error is a *SCARequiredError holding the scaRedirect link.
+	// ErrSCARequired: the bank asks for SCA; the error is a *SCARequiredError.
 	ErrSCARequired = errors.New("xs2a: SCA required")
-	// ErrSignatureInvalid: a request signature was missing or rejected by the
-	// bank (400), or a response signature failed verification.
+	// ErrSignatureInvalid: the bank rejected the request's signature, or the
+	// response's failed.
 	ErrSignatureInvalid = errors.New("xs2a: signature invalid")
-	// ErrAccessExceeded: the PSU-not-present limit (4 calls per 24 hours) is
-	// used up, locally by the access budget or at the bank (429).
+	// ErrAccessExceeded: the PSU-not-present limit (docs/interface.md L1) is used
+	// up, locally or at the bank (429).
 	ErrAccessExceeded = errors.New("xs2a: access exceeded")
 	// ErrOutcomeUnknown: a request that creates something (a payment) left
 	// the client but no answer came back, or a 5xx did: the bank may have
@@ -43,8 +42,8 @@ var (
 	// ErrConsentInvalid: consent is missing, expired or revoked at the bank
 	// (403, or a CONSENT_* code).
 	ErrConsentInvalid = errors.New("xs2a: consent invalid")
-	// ErrCorporateIDRequired: the PSU acts for a company and the request had
-	// no PSU-CORPORATE-ID; pick one of UsersService.Agreements.
+	// ErrCorporateIDRequired: a corporate PSU's request lacked PSU-CORPORATE-ID
+	// (see UsersService.Agreements).
 	ErrCorporateIDRequired = errors.New("xs2a: PSU-CORPORATE-ID required: pick an agreement from Users.Agreements")
 	// ErrInsufficientFunds: the payment was refused for lack of funds.
 	ErrInsufficientFunds = errors.New("xs2a: insufficient funds")
@@ -53,17 +52,16 @@ var (
 	ErrReferenceMixInvalid = errors.New("xs2a: signing basket holds a bulk or periodic payment")
 	// ErrNotFound: the resource does not exist (404).
 	ErrNotFound = errors.New("xs2a: not found")
-	// ErrCrossOrigin: a request or link points outside the client's base
-	// address; signed requests are never sent there.
+	// ErrCrossOrigin: a request or link leaves the base address; nothing is sent
+	// there.
 	ErrCrossOrigin = errors.New("xs2a: refusing to send a signed request to another origin")
-	// ErrSCARedirectInvalid: an answer's scaRedirect is no web address the
-	// PSU's browser may be sent to (see SCARedirectError); it is not handed
-	// out.
+	// ErrSCARedirectInvalid: an scaRedirect unsafe for the PSU's browser, not
+	// handed out (SCARedirectError).
 	ErrSCARedirectInvalid = errors.New("xs2a: scaRedirect is not a safe web address")
 )
 
-// ErrUnknownStatus: with PollOptions.Strict, the bank reported a
-// transactionStatus that is not a Berlin Group code (TransactionStatus.Known).
+// ErrUnknownStatus: with PollOptions.Strict, an unknown transactionStatus
+// (TransactionStatus.Known).
 var ErrUnknownStatus = errors.New("xs2a: unknown transaction status")
 
 // ErrPollAttempts: PollStatus read the status PollOptions.MaxAttempts times
@@ -447,8 +445,7 @@ type TransportError struct {
 	Op        string
 	RequestID string
 	Sent      bool // the request was written, in whole or in part
-	// Attempts is how many times the call was tried, each try written to
-	// the bank at most once (as Response.Attempts).
+	// Attempts counts the tries, each written at most once (as Response.Attempts).
 	Attempts int
 	Err      error // the cause; its text is raw
 
@@ -480,21 +477,19 @@ func (e *TransportError) GoString() string { return goString("TransportError", e
 // Format prints the message for every verb, GoString for %#v.
 func (e *TransportError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
-// Is reports ErrOutcomeUnknown for a request that was sent and is not a read
-// (GET, HEAD).
+// Is reports ErrOutcomeUnknown for a sent request other than GET or HEAD.
 func (e *TransportError) Is(target error) bool {
 	return target == ErrOutcomeUnknown && e.Sent && e.Method != http.MethodGet && e.Method != http.MethodHead
 }
 
-// SignatureError is a response whose Signature or Digest failed verification
-// (see WithResponseVerification). It answers errors.Is(err, ErrSignatureInvalid).
+// SignatureError: a response's Signature or Digest failed verification; it is
+// ErrSignatureInvalid.
 type SignatureError struct {
 	Reason    string
 	RequestID string
 }
 
-// Error gives the reason the verification failed, inert and with anything
-// shaped like an identifier redacted.
+// Error gives the failure's reason, inert, identifiers redacted.
 func (e *SignatureError) Error() string {
 	s := "xs2a: response signature invalid: " + bankText(e.Reason, maxCauseText)
 	if e.RequestID != "" {
@@ -522,8 +517,7 @@ type AccessExceededError struct {
 	Next     time.Time      // when the next call is allowed
 }
 
-// Error names the endpoint and, in UTC rounded up to the second, when the
-// next call is allowed.
+// Error names the endpoint and the next allowed call (UTC, rounded up).
 func (e *AccessExceededError) Error() string {
 	return fmt.Sprintf("xs2a: access exceeded: %d calls without the PSU present in 24h to %s; next call allowed at %s",
 		AccessLimit, inert.Text(string(e.Endpoint), 64), ceilSecond(e.Next).UTC().Format(time.RFC3339))

@@ -99,7 +99,7 @@ func (a *Agreement) UnmarshalJSON(data []byte) error { return decodeJSON(data, a
 // MarshalJSON is MarshalJSONTo for encoding/json.
 func (a Agreement) MarshalJSON() ([]byte, error) { return encodeJSON(a) }
 
-// UnmarshalJSONFrom decodes an answer that starts an SCA; members it does not name go to Extra.
+// UnmarshalJSONFrom decodes an SCA-starting answer; unnamed members go to Extra.
 func (l *SCALinks) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain SCALinks
 	return jsonv2.UnmarshalDecode(d, (*plain)(l))

@@ -14,8 +14,7 @@ const (
 	// InitiationSCARedirect: SCA is due at once; send the PSU to
 	// Links.SCARedirect, no StartAuthorisation.
 	InitiationSCARedirect InitiationSCA = "redirect"
-	// InitiationSCAExempt: the bank asks for no SCA (an exemption); the
-	// payment goes on by itself: poll Links.Status.
+	// InitiationSCAExempt: no SCA is due (an exemption); poll Links.Status.
 	InitiationSCAExempt InitiationSCA = "exempt"
 )
 

@@ -5,6 +5,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // Link is one entry of a response's _links: {"href": "...", "verbs": ["GET"]}.
 // Href is usually relative to the client's base address; pass the Link back to
 // the service method that follows it. A link given as a bare string decodes too.
@@ -61,14 +64,12 @@ type SCALinks struct {
 	AuthorisationID string       `json:"authorisationId,omitempty"`
 	Links           SCALinkSet   `json:"_links"`
 	Messages        []TPPMessage `json:"tppMessages,omitempty"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 
-// SCALinkSet holds the _links of an SCALinks answer. The answer of a
-// startAuthorisation link carries SCAStatus, the authorisation's own link:
-// pass it to PaymentsService.AuthorisationStatus.
+// SCALinkSet holds an SCALinks answer's _links; SCAStatus goes to
+// PaymentsService.AuthorisationStatus.
 type SCALinkSet struct {
 	SCARedirect        Link `json:"scaRedirect,omitzero"`
 	Self               Link `json:"self,omitzero"`

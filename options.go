@@ -32,8 +32,8 @@ type config struct {
 	timeout      time.Duration
 }
 
-// WithRedirectURI sets the TPP-Redirect-URI sent on every request: the TPP's
-// callback after SCA (docs/interface.md, TPP redirect). Required.
+// WithRedirectURI sets TPP-Redirect-URI, the callback after SCA
+// (docs/interface.md, TPP redirect). Required.
 func WithRedirectURI(uri string) Option {
 	return func(c *config) error {
 		u, err := url.Parse(uri)
@@ -70,9 +70,8 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithAcceptFixes sends these x-accept-fix values on every request (docs/interface.md,
-// Versioning). Per call, ContextWithAcceptFixes and ContextWithoutAcceptFixes
-// add and remove values.
+// WithAcceptFixes sends these x-accept-fix values on every request
+// (ContextWithAcceptFixes changes them).
 func WithAcceptFixes(fixes ...AcceptFix) Option {
 	return func(c *config) error {
 		for _, f := range fixes {
@@ -95,8 +94,7 @@ func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error { c.logger = l; return nil }
 }
 
-// WithRetry replaces DefaultRetryPolicy(). The Client keeps a copy of p
-// (Methods included): changing p afterwards changes nothing.
+// WithRetry replaces DefaultRetryPolicy() with a copy of p.
 func WithRetry(p RetryPolicy) Option {
 	return func(c *config) error {
 		if p.MaxAttempts < 0 || p.MinDelay < 0 || p.MaxDelay < 0 || p.MaxRetryAfter < 0 {
@@ -125,8 +123,7 @@ func WithBudgetStore(store BudgetStore) Option {
 	return func(c *config) error { c.budgetStore, c.budgetSet = store, true; return nil }
 }
 
-// WithClock sets the clock used for Date headers, the access budget and
-// Retry-After dates. For tests.
+// WithClock sets the clock of Date headers, the budget and Retry-After.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) error {
 		if now == nil {

@@ -5,6 +5,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // PaymentDetails is a payment as GET on its self link answers it
 // (PaymentsService.Get, docs/interface.md PP5): the initiation body as the
 // bank holds it, changes the PSU made in the bank's own channels included,
@@ -16,8 +19,7 @@ import (
 type PaymentDetails struct {
 	PaymentID         string
 	TransactionStatus TransactionStatus
-	// FundsAvailable is false when the bank found too little money for the
-	// payment (nil when the bank did not say).
+	// FundsAvailable is false for too little money (nil: not said).
 	FundsAvailable *bool
 	// Payment is a single payment's body (POST /v1/payments/{product}).
 	Payment *Payment
@@ -26,8 +28,7 @@ type PaymentDetails struct {
 	// Bulk is a bulk payment's body (POST /v1/bulk-payments/{product}).
 	Bulk     *BulkPayment
 	Messages []TPPMessage
-	// Extra holds the members the bank sent that neither the fields above
-	// nor the payment's body name (see Extra).
+	// Extra holds members neither the fields above nor the body name (see Extra).
 	Extra Extra
 }
 
@@ -59,8 +60,8 @@ type (
 	}
 )
 
-// UnmarshalJSONFrom decodes a payment read into the body its shape names;
-// members neither the head nor that body name go to Extra.
+// UnmarshalJSONFrom decodes into the body the shape names; other members go to
+// Extra.
 func (d *PaymentDetails) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if null, err := unmarshalJSONFromNull(dec); null || err != nil {
 		return err

@@ -302,8 +302,8 @@ func (s *SigningBasketsService) Create(ctx context.Context, psu PSU, b *SigningB
 	return &out, resp, nil
 }
 
-// Get reads a signing basket, GET on the self link of its creation answer
-// (BasketInitiation.Links.Self): the payment ids it holds and its status.
+// Get reads a signing basket's payment ids and status (GET
+// BasketInitiation.Links.Self).
 func (s *SigningBasketsService) Get(ctx context.Context, psu PSU, link Link) (*BasketDetails, *Response, error) {
 	var out BasketDetails
 	resp, err := s.client.follow(ctx, "signing_baskets.get", http.MethodGet, psu, link, "BasketInitiation.Links.Self", &out, routeBasket)

@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // Payment products of the path /v1/{payments|periodic-payments|bulk-payments}/{product}
 // (docs/interface.md, Endpoints; docs/interface.md, Production). The product parameter of the
 // Initiate methods is a plain string, so a product this list does not name
@@ -49,8 +52,7 @@ const (
 // valid KID or RF reference (PIS8), and a structured reference or an
 // unstructured message, never both (PIS9).
 type Payment struct {
-	// EndToEndIdentification is the TPP's reference, passed through to the
-	// creditor where the product allows (at most 35 characters).
+	// EndToEndIdentification is the TPP's reference (at most 35 characters).
 	EndToEndIdentification string `json:"endToEndIdentification,omitempty"`
 	// InstructedAmount is the amount and currency to pay.
 	InstructedAmount Amount `json:"instructedAmount"`
@@ -71,8 +73,8 @@ type Payment struct {
 	// a bulk payment (BulkPayment.RequestedExecutionDate) nor in a periodic
 	// payment (PeriodicPayment.StartDate).
 	RequestedExecutionDate Date `json:"requestedExecutionDate,omitzero"`
-	// RemittanceInformationUnstructured is a free-text message to the payee,
-	// at most 140 characters. Not together with a structured reference.
+	// RemittanceInformationUnstructured is a message, at most 140 characters
+	// (PIS9).
 	RemittanceInformationUnstructured string `json:"remittanceInformationUnstructured,omitempty"`
 	// RemittanceInformationStructuredArray holds structured references: a
 	// KID or an RF creditor reference (type SCOR) and, for an electronic
@@ -85,8 +87,7 @@ type Payment struct {
 	RemittanceInformationStructured *StructuredRemittance `json:"remittanceInformationStructured,omitempty"`
 }
 
-// Address is a postal address (creditorAddress of docs/interface.md's payment
-// initiation request). Country, an ISO 3166 alpha-2 code, is required.
+// Address is creditorAddress; Country (ISO 3166 alpha-2) is required.
 type Address struct {
 	StreetName     string `json:"streetName,omitempty"`
 	BuildingNumber string `json:"buildingNumber,omitempty"`
@@ -95,8 +96,7 @@ type Address struct {
 	Country        string `json:"country"`
 }
 
-// Frequency is how often a periodic payment is executed (frequency of
-// POST /v1/periodic-payments/{product}; docs/interface.md, Production, Payments).
+// Frequency is a periodic payment's frequency (docs/interface.md PP8).
 type Frequency string
 
 // The frequencies the interface accepts.
@@ -109,9 +109,8 @@ const (
 	Quarterly      Frequency = "Quarterly"
 	SemiAnnual     Frequency = "SemiAnnual"
 	Annual         Frequency = "Annual"
-	// MonthlyVariable executes in the months listed in
-	// PeriodicPayment.MonthsOfExecution, each at most once (docs/interface.md:
-	// duplicate month identifiers are rejected, release 1.18.1).
+	// MonthlyVariable executes in PeriodicPayment.MonthsOfExecution, each at most
+	// once (docs/interface.md EP19).
 	MonthlyVariable Frequency = "MonthlyVariable"
 )
 
@@ -124,8 +123,7 @@ func (f Frequency) Known() bool {
 	return false
 }
 
-// ExecutionRule says where an execution that falls on a non-business day
-// moves (executionRule of a periodic payment).
+// ExecutionRule moves an execution off a non-business day.
 type ExecutionRule string
 
 // The execution rules.
@@ -212,15 +210,13 @@ type Initiation struct {
 	TransactionFeeIndicator *bool           `json:"transactionFeeIndicator,omitempty"`
 	Links                   InitiationLinks `json:"_links"`
 	Messages                []TPPMessage    `json:"tppMessages,omitempty"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 
 	kind paymentKind // set by Initiate and InitiateEInvoice
 }
 
-// InitiationLinks are the _links of an initiation or signing basket answer.
-// An absent link is the zero Link.
+// InitiationLinks are an initiation's _links; absent ones are zero.
 type InitiationLinks struct {
 	Self               Link `json:"self,omitzero"`               // GET: the payment; DELETE: cancel it
 	Status             Link `json:"status,omitzero"`             // GET: the payment status
@@ -244,8 +240,7 @@ type PaymentStatus struct {
 	// PaymentID is the payment's id ("" when the bank did not send it).
 	PaymentID         string            `json:"paymentId,omitempty"`
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
-	// FundsAvailable is false when the bank found too little money for the
-	// payment (nil when the bank did not say); see InsufficientFunds.
+	// FundsAvailable is false for too little money (nil: not said).
 	FundsAvailable *bool `json:"fundsAvailable,omitempty"`
 	// RequestedExecutionDate is the execution date when the bank reports
 	// one: a date moved at the PSU's SCA because the requested one was no
@@ -253,13 +248,11 @@ type PaymentStatus struct {
 	RequestedExecutionDate Date               `json:"requestedExecutionDate,omitzero"`
 	Links                  PaymentStatusLinks `json:"_links,omitzero"`
 	Messages               []TPPMessage       `json:"tppMessages,omitempty"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 
-// PaymentStatusLinks are the _links of a payment status answer. An absent
-// link is the zero Link.
+// PaymentStatusLinks are a status answer's _links; absent ones are zero.
 type PaymentStatusLinks struct {
 	Self   Link `json:"self,omitzero"`   // GET: the payment; DELETE: cancel it
 	Status Link `json:"status,omitzero"` // GET: the payment status again
@@ -268,8 +261,7 @@ type PaymentStatusLinks struct {
 	StartAuthorisation Link `json:"startAuthorisation,omitzero"`
 }
 
-// IsZero reports whether the answer held no link (an entry without href
-// counts as absent), so a status without links marshals without _links.
+// IsZero reports whether no link has an href.
 func (l PaymentStatusLinks) IsZero() bool {
 	return l.Self.IsZero() && l.Status.IsZero() && l.StartAuthorisation.IsZero()
 }
@@ -284,8 +276,7 @@ type AuthorisationStatus struct {
 	PSUMessage string       `json:"psuMessage,omitempty"`
 	Links      SCALinkSet   `json:"_links,omitzero"`
 	Messages   []TPPMessage `json:"tppMessages,omitempty"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 
@@ -316,9 +307,8 @@ type SigningBasket struct {
 	ConsentIDs []string
 }
 
-// BasketInitiation is the answer to POST /v1/signing-baskets. Authorise the
-// basket through Links.StartAuthorisation (PaymentsService.StartAuthorisation
-// follows any startAuthorisation link) or Links.SCARedirect.
+// BasketInitiation is the answer to POST /v1/signing-baskets; authorise via
+// Links.StartAuthorisation or Links.SCARedirect.
 type BasketInitiation struct {
 	BasketID          string            `json:"basketId"`
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
@@ -335,8 +325,7 @@ type BasketDetails struct {
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
 	Links             InitiationLinks   `json:"_links,omitzero"`
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 
@@ -344,8 +333,7 @@ type BasketDetails struct {
 type BasketStatus struct {
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 

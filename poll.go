@@ -33,8 +33,7 @@ type PollOptions struct {
 	// MaxDelay caps every wait, a Retry-After of the bank included
 	// (default 30 s).
 	MaxDelay time.Duration
-	// Backoff multiplies the wait after each read (default 1.5; 1 keeps it
-	// at MinDelay). Less than 1 is refused.
+	// Backoff multiplies the wait after each read (default 1.5; below 1 refused).
 	Backoff float64
 	// MaxAttempts is the number of status reads; 0 means
 	// DefaultPollMaxAttempts (100: with the default delays about 47
@@ -52,9 +51,7 @@ type PollOptions struct {
 	// Links.StartAuthorisation (or the initiation's, the same link). It is
 	// not called again while the status stays PATC.
 	OnPATC func(*PaymentStatus)
-	// Strict makes a status that is not a Berlin Group code an error
-	// (ErrUnknownStatus). Otherwise such a status is reported to OnStatus
-	// and polling goes on.
+	// Strict makes an unknown status ErrUnknownStatus; otherwise polling goes on.
 	Strict bool
 	// NotYetFor is how long, from the start of the poll, an answer that
 	// the status does not exist yet counts as "not yet": a 404, or a 4xx

@@ -172,18 +172,14 @@ func (s *SandboxService) sendCustomer(ctx context.Context, op, method, href stri
 	return out, resp, nil
 }
 
-// CreateAccount creates an account for the customer a.CustomerNumber with
-// POST /v1/sandbox/accounts, or with Card set a card account with POST
-// /v1/sandbox/card-accounts (docs/interface.md SB3, SB7, SB9 and PO2), in
-// the shape of the platform's own mock-data scripts: an account's name goes
-// as accountName, a card account's as name, the opening Balance as
-// balances [{"balanceType":"EXPECTED","balanceAmount":{...}}] and a card's
-// CreditLimit as an amount object, both in Currency. Checked before
-// sending: CustomerNumber 11 digits; Currency an ISO 4217 code; Name
-// present; a BBAN, when given, a valid Norwegian account number and only
-// without Card; Balance and CreditLimit decimal amounts; CreditLimit and
-// MaskedPAN only with Card. IBAN is never sent. The returned account
-// carries the ResourceID to use as mockAccountId. a is not modified.
+// CreateAccount creates an account for a.CustomerNumber with POST
+// /v1/sandbox/accounts, or with Card a card account with POST
+// /v1/sandbox/card-accounts, in the scripts' shape (docs/interface.md SB3, SB7,
+// SB9 and PO2). Checked before sending: CustomerNumber 11 digits; Currency an ISO
+// 4217 code; Name present; a BBAN, when given, a valid Norwegian account number
+// and only without Card; Balance and CreditLimit decimal amounts; CreditLimit and
+// MaskedPAN only with Card. IBAN is never sent. The result's ResourceID is the
+// mockAccountId. a is not modified.
 func (s *SandboxService) CreateAccount(ctx context.Context, a *SandboxAccount) (*SandboxAccount, *Response, error) {
 	if err := validateSandboxAccount(a); err != nil {
 		return nil, nil, err
@@ -293,18 +289,12 @@ func validateSandboxAccount(a *SandboxAccount) error {
 	return nil
 }
 
-// CreateAgreement creates a corporate agreement with POST
-// /v1/sandbox/agreements (docs/interface.md SB10, PO2 and F2), in the shape
-// of the platform's own mock-data scripts: the owner a.CustomerNumber (a
-// corporate customer, sent as owner), a.Name and a.Engagements (each gives
-// a customer, a PSU, one of the owner's accounts with its roles; VIEW and
-// REGISTER together make the account one the PSU may consent to and pay
-// from). a.Accounts (resource ids of the owner's accounts), a.Members
-// (customer numbers; the owner is always a member) and a.SignersRequired
-// (0: one) are the fake bank's own members, sent only when set. Checked
-// before sending: every customer number 11 digits, Name present, no empty
-// account id, SignersRequired not negative, each engagement valid (see
-// SandboxEngagement). a is not modified.
+// CreateAgreement creates a corporate agreement owned by a.CustomerNumber with
+// POST /v1/sandbox/agreements, in the scripts' shape (docs/interface.md SB10, PO2
+// and F2); Accounts, Members and SignersRequired are the fake bank's own members,
+// sent only when set. Checked before sending: every customer number 11 digits,
+// Name present, no empty account id, SignersRequired not negative, each engagement
+// valid (see SandboxEngagement). a is not modified.
 func (s *SandboxService) CreateAgreement(ctx context.Context, a *SandboxAgreement) (*SandboxAgreement, *Response, error) {
 	if err := validateSandboxAgreement(a); err != nil {
 		return nil, nil, err
@@ -396,20 +386,15 @@ func (s *SandboxService) CreateTransaction(ctx context.Context, mockAccountID st
 	return &out[0], resp, nil
 }
 
-// CreateTransactions creates the mock transactions txs, in order, on the
-// account mockAccountID (a ResourceID) with one POST
-// /v1/sandbox/accounts/{mockAccountId}/transactions whose body is a JSON
-// array (docs/interface.md SB4, SB11 and PO2: "booking and value date in the
-// past, bookingDate <= valueDate"). Every transaction is checked before
-// anything is sent, with the client's clock (WithClock) and the bank's
-// calendar (Europe/Oslo): BookingDate and ValueDate not after today,
-// BookingDate not after ValueDate (an empty BookingDate is today, an empty
-// ValueDate the booking date), amounts valid, account references valid,
-// text printable Latin-1 within the Berlin Group lengths; a refusal names
-// the field as SandboxTransactions[i].Field. A DebtorAccount other than the
-// account itself is refused by the sandbox (SB4) with an *Error, and then
-// none is created. The result holds the created transactions in the order
-// of txs. txs is not modified; TransactionID is never sent.
+// CreateTransactions creates txs, in order, on the account mockAccountID with one
+// POST /v1/sandbox/accounts/{mockAccountId}/transactions of a JSON array
+// (docs/interface.md SB4, SB11 and PO2). Each is checked before sending, with the
+// client's clock and the bank's calendar (Europe/Oslo): dates not after today,
+// BookingDate not after ValueDate, valid amounts and account references, printable
+// Latin-1 text within the Berlin Group lengths; a refusal names
+// SandboxTransactions[i].Field. Another DebtorAccount is the sandbox's *Error, and
+// none is created. The result follows the order of txs; txs is not modified;
+// TransactionID is never sent.
 func (s *SandboxService) CreateTransactions(ctx context.Context, mockAccountID string, txs []SandboxTransaction) ([]SandboxTransaction, *Response, error) {
 	return s.createTransactions(ctx, "sandbox.createTransactions", "/v1/sandbox/accounts/", mockAccountID, txs, "")
 }

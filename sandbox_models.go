@@ -5,9 +5,10 @@ import (
 	"strings"
 )
 
-// Models of the sandbox's mock-data operations (docs/interface.md, Sandbox;
-// docs/interface.md, Production, Other endpoints). Each model carries docs/interface.md's own
-// JSON field names, so it marshals back to the JSON the sandbox uses.
+// Models of the platform's own sandbox mock-data operations, not Berlin Group
+// shapes (docs/interface.md, Sandbox; Production, Other endpoints). Each model
+// carries docs/interface.md's JSON field names, so it marshals back to the
+// JSON the sandbox uses.
 
 // CustomerType is the kind of a sandbox customer, sent and returned as
 // customerType (docs/interface.md, Sandbox: "two private customers ... and two
@@ -24,8 +25,7 @@ const (
 	CustomerCorporate CustomerType = "CORPORATE"
 )
 
-// Valid reports whether t is one of the customer types the sandbox accepts
-// (docs/interface.md, Errors: "Sandbox: invalid CustomerType" is a validation error).
+// Valid reports whether the sandbox accepts t (docs/interface.md SB8).
 func (t CustomerType) Valid() bool { return t == CustomerPrivate || t == CustomerCorporate }
 
 // UnmarshalJSON reads a customer type in any case: the platform's scripts
@@ -60,15 +60,13 @@ const (
 // and Agreements are filled by the sandbox (Customers fills them only when
 // CustomersOptions asks for them).
 type SandboxCustomer struct {
-	// CustomerNumber is the mock national identification number: 11 digits,
-	// the number the PSU types on the sandbox SCA page.
+	// CustomerNumber is the mock national id (11 digits) typed at SCA.
 	CustomerNumber string       `json:"customerNumber"`
 	CustomerType   CustomerType `json:"customerType"`
 	Name           string       `json:"name"`
 	// Accounts are the customer's accounts and card accounts.
 	Accounts []SandboxAccount `json:"accounts,omitempty"`
-	// Agreements are the corporate agreements the customer owns or is a
-	// member of (corporate customers, and members of their agreements).
+	// Agreements are the corporate agreements the customer owns or belongs to.
 	Agreements []SandboxAgreement `json:"agreements,omitempty"`
 }
 
@@ -81,32 +79,25 @@ type SandboxCustomer struct {
 // CashAccountType, Card, MaskedPAN and CreditLimit; the other fields are set
 // by the sandbox.
 type SandboxAccount struct {
-	// ResourceID is the account's opaque id: the mockAccountId of the
-	// sandbox's account paths and the id of /v1/accounts/{id}.
+	// ResourceID is the mockAccountId, and the id of /v1/accounts/{id}.
 	ResourceID string `json:"resourceId,omitempty"`
-	// CustomerNumber is the owner. The sandbox does not send it back; the SDK
-	// fills it from the request (CreateAccount) or the enclosing customer
-	// (Customers).
+	// CustomerNumber is the owner, filled in by the SDK (docs/interface.md PO2).
 	CustomerNumber string `json:"customerNumber,omitempty"`
-	// BBAN is the Norwegian account number (11 digits, MOD11). Leave it empty
-	// on CreateAccount to let the sandbox pick one; card accounts have none.
+	// BBAN is the account number (11 digits, MOD11); "" lets CreateAccount pick.
 	BBAN      string `json:"bban,omitempty"`
 	IBAN      string `json:"iban,omitempty"`
 	MaskedPAN string `json:"maskedPan,omitempty"` // card accounts
 	Currency  string `json:"currency,omitempty"`  // ISO 4217 code
 	Name      string `json:"name,omitempty"`
 	Product   string `json:"product,omitempty"`
-	// CashAccountType asks for the kind of account on CreateAccount (for
-	// example "SVGS" for savings); the sandbox does not send it back.
+	// CashAccountType is the account's kind on CreateAccount ("SVGS": savings).
 	CashAccountType string `json:"cashAccountType,omitempty"`
 	Card            bool   `json:"card,omitempty"`
-	// Balance is the booked balance as a decimal string ("100.26"), in
-	// Currency. On CreateAccount it is the opening balance ("" means 0).
+	// Balance is the booked balance ("100.26"; "" means 0) in Currency.
 	Balance string `json:"balance,omitempty"`
 	// CreditLimit is a card account's credit limit as a decimal string.
 	CreditLimit string `json:"creditLimit,omitempty"`
-	// Closed reports an account closed in the backend (it then disappears
-	// from account lists: docs/interface.md, Errors).
+	// Closed reports an account closed in the backend.
 	Closed bool `json:"closed,omitempty"`
 	// BookedTransactions and PendingTransactions count the account's
 	// transactions.
@@ -157,14 +148,11 @@ type SandboxAgreement struct {
 	CustomerNumber string `json:"customerNumber"`
 	// Accounts are resource ids of the owner's accounts.
 	Accounts []string `json:"accounts"`
-	// SignersRequired is how many members must sign a payment (0 on
-	// CreateAgreement: the sandbox's default, 1).
+	// SignersRequired is how many members sign a payment (0: the default, 1).
 	SignersRequired int `json:"signersRequired,omitempty"`
-	// Members are customer numbers that may act on the agreement; the owner
-	// is always one of them.
+	// Members are customer numbers that may act, the owner included.
 	Members []string `json:"members,omitempty"`
-	// Engagements give customers (PSUs) the owner's accounts, as the
-	// platform's scripts do; the sandbox does not send them back.
+	// Engagements give customers (PSUs) the owner's accounts.
 	Engagements []SandboxEngagement `json:"engagements,omitempty"`
 }
 
@@ -205,9 +193,8 @@ type SandboxTransaction struct {
 	// TransactionID is set by the sandbox; it is never sent.
 	TransactionID     string `json:"transactionId,omitempty"`
 	TransactionAmount Amount `json:"transactionAmount"`
-	// BookingDate zero: the sandbox books it today. ValueDate zero: the
-	// booking date. Neither may be in the future, and BookingDate must not
-	// be after ValueDate.
+	// BookingDate and ValueDate default to today and BookingDate
+	// (docs/interface.md PO2).
 	BookingDate Date `json:"bookingDate,omitzero"`
 	ValueDate   Date `json:"valueDate,omitzero"`
 	// TransactionDate is the card transaction date (card accounts).
@@ -228,14 +215,12 @@ type SandboxTransaction struct {
 	// OriginalAmount and TransactionDetails are for card accounts.
 	OriginalAmount     *Amount `json:"originalAmount,omitempty"`
 	TransactionDetails string  `json:"transactionDetails,omitempty"`
-	// Pending creates a pending instead of a booked transaction. The sandbox
-	// does not send it back; CreateTransaction copies it from the request.
+	// Pending creates a pending transaction, not a booked one.
 	Pending bool `json:"pending,omitempty"`
 }
 
-// SandboxBalance is the body of PUT /v1/sandbox/accounts/{mockAccountId}/balances
-// (docs/interface.md, Endpoints: sandbox balance-update endpoints; docs/interface.md, Production,
-// Other endpoints): the account's new booked balance.
+// SandboxBalance is an account's new booked balance (PUT
+// /v1/sandbox/accounts/{id}/balances).
 type SandboxBalance struct {
 	BalanceAmount Amount `json:"balanceAmount"`
 }

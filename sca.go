@@ -12,16 +12,14 @@ import (
 	"github.com/tppkit/xs2a/internal/inert"
 )
 
-// PSUContext is the context the PSU selected during SCA, sent back in the
-// context parameter of the TPP redirect (docs/interface.md "TPP redirect").
+// PSUContext is the context parameter of the TPP redirect (docs/interface.md CB1).
 type PSUContext string
 
 // The contexts of docs/interface.md "TPP redirect".
 const (
 	// ContextPrivate: the PSU acts for themself.
 	ContextPrivate PSUContext = "PRIVATE"
-	// ContextCorporate: the PSU acts for a company; the callback then
-	// carries psu-corporate-id, the corporate agreement chosen.
+	// ContextCorporate: the PSU acts for a company (see PSUCorporateID).
 	ContextCorporate PSUContext = "CORPORATE"
 )
 
@@ -36,9 +34,7 @@ type Callback struct {
 	// TPP and bank. Persist it and send it as PSU-ID on later requests. It
 	// identifies a person: keep it out of logs.
 	PSUID string
-	// PSUCorporateID is the psu-corporate-id, a lower-case UUID naming the
-	// corporate agreement; set exactly when Context is ContextCorporate.
-	// Send it as PSU-CORPORATE-ID.
+	// PSUCorporateID is the agreement chosen, set exactly for ContextCorporate.
 	PSUCorporateID string
 	// TPPSessionID is the TPP-Session-ID of the request that triggered SCA;
 	// pass it to SessionManager.Complete.
@@ -276,8 +272,7 @@ func canonicalUUID(s string) (string, bool) {
 	return "", false
 }
 
-// NewSessionID returns a new TPP-Session-ID (docs/interface.md "Request headers"): a
-// random version 4 UUID. SessionManager.Begin uses it.
+// NewSessionID returns a random version 4 UUID for TPP-Session-ID.
 func NewSessionID() string { return uuid.NewString() }
 
 // CallbackHandler serves the TPP-Redirect-URI (docs/interface.md CB6): it

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// SessionValidity is how long an SCA carried under one TPP-Session-ID stays
-// valid, counted from SCA completion (docs/interface.md "Consent and SCA session").
+// SessionValidity is how long a TPP-Session-ID's SCA lasts from completion
+// (docs/interface.md CS3).
 const SessionValidity = time.Hour
 
 // PendingValidity is how long a Pending TPP-Session-ID waits for its SCA's
@@ -18,8 +18,8 @@ const SessionValidity = time.Hour
 // bank no longer holds, or a replay, and Complete refuses it.
 const PendingValidity = time.Hour
 
-// SessionState is what a SessionStore keeps per user. It is exported so that
-// stores can persist it; only SessionManager changes it.
+// SessionState is a user's state in a SessionStore; only SessionManager changes
+// it.
 type SessionState struct {
 	// Active is the TPP-Session-ID whose SCA completed last ("" when none).
 	Active string
@@ -47,8 +47,8 @@ type SessionStore interface {
 	Load(ctx context.Context, user string) (SessionState, error)
 }
 
-// NewMemorySessionStore returns a SessionStore that keeps states in memory,
-// safe for concurrent use. It is the default of NewSessionManager.
+// NewMemorySessionStore returns an in-memory SessionStore, safe for concurrent
+// use.
 func NewMemorySessionStore() SessionStore {
 	return &memorySessionStore{m: make(map[string]SessionState)}
 }
@@ -105,8 +105,7 @@ type SessionManager struct {
 	newID func() string
 }
 
-// NewSessionManager returns a SessionManager over store (nil: a new
-// NewMemorySessionStore) with the clock now (nil: time.Now).
+// NewSessionManager returns a SessionManager over store (nil: in memory) and now.
 func NewSessionManager(store SessionStore, now func() time.Time) *SessionManager {
 	if store == nil {
 		store = NewMemorySessionStore()
@@ -146,8 +145,7 @@ func (m *SessionManager) Pending(ctx context.Context, user string) (sessionID st
 	return s.Pending, true, nil
 }
 
-// Valid reports whether sessionID can be used for the user now without a new
-// SCA: it is the Active ID and its SCA has not expired.
+// Valid reports whether sessionID is the user's Active ID and unexpired.
 func (m *SessionManager) Valid(ctx context.Context, user, sessionID string) (bool, error) {
 	cur, ok, err := m.Current(ctx, user)
 	if err != nil {

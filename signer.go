@@ -27,9 +27,8 @@ import (
 	"software.sslmate.com/src/go-pkcs12"
 )
 
-// DefaultSignedHeaders are the headers signed when present in a request, in
-// signing order (docs/interface.md SIG5). A header absent from
-// the request is absent from the signature.
+// DefaultSignedHeaders are signed in this order when present (docs/interface.md
+// SIG5).
 var DefaultSignedHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
 
 // Signer signs requests with the TPP's eIDAS key (QSealC) as the interface
@@ -61,15 +60,12 @@ type Signer struct {
 // *SignerOptions, signs as the interface writes. NewSigner checks them; a
 // bad one is a *ValidationError naming the field.
 type SignerOptions struct {
-	// KeyID replaces the keyId entirely, for banks that registered the
-	// certificate under another form: non-empty, without quote or line
-	// break. LowerCaseSerial and EscapedSpacesInCA then change nothing.
+	// KeyID replaces the keyId: non-empty, no quote or line break. It overrides
+	// the options below.
 	KeyID string
-	// LowerCaseSerial writes the serial number in the keyId in lower-case
-	// hex, for banks that compare it that way.
+	// LowerCaseSerial writes the keyId's serial number in lower-case hex.
 	LowerCaseSerial bool
-	// EscapedSpacesInCA writes the spaces of the issuer name in the keyId
-	// as %20, for banks that want it so.
+	// EscapedSpacesInCA writes the keyId issuer's spaces as %20.
 	EscapedSpacesInCA bool
 	// RFC2047Signature sends every Signature value as one RFC 2047 encoded
 	// word, =?utf-8?B?<base64 of keyId=...,algorithm=...,headers=...,signature=...>?=,
@@ -79,9 +75,8 @@ type SignerOptions struct {
 	// with non-ASCII characters), where the interface requires the
 	// wrapping. The signed content is the same either way.
 	RFC2047Signature bool
-	// SignedHeaders are signed after DefaultSignedHeaders, when present in
-	// a request. Names are case-insensitive; "(request-target)" signs the
-	// method and path as draft-cavage-http-signatures defines.
+	// SignedHeaders are signed after DefaultSignedHeaders when present; names are
+	// case-insensitive, "(request-target)" included.
 	SignedHeaders []string
 	// DigestOnEmptyBody sends a Digest (of the empty byte string) on
 	// requests without a body, such as GET and DELETE: the Berlin Group
@@ -229,8 +224,7 @@ func (s *Signer) Certificate() *x509.Certificate { return s.cert }
 // SignedHeaders returns the lower-case names this Signer signs when present.
 func (s *Signer) SignedHeaders() []string { return append([]string(nil), s.headers...) }
 
-// LoadSigner reads a PEM certificate and a PEM private key (PKCS#1 "RSA
-// PRIVATE KEY", PKCS#8 "PRIVATE KEY" or SEC 1 "EC PRIVATE KEY") from files.
+// LoadSigner reads a PEM certificate and a PKCS#1, PKCS#8 or SEC 1 key from files.
 func LoadSigner(certPEMFile, keyPEMFile string, opts *SignerOptions) (*Signer, error) {
 	certPEM, err := os.ReadFile(certPEMFile)
 	if err != nil {
@@ -243,8 +237,7 @@ func LoadSigner(certPEMFile, keyPEMFile string, opts *SignerOptions) (*Signer, e
 	return ParseSigner(certPEM, keyPEM, opts)
 }
 
-// ParseSigner is LoadSigner for PEM bytes already in memory (for example from
-// a secrets manager). The first CERTIFICATE block is the TPP certificate.
+// ParseSigner is LoadSigner for PEM bytes; the first CERTIFICATE is the TPP's.
 func ParseSigner(certPEM, keyPEM []byte, opts *SignerOptions) (*Signer, error) {
 	cert, err := parseCertPEM(certPEM)
 	if err != nil {

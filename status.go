@@ -1,5 +1,8 @@
 package xs2a
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // TransactionStatus is a payment's status code (transactionStatus), one of
 // the ISO 20022 codes the Berlin Group guidelines use (docs/interface.md, "Payment
 // status"). Codes the SDK does not know decode as they are; Known reports
@@ -32,8 +35,7 @@ const (
 	// TransactionStatusACWP (AcceptedWithoutPosting): accepted, but not
 	// posted to the creditor's account.
 	TransactionStatusACWP TransactionStatus = "ACWP"
-	// TransactionStatusRCVD (Received): the bank has received the payment
-	// initiation. The first status of a new payment.
+	// TransactionStatusRCVD (Received): a new payment's first status.
 	TransactionStatusRCVD TransactionStatus = "RCVD"
 	// TransactionStatusPDNG (Pending): further checks and status updates
 	// will follow. Banks of the platform answer it once the PSU has signed,
@@ -60,9 +62,7 @@ const (
 	TransactionStatusPART TransactionStatus = "PART"
 )
 
-// Final reports whether the status no longer changes: ACSC, ACCC, RJCT or
-// CANC. PART, final for bulk payments only, is not included (see
-// PollOptions.Bulk).
+// Final reports ACSC, ACCC, RJCT or CANC; not PART (see PollOptions.Bulk).
 func (s TransactionStatus) Final() bool {
 	switch s {
 	case TransactionStatusACSC, TransactionStatusACCC, TransactionStatusRJCT, TransactionStatusCANC:
@@ -115,8 +115,7 @@ const (
 	SCAStatusPSUAuthenticated SCAStatus = "psuAuthenticated"
 	// SCAStatusSCAMethodSelected: the SCA method has been chosen.
 	SCAStatusSCAMethodSelected SCAStatus = "scaMethodSelected"
-	// SCAStatusStarted: the SCA has started; with the redirect approach,
-	// the PSU has yet to sign at the scaRedirect page.
+	// SCAStatusStarted: the PSU has yet to sign at the scaRedirect page.
 	SCAStatusStarted SCAStatus = "started"
 	// SCAStatusUnconfirmed: the PSU finished the SCA, but the
 	// authorisation awaits a confirmation by the TPP.

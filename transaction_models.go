@@ -14,9 +14,10 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// TransactionReport is the answer of GET /v1/accounts/{id}/transactions
-// (docs/interface.md, Endpoints; docs/interface.md, Production: {"account", "transactions":
-// {"booked", "pending", "_links": {"next"}}}).
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
+// TransactionReport is the answer of GET /v1/accounts/{id}/transactions.
 type TransactionReport struct {
 	Account      AccountReference `json:"account,omitzero"`
 	Transactions AccountReport    `json:"transactions"`
@@ -58,8 +59,7 @@ func (a *AccountReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	})
 }
 
-// ReportLinks are the _links of a transaction page (Berlin Group
-// _linksAccountReport). Next is empty on the last page.
+// ReportLinks are a transaction page's _links; Next is empty on the last.
 type ReportLinks struct {
 	Account  Link `json:"account,omitzero"`
 	First    Link `json:"first,omitzero"`
@@ -101,9 +101,8 @@ type Transaction struct {
 	UltimateDebtor                         string               `json:"ultimateDebtor,omitempty"`
 	RemittanceInformationUnstructured      string               `json:"remittanceInformationUnstructured,omitempty"`
 	RemittanceInformationUnstructuredArray []string             `json:"remittanceInformationUnstructuredArray,omitempty"`
-	// RemittanceInformationStructured is an object in Berlin Group 1.3.12
-	// and a plain string in earlier versions; a string decodes into
-	// Reference. It is encoded as an object.
+	// RemittanceInformationStructured: an object, or a string decoded into
+	// Reference.
 	RemittanceInformationStructured      *StructuredRemittance  `json:"remittanceInformationStructured,omitempty"`
 	RemittanceInformationStructuredArray []StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
 	// EntryDetails are the entries of a batch, as the bank sent them.
@@ -132,8 +131,7 @@ type Transaction struct {
 	// TransactionsPage set it; it is empty on AccountsService.Transaction,
 	// whose answer does not say. It is not part of the bank's JSON.
 	Status BookingStatus `json:"-"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 
@@ -243,9 +241,8 @@ func proprietaryText(v []byte) (string, bool) {
 	return buf.String(), true
 }
 
-// MarshalJSONTo encodes the transaction as the bank does, with the
-// AdditionalInformationProprietary entries as top-level members, then the
-// Extra members (each group sorted by name).
+// MarshalJSONTo encodes as the bank does: proprietary entries at top level, then
+// Extra, each sorted.
 func (t Transaction) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Transaction
 	rest, err := t.rest()
@@ -315,8 +312,8 @@ func (c TransactionCode) String() string {
 // IsZero reports whether the code is absent.
 func (c TransactionCode) IsZero() bool { return c == TransactionCode{} }
 
-// UnmarshalJSONFrom accepts a string, a number (kept as its text) or an
-// object with value and code. null leaves it as it is.
+// UnmarshalJSONFrom accepts a string, number or {value, code}; null changes
+// nothing.
 func (c *TransactionCode) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	switch d.PeekKind() {
 	case 'n':
@@ -350,8 +347,7 @@ func (c *TransactionCode) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	return errors.New("xs2a: decoding transaction code: neither a string nor an object")
 }
 
-// MarshalJSONTo encodes a code with only a Value as a string, as the bank
-// sends it, and one with a Code as an object.
+// MarshalJSONTo encodes a Value alone as a string, with a Code as an object.
 func (c TransactionCode) MarshalJSONTo(e *jsontext.Encoder) error {
 	switch {
 	case c.Code != "":
@@ -445,11 +441,10 @@ type CardTransaction struct {
 	// ProprietaryBankTransactionCode decodes from a string or an object (see
 	// TransactionCode).
 	ProprietaryBankTransactionCode TransactionCode `json:"proprietaryBankTransactionCode,omitzero"`
-	// Status is BookingBooked or BookingPending: the group of the report the
-	// transaction came from. It is not part of the bank's JSON.
+	// Status is the report's group (BookingBooked or BookingPending), not in the
+	// JSON.
 	Status BookingStatus `json:"-"`
-	// Extra holds the members the bank sent that the fields above do not
-	// name (see Extra).
+	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
 

@@ -547,9 +547,8 @@ func (e *connRefusedError) Format(f fmt.State, verb rune) { formatError(f, verb,
 
 func (e *connRefusedError) Unwrap() error { return e.err }
 
-// CloseIdleConnections closes the idle connections of Base (or of
-// http.DefaultTransport), so that http.Client.CloseIdleConnections and
-// Client.Close reach them.
+// CloseIdleConnections closes the idle connections of Base (or
+// http.DefaultTransport).
 func (t *Transport) CloseIdleConnections() {
 	if c, ok := t.base().(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()

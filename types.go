@@ -15,6 +15,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // Amount is an amount of money as the interface carries it in
 // instructedAmount, balanceAmount, transactionAmount, transactionFees and the
 // like: {"currency": "NOK", "amount": "100.26"}. Amounts travel as JSON
@@ -250,8 +253,7 @@ type Date struct {
 	Day   int        // 1..31
 }
 
-// DateOf returns the date of t in t's location (docs/interface.md G3:
-// dates in JSON are YYYY-MM-DD). The zero time gives the zero Date.
+// DateOf returns t's date in t's location; zero gives zero.
 func DateOf(t time.Time) Date {
 	if t.IsZero() {
 		return Date{}
@@ -314,8 +316,7 @@ func (d Date) String() string {
 // omitzero option uses it.
 func (d Date) IsZero() bool { return d == Date{} }
 
-// Compare returns -1 when d is before other, +1 when after, 0 when equal
-// (the order of docs/interface.md G3 dates, like time.Time.Compare).
+// Compare returns -1, 0 or +1 as d is before, equal to or after other.
 func (d Date) Compare(other Date) int {
 	switch {
 	case d.Year != other.Year:
@@ -336,15 +337,13 @@ func cmpInt(a, b int) int {
 	return 0
 }
 
-// Before reports whether d is before other, for instance a dateFrom before a
-// dateTo of a transaction query.
+// Before reports whether d is before other.
 func (d Date) Before(other Date) bool { return d.Compare(other) < 0 }
 
 // After reports whether d is after other.
 func (d Date) After(other Date) bool { return d.Compare(other) > 0 }
 
-// AddDays returns the date n days after d (before d when n is negative), as
-// when moving a requestedExecutionDate. The zero Date stays zero.
+// AddDays returns d plus n days (n may be negative); zero stays zero.
 func (d Date) AddDays(n int) Date {
 	if d.IsZero() {
 		return d
@@ -352,8 +351,7 @@ func (d Date) AddDays(n int) Date {
 	return DateOf(time.Date(d.Year, d.Month, d.Day+n, 12, 0, 0, 0, time.UTC))
 }
 
-// In returns midnight at the start of d in loc (UTC when loc is nil). The zero
-// Date gives the zero time.
+// In returns d's midnight in loc (nil: UTC); zero gives zero.
 func (d Date) In(loc *time.Location) time.Time {
 	if d.IsZero() {
 		return time.Time{}
@@ -432,8 +430,7 @@ func isDateTimeTail(rest string) bool {
 	return true
 }
 
-// MarshalJSONTo writes "YYYY-MM-DD" (docs/interface.md G3), or null for
-// the zero Date; tag the field omitzero to leave an unset date out.
+// MarshalJSONTo writes "YYYY-MM-DD" (docs/interface.md G3), or null for zero.
 func (d Date) MarshalJSONTo(e *jsontext.Encoder) error {
 	if d.IsZero() {
 		return e.WriteToken(jsontext.Null)
@@ -444,9 +441,7 @@ func (d Date) MarshalJSONTo(e *jsontext.Encoder) error {
 	return e.WriteToken(jsontext.String(d.String()))
 }
 
-// UnmarshalJSONFrom accepts "YYYY-MM-DD", a date-time string (its date
-// part is taken, see UnmarshalText), and "" or null, which give the zero
-// Date.
+// UnmarshalJSONFrom accepts "YYYY-MM-DD", a date-time, and "" or null (zero).
 func (d *Date) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch dec.PeekKind() {
 	case 'n':
