@@ -151,10 +151,15 @@ func (t *Transaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*t = Transaction{}
 	w := transactionWires.Get().(*transactionWire)
 	defer func() {
-		w.plainTransaction = nil // the pool keeps no transaction
+		w.plainTransaction, w.Unstructured.list = nil, nil // the pool keeps no transaction
+		if cap(w.Unstructured.scratch) > 64 {
+			w.Unstructured.scratch = nil // the pool keeps no long list
+		}
+		clear(w.Unstructured.scratch[:cap(w.Unstructured.scratch)])
 		transactionWires.Put(w)
 	}()
 	w.plainTransaction, w.Structured = (*plainTransaction)(t), w.Structured[:0]
+	w.Unstructured.list = &t.RemittanceInformationUnstructuredArray
 	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
 		return err
 	}
@@ -177,6 +182,30 @@ type plainTransaction Transaction
 type transactionWire struct {
 	*plainTransaction `json:",embed"`
 	Structured        jsontext.Value `json:"remittanceInformationStructured"`
+	Unstructured      exactTexts     `json:"remittanceInformationUnstructuredArray"`
+}
+
+// exactTexts decodes a JSON array of strings into *list as json/v2 does
+// into a []string, through a scratch list it reuses, so that *list is made
+// once at its length (a list grown element by element costs a copy per
+// doubling).
+type exactTexts struct {
+	list    *[]string
+	scratch []string
+}
+
+// UnmarshalJSONFrom decodes the value next in d into *e.list.
+func (e *exactTexts) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if d.PeekKind() != '[' {
+		return jsonv2.UnmarshalDecode(d, e.list) // null, or the error the list gives
+	}
+	e.scratch = e.scratch[:0]
+	clear(e.scratch[:cap(e.scratch)]) // legacy merging leaves an element decoded from null as it was
+	if err := jsonv2.UnmarshalDecode(d, &e.scratch); err != nil {
+		return err
+	}
+	*e.list = slices.Clone(e.scratch)
+	return nil
 }
 
 var transactionWires = sync.Pool{New: func() any { return new(transactionWire) }}
@@ -320,9 +349,10 @@ func (c *TransactionCode) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		_, err := d.ReadToken()
 		return err
 	case '"':
-		tok, err := d.ReadToken()
-		*c = TransactionCode{Value: tok.String()}
-		return err
+		// Through json/v2's own decoding of a string: the decoder's cache
+		// of short strings makes the code a page repeats one string.
+		*c = TransactionCode{}
+		return jsonv2.UnmarshalDecode(d, &c.Value)
 	case '0':
 		v, err := d.ReadValue()
 		*c = TransactionCode{Value: string(v)}
