@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -188,7 +190,7 @@ type transactionWire struct {
 // exactTexts decodes a JSON array of strings into *list as json/v2 does
 // into a []string, through a scratch list it reuses, so that *list is made
 // once at its length (a list grown element by element costs a copy per
-// doubling).
+// doubling). A repeated member merges into the list as json/v2 merges.
 type exactTexts struct {
 	list    *[]string
 	scratch []string
@@ -196,16 +198,17 @@ type exactTexts struct {
 
 // UnmarshalJSONFrom decodes the value next in d into *e.list.
 func (e *exactTexts) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	if d.PeekKind() != '[' {
-		return jsonv2.UnmarshalDecode(d, e.list) // null, or the error the list gives
+	if d.PeekKind() != '[' || *e.list != nil {
+		return jsonv2.UnmarshalDecode(d, e.list) // null, a repeated member, or the error the list gives
 	}
+	// The list is nil: the scratch, its capacity zeroed, decodes as a nil
+	// list does (decoding a null element leaves it as it was), also up to
+	// an error.
 	e.scratch = e.scratch[:0]
-	clear(e.scratch[:cap(e.scratch)]) // legacy merging leaves an element decoded from null as it was
-	if err := jsonv2.UnmarshalDecode(d, &e.scratch); err != nil {
-		return err
-	}
+	clear(e.scratch[:cap(e.scratch)])
+	err := jsonv2.UnmarshalDecode(d, &e.scratch)
 	*e.list = slices.Clone(e.scratch)
-	return nil
+	return err
 }
 
 var transactionWires = sync.Pool{New: func() any { return new(transactionWire) }}
@@ -491,12 +494,11 @@ func (t *CardTransaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		w.plainCardTransaction = nil // the pool keeps no transaction
 		cardTransactionWires.Put(w)
 	}()
-	w.plainCardTransaction, w.acceptor = (*plainCardTransaction)(t), ""
-	w.Acceptor = &w.acceptor // "" and null, as absent, give no time
+	w.plainCardTransaction, w.Acceptor = (*plainCardTransaction)(t), dateTimeText{}
 	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
 		return err
 	}
-	at, err := parseDateTime("acceptorTransactionDateTime", w.Acceptor)
+	at, err := w.Acceptor.time("acceptorTransactionDateTime")
 	t.AcceptorTransactionDateTime = at
 	return err
 }
@@ -509,8 +511,59 @@ type plainCardTransaction CardTransaction
 // wires are reused: a page decodes hundreds.
 type cardTransactionWire struct {
 	*plainCardTransaction `json:",embed"`
-	Acceptor              *string `json:"acceptorTransactionDateTime"`
-	acceptor              string
+	Acceptor              dateTimeText `json:"acceptorTransactionDateTime"`
+}
+
+// dateTimeText is a date-time member decoded as a *string would be (the
+// last member wins; "" and null, as absent, give no time), parsed in place
+// as parseDateTime parses it, without a string of its text.
+type dateTimeText struct {
+	set, ok bool // a text that is not ""; it parsed
+	t       time.Time
+}
+
+// UnmarshalJSONFrom reads and parses the value next in d.
+func (x *dateTimeText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	*x = dateTimeText{}
+	if d.PeekKind() != '"' {
+		var s *string
+		return jsonv2.UnmarshalDecode(d, &s) // null, or the error a *string gives
+	}
+	raw, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	text := raw[1 : len(raw)-1]
+	if bytes.IndexByte(text, '\\') >= 0 || !utf8.Valid(text) {
+		text, _ = jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
+	}
+	if len(text) == 0 {
+		return nil
+	}
+	x.set = true
+	// The text lives only in this call: time.Parse keeps no part of
+	// it in a Time, and its error is dropped here.
+	s := unsafe.String(&text[0], len(text))
+	for _, layout := range dateTimeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			x.t, x.ok = t, true
+			return nil
+		}
+	}
+	return nil
+}
+
+// time is the date-time read, as parseDateTime gives it: nil for none,
+// the error naming field of a text that is no date-time.
+func (x *dateTimeText) time(field string) (*time.Time, error) {
+	if !x.set {
+		return nil, nil
+	}
+	if !x.ok {
+		return nil, dateTimeError(field)
+	}
+	t := x.t
+	return &t, nil
 }
 
 var cardTransactionWires = sync.Pool{New: func() any { return new(cardTransactionWire) }}
