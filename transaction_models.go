@@ -153,16 +153,14 @@ func (t *Transaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*t = Transaction{}
 	w := transactionWires.Get().(*transactionWire)
 	defer func() {
-		w.plainTransaction, w.Unstructured.list = nil, nil // the pool keeps no transaction
-		if cap(w.Unstructured.scratch) > 64 {
-			w.Unstructured.scratch = nil // the pool keeps no long list
-		}
-		clear(w.Unstructured.scratch[:cap(w.Unstructured.scratch)])
+		w.plainTransaction = nil // the pool keeps no transaction
 		transactionWires.Put(w)
 	}()
 	w.plainTransaction, w.Structured = (*plainTransaction)(t), w.Structured[:0]
-	w.Unstructured.list = &t.RemittanceInformationUnstructuredArray
-	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
+	t.RemittanceInformationUnstructuredArray = w.texts[:0]
+	err := jsonv2.UnmarshalDecode(d, w)
+	t.RemittanceInformationUnstructuredArray = w.ownTexts(t.RemittanceInformationUnstructuredArray)
+	if err != nil {
 		return err
 	}
 	s, err := structuredRemittance(w.Structured)
@@ -184,31 +182,28 @@ type plainTransaction Transaction
 type transactionWire struct {
 	*plainTransaction `json:",embed"`
 	Structured        jsontext.Value `json:"remittanceInformationStructured"`
-	Unstructured      exactTexts     `json:"remittanceInformationUnstructuredArray"`
+	// texts is where remittanceInformationUnstructuredArray is decoded
+	// (json/v2 reuses a list's room: zeroed, it decodes as a nil list
+	// does), then copied out at its length (ownTexts): a list grown
+	// element by element costs a copy per doubling.
+	texts [8]string
 }
 
-// exactTexts decodes a JSON array of strings into *list as json/v2 does
-// into a []string, through a scratch list it reuses, so that *list is made
-// once at its length (a list grown element by element costs a copy per
-// doubling). A repeated member merges into the list as json/v2 merges.
-type exactTexts struct {
-	list    *[]string
-	scratch []string
-}
-
-// UnmarshalJSONFrom decodes the value next in d into *e.list.
-func (e *exactTexts) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	if d.PeekKind() != '[' || *e.list != nil {
-		return jsonv2.UnmarshalDecode(d, e.list) // null, a repeated member, or the error the list gives
+// ownTexts is list, decoded into w.texts, as the transaction's own: nil
+// when the member was absent (list is w.texts[:0] as it was set), a copy
+// at its length when it lies in w.texts; list itself when the decoding
+// made another (null, [], more than 8 elements). w.texts is zeroed for
+// the next decoding.
+func (w *transactionWire) ownTexts(list []string) []string {
+	if cap(list) > 0 && unsafe.SliceData(list) == &w.texts[0] {
+		if len(list) == 0 {
+			list = nil // absent: json/v2 makes [] another empty list
+		} else {
+			list = slices.Clone(list)
+		}
 	}
-	// The list is nil: the scratch, its capacity zeroed, decodes as a nil
-	// list does (decoding a null element leaves it as it was), also up to
-	// an error.
-	e.scratch = e.scratch[:0]
-	clear(e.scratch[:cap(e.scratch)])
-	err := jsonv2.UnmarshalDecode(d, &e.scratch)
-	*e.list = slices.Clone(e.scratch)
-	return err
+	clear(w.texts[:])
+	return list
 }
 
 var transactionWires = sync.Pool{New: func() any { return new(transactionWire) }}
