@@ -308,7 +308,13 @@ func parseDateTime(field string, s *string) (*time.Time, error) {
 			return &t, nil
 		}
 	}
-	return nil, fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
+	return nil, dateTimeError(field)
+}
+
+// dateTimeError is the error of a date-time field whose text is no
+// ISO 8601 date-time with an offset.
+func dateTimeError(field string) error {
+	return fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
 }
 
 // formatDateTime writes a date-time in the offset form of docs/interface.md General

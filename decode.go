@@ -606,13 +606,9 @@ func readObject(d *jsontext.Decoder, member func(name []byte) error) error {
 		return err
 	}
 	for d.PeekKind() != '}' {
-		raw, err := d.ReadValue()
+		name, err := readName(d)
 		if err != nil {
 			return err
-		}
-		name := raw[1 : len(raw)-1]
-		if bytes.IndexByte(name, '\\') >= 0 || !utf8.Valid(name) {
-			name, _ = jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
 		}
 		if err := member(name); err != nil {
 			return err
@@ -620,6 +616,25 @@ func readObject(d *jsontext.Decoder, member func(name []byte) error) error {
 	}
 	_, err := d.ReadToken() // '}'
 	return err
+}
+
+// readName reads the member name next in d, unquoted: the bytes in d's
+// buffer (valid until d reads on) when the name holds no escape and no
+// byte outside ASCII, as member names do; else a copy with its escapes
+// read and invalid UTF-8 replaced, as encoding/json does.
+func readName(d *jsontext.Decoder) ([]byte, error) {
+	raw, err := d.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	name := raw[1 : len(raw)-1]
+	for _, c := range name {
+		if c == '\\' || c >= utf8.RuneSelf {
+			name, _ = jsontext.AppendUnquote(nil, raw)
+			break
+		}
+	}
+	return name, nil
 }
 
 // isName reports whether a member name matches a field's name as

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -155,7 +157,10 @@ func (t *Transaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		transactionWires.Put(w)
 	}()
 	w.plainTransaction, w.Structured = (*plainTransaction)(t), w.Structured[:0]
-	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
+	t.RemittanceInformationUnstructuredArray = w.texts[:0]
+	err := jsonv2.UnmarshalDecode(d, w)
+	t.RemittanceInformationUnstructuredArray = w.ownTexts(t.RemittanceInformationUnstructuredArray)
+	if err != nil {
 		return err
 	}
 	s, err := structuredRemittance(w.Structured)
@@ -177,6 +182,28 @@ type plainTransaction Transaction
 type transactionWire struct {
 	*plainTransaction `json:",embed"`
 	Structured        jsontext.Value `json:"remittanceInformationStructured"`
+	// texts is where remittanceInformationUnstructuredArray is decoded
+	// (json/v2 reuses a list's room: zeroed, it decodes as a nil list
+	// does), then copied out at its length (ownTexts): a list grown
+	// element by element costs a copy per doubling.
+	texts [8]string
+}
+
+// ownTexts is list, decoded into w.texts, as the transaction's own: nil
+// when the member was absent (list is w.texts[:0] as it was set), a copy
+// at its length when it lies in w.texts; list itself when the decoding
+// made another (null, [], more than 8 elements). w.texts is zeroed for
+// the next decoding.
+func (w *transactionWire) ownTexts(list []string) []string {
+	if cap(list) > 0 && unsafe.SliceData(list) == &w.texts[0] {
+		if len(list) == 0 {
+			list = nil // absent: json/v2 makes [] another empty list
+		} else {
+			list = slices.Clone(list)
+		}
+	}
+	clear(w.texts[:])
+	return list
 }
 
 var transactionWires = sync.Pool{New: func() any { return new(transactionWire) }}
@@ -320,9 +347,10 @@ func (c *TransactionCode) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		_, err := d.ReadToken()
 		return err
 	case '"':
-		tok, err := d.ReadToken()
-		*c = TransactionCode{Value: tok.String()}
-		return err
+		// Through json/v2's own decoding of a string: the decoder's cache
+		// of short strings makes the code a page repeats one string.
+		*c = TransactionCode{}
+		return jsonv2.UnmarshalDecode(d, &c.Value)
 	case '0':
 		v, err := d.ReadValue()
 		*c = TransactionCode{Value: string(v)}
@@ -461,12 +489,11 @@ func (t *CardTransaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		w.plainCardTransaction = nil // the pool keeps no transaction
 		cardTransactionWires.Put(w)
 	}()
-	w.plainCardTransaction, w.acceptor = (*plainCardTransaction)(t), ""
-	w.Acceptor = &w.acceptor // "" and null, as absent, give no time
+	w.plainCardTransaction, w.Acceptor = (*plainCardTransaction)(t), dateTimeText{}
 	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
 		return err
 	}
-	at, err := parseDateTime("acceptorTransactionDateTime", w.Acceptor)
+	at, err := w.Acceptor.time("acceptorTransactionDateTime")
 	t.AcceptorTransactionDateTime = at
 	return err
 }
@@ -479,8 +506,59 @@ type plainCardTransaction CardTransaction
 // wires are reused: a page decodes hundreds.
 type cardTransactionWire struct {
 	*plainCardTransaction `json:",embed"`
-	Acceptor              *string `json:"acceptorTransactionDateTime"`
-	acceptor              string
+	Acceptor              dateTimeText `json:"acceptorTransactionDateTime"`
+}
+
+// dateTimeText is a date-time member decoded as a *string would be (the
+// last member wins; "" and null, as absent, give no time), parsed in place
+// as parseDateTime parses it, without a string of its text.
+type dateTimeText struct {
+	set, ok bool // a text that is not ""; it parsed
+	t       time.Time
+}
+
+// UnmarshalJSONFrom reads and parses the value next in d.
+func (x *dateTimeText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	*x = dateTimeText{}
+	if d.PeekKind() != '"' {
+		var s *string
+		return jsonv2.UnmarshalDecode(d, &s) // null, or the error a *string gives
+	}
+	raw, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	text := raw[1 : len(raw)-1]
+	if bytes.IndexByte(text, '\\') >= 0 || !utf8.Valid(text) {
+		text, _ = jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
+	}
+	if len(text) == 0 {
+		return nil
+	}
+	x.set = true
+	// The text lives only in this call: time.Parse keeps no part of
+	// it in a Time, and its error is dropped here.
+	s := unsafe.String(&text[0], len(text))
+	for _, layout := range dateTimeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			x.t, x.ok = t, true
+			return nil
+		}
+	}
+	return nil
+}
+
+// time is the date-time read, as parseDateTime gives it: nil for none,
+// the error naming field of a text that is no date-time.
+func (x *dateTimeText) time(field string) (*time.Time, error) {
+	if !x.set {
+		return nil, nil
+	}
+	if !x.ok {
+		return nil, dateTimeError(field)
+	}
+	t := x.t
+	return &t, nil
 }
 
 var cardTransactionWires = sync.Pool{New: func() any { return new(cardTransactionWire) }}

@@ -110,30 +110,42 @@ func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	default:
 		return jsonv2.UnmarshalDecode(d, new(struct{})) // the error a struct gives
 	}
+	// readObject's loop, written out: an answer holds an amount or two
+	// per entry.
+	if _, err := d.ReadToken(); err != nil { // '{'
+		return err
+	}
 	var cur, amount string
 	var amountErr error
-	err := readObject(d, func(name []byte) error {
+	for d.PeekKind() != '}' {
+		name, err := readName(d)
+		if err != nil {
+			return err
+		}
 		switch {
 		case isName(name, "currency"):
-			return readText(d, &cur, "currency")
+			err = readText(d, &cur, "currency")
 		case isName(name, "amount"):
-			raw, err := d.ReadValue()
-			if err != nil {
-				return err
+			var raw jsontext.Value
+			if raw, err = d.ReadValue(); err == nil {
+				// The last amount member is the one decoded.
+				amount, amountErr = decimalField(raw, "amount", maxAmountFraction, true)
 			}
-			// The last amount member is the one decoded.
-			amount, amountErr = decimalField(raw, "amount", maxAmountFraction, true)
-			return nil
+		default:
+			err = d.SkipValue()
 		}
-		return d.SkipValue()
-	})
-	if err == nil {
-		err = amountErr
+		if err != nil {
+			return err
+		}
 	}
-	if err == nil {
-		*a = Amount{Currency: cur, Amount: amount}
+	if _, err := d.ReadToken(); err != nil { // '}'
+		return err
 	}
-	return err
+	if amountErr != nil {
+		return amountErr
+	}
+	*a = Amount{Currency: cur, Amount: amount}
+	return nil
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -403,16 +415,14 @@ func dateOf(quoted []byte) (Date, bool) {
 	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
 		return Date{}, false
 	}
-	var n [3]int
-	for i, part := range [3][]byte{b[:4], b[5:7], b[8:]} {
-		for _, c := range part {
-			if c < '0' || c > '9' {
-				return Date{}, false
-			}
-			n[i] = n[i]*10 + int(c-'0')
+	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9} {
+		if b[i]-'0' > 9 {
+			return Date{}, false
 		}
 	}
-	d := Date{Year: n[0], Month: time.Month(n[1]), Day: n[2]}
+	digit := func(i int) int { return int(b[i] - '0') }
+	d := Date{Year: digit(0)*1000 + digit(1)*100 + digit(2)*10 + digit(3),
+		Month: time.Month(digit(5)*10 + digit(6)), Day: digit(8)*10 + digit(9)}
 	return d, d.valid()
 }
 
