@@ -27,8 +27,8 @@ const defaultTimeout = 30 * time.Second
 //	decide     what follows: another attempt after a wait, or the end (retry.go)
 //	logCall    one log line for the whole call
 //
-// Between attempts, again (retry.go) waits and takes the next attempt from
-// the access budget.
+// Between attempts, again (retry.go) waits; each attempt takes its call
+// from the access budget once its request is made, before it is written.
 
 // call is one logical call of Client.do: what each of its attempts sends,
 // and how many requests reached the wire.
@@ -95,12 +95,6 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 	}
 	ctx, cancel := c.callContext(ctx, cl)
 	defer cancel()
-	// A PSU-not-present call to a limited endpoint spends one of the
-	// day's calls on every request that may reach the bank, before it is
-	// written; a retry the budget no longer allows is not made.
-	if err := c.spend(ctx, cl, 1); err != nil {
-		return nil, err
-	}
 	cl.start = time.Now()
 	o := c.run(ctx, cl, into)
 	c.logCall(ctx, cl, o)
@@ -131,10 +125,22 @@ func (c *Client) callContext(ctx context.Context, cl *call) (context.Context, co
 // run makes the attempts of cl, each sent, interpreted and decided, and
 // returns the outcome the call ends with.
 func (c *Client) run(ctx context.Context, cl *call, into any) outcome {
+	var last outcome // the attempt before, which a retry the budget refuses ends with
 	for n := 1; ; n++ {
 		req, err := c.newHTTPRequest(ctx, cl)
 		if err != nil {
 			return outcome{err: err, attempts: cl.attempts(n - 1)}
+		}
+		// A PSU-not-present call to a limited endpoint spends one of the
+		// day's calls on every request that may reach the bank, once the
+		// request (its OAuth2 token included) is made and before it is
+		// written: a request that is never written spends nothing, and a
+		// retry the budget no longer allows is not made.
+		if err := c.spend(ctx, cl, cl.attempts(n-1)+1); err != nil {
+			if n == 1 {
+				return outcome{err: err}
+			}
+			return last
 		}
 		a := c.send(cl, req, n)
 		// Requests written below the Client beyond this attempt's own were
@@ -145,9 +151,10 @@ func (c *Client) run(ctx context.Context, cl *call, into any) outcome {
 		if !v.retry {
 			return o
 		}
-		if o, ok := c.again(ctx, cl, n, o, v.wait); !ok {
+		if o, ok := c.again(ctx, o, cl, v.wait); !ok {
 			return o
 		}
+		last = o
 	}
 }
 

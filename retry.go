@@ -114,11 +114,11 @@ func retryAnswer(p RetryPolicy, t try, now func() time.Time) verdict {
 	return verdict{retry: true, wait: backoff(p, t.attempts)}
 }
 
-// again readies the attempt after o, the outcome of attempt n of cl: it
-// waits, then takes the attempt from the access budget. It reports false,
-// with the outcome the call ends with, when the context ended during the
-// wait or the budget refused.
-func (c *Client) again(ctx context.Context, cl *call, n int, o outcome, wait time.Duration) (outcome, bool) {
+// again waits before the attempt after o, an outcome of cl. It reports
+// false, with the outcome the call ends with, when the context ended
+// during the wait. The next attempt takes its call from the access budget
+// in run, once its request is made.
+func (c *Client) again(ctx context.Context, o outcome, cl *call, wait time.Duration) (outcome, bool) {
 	if err := c.sleep(ctx, wait); err != nil {
 		if o.resp != nil {
 			te := cl.r.transportError(cl.requestID, false, err)
@@ -127,7 +127,7 @@ func (c *Client) again(ctx context.Context, cl *call, n int, o outcome, wait tim
 		}
 		return o, false
 	}
-	return o, c.spend(ctx, cl, cl.attempts(n)+1) == nil
+	return o, true
 }
 
 // backoff is the exponential wait before attempt+1, with jitter in [d/2, d].

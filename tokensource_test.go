@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -157,4 +158,76 @@ func TestTokenSourceAnswers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failingTokens fails the calls to Token that fail says, counted from 1.
+type failingTokens struct {
+	mu    sync.Mutex
+	calls int
+	fail  func(call int) bool
+}
+
+func (f *failingTokens) Token() (*oauth2.Token, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if f.fail != nil && f.fail(f.calls) {
+		return nil, errors.New("token endpoint down")
+	}
+	return &oauth2.Token{AccessToken: "t"}, nil
+}
+
+// then makes f fail as fail says, counting calls afresh.
+func (f *failingTokens) then(fail func(call int) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls, f.fail = 0, fail
+}
+
+// A request that is never written spends none of the day's calls: a
+// PSU-not-present read whose OAuth2 token cannot be had, first attempt or
+// retry, leaves the budget as it was (docs/interface.md L8), so the four
+// calls of the day are still there once the token endpoint is back.
+func TestBudgetNotSpentWithoutAToken(t *testing.T) {
+	t.Parallel()
+	bank := &testBank{fn: func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "application/json")
+		if n == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable) // retried; its token then fails
+			return
+		}
+		_, _ = w.Write([]byte(`{"balances":[]}`))
+	}}
+	srv := httptest.NewServer(http.StripPrefix(testBasePath, bank))
+	t.Cleanup(srv.Close)
+	tokens := &failingTokens{}
+	c, err := NewClient(srv.URL+testBasePath, testSigner(t), WithRedirectURI("https://tpp.example/cb"),
+		WithTokenSource(tokens), WithRetry(RetryPolicy{MaxAttempts: 2, Methods: []string{http.MethodGet}}))
+	require.NoError(t, err)
+	c.sleep = func(context.Context, time.Duration) error { return nil }
+	absent := PSU{ID: presentPSU.ID}
+	ctx := context.Background()
+
+	tokens.then(func(int) bool { return true })
+	for range 10 {
+		_, _, err := c.Accounts.Balances(ctx, absent, "acc-1")
+		require.ErrorContains(t, err, "token endpoint down")
+	}
+	assert.Zero(t, bank.count(), "nothing was written")
+
+	// The first attempt is written and answered 503; the retry's token fails.
+	tokens.then(func(call int) bool { return call == 2 })
+	_, _, err = c.Accounts.Balances(ctx, absent, "acc-1")
+	require.ErrorContains(t, err, "token endpoint down")
+	require.Equal(t, 1, bank.count())
+
+	// One call spent: three are left, then the budget refuses.
+	tokens.then(nil)
+	for range 3 {
+		_, _, err := c.Accounts.Balances(ctx, absent, "acc-1")
+		require.NoError(t, err)
+	}
+	_, _, err = c.Accounts.Balances(ctx, absent, "acc-1")
+	require.ErrorIs(t, err, ErrAccessExceeded)
+	assert.Equal(t, 4, bank.count())
 }
