@@ -72,22 +72,7 @@ func TestClientRealBank(t *testing.T) {
 			}
 			return ""
 		}
-		e.open = func(href string) error {
-			go func() {
-				u, err := srv.CompleteSCA(context.Background(), href, xs2atest.PrivateCustomer1)
-				if err != nil {
-					t.Errorf("SCA: %v", err)
-					return
-				}
-				resp, err := http.Get(u.String())
-				if err != nil {
-					t.Errorf("callback: %v", err)
-					return
-				}
-				resp.Body.Close()
-			}()
-			return nil
-		}
+		e.open = playSCA(t, srv)
 	}
 	common := []string{"-base-url", srv.URL(), "-redirect-uri", "http://127.0.0.1:0/callback", "-open"}
 	for _, tc := range []struct {
@@ -158,5 +143,27 @@ func TestClientErrors(t *testing.T) {
 				assert.True(t, strings.HasPrefix(stderr, "xs2a: "), stderr)
 			}
 		})
+	}
+}
+
+// playSCA is an env.open that plays the customer's browser: it completes
+// the SCA behind href as PrivateCustomer1 at srv and follows the redirect to
+// the command's callback listener, in the background.
+func playSCA(t *testing.T, srv *xs2atest.Server) func(href string) error {
+	return func(href string) error {
+		go func() {
+			u, err := srv.CompleteSCA(context.Background(), href, xs2atest.PrivateCustomer1)
+			if err != nil {
+				t.Errorf("SCA: %v", err)
+				return
+			}
+			resp, err := http.Get(u.String())
+			if err != nil {
+				t.Errorf("callback: %v", err)
+				return
+			}
+			resp.Body.Close()
+		}()
+		return nil
 	}
 }

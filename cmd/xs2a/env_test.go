@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"net/http"
 	"regexp"
 	"testing"
 
@@ -86,22 +84,10 @@ func TestEnvironmentBankAndPSUID(t *testing.T) {
 	setup := func(m map[string]string) func(*env) {
 		return func(e *env) {
 			vars(m)(e)
+			play := playSCA(t, srv)
 			e.open = func(href string) error {
 				scas++
-				go func() {
-					u, err := srv.CompleteSCA(context.Background(), href, xs2atest.PrivateCustomer1)
-					if err != nil {
-						t.Errorf("SCA: %v", err)
-						return
-					}
-					resp, err := http.Get(u.String())
-					if err != nil {
-						t.Errorf("callback: %v", err)
-						return
-					}
-					resp.Body.Close()
-				}()
-				return nil
+				return play(href)
 			}
 		}
 	}
