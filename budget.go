@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -153,22 +152,6 @@ var historyZone = func() *time.Location {
 	}
 	return time.FixedZone("CET", 60*60)
 }()
-
-// admit reads r's URL u as the bank routes it (bankView): it refuses a
-// path the bank could route elsewhere, or one that leads to another
-// endpoint than r.rule allows, and sets the access budget's endpoint and
-// account of r from the route, whatever the caller set.
-func (c *Client) admit(r *request, u *url.URL) error {
-	rt, err := c.routeOf(u, r.rule.fieldName())
-	if err != nil {
-		return err
-	}
-	if err := r.rule.check(rt); err != nil {
-		return err
-	}
-	r.budgetEndpoint, r.accountID = rt.budget()
-	return nil
-}
 
 // budgetKey derives the BudgetStore key of one PSU, account and endpoint: the
 // prefix and a hex SHA-256 of the three parts, each preceded by its length

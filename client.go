@@ -212,68 +212,6 @@ func (c *Client) underBasePath(p string) bool {
 	return err == nil && c.inBasePath(p) && !hasDotSegment(path)
 }
 
-// inBasePath reports whether an escaped path starts with the base path.
-func (c *Client) inBasePath(p string) bool {
-	return c.basePath == "" || p == c.basePath || strings.HasPrefix(p, c.basePath+"/")
-}
-
-// hasDotSegment reports a "." or ".." segment in an unescaped path ("..",
-// also as %2e%2e before unescaping), which would take the path out of the
-// base path at the server, which resolves it.
-func hasDotSegment(path string) bool {
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg == "." || seg == ".." {
-			return true
-		}
-	}
-	return false
-}
-
-// resolve turns a path or a _links href into an absolute URL under the base
-// address. A relative href is taken relative to the base address, path
-// included ("/v1/x" under "https://h/api" is "https://h/api/v1/x"); an href
-// that already starts with the base path is not prefixed twice. An absolute
-// href must be on the base origin and under the base path; no href may hold a
-// dot segment (ErrCrossOrigin, and a *ValidationError).
-func (c *Client) resolve(href string) (*url.URL, error) { return c.resolveAs(href, "link") }
-
-// resolveAs is resolve naming field in its *ValidationError: "link", or
-// "path" for Client.Do.
-func (c *Client) resolveAs(href, field string) (*url.URL, error) {
-	u, err := url.Parse(href)
-	if err != nil {
-		return nil, invalid(field, "is not a URL")
-	}
-	if u.Fragment != "" || u.User != nil {
-		return nil, invalid(field, "must have no fragment or user info")
-	}
-	p := u.EscapedPath()
-	if u.IsAbs() || u.Host != "" {
-		if !c.sameOrigin(u) || !c.inBasePath(p) {
-			return nil, ErrCrossOrigin
-		}
-	} else {
-		if !strings.HasPrefix(p, "/") {
-			p = "/" + p
-		}
-		if !c.inBasePath(p) {
-			p = c.basePath + p
-		}
-	}
-	path, err := url.PathUnescape(p)
-	if err != nil {
-		return nil, invalid(field, "has a malformed path")
-	}
-	if hasDotSegment(path) {
-		return nil, errDotSegment(field)
-	}
-	out := &url.URL{Scheme: c.base.Scheme, Host: c.base.Host, Path: path, RawPath: p, RawQuery: u.RawQuery}
-	if out.EscapedPath() != p {
-		out.RawPath = ""
-	}
-	return out, nil
-}
-
 // Response is the bank's answer to a successful call; its body is read and closed.
 type Response struct {
 	*http.Response

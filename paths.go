@@ -386,12 +386,97 @@ func errDotSegment(field string) error {
 	return &dotSegmentError{invalid(field, "holds a dot segment, which the bank's server resolves")}
 }
 
-// routeOf is the bank's view of u, a URL resolve returned (under the base
-// path); refusals name field.
-func (c *Client) routeOf(u *url.URL, field string) (route, error) {
+// target is the URL r is sent to: r.href resolved under the base address,
+// read as the bank routes it (bankView), with r.query added. It refuses a
+// path the bank could route elsewhere or to another endpoint than r.rule
+// allows, and sets r's access budget endpoint and account from the route,
+// whatever the caller set.
+func (c *Client) target(r *request) (*url.URL, error) {
+	field := r.rule.fieldName()
+	u, err := c.resolveAs(r.href, field)
+	if err != nil {
+		return nil, err
+	}
 	p, ok := strings.CutPrefix(u.EscapedPath(), c.basePath)
 	if !ok {
-		return route{}, invalid(field, "is not under the base path")
+		return nil, invalid(field, "is not under the base path")
 	}
-	return bankView(p, field)
+	rt, err := bankView(p, field)
+	if err == nil {
+		err = r.rule.check(rt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.budgetEndpoint, r.accountID = rt.budget()
+	if len(r.query) > 0 {
+		q := u.Query()
+		for k, vs := range r.query {
+			q[k] = append(q[k], vs...)
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u, nil
+}
+
+// inBasePath reports whether an escaped path starts with the base path.
+func (c *Client) inBasePath(p string) bool {
+	return c.basePath == "" || p == c.basePath || strings.HasPrefix(p, c.basePath+"/")
+}
+
+// hasDotSegment reports a "." or ".." segment in an unescaped path ("..",
+// also as %2e%2e before unescaping), which would take the path out of the
+// base path at the server, which resolves it.
+func hasDotSegment(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve turns a path or a _links href into an absolute URL under the base
+// address. A relative href is taken relative to the base address, path
+// included ("/v1/x" under "https://h/api" is "https://h/api/v1/x"); an href
+// that already starts with the base path is not prefixed twice. An absolute
+// href must be on the base origin and under the base path; no href may hold a
+// dot segment (ErrCrossOrigin, and a *ValidationError).
+func (c *Client) resolve(href string) (*url.URL, error) { return c.resolveAs(href, "link") }
+
+// resolveAs is resolve naming field in its *ValidationError: "link", or
+// "path" for Client.Do.
+func (c *Client) resolveAs(href, field string) (*url.URL, error) {
+	u, err := url.Parse(href)
+	if err != nil {
+		return nil, invalid(field, "is not a URL")
+	}
+	if u.Fragment != "" || u.User != nil {
+		return nil, invalid(field, "must have no fragment or user info")
+	}
+	p := u.EscapedPath()
+	if u.IsAbs() || u.Host != "" {
+		if !c.sameOrigin(u) || !c.inBasePath(p) {
+			return nil, ErrCrossOrigin
+		}
+	} else {
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		if !c.inBasePath(p) {
+			p = c.basePath + p
+		}
+	}
+	path, err := url.PathUnescape(p)
+	if err != nil {
+		return nil, invalid(field, "has a malformed path")
+	}
+	if hasDotSegment(path) {
+		return nil, errDotSegment(field)
+	}
+	out := &url.URL{Scheme: c.base.Scheme, Host: c.base.Host, Path: path, RawPath: p, RawQuery: u.RawQuery}
+	if out.EscapedPath() != p {
+		out.RawPath = ""
+	}
+	return out, nil
 }

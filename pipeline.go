@@ -93,8 +93,12 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := c.callContext(ctx, cl)
-	defer cancel()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.timeout)
+		defer cancel()
+	}
+	ctx = httptrace.WithClientTrace(ctx, &cl.trace) // counts the requests written
 	cl.start = time.Now()
 	o := c.run(ctx, cl, into)
 	c.logCall(ctx, cl, o)
@@ -110,16 +114,6 @@ func checkContext(ctx context.Context) error {
 		return invalid("ctx", "is nil: pass the call's context, or context.Background()")
 	}
 	return nil
-}
-
-// callContext is ctx with the client's timeout when it has no deadline, and
-// with cl's trace, which counts the requests written.
-func (c *Client) callContext(ctx context.Context, cl *call) (context.Context, context.CancelFunc) {
-	cancel := context.CancelFunc(func() {})
-	if _, ok := ctx.Deadline(); !ok {
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.timeout)
-	}
-	return httptrace.WithClientTrace(ctx, &cl.trace), cancel
 }
 
 // run makes the attempts of cl, each sent, interpreted and decided, and
@@ -142,12 +136,18 @@ func (c *Client) run(ctx context.Context, cl *call, into any) outcome {
 			}
 			return last
 		}
-		a := c.send(cl, req, n)
+		before := cl.writes.Load()
+		resp, err := c.hc.Do(req)
+		a := attempt{n: n, resp: resp, err: err, sent: cl.writes.Load() > before}
 		// Requests written below the Client beyond this attempt's own were
 		// seen by the bank too: the budget counts them, after the fact.
 		_ = c.spend(ctx, cl, int(cl.writes.Load()))
 		o := c.interpret(cl, a, into)
-		v := decide(c.cfg.retry, cl.try(a, o, ctx.Err()), c.cfg.now)
+		t := try{method: cl.r.method, n: n, attempts: o.attempts, status: o.status, body: o.body, err: err, sent: a.sent, ctxErr: ctx.Err()}
+		if resp != nil {
+			t.header = resp.Header
+		}
+		v := decide(c.cfg.retry, t, c.cfg.now)
 		if !v.retry {
 			return o
 		}
@@ -170,9 +170,6 @@ func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.admit(r, u); err != nil {
-		return nil, err
-	}
 	body := r.rawBody
 	if r.body != nil {
 		if body, err = marshalCompact(r.body); err != nil {
@@ -190,21 +187,6 @@ func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 	cl.header = c.header(r, cl.requestID, fixes, len(body) > 0)
 	cl.trace.WroteHeaders = cl.wrote
 	return cl, nil
-}
-
-// target is the URL r is sent to: its href resolved under the base
-// address, with r.query added.
-func (c *Client) target(r *request) (*url.URL, error) {
-	u, err := c.resolveAs(r.href, r.rule.fieldName())
-	if err != nil || len(r.query) == 0 {
-		return u, err
-	}
-	q := u.Query()
-	for k, vs := range r.query {
-		q[k] = append(q[k], vs...)
-	}
-	u.RawQuery = q.Encode()
-	return u, nil
 }
 
 // header builds the header every attempt of r sends (the Transport adds
@@ -321,23 +303,6 @@ func (c *Client) spend(ctx context.Context, cl *call, n int) error {
 		cl.spent++
 	}
 	return nil
-}
-
-// send makes attempt n of cl on the wire, and nothing else.
-func (c *Client) send(cl *call, req *http.Request, n int) attempt {
-	before := cl.writes.Load()
-	resp, err := c.hc.Do(req)
-	return attempt{n: n, resp: resp, err: err, sent: cl.writes.Load() > before}
-}
-
-// try is attempt a of cl, interpreted as o, as decide sees it; ctxErr is
-// the call's context's error after the attempt.
-func (cl *call) try(a attempt, o outcome, ctxErr error) try {
-	t := try{method: cl.r.method, n: a.n, attempts: o.attempts, status: o.status, body: o.body, err: a.err, sent: a.sent, ctxErr: ctxErr}
-	if a.resp != nil {
-		t.header = a.resp.Header
-	}
-	return t
 }
 
 // logCall logs the call once, when it ends (WithLogger): at warn level
