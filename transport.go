@@ -2,6 +2,7 @@ package xs2a
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -50,7 +51,7 @@ type Transport struct {
 	Now         func() time.Time // nil: time.Now
 
 	// once makes every request handed to Base one that net/http cannot
-	// send again by itself, GETs included (see oneWrite); set by
+	// send again by itself, GETs included (see setBody); set by
 	// NewClient, whose retry loop is then the only thing that re-sends.
 	once bool
 	// direct: Base is an *http.Transport NewClient configured itself (TLS
@@ -66,8 +67,7 @@ var (
 	errNoURL          = errors.New("xs2a: request has no URL")
 )
 
-// RoundTrip implements http.RoundTripper: it signs a clone of req and
-// sends it through Base, or refuses it unsent (refuse).
+// RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := t.refuse(req); err != nil {
 		closeBody(req)
@@ -77,19 +77,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	r2 := req.Clone(req.Context())
-	if r2.Header == nil {
-		r2.Header = make(http.Header)
-	}
-	if err := t.sign(r2, body); err != nil {
+	o := new(outgoing)
+	r2 := o.clone(req)
+	if err := t.stamp(o, r2, body); err != nil {
 		return nil, err
 	}
-	t.setBody(r2, body)
+	t.setBody(o, r2, body)
 	base := t.base()
 	if !t.checksConns(base, r2.URL) {
 		return base.RoundTrip(r2)
 	}
-	return roundTripChecked(base, r2)
+	return o.roundTripChecked(base, r2)
 }
 
 // refuse is the error of a request RoundTrip does not sign: with no Signer
@@ -119,41 +117,48 @@ func (t *Transport) refuse(req *http.Request) error {
 	return nil
 }
 
-// sign sets on r2, the clone sent, Date, X-Request-ID and TPP-Redirect-URI
-// (the last two only when absent), TPP-Signature-Certificate, the Digest of
-// body and, last, the Signature.
-func (t *Transport) sign(r2 *http.Request, body []byte) error {
+// stamp sets on r2, o's copy of the request, the headers RoundTrip adds,
+// Signature last.
+func (t *Transport) stamp(o *outgoing, r2 *http.Request, body []byte) error {
 	h := r2.Header
 	now := time.Now
 	if t.Now != nil {
 		now = t.Now
 	}
-	h["Date"] = []string{now().UTC().Format(http.TimeFormat)}
-	if h.Get("X-Request-Id") == "" {
-		h["X-Request-Id"] = []string{uuid.NewString()}
+	o.set(h, "Date", httpDate(now()))
+	if id := h["X-Request-Id"]; len(id) == 0 || id[0] == "" {
+		o.set(h, "X-Request-Id", uuid.NewString())
 	}
-	if t.RedirectURI != "" && h.Get("Tpp-Redirect-Uri") == "" {
-		h["Tpp-Redirect-Uri"] = []string{t.RedirectURI}
+	// Digest and Signature share one string: one allocation.
+	var sb strings.Builder
+	sb.Grow(digestLen + t.Signer.valueLen)
+	var scratch [64]byte
+	if uri := h["Tpp-Redirect-Uri"]; t.RedirectURI != "" && (len(uri) == 0 || uri[0] == "") {
+		o.set(h, "Tpp-Redirect-Uri", t.RedirectURI)
 	}
-	h["Tpp-Signature-Certificate"] = []string{t.Signer.certHeader}
-	delete(h, "Digest")
+	o.set(h, "Tpp-Signature-Certificate", t.Signer.certHeader)
 	if len(body) > 0 || t.Signer.digestGET || hasBodySemantics(r2.Method) {
-		h["Digest"] = []string{Digest(body)}
+		n := sb.Len()
+		sb.Write(appendDigest(scratch[:0], body))
+		o.set(h, "Digest", sb.String()[n:])
+	} else {
+		delete(h, "Digest")
 	}
 	host := r2.Host
 	if host == "" {
 		host = r2.URL.Host // what net/http sends
 	}
-	sig, err := t.Signer.sign(headerSource{h: h, method: r2.Method, url: r2.URL, host: host})
-	if err != nil {
+	n := sb.Len()
+	if err := t.Signer.writeSignature(&sb, headerSource{h: h, method: r2.Method, url: r2.URL, host: host}, &o.sum); err != nil {
 		return err
 	}
-	h["Signature"] = []string{sig}
+	o.set(h, "Signature", sb.String()[n:])
 	return nil
 }
 
-// setBody gives r2 the body that was digested, in a form net/http cannot
-// send again by itself, unless r2 is a GET of a Transport on its own.
+// setBody gives r2, o's copy of the request, the body that was digested,
+// in a form net/http cannot send again by itself, unless r2 is a GET of a
+// Transport on its own.
 //
 // Without GetBody net/http cannot send a body again: its HTTP/1 transport
 // silently resends a request on a new connection when a reused one fails
@@ -164,23 +169,83 @@ func (t *Transport) sign(r2 *http.Request, body []byte) error {
 // no body; HTTP/2 ends the stream with an empty DATA frame), and POST, PUT
 // and PATCH keep HTTP/1's "Content-Length: 0" through the header's
 // lower-case key, which HTTP/1 writes as it is and HTTP/2 leaves out.
-func (t *Transport) setBody(r2 *http.Request, body []byte) {
+func (t *Transport) setBody(o *outgoing, r2 *http.Request, body []byte) {
 	resend := isGET(r2.Method) && !t.once // net/http may send it again
 	switch {
 	case len(body) > 0:
-		rb := newReplayBody(body)
-		r2.Body, r2.GetBody, r2.ContentLength = rb, nil, int64(len(body))
+		o.body = replayBody{data: body}
+		o.body.Reset(body)
+		r2.Body, r2.GetBody, r2.ContentLength = &o.body, nil, int64(len(body))
 		if resend {
-			r2.GetBody = rb.replay
+			r2.GetBody = o.body.replay
 		}
 	case !resend:
-		r2.Body, r2.GetBody, r2.ContentLength, r2.TransferEncoding = emptyBody{}, nil, 0, []string{"identity"}
+		r2.Body, r2.GetBody, r2.ContentLength, r2.TransferEncoding = emptyBody{}, nil, 0, identityEncoding
 		if hasBodySemantics(r2.Method) {
-			r2.Header["content-length"] = []string{"0"}
+			r2.Header[zeroLengthKey] = zeroLength
 		}
 	case body != nil:
 		r2.Body, r2.GetBody, r2.ContentLength = http.NoBody, nil, 0
 	}
+}
+
+// base is Base, or http.DefaultTransport.
+func (t *Transport) base() http.RoundTripper {
+	if t.Base == nil {
+		return http.DefaultTransport
+	}
+	return t.Base
+}
+
+// outgoing holds, in one allocation, what RoundTrip needs for every request
+// besides the header map and the strings: the copy of the request, the body
+// reader, the values of the headers it adds and the hash
+// handed to the crypto.Signer (whose address escapes). Allocations are
+// most of what signing costs besides the private-key operation
+// (BenchmarkSignOverhead).
+type outgoing struct {
+	req  http.Request
+	body replayBody
+	vals [newHeaders]string
+	used int // vals taken
+	sum  [sha256.Size]byte
+	// trace and the rest serve roundTripChecked: refused is why a
+	// connection was closed unused (a refusal), 0 if none was; unfit is
+	// set while the connection is one closed; wrote is the WroteHeaders
+	// of the caller's trace.
+	trace   httptrace.ClientTrace
+	refused atomic.Uint32
+	unfit   atomic.Bool
+	wrote   func()
+}
+
+// set sets header key (in canonical form) of h to v, the value held in o.
+func (o *outgoing) set(h http.Header, key, v string) {
+	o.vals[o.used] = v
+	h[key] = o.vals[o.used : o.used+1 : o.used+1]
+	o.used++
+}
+
+// lastDate is the last Date value made. It changes once a second, and
+// formatting it was about 7% of the SDK's work per request
+// (BenchmarkSignOverhead); the value depends on the second alone, so one
+// cache serves every Transport and clock.
+var lastDate atomic.Pointer[dateValue]
+
+type dateValue struct {
+	unix int64
+	text string
+}
+
+// httpDate returns t as a Date header value (RFC 7231 IMF-fixdate, UTC).
+func httpDate(t time.Time) string {
+	sec := t.Unix()
+	if d := lastDate.Load(); d != nil && d.unix == sec {
+		return d.text
+	}
+	d := &dateValue{unix: sec, text: t.UTC().Format(http.TimeFormat)}
+	lastDate.Store(d)
+	return d.text
 }
 
 // readBody reads and closes the request body. It returns nil for a request
@@ -193,13 +258,28 @@ func readBody(req *http.Request) ([]byte, error) {
 	if req.GetBody == nil {
 		return nil, errBodyNotReplay
 	}
-	// A body made by Client is used where it lies, not copied.
+	// A body made by Client is used where it lies, unread, not copied
+	// (BenchmarkBulkPayment10k).
 	if rb, ok := req.Body.(*replayBody); ok && rb.Len() == len(rb.data) && req.ContentLength == int64(len(rb.data)) {
 		return rb.data, nil
 	}
-	b, err := io.ReadAll(req.Body)
-	if err == nil && req.ContentLength > 0 && int64(len(b)) != req.ContentLength {
-		err = errBodyLengthDiff
+	var b []byte
+	var err error
+	if n := req.ContentLength; n > 0 {
+		// One byte more than announced, to see that the body ends there
+		// (without an allocation of its own for that byte).
+		b = make([]byte, n+1)
+		_, err = io.ReadFull(req.Body, b[:n])
+		if err == nil {
+			if m, _ := req.Body.Read(b[n:]); m > 0 {
+				err = errBodyLengthDiff
+			}
+			b = b[:n]
+		} else if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+			err = errBodyLengthDiff
+		}
+	} else {
+		b, err = io.ReadAll(req.Body)
 	}
 	if err != nil {
 		return nil, err
@@ -207,7 +287,17 @@ func readBody(req *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// emptyBody is a body with nothing in it (setBody).
+// identityEncoding is the Transfer-Encoding of setBody (never written to).
+var identityEncoding = []string{"identity"}
+
+// zeroLengthKey and zeroLength are setBody's Content-Length of an empty
+// body (the value is never written to: its capacity is its length).
+const zeroLengthKey = "content-length"
+
+var zeroLength = []string{"0"}[:1:1]
+
+// emptyBody is a body with nothing in it (setBody); being a zero-size
+// value, it costs no allocation in an interface.
 type emptyBody struct{}
 
 func (emptyBody) Read([]byte) (int, error)         { return 0, io.EOF }
@@ -218,6 +308,26 @@ func (emptyBody) Close() error                     { return nil }
 // one (an authorisation POST): such requests always carry a Digest.
 func hasBodySemantics(method string) bool {
 	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
+}
+
+// newHeaders is how many headers RoundTrip may add.
+const newHeaders = 7
+
+// clone copies req into o for signing: a shallow copy of the request (as
+// req.WithContext makes) with its own header map, sized for the newHeaders
+// that RoundTrip adds. The map's values are the caller's slices: RoundTrip
+// and net/http replace or read values, never write into them, so the
+// caller's request and header map are never written. The fields left shared
+// (URL, Body, Trailer, Form...) are only read, by RoundTrip and by net/http.
+func (o *outgoing) clone(req *http.Request) *http.Request {
+	o.req = *req
+	r2 := &o.req
+	h := make(http.Header, len(req.Header)+newHeaders)
+	for k, vs := range req.Header {
+		h[k] = vs
+	}
+	r2.Header = h
+	return r2
 }
 
 // replayBody is the body sent: the bytes digested, readable again through
@@ -269,14 +379,6 @@ func (e *redirectRefusal) GoString() string { return goString("redirectRefusal",
 // Format prints the message for every verb, GoString for %#v.
 func (e *redirectRefusal) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
-// base is Base, or http.DefaultTransport.
-func (t *Transport) base() http.RoundTripper {
-	if t.Base == nil {
-		return http.DefaultTransport
-	}
-	return t.Base
-}
-
 // checksConns reports whether the connections a request to u is written on
 // must be checked (roundTripChecked): not for a Base NewClient configured,
 // nor for an *http.Transport that cannot make them unfit (over https with
@@ -303,17 +405,6 @@ func belowTLS12(cfg *tls.Config) bool {
 	return cfg != nil && cfg.MinVersion != 0 && cfg.MinVersion < tls.VersionTLS12
 }
 
-// connCheck is the trace of roundTripChecked: refused is why a connection
-// was closed unused, 0 if none was; unfit is set while the connection is
-// one closed; wrote is the caller's WroteHeaders.
-type connCheck struct {
-	url     *url.URL
-	trace   httptrace.ClientTrace
-	refused atomic.Uint32
-	unfit   atomic.Bool
-	wrote   func()
-}
-
 // roundTripChecked sends r2 through base with a trace (composed with any the
 // caller's context holds) that sees every connection net/http gets for it,
 // new or reused, before anything is written on it, and closes one that is
@@ -321,16 +412,15 @@ type connCheck struct {
 // the refusal. Headers "written" on a closed connection never reach the
 // wire, so the caller's WroteHeaders (Client counts writes with it) does not
 // hear of them.
-func roundTripChecked(base http.RoundTripper, r2 *http.Request) (*http.Response, error) {
-	cc := &connCheck{url: r2.URL}
-	cc.trace.GotConn = cc.gotConn
-	r2 = r2.WithContext(httptrace.WithClientTrace(r2.Context(), &cc.trace))
-	if cc.wrote = cc.trace.WroteHeaders; cc.wrote != nil { // the caller's, composed
-		cc.trace.WroteHeaders = cc.wroteHeaders
+func (o *outgoing) roundTripChecked(base http.RoundTripper, r2 *http.Request) (*http.Response, error) {
+	o.trace.GotConn = o.gotConn
+	o.req = *r2.WithContext(httptrace.WithClientTrace(r2.Context(), &o.trace))
+	if o.wrote = o.trace.WroteHeaders; o.wrote != nil {
+		o.trace.WroteHeaders = o.wroteHeaders
 	}
-	resp, err := base.RoundTrip(r2)
+	resp, err := base.RoundTrip(&o.req)
 	if err != nil {
-		if why := cc.refused.Load(); why != 0 {
+		if why := o.refused.Load(); why != 0 {
 			return nil, &connRefusedError{why: why, err: err}
 		}
 	}
@@ -338,19 +428,19 @@ func roundTripChecked(base http.RoundTripper, r2 *http.Request) (*http.Response,
 }
 
 // gotConn closes a connection the request must not be written on.
-func (cc *connCheck) gotConn(info httptrace.GotConnInfo) {
-	why := connRefusal(info.Conn, cc.url)
-	cc.unfit.Store(why != 0)
+func (o *outgoing) gotConn(info httptrace.GotConnInfo) {
+	why := connRefusal(info.Conn, o.req.URL)
+	o.unfit.Store(why != 0)
 	if why != 0 {
-		cc.refused.Store(why)
+		o.refused.Store(why)
 		info.Conn.Close()
 	}
 }
 
 // wroteHeaders passes WroteHeaders on unless the connection was closed.
-func (cc *connCheck) wroteHeaders() {
-	if !cc.unfit.Load() {
-		cc.wrote()
+func (o *outgoing) wroteHeaders() {
+	if !o.unfit.Load() {
+		o.wrote()
 	}
 }
 
