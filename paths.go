@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"slices"
@@ -152,15 +153,9 @@ type routeRule struct {
 	id    string      // when set, the id the route must hold (a walk's account)
 }
 
-func (rr routeRule) fieldName() string {
-	if rr.field == "" {
-		return "link"
-	}
-	return rr.field
-}
-
-// check refuses rt when the rule does not allow it.
-func (rr routeRule) check(rt route) error {
+// check refuses rt, in a *ValidationError naming field, when the rule does
+// not allow it.
+func (rr routeRule) check(rt route, field string) error {
 	if len(rr.kinds) == 0 || slices.Contains(rr.kinds, rt.kind) && (rr.id == "" || rr.id == rt.id) {
 		return nil
 	}
@@ -168,7 +163,7 @@ func (rr routeRule) check(rt route) error {
 	if rr.id != "" {
 		want = "the same " + strings.TrimPrefix(want, "an ")
 	}
-	return invalid(rr.fieldName(), "leads at the bank to %s, not to %s", rt.kind, want)
+	return invalid(field, "leads at the bank to %s, not to %s", rt.kind, want)
 }
 
 // maxRouteSegments is the most segments a named endpoint has.
@@ -392,7 +387,7 @@ func errDotSegment(field string) error {
 // allows, and sets r's access budget endpoint and account from the route,
 // whatever the caller set.
 func (c *Client) target(r *request) (*url.URL, error) {
-	field := r.rule.fieldName()
+	field := cmp.Or(r.rule.field, "link")
 	u, err := c.resolveAs(r.href, field)
 	if err != nil {
 		return nil, err
@@ -403,7 +398,7 @@ func (c *Client) target(r *request) (*url.URL, error) {
 	}
 	rt, err := bankView(p, field)
 	if err == nil {
-		err = r.rule.check(rt)
+		err = r.rule.check(rt, field)
 	}
 	if err != nil {
 		return nil, err
@@ -442,10 +437,16 @@ func hasDotSegment(path string) bool {
 // that already starts with the base path is not prefixed twice. An absolute
 // href must be on the base origin and under the base path; no href may hold a
 // dot segment (ErrCrossOrigin, and a *ValidationError).
-func (c *Client) resolve(href string) (*url.URL, error) { return c.resolveAs(href, "link") }
+func (c *Client) resolve(href string) (*url.URL, error) {
+	u, err := c.resolveAs(href, "link")
+	if err == nil && hasDotSegment(u.Path) {
+		return nil, errDotSegment("link")
+	}
+	return u, err
+}
 
-// resolveAs is resolve naming field in its *ValidationError: "link", or
-// "path" for Client.Do.
+// resolveAs is resolve without the dot segment check (target's bankView
+// makes it, in every spelling), naming field in its *ValidationError.
 func (c *Client) resolveAs(href, field string) (*url.URL, error) {
 	u, err := url.Parse(href)
 	if err != nil {
@@ -470,9 +471,6 @@ func (c *Client) resolveAs(href, field string) (*url.URL, error) {
 	path, err := url.PathUnescape(p)
 	if err != nil {
 		return nil, invalid(field, "has a malformed path")
-	}
-	if hasDotSegment(path) {
-		return nil, errDotSegment(field)
 	}
 	out := &url.URL{Scheme: c.base.Scheme, Host: c.base.Host, Path: path, RawPath: p, RawQuery: u.RawQuery}
 	if out.EscapedPath() != p {
