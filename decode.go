@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
 	"slices"
@@ -287,12 +286,7 @@ var jsonOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErr
 // A value of the wrong type is a *json.UnmarshalTypeError (encoding/json's)
 // whose Field is the path of the member ("transactions.booked.transactionAmount.amount").
 func decodeJSON(data []byte, into any) error {
-	var err error
-	if len(data) < minOwnDecoder {
-		err = jsonv2.Unmarshal(data, into, jsonOptions)
-	} else {
-		err = decodeAll(jsontext.NewDecoder(bytes.NewBuffer(data), jsonOptions), into) // reads data in place
-	}
+	err := jsonv2.Unmarshal(data, into, jsonOptions)
 	if err == nil {
 		return nil
 	}
@@ -310,38 +304,14 @@ func decodeJSON(data []byte, into any) error {
 }
 
 // unmarshal decodes a 2xx body into into with jsonOptions: a body in one
-// piece as it is, a body in pieces (of unknown length) through a
-// jsontext.Decoder reading them in turn, never joined.
+// piece as it is, a body in pieces (of unknown length) read in turn, never
+// joined.
 func unmarshal(body pieces, into any) error {
 	presize(into, body)
 	if len(body) == 1 {
 		return decodeJSON(body[0], into)
 	}
-	return legacyError(decodeAll(jsontext.NewDecoder(body.reader(), jsonOptions), into))
-}
-
-// minOwnDecoder is the smallest body decoded with a decoder of its own. A
-// pooled decoder keeps the strings it last interned, up to 64 KiB: beside
-// a walk's page, a tenth of a page kept for nothing
-// (BenchmarkIterateTransactionsPeak).
-const minOwnDecoder = 64 << 10
-
-// decodeAll decodes the one JSON value d reads into into, as
-// jsonv2.Unmarshal does: anything after it is an error.
-func decodeAll(d *jsontext.Decoder, into any) error {
-	if err := jsonv2.UnmarshalDecode(d, into); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	if _, err := d.ReadToken(); err != io.EOF {
-		if err == nil {
-			err = errors.New("xs2a: data after the JSON value")
-		}
-		return err
-	}
-	return nil
+	return legacyError(jsonv2.UnmarshalRead(body.reader(), into, jsonOptions))
 }
 
 // legacyError is err as encoding/json reports it, which the SDK's errors
