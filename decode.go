@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"slices"
@@ -385,8 +386,8 @@ func fieldBelow(key string, err error) error {
 // Lists made once at their length. A large list decoded element by element
 // grows by copies that cost several times the list (a slice grows by a
 // quarter at a time); so before decoding the answers that hold long lists
-// (transaction pages, card transaction pages, account lists), one scan of
-// the body counts their elements, and each list is made at its length
+// (transaction pages, card transaction pages, account lists), one reading of
+// the body (jsontext tokens) counts their elements, and each list is made at its length
 // (TestLargeAnswerAllocationIsBoundedByItsSize). The count only sizes the
 // lists: on anything but valid JSON it may be wrong, which costs room or
 // copies, never a wrong value (the decoding checks).
@@ -438,133 +439,63 @@ func makeList[T any](n int, body pieces) []T {
 // element that is neither an object nor null (which the decoding refuses).
 // When a path repeats, the last array counts.
 func countLists(body pieces, paths ...string) []int {
-	s := listCounter{paths: paths, counts: make([]int, len(paths))}
-	for i := range s.counts {
-		s.counts[i] = -1
+	counts := make([]int, len(paths))
+	for i := range counts {
+		counts[i] = -1
 	}
-	s.stack = append(s.stack, listFrame{path: "", top: true, list: -1})
-	for _, b := range body {
-		s.scan(b)
+	var r io.Reader = bytes.NewBuffer(body[0]) // read in place
+	if len(body) > 1 {
+		r = body.reader()
 	}
-	return s.counts
+	countIn(jsontext.NewDecoder(r, jsonOptions), "", paths, counts)
+	return counts
 }
 
-// listCounter is the state of countLists between pieces.
-type listCounter struct {
-	paths  []string
-	counts []int
-	stack  []listFrame
-	inStr  bool   // in a string
-	esc    bool   // in a string, after a backslash
-	isKey  bool   // the string is a member name
-	key    []byte // the last member name (up to 64 bytes)
-}
-
-// listFrame is an open container (or the top level).
-type listFrame struct {
-	path      string // its JSON pointer, while short (3 names at most)
-	obj, top  bool
-	list      int  // the index in paths of the array counted, -1 for none
-	n         int  // elements begun
-	next      bool // an element begins at the next value
-	expectKey bool // an object: a member name comes next
-	bad       bool // an element neither an object nor null
-}
-
-func (s *listCounter) scan(b []byte) {
-	for i := 0; i < len(b); i++ {
-		if s.inStr {
-			if s.esc { // the byte a backslash ending the last piece escapes
-				s.esc = false
-				continue
-			}
-			k := bytes.IndexByte(b[i:], '"')
-			for k >= 0 && oddBackslashes(b[i:i+k]) {
-				k2 := bytes.IndexByte(b[i+k+1:], '"')
-				if k2 < 0 {
-					k = -1
-					break
-				}
-				k += 1 + k2
-			}
-			if k < 0 {
-				s.appendKey(b[i:])
-				s.esc = oddBackslashes(b[i:])
-				return
-			}
-			s.appendKey(b[i : i+k])
-			s.inStr = false
-			i += k
-			continue
+// countIn reads the value next in d, at the JSON pointer at, and counts
+// the elements of the arrays of paths in it; it stops at the first error or
+// refused element.
+func countIn(d *jsontext.Decoder, at string, paths []string, counts []int) error {
+	switch d.PeekKind() {
+	case '[':
+		i := slices.Index(paths, at)
+		if i < 0 {
+			return d.SkipValue()
 		}
-		c := b[i]
-		if c == ' ' || c == '\n' || c == '\r' || c == '\t' {
-			continue
+		if _, err := d.ReadToken(); err != nil {
+			return err
 		}
-		top := &s.stack[len(s.stack)-1]
-		if top.next && c != ']' {
-			top.next = false
-			top.n++
-			top.bad = top.bad || c != '{' && c != 'n'
+		n := 0
+		for ; d.PeekKind() != ']'; n++ {
+			if k := d.PeekKind(); k != '{' && k != 'n' {
+				return errors.New("an element the decoding refuses")
+			}
+			if err := d.SkipValue(); err != nil {
+				return err
+			}
 		}
-		switch c {
-		case '"':
-			s.inStr, s.isKey = true, top.obj && top.expectKey
-			if s.isKey {
-				s.key = s.key[:0]
-			}
-		case ':':
-			top.expectKey = false
-		case ',':
-			top.expectKey, top.next = top.obj, !top.obj
-		case '{', '[':
-			path := ""
-			if top.top {
-				path = ""
-			} else if top.obj && len(s.stack) <= 3 {
-				path = top.path + "/" + string(s.key)
-			} else {
-				path = "\x00" // below an array, or deep: counted by no path
-			}
-			f := listFrame{path: path, obj: c == '{', expectKey: c == '{', list: -1, next: c == '['}
-			if c == '[' {
-				for k, p := range s.paths {
-					if p == path {
-						f.list = k
-					}
-				}
-			}
-			s.stack = append(s.stack, f)
-		case '}', ']':
-			if len(s.stack) == 1 {
-				continue
-			}
-			if top.list >= 0 {
-				s.counts[top.list] = top.n
-				if top.bad {
-					s.counts[top.list] = -1
-				}
-			}
-			s.stack = s.stack[:len(s.stack)-1]
+		counts[i] = n
+		_, err := d.ReadToken()
+		return err
+	case '{':
+		if !slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(p, at+"/") }) {
+			return d.SkipValue()
 		}
+		if _, err := d.ReadToken(); err != nil {
+			return err
+		}
+		for d.PeekKind() != '}' {
+			name, err := d.ReadValue()
+			if err != nil {
+				return err
+			}
+			if err := countIn(d, at+"/"+string(name[1:len(name)-1]), paths, counts); err != nil {
+				return err
+			}
+		}
+		_, err := d.ReadToken()
+		return err
 	}
-}
-
-// oddBackslashes reports whether b ends in an odd number of backslashes:
-// whether the byte after it is escaped.
-func oddBackslashes(b []byte) bool {
-	n := 0
-	for i := len(b) - 1; i >= 0 && b[i] == '\\'; i-- {
-		n++
-	}
-	return n%2 == 1
-}
-
-// appendKey adds the bytes of a member name being read.
-func (s *listCounter) appendKey(b []byte) {
-	if s.isKey && len(s.key)+len(b) <= 64 {
-		s.key = append(s.key, b...)
-	}
+	return d.SkipValue()
 }
 
 // readObject reads the object next in d, calling member with each member's
