@@ -338,7 +338,7 @@ type listBody[T any] struct {
 func (l *listBody[T]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	switch d.PeekKind() {
 	case '[':
-		return decodeList(d, &l.items)
+		return jsonv2.UnmarshalDecode(d, &l.items)
 	case '{':
 	default:
 		return jsonv2.UnmarshalDecode(d, new(map[string]jsontext.Value)) // null, or the error a map gives
@@ -356,7 +356,7 @@ func (l *listBody[T]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				l.items = nil // a repeated member: the last is the list
 			}
 			seen = true
-			err = fieldBelow(l.key, decodeList(d, &l.items))
+			err = fieldBelow(l.key, jsonv2.UnmarshalDecode(d, &l.items))
 		} else {
 			err = d.SkipValue()
 		}

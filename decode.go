@@ -308,7 +308,7 @@ func decodeJSON(data []byte, into any) error {
 // piece as it is, a body in pieces (of unknown length) read in turn, never
 // joined.
 func unmarshal(body pieces, into any) error {
-	presize(into, body)
+	defer presize(into, body)()
 	if len(body) == 1 {
 		return decodeJSON(body[0], into)
 	}
@@ -386,37 +386,77 @@ func fieldBelow(key string, err error) error {
 // Lists made once at their length. A large list decoded element by element
 // grows by copies that cost several times the list (a slice grows by a
 // quarter at a time); so before decoding the answers that hold long lists
-// (transaction pages, card transaction pages, account lists), one reading of
-// the body (jsontext tokens) counts their elements, and each list is made at its length
-// (TestLargeAnswerAllocationIsBoundedByItsSize). The count only sizes the
-// lists: on anything but valid JSON it may be wrong, which costs room or
+// (transaction pages, card transaction pages, account lists), each list is
+// made at the length the last list at its place had (pages of one walk are
+// alike), or, for a body of minPresized or more, at the length one reading of
+// the body (jsontext tokens) counts (TestLargeAnswerAllocationIsBoundedByItsSize).
+// The length only sizes the lists: it may be wrong, which costs room or
 // copies, never a wrong value (the decoding checks).
 
-// minPresized is the smallest body scanned for its lists: below it the
-// copies cost less than the scan (BenchmarkPageVsPlain, 220 kB).
+// minPresized is the smallest body read for the length of its lists: below
+// it the copies cost less than the reading (BenchmarkPageVsPlain, 220 kB).
 const minPresized = 1 << 20
 
-// presize makes the long lists of into at the length the body gives them.
-func presize(into any, body pieces) {
-	if body.len() < minPresized {
-		return
-	}
+// presize makes the long lists of into ahead of decoding body; the function
+// it returns, called after, trims them.
+func presize(into any, body pieces) (trim func()) {
 	switch v := into.(type) {
 	case *TransactionReport:
-		c := countLists(body, "/transactions/booked", "/transactions/pending", "/transactions/information")
-		v.Transactions.Booked = makeList[Transaction](c[0], body)
-		v.Transactions.Pending = makeList[Transaction](c[1], body)
-		v.Transactions.Information = makeList[Transaction](c[2], body)
+		t := &v.Transactions
+		return makeLists(body, []string{"/transactions/booked", "/transactions/pending", "/transactions/information"},
+			&t.Booked, &t.Pending, &t.Information)
 	case *cardTransactionReport:
-		c := countLists(body, "/cardTransactions/booked", "/cardTransactions/pending")
-		v.CardTransactions.Booked = makeList[CardTransaction](c[0], body)
-		v.CardTransactions.Pending = makeList[CardTransaction](c[1], body)
+		t := &v.CardTransactions
+		return makeLists(body, []string{"/cardTransactions/booked", "/cardTransactions/pending"}, &t.Booked, &t.Pending)
 	case *listBody[Account]:
-		c := countLists(body, "", "/"+v.key)
-		v.items = makeList[Account](max(c[0], c[1]), body)
+		return makeLists(body, []string{"/" + v.key, ""}, &v.items)
 	case *listBody[CardAccount]:
-		c := countLists(body, "", "/"+v.key)
-		v.items = makeList[CardAccount](max(c[0], c[1]), body)
+		return makeLists(body, []string{"/" + v.key, ""}, &v.items)
+	}
+	return func() {}
+}
+
+// lastLengths are the lengths of the last lists decoded at these JSON
+// pointers (up to maxHinted).
+var lastLengths = map[string]*atomic.Int32{
+	"/transactions/booked": new(atomic.Int32), "/transactions/pending": new(atomic.Int32),
+	"/transactions/information": new(atomic.Int32), "/cardTransactions/booked": new(atomic.Int32),
+	"/cardTransactions/pending": new(atomic.Int32), "/accounts": new(atomic.Int32), "/cardAccounts": new(atomic.Int32),
+}
+
+// maxHinted is the most elements a list is made with from lastLengths.
+const maxHinted = 1024
+
+// makeLists makes each of lists, the array at the JSON pointer of the same
+// index in paths (a single list: at any of them), empty with room for its
+// elements; the function it returns, called after decoding, makes a list
+// left as it was made (its member absent) nil again, and one less than half
+// full a copy at its length.
+func makeLists[T any](body pieces, paths []string, lists ...*[]T) (trim func()) {
+	var counts []int
+	if body.len() >= minPresized {
+		counts = countLists(body, paths...)
+	}
+	for i, list := range lists {
+		n := int(lastLengths[paths[i]].Load())
+		if counts != nil {
+			n = counts[i]
+			if len(lists) == 1 {
+				n = slices.Max(counts)
+			}
+		}
+		*list = makeList[T](n, body)
+	}
+	return func() {
+		for i, list := range lists {
+			switch l := *list; {
+			case len(l) == 0 && cap(l) > 0:
+				*list = nil
+			case cap(l) > 2*len(l)+8:
+				*list = slices.Clone(l)
+			}
+			lastLengths[paths[i]].Store(int32(min(len(*list), maxHinted)))
+		}
 	}
 }
 
@@ -574,53 +614,6 @@ func readText(d *jsontext.Decoder, s *string, field string) error {
 	default:
 		b, _ := jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
 		*s = string(b)
-	}
-	return nil
-}
-
-// decodeList decodes the JSON array next in d into *list. A list that
-// presize did not make is made ahead at the length the last list of its
-// type had (pages of one walk are alike), at most maxHinted elements and 8
-// bytes of list for a byte of JSON ahead: a list grown by append costs
-// several times itself in copies. A list that came out less than half full
-// is copied into one of its length.
-func decodeList[T any](d *jsontext.Decoder, list *[]T) error {
-	hint := hintOf[T]()
-	if hint == nil || d.PeekKind() != '[' || cap(*list) > 0 {
-		return jsonv2.UnmarshalDecode(d, list)
-	}
-	var zero T
-	if n := min(int(hint.Load()), 8*len(d.UnreadBuffer())/int(unsafe.Sizeof(zero))); n > 0 {
-		*list = make([]T, 0, n)
-	}
-	if err := jsonv2.UnmarshalDecode(d, list); err != nil {
-		return err
-	}
-	hint.Store(int32(min(len(*list), maxHinted)))
-	if cap(*list) > 2*len(*list)+8 {
-		*list = slices.Clone(*list)
-	}
-	return nil
-}
-
-// maxHinted is the most elements decodeList makes ahead of a list.
-const maxHinted = 1024
-
-// The lengths of the last lists decoded, by element type.
-var transactionHint, cardTransactionHint, accountHint, cardAccountHint atomic.Int32
-
-// hintOf is the length of the last list of T decoded; nil for a type that
-// keeps none.
-func hintOf[T any]() *atomic.Int32 {
-	switch any((*T)(nil)).(type) {
-	case *Transaction:
-		return &transactionHint
-	case *CardTransaction:
-		return &cardTransactionHint
-	case *Account:
-		return &accountHint
-	case *CardAccount:
-		return &cardAccountHint
 	}
 	return nil
 }

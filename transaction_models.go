@@ -39,28 +39,6 @@ type AccountReport struct {
 	Links       ReportLinks   `json:"_links,omitzero"`
 }
 
-// UnmarshalJSONFrom decodes a page of transactions, its lists made once
-// at their length (decodeList).
-func (a *AccountReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	if d.PeekKind() != '{' {
-		type plain AccountReport
-		return jsonv2.UnmarshalDecode(d, (*plain)(a)) // null, or the error an object gives
-	}
-	return readObject(d, func(name []byte) error {
-		switch {
-		case isName(name, "booked"):
-			return decodeList(d, &a.Booked)
-		case isName(name, "pending"):
-			return decodeList(d, &a.Pending)
-		case isName(name, "information"):
-			return decodeList(d, &a.Information)
-		case isName(name, "_links"):
-			return jsonv2.UnmarshalDecode(d, &a.Links)
-		}
-		return d.SkipValue()
-	})
-}
-
 // ReportLinks are a transaction page's _links; Next is empty on the last.
 type ReportLinks struct {
 	Account  Link `json:"account,omitzero"`
@@ -582,26 +560,6 @@ func (t *CardTransaction) UnmarshalJSON(data []byte) error { return decodeJSON(d
 
 // MarshalJSON is MarshalJSONTo for encoding/json.
 func (t CardTransaction) MarshalJSON() ([]byte, error) { return encodeJSON(t) }
-
-// UnmarshalJSONFrom decodes a page of card transactions, its lists made
-// once at their length (decodeList).
-func (a *cardAccountReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	if d.PeekKind() != '{' {
-		type plain cardAccountReport
-		return jsonv2.UnmarshalDecode(d, (*plain)(a)) // null, or the error an object gives
-	}
-	return readObject(d, func(name []byte) error {
-		switch {
-		case isName(name, "booked"):
-			return decodeList(d, &a.Booked)
-		case isName(name, "pending"):
-			return decodeList(d, &a.Pending)
-		case isName(name, "_links"):
-			return jsonv2.UnmarshalDecode(d, &a.Links)
-		}
-		return d.SkipValue()
-	})
-}
 
 // swapAmounts undoes the bank's legacy mapping of card amounts, in which
 // transactionAmount held the original amount and originalAmount the amount
