@@ -538,27 +538,6 @@ func countIn(d *jsontext.Decoder, at string, paths []string, counts []int) error
 	return d.SkipValue()
 }
 
-// readObject reads the object next in d, calling member with each member's
-// name (unquoted) and d at its value, which member reads. The methods of
-// the small types read in bulk (Amount, TransactionCode) use it, to decode
-// without a value of their own on the heap.
-func readObject(d *jsontext.Decoder, member func(name []byte) error) error {
-	if _, err := d.ReadToken(); err != nil { // '{'
-		return err
-	}
-	for d.PeekKind() != '}' {
-		name, err := readName(d)
-		if err != nil {
-			return err
-		}
-		if err := member(name); err != nil {
-			return err
-		}
-	}
-	_, err := d.ReadToken() // '}'
-	return err
-}
-
 // readName reads the member name next in d, unquoted: the bytes in d's
 // buffer (valid until d reads on) when the name holds no escape and no
 // byte outside ASCII, as member names do; else a copy with its escapes
@@ -616,37 +595,4 @@ func readText(d *jsontext.Decoder, s *string, field string) error {
 		*s = string(b)
 	}
 	return nil
-}
-
-// readTexts reads a JSON array of strings into *list as encoding/json
-// does: null gives nil, a null element "", another kind of value is a
-// *json.UnmarshalTypeError naming field.
-func readTexts(d *jsontext.Decoder, list *[]string, field string) error {
-	switch d.PeekKind() {
-	case 'n':
-		*list = nil
-		_, err := d.ReadToken()
-		return err
-	case '[':
-	default:
-		kind := d.PeekKind()
-		if err := d.SkipValue(); err != nil {
-			return err
-		}
-		return &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[[]string](), Field: field}
-	}
-	if _, err := d.ReadToken(); err != nil {
-		return err
-	}
-	out := []string{}
-	for d.PeekKind() != ']' {
-		var s string
-		if err := readText(d, &s, field); err != nil {
-			return err
-		}
-		out = append(out, s)
-	}
-	*list = out
-	_, err := d.ReadToken()
-	return err
 }

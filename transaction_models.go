@@ -334,18 +334,9 @@ func (c *TransactionCode) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		*c = TransactionCode{Value: string(v)}
 		return err
 	case '{':
-		var v TransactionCode
-		err := readObject(d, func(name []byte) error {
-			switch {
-			case isName(name, "value"):
-				return readText(d, &v.Value, "value")
-			case isName(name, "code"):
-				return readText(d, &v.Code, "code")
-			}
-			return d.SkipValue()
-		})
-		*c = v
-		return err
+		*c = TransactionCode{}
+		type plain TransactionCode
+		return jsonv2.UnmarshalDecode(d, (*plain)(c))
 	}
 	if err := d.SkipValue(); err != nil {
 		return err

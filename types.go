@@ -110,8 +110,8 @@ func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	default:
 		return jsonv2.UnmarshalDecode(d, new(struct{})) // the error a struct gives
 	}
-	// readObject's loop, written out: an answer holds an amount or two
-	// per entry.
+	// Read member by member (readName, readText): an answer holds an
+	// amount or two per entry, and json/v2's struct decoding costs more.
 	if _, err := d.ReadToken(); err != nil { // '{'
 		return err
 	}
