@@ -216,7 +216,7 @@ func decimalField(raw []byte, field string, maxFraction int, signed bool) (strin
 		}
 	}
 	if !isDecimal(s, maxFraction, signed) {
-		return "", &json.UnmarshalTypeError{Value: jsonKind(raw[0]) + " that is not a plain decimal",
+		return "", &json.UnmarshalTypeError{Value: kindName(jsontext.Value(raw).Kind()) + " that is not a plain decimal",
 			Type: reflect.TypeFor[string](), Field: field}
 	}
 	return s, nil
@@ -234,21 +234,6 @@ func isDecimal(s string, maxFraction int, signed bool) bool {
 		return false
 	}
 	return !point || (len(fp) <= maxFraction && allDigits(fp))
-}
-
-// jsonKind names the kind of JSON value that starts with c.
-func jsonKind(c byte) string {
-	switch c {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "bool"
-	}
-	return "number"
 }
 
 // Date is a calendar date without a time or zone, the ISO 8601 YYYY-MM-DD
@@ -475,7 +460,7 @@ func (d *Date) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if err := dec.SkipValue(); err != nil {
 		return err
 	}
-	return fmt.Errorf("xs2a: decoding date: %w", &json.UnmarshalTypeError{Value: jsonKind(byte(kind)), Type: reflect.TypeFor[string]()})
+	return fmt.Errorf("xs2a: decoding date: %w", &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[string]()})
 }
 
 // MarshalJSON is MarshalJSONTo for encoding/json.
