@@ -565,7 +565,7 @@ func isName(name []byte, field string) bool {
 
 // readText reads a JSON string into *s as encoding/json does: null leaves
 // *s as it is, another kind of value is a *json.UnmarshalTypeError naming
-// field. The currency codes most answers repeat cost nothing.
+// field.
 func readText(d *jsontext.Decoder, s *string, field string) error {
 	switch d.PeekKind() {
 	case 'n':
@@ -583,16 +583,29 @@ func readText(d *jsontext.Decoder, s *string, field string) error {
 	if err != nil {
 		return err
 	}
-	switch text := raw[1 : len(raw)-1]; {
-	case string(text) == "NOK":
-		*s = "NOK"
-	case string(text) == "EUR":
-		*s = "EUR"
-	case bytes.IndexByte(text, '\\') < 0 && utf8.Valid(text):
-		*s = string(text)
-	default:
-		b, _ := jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
-		*s = string(b)
+	text := raw[1 : len(raw)-1]
+	if bytes.IndexByte(text, '\\') >= 0 || !utf8.Valid(text) {
+		text, _ = jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
 	}
+	*s = recentText(text)
 	return nil
+}
+
+// recentTexts are short texts readText made lately, by a hash of their
+// bytes: the currencies and codes an answer repeats are made once.
+var recentTexts [64]atomic.Pointer[string]
+
+// recentText is string(b), the string made for the same bytes lately
+// when there is one.
+func recentText(b []byte) string {
+	if len(b) == 0 || len(b) > 16 {
+		return string(b)
+	}
+	slot := &recentTexts[(len(b)*31+int(b[0])*7+int(b[len(b)-1]))%len(recentTexts)]
+	if p := slot.Load(); p != nil && *p == string(b) {
+		return *p
+	}
+	s := string(b)
+	slot.Store(&s)
+	return s
 }

@@ -325,10 +325,8 @@ func (c *TransactionCode) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		_, err := d.ReadToken()
 		return err
 	case '"':
-		// Through json/v2's own decoding of a string: the decoder's cache
-		// of short strings makes the code a page repeats one string.
 		*c = TransactionCode{}
-		return jsonv2.UnmarshalDecode(d, &c.Value)
+		return readText(d, &c.Value, "value")
 	case '0':
 		v, err := d.ReadValue()
 		*c = TransactionCode{Value: string(v)}
