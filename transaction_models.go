@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -478,7 +479,7 @@ type cardTransactionWire struct {
 
 // dateTimeText is a date-time member decoded as a *string would be (the
 // last member wins; "" and null, as absent, give no time), parsed in place
-// as parseDateTime parses it, without a string of its text.
+// in dateTimeLayouts, without a string of its text.
 type dateTimeText struct {
 	set, ok bool // a text that is not ""; it parsed
 	t       time.Time
@@ -515,14 +516,14 @@ func (x *dateTimeText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	return nil
 }
 
-// time is the date-time read, as parseDateTime gives it: nil for none,
-// the error naming field of a text that is no date-time.
+// time is the date-time read: nil for none, the error naming field of a
+// text that is no date-time with an offset.
 func (x *dateTimeText) time(field string) (*time.Time, error) {
 	if !x.set {
 		return nil, nil
 	}
 	if !x.ok {
-		return nil, dateTimeError(field)
+		return nil, fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
 	}
 	t := x.t
 	return &t, nil
