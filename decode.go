@@ -273,14 +273,11 @@ func zeroBytes(x uint64) uint64 {
 	return ^((x&low7 + low7) | x | low7)
 }
 
-// jsonOptions are the semantics answers are decoded with: encoding/json's
-// (v1): member names matched in any letter case under Unicode simple
-// folding, the last of repeated members wins, invalid UTF-8 replaced,
-// unknown members ignored (or collected into an Extra), on json/v2's one
-// pass. One difference: decoding stops at the first value of the wrong
-// type (encoding/json goes on to the end, and [0,0,...] for a list of
-// objects cost an error per element). The scaRedirect check decodes with
-// the same options, so that it and the models read member names alike.
+// jsonOptions are the semantics answers are decoded with, encoding/json's
+// (v1) on json/v2's one pass: member names in any letter case (Unicode simple
+// folding), the last repeated member wins, invalid UTF-8 replaced, unknown
+// members ignored or collected into an Extra; but decoding stops at the first
+// value of the wrong type. The scaRedirect check decodes with them too.
 var jsonOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
 
 // decodeJSON decodes the JSON document data into into, with jsonOptions.
@@ -315,12 +312,10 @@ func unmarshal(body pieces, into any) error {
 	return legacyError(jsonv2.UnmarshalRead(body.reader(), into, jsonOptions))
 }
 
-// legacyError is err as encoding/json reports it, which the SDK's errors
-// have always wrapped: a value of the wrong type is a
-// *json.UnmarshalTypeError naming the path of the member, array indexes
-// left out ("transactions.booked.transactionAmount.amount"); the error of a
-// model's own method is that error, a *json.UnmarshalTypeError of its with
-// the path of its value in front. Syntax errors stay json/v2's.
+// legacyError is err as encoding/json reports it: a value of the wrong type
+// (or a model's own *json.UnmarshalTypeError) is a *json.UnmarshalTypeError
+// naming the path of the member, array indexes left out
+// ("transactions.booked.transactionAmount.amount"). Syntax errors stay json/v2's.
 func legacyError(err error) error {
 	if err == nil {
 		return nil
@@ -383,15 +378,12 @@ func fieldBelow(key string, err error) error {
 	return err
 }
 
-// Lists made once at their length. A large list decoded element by element
-// grows by copies that cost several times the list (a slice grows by a
-// quarter at a time); so before decoding the answers that hold long lists
-// (transaction pages, card transaction pages, account lists), each list is
-// made at the length the last list at its place had (pages of one walk are
-// alike), or, for a body of minPresized or more, at the length one reading of
-// the body (jsontext tokens) counts (TestLargeAnswerAllocationIsBoundedByItsSize).
-// The length only sizes the lists: it may be wrong, which costs room or
-// copies, never a wrong value (the decoding checks).
+// Lists made once at their length, not grown by copies that cost several
+// times the list: before decoding a transaction page, card transaction page
+// or account list, each list is made at the length the last list at its
+// place had (pages of one walk are alike), or for a long body at the length
+// its tokens count (TestLargeAnswerAllocationIsBoundedByItsSize). A wrong
+// length costs room or copies, never a wrong value.
 
 // minPresized is the smallest body read for the length of its lists: below
 // it the copies cost less than the reading (BenchmarkPageVsPlain, 220 kB).
@@ -427,11 +419,9 @@ var lastLengths = map[string]*atomic.Int32{
 // maxHinted is the most elements a list is made with from lastLengths.
 const maxHinted = 1024
 
-// makeLists makes each of lists, the array at the JSON pointer of the same
-// index in paths (a single list: at any of them), empty with room for its
-// elements; the function it returns, called after decoding, makes a list
-// left as it was made (its member absent) nil again, and one less than half
-// full a copy at its length.
+// makeLists makes each of lists (the array at the JSON pointer of its index
+// in paths; a single list at any) empty with room; the function it returns
+// makes a list left so (absent) nil again, and one less than half full a copy.
 func makeLists[T any](body pieces, paths []string, lists ...*[]T) (trim func()) {
 	var counts []int
 	if body.len() >= minPresized {
@@ -538,10 +528,9 @@ func countIn(d *jsontext.Decoder, at string, paths []string, counts []int) error
 	return d.SkipValue()
 }
 
-// readName reads the member name next in d, unquoted: the bytes in d's
-// buffer (valid until d reads on) when the name holds no escape and no
-// byte outside ASCII, as member names do; else a copy with its escapes
-// read and invalid UTF-8 replaced, as encoding/json does.
+// readName reads the member name next in d, unquoted: the bytes in d's buffer
+// (valid until d reads on), or for a name with escapes or bytes outside ASCII
+// a copy, invalid UTF-8 replaced as encoding/json does.
 func readName(d *jsontext.Decoder) ([]byte, error) {
 	raw, err := d.ReadValue()
 	if err != nil {

@@ -161,18 +161,14 @@ type plainTransaction Transaction
 type transactionWire struct {
 	*plainTransaction `json:",embed"`
 	Structured        jsontext.Value `json:"remittanceInformationStructured"`
-	// texts is where remittanceInformationUnstructuredArray is decoded
-	// (json/v2 reuses a list's room: zeroed, it decodes as a nil list
-	// does), then copied out at its length (ownTexts): a list grown
-	// element by element costs a copy per doubling.
+	// texts is the room remittanceInformationUnstructuredArray is decoded
+	// in, then copied out at its length (ownTexts), not grown by copies.
 	texts [8]string
 }
 
-// ownTexts is list, decoded into w.texts, as the transaction's own: nil
-// when the member was absent (list is w.texts[:0] as it was set), a copy
-// at its length when it lies in w.texts; list itself when the decoding
-// made another (null, [], more than 8 elements). w.texts is zeroed for
-// the next decoding.
+// ownTexts is list, decoded into w.texts, as the transaction's own: nil when
+// absent, a copy at its length when it lies in w.texts, else list itself
+// (null, [], more than 8 elements). It zeroes w.texts for the next decoding.
 func (w *transactionWire) ownTexts(list []string) []string {
 	if cap(list) > 0 && unsafe.SliceData(list) == &w.texts[0] {
 		if len(list) == 0 {
@@ -504,8 +500,7 @@ func (x *dateTimeText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		return nil
 	}
 	x.set = true
-	// The text lives only in this call: time.Parse keeps no part of
-	// it in a Time, and its error is dropped here.
+	// time.Parse keeps no part of the text, which lives only in this call.
 	s := unsafe.String(&text[0], len(text))
 	for _, layout := range dateTimeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {

@@ -91,16 +91,12 @@ func (a Amount) String() string {
 }
 
 // UnmarshalJSONFrom decodes an amount object from an answer. amount may be a
-// JSON string (the interface's default since release 1.7.6) or a JSON
-// number, the form sent before; either must be a plain decimal in the grammar
-// Validate checks: an optional leading '-', 1 to 14 digits, and optionally
-// '.' and 1 to 3 digits. No '+', spaces, exponent ("1e2" is refused, not
-// rewritten), hexadecimal, NaN or Infinity. The text is kept as sent
-// ("100.50" stays "100.50"); no floating point is involved. A missing,
-// null or "" amount decodes as "". A malformed amount is a
-// *json.UnmarshalTypeError whose Field ends in "amount"; encoding/json puts
-// the path of the enclosing fields in front ("balances.balanceAmount.amount").
-// Unknown fields are ignored and null leaves the Amount unchanged.
+// JSON string or (as sent before release 1.7.6) a JSON number, either a plain
+// decimal in the grammar Validate checks (no '+', spaces or exponent), kept
+// as sent, without floating point; missing, null or "" decodes as "". A
+// malformed amount is a *json.UnmarshalTypeError whose Field is its path
+// ("balances.balanceAmount.amount"). Unknown fields are ignored; null leaves
+// the Amount unchanged.
 func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	switch d.PeekKind() {
 	case 'n':
@@ -186,11 +182,9 @@ func plainPath(err error) error {
 	return err
 }
 
-// decimalField decodes the raw JSON value of the decimal field named field:
-// a string or a number holding a plain decimal (isDecimal with up to
-// maxFraction digits after the '.', and a leading '-' when signed).
-// Missing, null and "" give "". Anything else is a *json.UnmarshalTypeError
-// naming field, without the value (it is the bank's text).
+// decimalField decodes the raw JSON value of the decimal field named field: a
+// string or number holding a plain decimal (isDecimal); missing, null and ""
+// give "". Anything else is a *json.UnmarshalTypeError naming field, not the value.
 func decimalField(raw []byte, field string, maxFraction int, signed bool) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || isNull(raw) {
