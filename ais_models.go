@@ -3,7 +3,6 @@ package xs2a
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
@@ -224,14 +223,14 @@ func (b *Balance) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	type plain Balance
 	var w struct {
 		*plain
-		LastChange *string `json:"lastChangeDateTime"`
+		LastChange dateTimeText `json:"lastChangeDateTime"`
 	}
 	*b = Balance{}
 	w.plain = (*plain)(b)
 	if err := jsonv2.UnmarshalDecode(d, &w); err != nil {
 		return err
 	}
-	t, err := parseDateTime("lastChangeDateTime", w.LastChange)
+	t, err := w.LastChange.time("lastChangeDateTime")
 	b.LastChangeDateTime = t
 	return err
 }
@@ -298,25 +297,6 @@ func isNull(data []byte) bool { return string(bytes.TrimSpace(data)) == "null" }
 // and the same with an offset without a colon ("+0200").
 var dateTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"}
 
-// parseDateTime parses an optional date-time field.
-func parseDateTime(field string, s *string) (*time.Time, error) {
-	if s == nil || *s == "" {
-		return nil, nil
-	}
-	for _, layout := range dateTimeLayouts {
-		if t, err := time.Parse(layout, *s); err == nil {
-			return &t, nil
-		}
-	}
-	return nil, dateTimeError(field)
-}
-
-// dateTimeError is the error of a date-time field whose text is no
-// ISO 8601 date-time with an offset.
-func dateTimeError(field string) error {
-	return fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
-}
-
 // formatDateTime writes a date-time in the offset form of docs/interface.md General
 // convention 3 ("2024-05-02T10:00:00+00:00"); "" for nil.
 func formatDateTime(t *time.Time) string {
@@ -338,7 +318,7 @@ type listBody[T any] struct {
 func (l *listBody[T]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	switch d.PeekKind() {
 	case '[':
-		return decodeList(d, &l.items)
+		return jsonv2.UnmarshalDecode(d, &l.items)
 	case '{':
 	default:
 		return jsonv2.UnmarshalDecode(d, new(map[string]jsontext.Value)) // null, or the error a map gives
@@ -356,7 +336,7 @@ func (l *listBody[T]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				l.items = nil // a repeated member: the last is the list
 			}
 			seen = true
-			err = fieldBelow(l.key, decodeList(d, &l.items))
+			err = fieldBelow(l.key, jsonv2.UnmarshalDecode(d, &l.items))
 		} else {
 			err = d.SkipValue()
 		}

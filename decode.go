@@ -273,26 +273,18 @@ func zeroBytes(x uint64) uint64 {
 	return ^((x&low7 + low7) | x | low7)
 }
 
-// jsonOptions are the semantics answers are decoded with: encoding/json's
-// (v1): member names matched in any letter case under Unicode simple
-// folding, the last of repeated members wins, invalid UTF-8 replaced,
-// unknown members ignored (or collected into an Extra), on json/v2's one
-// pass. One difference: decoding stops at the first value of the wrong
-// type (encoding/json goes on to the end, and [0,0,...] for a list of
-// objects cost an error per element). The scaRedirect check decodes with
-// the same options, so that it and the models read member names alike.
+// jsonOptions are the semantics answers are decoded with, encoding/json's
+// (v1) on json/v2's one pass: member names in any letter case (Unicode simple
+// folding), the last repeated member wins, invalid UTF-8 replaced, unknown
+// members ignored or collected into an Extra; but decoding stops at the first
+// value of the wrong type. The scaRedirect check decodes with them too.
 var jsonOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
 
 // decodeJSON decodes the JSON document data into into, with jsonOptions.
 // A value of the wrong type is a *json.UnmarshalTypeError (encoding/json's)
 // whose Field is the path of the member ("transactions.booked.transactionAmount.amount").
 func decodeJSON(data []byte, into any) error {
-	var err error
-	if len(data) < minOwnDecoder {
-		err = jsonv2.Unmarshal(data, into, jsonOptions)
-	} else {
-		err = decodeAll(jsontext.NewDecoder(bytes.NewBuffer(data), jsonOptions), into) // reads data in place
-	}
+	err := jsonv2.Unmarshal(data, into, jsonOptions)
 	if err == nil {
 		return nil
 	}
@@ -310,46 +302,20 @@ func decodeJSON(data []byte, into any) error {
 }
 
 // unmarshal decodes a 2xx body into into with jsonOptions: a body in one
-// piece as it is, a body in pieces (of unknown length) through a
-// jsontext.Decoder reading them in turn, never joined.
+// piece as it is, a body in pieces (of unknown length) read in turn, never
+// joined.
 func unmarshal(body pieces, into any) error {
-	presize(into, body)
+	defer presize(into, body)()
 	if len(body) == 1 {
 		return decodeJSON(body[0], into)
 	}
-	return legacyError(decodeAll(jsontext.NewDecoder(body.reader(), jsonOptions), into))
+	return legacyError(jsonv2.UnmarshalRead(body.reader(), into, jsonOptions))
 }
 
-// minOwnDecoder is the smallest body decoded with a decoder of its own. A
-// pooled decoder keeps the strings it last interned, up to 64 KiB: beside
-// a walk's page, a tenth of a page kept for nothing
-// (BenchmarkIterateTransactionsPeak).
-const minOwnDecoder = 64 << 10
-
-// decodeAll decodes the one JSON value d reads into into, as
-// jsonv2.Unmarshal does: anything after it is an error.
-func decodeAll(d *jsontext.Decoder, into any) error {
-	if err := jsonv2.UnmarshalDecode(d, into); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	if _, err := d.ReadToken(); err != io.EOF {
-		if err == nil {
-			err = errors.New("xs2a: data after the JSON value")
-		}
-		return err
-	}
-	return nil
-}
-
-// legacyError is err as encoding/json reports it, which the SDK's errors
-// have always wrapped: a value of the wrong type is a
-// *json.UnmarshalTypeError naming the path of the member, array indexes
-// left out ("transactions.booked.transactionAmount.amount"); the error of a
-// model's own method is that error, a *json.UnmarshalTypeError of its with
-// the path of its value in front. Syntax errors stay json/v2's.
+// legacyError is err as encoding/json reports it: a value of the wrong type
+// (or a model's own *json.UnmarshalTypeError) is a *json.UnmarshalTypeError
+// naming the path of the member, array indexes left out
+// ("transactions.booked.transactionAmount.amount"). Syntax errors stay json/v2's.
 func legacyError(err error) error {
 	if err == nil {
 		return nil
@@ -412,40 +378,75 @@ func fieldBelow(key string, err error) error {
 	return err
 }
 
-// Lists made once at their length. A large list decoded element by element
-// grows by copies that cost several times the list (a slice grows by a
-// quarter at a time); so before decoding the answers that hold long lists
-// (transaction pages, card transaction pages, account lists), one scan of
-// the body counts their elements, and each list is made at its length
-// (TestLargeAnswerAllocationIsBoundedByItsSize). The count only sizes the
-// lists: on anything but valid JSON it may be wrong, which costs room or
-// copies, never a wrong value (the decoding checks).
+// Lists made once at their length, not grown by copies that cost several
+// times the list: before decoding a transaction page, card transaction page
+// or account list, each list is made at the length the last list at its
+// place had (pages of one walk are alike), or for a long body at the length
+// its tokens count (TestLargeAnswerAllocationIsBoundedByItsSize). A wrong
+// length costs room or copies, never a wrong value.
 
-// minPresized is the smallest body scanned for its lists: below it the
-// copies cost less than the scan (BenchmarkPageVsPlain, 220 kB).
+// minPresized is the smallest body read for the length of its lists: below
+// it the copies cost less than the reading (BenchmarkPageVsPlain, 220 kB).
 const minPresized = 1 << 20
 
-// presize makes the long lists of into at the length the body gives them.
-func presize(into any, body pieces) {
-	if body.len() < minPresized {
-		return
-	}
+// presize makes the long lists of into ahead of decoding body; the function
+// it returns, called after, trims them.
+func presize(into any, body pieces) (trim func()) {
 	switch v := into.(type) {
 	case *TransactionReport:
-		c := countLists(body, "/transactions/booked", "/transactions/pending", "/transactions/information")
-		v.Transactions.Booked = makeList[Transaction](c[0], body)
-		v.Transactions.Pending = makeList[Transaction](c[1], body)
-		v.Transactions.Information = makeList[Transaction](c[2], body)
+		t := &v.Transactions
+		return makeLists(body, []string{"/transactions/booked", "/transactions/pending", "/transactions/information"},
+			&t.Booked, &t.Pending, &t.Information)
 	case *cardTransactionReport:
-		c := countLists(body, "/cardTransactions/booked", "/cardTransactions/pending")
-		v.CardTransactions.Booked = makeList[CardTransaction](c[0], body)
-		v.CardTransactions.Pending = makeList[CardTransaction](c[1], body)
+		t := &v.CardTransactions
+		return makeLists(body, []string{"/cardTransactions/booked", "/cardTransactions/pending"}, &t.Booked, &t.Pending)
 	case *listBody[Account]:
-		c := countLists(body, "", "/"+v.key)
-		v.items = makeList[Account](max(c[0], c[1]), body)
+		return makeLists(body, []string{"/" + v.key, ""}, &v.items)
 	case *listBody[CardAccount]:
-		c := countLists(body, "", "/"+v.key)
-		v.items = makeList[CardAccount](max(c[0], c[1]), body)
+		return makeLists(body, []string{"/" + v.key, ""}, &v.items)
+	}
+	return func() {}
+}
+
+// lastLengths are the lengths of the last lists decoded at these JSON
+// pointers (up to maxHinted).
+var lastLengths = map[string]*atomic.Int32{
+	"/transactions/booked": new(atomic.Int32), "/transactions/pending": new(atomic.Int32),
+	"/transactions/information": new(atomic.Int32), "/cardTransactions/booked": new(atomic.Int32),
+	"/cardTransactions/pending": new(atomic.Int32), "/accounts": new(atomic.Int32), "/cardAccounts": new(atomic.Int32),
+}
+
+// maxHinted is the most elements a list is made with from lastLengths.
+const maxHinted = 1024
+
+// makeLists makes each of lists (the array at the JSON pointer of its index
+// in paths; a single list at any) empty with room; the function it returns
+// makes a list left so (absent) nil again, and one less than half full a copy.
+func makeLists[T any](body pieces, paths []string, lists ...*[]T) (trim func()) {
+	var counts []int
+	if body.len() >= minPresized {
+		counts = countLists(body, paths...)
+	}
+	for i, list := range lists {
+		n := int(lastLengths[paths[i]].Load())
+		if counts != nil {
+			n = counts[i]
+			if len(lists) == 1 {
+				n = slices.Max(counts)
+			}
+		}
+		*list = makeList[T](n, body)
+	}
+	return func() {
+		for i, list := range lists {
+			switch l := *list; {
+			case len(l) == 0 && cap(l) > 0:
+				*list = nil
+			case cap(l) > 2*len(l)+8:
+				*list = slices.Clone(l)
+			}
+			lastLengths[paths[i]].Store(int32(min(len(*list), maxHinted)))
+		}
 	}
 }
 
@@ -468,160 +469,68 @@ func makeList[T any](n int, body pieces) []T {
 // element that is neither an object nor null (which the decoding refuses).
 // When a path repeats, the last array counts.
 func countLists(body pieces, paths ...string) []int {
-	s := listCounter{paths: paths, counts: make([]int, len(paths))}
-	for i := range s.counts {
-		s.counts[i] = -1
+	counts := make([]int, len(paths))
+	for i := range counts {
+		counts[i] = -1
 	}
-	s.stack = append(s.stack, listFrame{path: "", top: true, list: -1})
-	for _, b := range body {
-		s.scan(b)
+	var r io.Reader = bytes.NewBuffer(body[0]) // read in place
+	if len(body) > 1 {
+		r = body.reader()
 	}
-	return s.counts
+	countIn(jsontext.NewDecoder(r, jsonOptions), "", paths, counts)
+	return counts
 }
 
-// listCounter is the state of countLists between pieces.
-type listCounter struct {
-	paths  []string
-	counts []int
-	stack  []listFrame
-	inStr  bool   // in a string
-	esc    bool   // in a string, after a backslash
-	isKey  bool   // the string is a member name
-	key    []byte // the last member name (up to 64 bytes)
-}
-
-// listFrame is an open container (or the top level).
-type listFrame struct {
-	path      string // its JSON pointer, while short (3 names at most)
-	obj, top  bool
-	list      int  // the index in paths of the array counted, -1 for none
-	n         int  // elements begun
-	next      bool // an element begins at the next value
-	expectKey bool // an object: a member name comes next
-	bad       bool // an element neither an object nor null
-}
-
-func (s *listCounter) scan(b []byte) {
-	for i := 0; i < len(b); i++ {
-		if s.inStr {
-			if s.esc { // the byte a backslash ending the last piece escapes
-				s.esc = false
-				continue
-			}
-			k := bytes.IndexByte(b[i:], '"')
-			for k >= 0 && oddBackslashes(b[i:i+k]) {
-				k2 := bytes.IndexByte(b[i+k+1:], '"')
-				if k2 < 0 {
-					k = -1
-					break
-				}
-				k += 1 + k2
-			}
-			if k < 0 {
-				s.appendKey(b[i:])
-				s.esc = oddBackslashes(b[i:])
-				return
-			}
-			s.appendKey(b[i : i+k])
-			s.inStr = false
-			i += k
-			continue
+// countIn reads the value next in d, at the JSON pointer at, and counts
+// the elements of the arrays of paths in it; it stops at the first error or
+// refused element.
+func countIn(d *jsontext.Decoder, at string, paths []string, counts []int) error {
+	switch d.PeekKind() {
+	case '[':
+		i := slices.Index(paths, at)
+		if i < 0 {
+			return d.SkipValue()
 		}
-		c := b[i]
-		if c == ' ' || c == '\n' || c == '\r' || c == '\t' {
-			continue
+		if _, err := d.ReadToken(); err != nil {
+			return err
 		}
-		top := &s.stack[len(s.stack)-1]
-		if top.next && c != ']' {
-			top.next = false
-			top.n++
-			top.bad = top.bad || c != '{' && c != 'n'
+		n := 0
+		for ; d.PeekKind() != ']'; n++ {
+			if k := d.PeekKind(); k != '{' && k != 'n' {
+				return errors.New("an element the decoding refuses")
+			}
+			if err := d.SkipValue(); err != nil {
+				return err
+			}
 		}
-		switch c {
-		case '"':
-			s.inStr, s.isKey = true, top.obj && top.expectKey
-			if s.isKey {
-				s.key = s.key[:0]
-			}
-		case ':':
-			top.expectKey = false
-		case ',':
-			top.expectKey, top.next = top.obj, !top.obj
-		case '{', '[':
-			path := ""
-			if top.top {
-				path = ""
-			} else if top.obj && len(s.stack) <= 3 {
-				path = top.path + "/" + string(s.key)
-			} else {
-				path = "\x00" // below an array, or deep: counted by no path
-			}
-			f := listFrame{path: path, obj: c == '{', expectKey: c == '{', list: -1, next: c == '['}
-			if c == '[' {
-				for k, p := range s.paths {
-					if p == path {
-						f.list = k
-					}
-				}
-			}
-			s.stack = append(s.stack, f)
-		case '}', ']':
-			if len(s.stack) == 1 {
-				continue
-			}
-			if top.list >= 0 {
-				s.counts[top.list] = top.n
-				if top.bad {
-					s.counts[top.list] = -1
-				}
-			}
-			s.stack = s.stack[:len(s.stack)-1]
+		counts[i] = n
+		_, err := d.ReadToken()
+		return err
+	case '{':
+		if !slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(p, at+"/") }) {
+			return d.SkipValue()
 		}
-	}
-}
-
-// oddBackslashes reports whether b ends in an odd number of backslashes:
-// whether the byte after it is escaped.
-func oddBackslashes(b []byte) bool {
-	n := 0
-	for i := len(b) - 1; i >= 0 && b[i] == '\\'; i-- {
-		n++
-	}
-	return n%2 == 1
-}
-
-// appendKey adds the bytes of a member name being read.
-func (s *listCounter) appendKey(b []byte) {
-	if s.isKey && len(s.key)+len(b) <= 64 {
-		s.key = append(s.key, b...)
-	}
-}
-
-// readObject reads the object next in d, calling member with each member's
-// name (unquoted) and d at its value, which member reads. The methods of
-// the small types read in bulk (Amount, TransactionCode) use it, to decode
-// without a value of their own on the heap.
-func readObject(d *jsontext.Decoder, member func(name []byte) error) error {
-	if _, err := d.ReadToken(); err != nil { // '{'
+		if _, err := d.ReadToken(); err != nil {
+			return err
+		}
+		for d.PeekKind() != '}' {
+			name, err := d.ReadValue()
+			if err != nil {
+				return err
+			}
+			if err := countIn(d, at+"/"+string(name[1:len(name)-1]), paths, counts); err != nil {
+				return err
+			}
+		}
+		_, err := d.ReadToken()
 		return err
 	}
-	for d.PeekKind() != '}' {
-		name, err := readName(d)
-		if err != nil {
-			return err
-		}
-		if err := member(name); err != nil {
-			return err
-		}
-	}
-	_, err := d.ReadToken() // '}'
-	return err
+	return d.SkipValue()
 }
 
-// readName reads the member name next in d, unquoted: the bytes in d's
-// buffer (valid until d reads on) when the name holds no escape and no
-// byte outside ASCII, as member names do; else a copy with its escapes
-// read and invalid UTF-8 replaced, as encoding/json does.
+// readName reads the member name next in d, unquoted: the bytes in d's buffer
+// (valid until d reads on), or for a name with escapes or bytes outside ASCII
+// a copy, invalid UTF-8 replaced as encoding/json does.
 func readName(d *jsontext.Decoder) ([]byte, error) {
 	raw, err := d.ReadValue()
 	if err != nil {
@@ -645,7 +554,7 @@ func isName(name []byte, field string) bool {
 
 // readText reads a JSON string into *s as encoding/json does: null leaves
 // *s as it is, another kind of value is a *json.UnmarshalTypeError naming
-// field. The currency codes most answers repeat cost nothing.
+// field.
 func readText(d *jsontext.Decoder, s *string, field string) error {
 	switch d.PeekKind() {
 	case 'n':
@@ -663,96 +572,29 @@ func readText(d *jsontext.Decoder, s *string, field string) error {
 	if err != nil {
 		return err
 	}
-	switch text := raw[1 : len(raw)-1]; {
-	case string(text) == "NOK":
-		*s = "NOK"
-	case string(text) == "EUR":
-		*s = "EUR"
-	case bytes.IndexByte(text, '\\') < 0 && utf8.Valid(text):
-		*s = string(text)
-	default:
-		b, _ := jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
-		*s = string(b)
+	text := raw[1 : len(raw)-1]
+	if bytes.IndexByte(text, '\\') >= 0 || !utf8.Valid(text) {
+		text, _ = jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
 	}
+	*s = recentText(text)
 	return nil
 }
 
-// decodeList decodes the JSON array next in d into *list. A list that
-// presize did not make is made ahead at the length the last list of its
-// type had (pages of one walk are alike), at most maxHinted elements and 8
-// bytes of list for a byte of JSON ahead: a list grown by append costs
-// several times itself in copies. A list that came out less than half full
-// is copied into one of its length.
-func decodeList[T any](d *jsontext.Decoder, list *[]T) error {
-	hint := hintOf[T]()
-	if hint == nil || d.PeekKind() != '[' || cap(*list) > 0 {
-		return jsonv2.UnmarshalDecode(d, list)
-	}
-	var zero T
-	if n := min(int(hint.Load()), 8*len(d.UnreadBuffer())/int(unsafe.Sizeof(zero))); n > 0 {
-		*list = make([]T, 0, n)
-	}
-	if err := jsonv2.UnmarshalDecode(d, list); err != nil {
-		return err
-	}
-	hint.Store(int32(min(len(*list), maxHinted)))
-	if cap(*list) > 2*len(*list)+8 {
-		*list = slices.Clone(*list)
-	}
-	return nil
-}
+// recentTexts are short texts readText made lately, by a hash of their
+// bytes: the currencies and codes an answer repeats are made once.
+var recentTexts [64]atomic.Pointer[string]
 
-// maxHinted is the most elements decodeList makes ahead of a list.
-const maxHinted = 1024
-
-// The lengths of the last lists decoded, by element type.
-var transactionHint, cardTransactionHint, accountHint, cardAccountHint atomic.Int32
-
-// hintOf is the length of the last list of T decoded; nil for a type that
-// keeps none.
-func hintOf[T any]() *atomic.Int32 {
-	switch any((*T)(nil)).(type) {
-	case *Transaction:
-		return &transactionHint
-	case *CardTransaction:
-		return &cardTransactionHint
-	case *Account:
-		return &accountHint
-	case *CardAccount:
-		return &cardAccountHint
+// recentText is string(b), the string made for the same bytes lately
+// when there is one.
+func recentText(b []byte) string {
+	if len(b) == 0 || len(b) > 16 {
+		return string(b)
 	}
-	return nil
-}
-
-// readTexts reads a JSON array of strings into *list as encoding/json
-// does: null gives nil, a null element "", another kind of value is a
-// *json.UnmarshalTypeError naming field.
-func readTexts(d *jsontext.Decoder, list *[]string, field string) error {
-	switch d.PeekKind() {
-	case 'n':
-		*list = nil
-		_, err := d.ReadToken()
-		return err
-	case '[':
-	default:
-		kind := d.PeekKind()
-		if err := d.SkipValue(); err != nil {
-			return err
-		}
-		return &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[[]string](), Field: field}
+	slot := &recentTexts[(len(b)*31+int(b[0])*7+int(b[len(b)-1]))%len(recentTexts)]
+	if p := slot.Load(); p != nil && *p == string(b) {
+		return *p
 	}
-	if _, err := d.ReadToken(); err != nil {
-		return err
-	}
-	out := []string{}
-	for d.PeekKind() != ']' {
-		var s string
-		if err := readText(d, &s, field); err != nil {
-			return err
-		}
-		out = append(out, s)
-	}
-	*list = out
-	_, err := d.ReadToken()
-	return err
+	s := string(b)
+	slot.Store(&s)
+	return s
 }

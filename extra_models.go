@@ -20,11 +20,7 @@ func (a *Account) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // MarshalJSONTo encodes an account with its Extra members.
 func (a Account) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Account
-	var err error
-	if a.Extra, err = a.Extra.without(a); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, plain(a))
+	return marshalModel(e, (*plain)(&a), &a.Extra, a)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -42,11 +38,7 @@ func (a *CardAccount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // MarshalJSONTo encodes a card account with its Extra members.
 func (a CardAccount) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain CardAccount
-	var err error
-	if a.Extra, err = a.Extra.without(a); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, plain(a))
+	return marshalModel(e, (*plain)(&a), &a.Extra, a)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -64,11 +56,7 @@ func (b *Balances) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // MarshalJSONTo encodes a balances answer with its Extra members.
 func (b Balances) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Balances
-	var err error
-	if b.Extra, err = b.Extra.without(b); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, plain(b))
+	return marshalModel(e, (*plain)(&b), &b.Extra, b)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -86,11 +74,7 @@ func (a *Agreement) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // MarshalJSONTo encodes an agreement with its Extra members.
 func (a Agreement) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Agreement
-	var err error
-	if a.Extra, err = a.Extra.without(a); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, plain(a))
+	return marshalModel(e, (*plain)(&a), &a.Extra, a)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -108,11 +92,7 @@ func (l *SCALinks) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // MarshalJSONTo encodes an answer that starts an SCA with its Extra members.
 func (l SCALinks) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain SCALinks
-	var err error
-	if l.Extra, err = l.Extra.without(l); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, plain(l))
+	return marshalModel(e, (*plain)(&l), &l.Extra, l)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -130,11 +110,7 @@ func (i *Initiation) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // MarshalJSONTo encodes an initiation answer with its Extra members.
 func (i Initiation) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Initiation
-	var err error
-	if i.Extra, err = i.Extra.without(i); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, plain(i))
+	return marshalModel(e, (*plain)(&i), &i.Extra, i)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -152,11 +128,7 @@ func (s *PaymentStatus) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // MarshalJSONTo encodes a payment status with its Extra members.
 func (s PaymentStatus) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain PaymentStatus
-	var err error
-	if s.Extra, err = s.Extra.without(s); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, plain(s))
+	return marshalModel(e, (*plain)(&s), &s.Extra, s)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -174,11 +146,7 @@ func (s *AuthorisationStatus) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // MarshalJSONTo encodes an authorisation status with its Extra members.
 func (s AuthorisationStatus) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain AuthorisationStatus
-	var err error
-	if s.Extra, err = s.Extra.without(s); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, plain(s))
+	return marshalModel(e, (*plain)(&s), &s.Extra, s)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -196,11 +164,7 @@ func (b *BasketDetails) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // MarshalJSONTo encodes a signing basket with its Extra members.
 func (b BasketDetails) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain BasketDetails
-	var err error
-	if b.Extra, err = b.Extra.without(b); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, plain(b))
+	return marshalModel(e, (*plain)(&b), &b.Extra, b)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -218,11 +182,7 @@ func (s *BasketStatus) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // MarshalJSONTo encodes a signing basket's status with its Extra members.
 func (s BasketStatus) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain BasketStatus
-	var err error
-	if s.Extra, err = s.Extra.without(s); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, plain(s))
+	return marshalModel(e, (*plain)(&s), &s.Extra, s)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -230,3 +190,12 @@ func (s *BasketStatus) UnmarshalJSON(data []byte) error { return decodeJSON(data
 
 // MarshalJSON is MarshalJSONTo for encoding/json.
 func (s BasketStatus) MarshalJSON() ([]byte, error) { return encodeJSON(s) }
+
+// marshalModel encodes p, a model's fields without its methods, and extra,
+// its Extra, less the members a field of model takes.
+func marshalModel[P any](e *jsontext.Encoder, p *P, extra *Extra, model any) (err error) {
+	if *extra, err = extra.without(model); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, p)
+}

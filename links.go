@@ -24,27 +24,11 @@ func (l *Link) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		tok, err := d.ReadToken()
 		*l = Link{Href: tok.String()}
 		return err
-	case 'n':
-		*l = Link{}
-		_, err := d.ReadToken()
-		return err
+	case 'n', '{':
+		*l = Link{} // an object replaces the link
 	}
-	if d.PeekKind() != '{' {
-		type plain Link
-		return jsonv2.UnmarshalDecode(d, new(plain)) // the error an object gives
-	}
-	var v Link
-	err := readObject(d, func(name []byte) error {
-		switch {
-		case isName(name, "href"):
-			return readText(d, &v.Href, "href")
-		case isName(name, "verbs"):
-			return readTexts(d, &v.Verbs, "verbs")
-		}
-		return d.SkipValue()
-	})
-	*l = v
-	return err
+	type plain Link
+	return jsonv2.UnmarshalDecode(d, (*plain)(l))
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.

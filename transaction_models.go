@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -37,28 +38,6 @@ type AccountReport struct {
 	// Berlin Group), where a bank offers them.
 	Information []Transaction `json:"information,omitempty"`
 	Links       ReportLinks   `json:"_links,omitzero"`
-}
-
-// UnmarshalJSONFrom decodes a page of transactions, its lists made once
-// at their length (decodeList).
-func (a *AccountReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	if d.PeekKind() != '{' {
-		type plain AccountReport
-		return jsonv2.UnmarshalDecode(d, (*plain)(a)) // null, or the error an object gives
-	}
-	return readObject(d, func(name []byte) error {
-		switch {
-		case isName(name, "booked"):
-			return decodeList(d, &a.Booked)
-		case isName(name, "pending"):
-			return decodeList(d, &a.Pending)
-		case isName(name, "information"):
-			return decodeList(d, &a.Information)
-		case isName(name, "_links"):
-			return jsonv2.UnmarshalDecode(d, &a.Links)
-		}
-		return d.SkipValue()
-	})
 }
 
 // ReportLinks are a transaction page's _links; Next is empty on the last.
@@ -182,18 +161,14 @@ type plainTransaction Transaction
 type transactionWire struct {
 	*plainTransaction `json:",embed"`
 	Structured        jsontext.Value `json:"remittanceInformationStructured"`
-	// texts is where remittanceInformationUnstructuredArray is decoded
-	// (json/v2 reuses a list's room: zeroed, it decodes as a nil list
-	// does), then copied out at its length (ownTexts): a list grown
-	// element by element costs a copy per doubling.
+	// texts is the room remittanceInformationUnstructuredArray is decoded
+	// in, then copied out at its length (ownTexts), not grown by copies.
 	texts [8]string
 }
 
-// ownTexts is list, decoded into w.texts, as the transaction's own: nil
-// when the member was absent (list is w.texts[:0] as it was set), a copy
-// at its length when it lies in w.texts; list itself when the decoding
-// made another (null, [], more than 8 elements). w.texts is zeroed for
-// the next decoding.
+// ownTexts is list, decoded into w.texts, as the transaction's own: nil when
+// absent, a copy at its length when it lies in w.texts, else list itself
+// (null, [], more than 8 elements). It zeroes w.texts for the next decoding.
 func (w *transactionWire) ownTexts(list []string) []string {
 	if cap(list) > 0 && unsafe.SliceData(list) == &w.texts[0] {
 		if len(list) == 0 {
@@ -347,27 +322,16 @@ func (c *TransactionCode) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		_, err := d.ReadToken()
 		return err
 	case '"':
-		// Through json/v2's own decoding of a string: the decoder's cache
-		// of short strings makes the code a page repeats one string.
 		*c = TransactionCode{}
-		return jsonv2.UnmarshalDecode(d, &c.Value)
+		return readText(d, &c.Value, "value")
 	case '0':
 		v, err := d.ReadValue()
 		*c = TransactionCode{Value: string(v)}
 		return err
 	case '{':
-		var v TransactionCode
-		err := readObject(d, func(name []byte) error {
-			switch {
-			case isName(name, "value"):
-				return readText(d, &v.Value, "value")
-			case isName(name, "code"):
-				return readText(d, &v.Code, "code")
-			}
-			return d.SkipValue()
-		})
-		*c = v
-		return err
+		*c = TransactionCode{}
+		type plain TransactionCode
+		return jsonv2.UnmarshalDecode(d, (*plain)(c))
 	}
 	if err := d.SkipValue(); err != nil {
 		return err
@@ -511,7 +475,7 @@ type cardTransactionWire struct {
 
 // dateTimeText is a date-time member decoded as a *string would be (the
 // last member wins; "" and null, as absent, give no time), parsed in place
-// as parseDateTime parses it, without a string of its text.
+// in dateTimeLayouts, without a string of its text.
 type dateTimeText struct {
 	set, ok bool // a text that is not ""; it parsed
 	t       time.Time
@@ -536,8 +500,7 @@ func (x *dateTimeText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		return nil
 	}
 	x.set = true
-	// The text lives only in this call: time.Parse keeps no part of
-	// it in a Time, and its error is dropped here.
+	// time.Parse keeps no part of the text, which lives only in this call.
 	s := unsafe.String(&text[0], len(text))
 	for _, layout := range dateTimeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
@@ -548,14 +511,14 @@ func (x *dateTimeText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	return nil
 }
 
-// time is the date-time read, as parseDateTime gives it: nil for none,
-// the error naming field of a text that is no date-time.
+// time is the date-time read: nil for none, the error naming field of a
+// text that is no date-time with an offset.
 func (x *dateTimeText) time(field string) (*time.Time, error) {
 	if !x.set {
 		return nil, nil
 	}
 	if !x.ok {
-		return nil, dateTimeError(field)
+		return nil, fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
 	}
 	t := x.t
 	return &t, nil
@@ -582,26 +545,6 @@ func (t *CardTransaction) UnmarshalJSON(data []byte) error { return decodeJSON(d
 
 // MarshalJSON is MarshalJSONTo for encoding/json.
 func (t CardTransaction) MarshalJSON() ([]byte, error) { return encodeJSON(t) }
-
-// UnmarshalJSONFrom decodes a page of card transactions, its lists made
-// once at their length (decodeList).
-func (a *cardAccountReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	if d.PeekKind() != '{' {
-		type plain cardAccountReport
-		return jsonv2.UnmarshalDecode(d, (*plain)(a)) // null, or the error an object gives
-	}
-	return readObject(d, func(name []byte) error {
-		switch {
-		case isName(name, "booked"):
-			return decodeList(d, &a.Booked)
-		case isName(name, "pending"):
-			return decodeList(d, &a.Pending)
-		case isName(name, "_links"):
-			return jsonv2.UnmarshalDecode(d, &a.Links)
-		}
-		return d.SkipValue()
-	})
-}
 
 // swapAmounts undoes the bank's legacy mapping of card amounts, in which
 // transactionAmount held the original amount and originalAmount the amount

@@ -91,16 +91,12 @@ func (a Amount) String() string {
 }
 
 // UnmarshalJSONFrom decodes an amount object from an answer. amount may be a
-// JSON string (the interface's default since release 1.7.6) or a JSON
-// number, the form sent before; either must be a plain decimal in the grammar
-// Validate checks: an optional leading '-', 1 to 14 digits, and optionally
-// '.' and 1 to 3 digits. No '+', spaces, exponent ("1e2" is refused, not
-// rewritten), hexadecimal, NaN or Infinity. The text is kept as sent
-// ("100.50" stays "100.50"); no floating point is involved. A missing,
-// null or "" amount decodes as "". A malformed amount is a
-// *json.UnmarshalTypeError whose Field ends in "amount"; encoding/json puts
-// the path of the enclosing fields in front ("balances.balanceAmount.amount").
-// Unknown fields are ignored and null leaves the Amount unchanged.
+// JSON string or (as sent before release 1.7.6) a JSON number, either a plain
+// decimal in the grammar Validate checks (no '+', spaces or exponent), kept
+// as sent, without floating point; missing, null or "" decodes as "". A
+// malformed amount is a *json.UnmarshalTypeError whose Field is its path
+// ("balances.balanceAmount.amount"). Unknown fields are ignored; null leaves
+// the Amount unchanged.
 func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	switch d.PeekKind() {
 	case 'n':
@@ -110,8 +106,8 @@ func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	default:
 		return jsonv2.UnmarshalDecode(d, new(struct{})) // the error a struct gives
 	}
-	// readObject's loop, written out: an answer holds an amount or two
-	// per entry.
+	// Read member by member (readName, readText): an answer holds an
+	// amount or two per entry, and json/v2's struct decoding costs more.
 	if _, err := d.ReadToken(); err != nil { // '{'
 		return err
 	}
@@ -186,11 +182,9 @@ func plainPath(err error) error {
 	return err
 }
 
-// decimalField decodes the raw JSON value of the decimal field named field:
-// a string or a number holding a plain decimal (isDecimal with up to
-// maxFraction digits after the '.', and a leading '-' when signed).
-// Missing, null and "" give "". Anything else is a *json.UnmarshalTypeError
-// naming field, without the value (it is the bank's text).
+// decimalField decodes the raw JSON value of the decimal field named field: a
+// string or number holding a plain decimal (isDecimal); missing, null and ""
+// give "". Anything else is a *json.UnmarshalTypeError naming field, not the value.
 func decimalField(raw []byte, field string, maxFraction int, signed bool) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || isNull(raw) {
@@ -207,15 +201,16 @@ func decimalField(raw []byte, field string, maxFraction int, signed bool) (strin
 			return "", nil
 		}
 	default:
-		if err := json.Unmarshal(raw, &s); err != nil {
+		var text string // declared here: it escapes, and costs an allocation only for an escaped string
+		if err := json.Unmarshal(raw, &text); err != nil {
 			return "", keepPath(err, field)
 		}
-		if s == "" {
+		if s = text; s == "" {
 			return "", nil
 		}
 	}
 	if !isDecimal(s, maxFraction, signed) {
-		return "", &json.UnmarshalTypeError{Value: jsonKind(raw[0]) + " that is not a plain decimal",
+		return "", &json.UnmarshalTypeError{Value: kindName(jsontext.Value(raw).Kind()) + " that is not a plain decimal",
 			Type: reflect.TypeFor[string](), Field: field}
 	}
 	return s, nil
@@ -233,21 +228,6 @@ func isDecimal(s string, maxFraction int, signed bool) bool {
 		return false
 	}
 	return !point || (len(fp) <= maxFraction && allDigits(fp))
-}
-
-// jsonKind names the kind of JSON value that starts with c.
-func jsonKind(c byte) string {
-	switch c {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "bool"
-	}
-	return "number"
 }
 
 // Date is a calendar date without a time or zone, the ISO 8601 YYYY-MM-DD
@@ -474,7 +454,7 @@ func (d *Date) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if err := dec.SkipValue(); err != nil {
 		return err
 	}
-	return fmt.Errorf("xs2a: decoding date: %w", &json.UnmarshalTypeError{Value: jsonKind(byte(kind)), Type: reflect.TypeFor[string]()})
+	return fmt.Errorf("xs2a: decoding date: %w", &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[string]()})
 }
 
 // MarshalJSON is MarshalJSONTo for encoding/json.
