@@ -164,9 +164,6 @@ func (m *walkMemory) repeat(kind byte, key string) bool {
 	return false
 }
 
-// bytes is how much memory m's tables take (for tests).
-func (m *walkMemory) bytes() int { return m.seen.bytes() + m.counts.bytes() }
-
 // generations remembers fingerprints in two tables, the newest
 // walkMemoryGeneration at least: when the newer is full, the older is emptied
 // and becomes the newer. A fingerprint found in the older is copied to the
@@ -194,8 +191,6 @@ func (g *generations) put(f uint64, v uint32) {
 	g.cur.reset()
 	g.cur.set(f, v)
 }
-
-func (g *generations) bytes() int { return 12 * (len(g.cur.keys) + len(g.old.keys)) }
 
 // fpTable is an open-addressing table (linear probing) of nonzero
 // fingerprints and their values, grown up to walkMemorySlots slots.

@@ -402,22 +402,6 @@ func appendSigningString(str, used []byte, names, keys []string, src headerSourc
 	return str, used
 }
 
-// signingString returns the signing string for names over src and the
-// space-separated list of the names used.
-func signingString(names []string, src headerSource) (str, used string) {
-	b, u := appendSigningString(nil, nil, names, nil, src)
-	return string(b), string(u)
-}
-
-// sign returns the Signature header value for the request described by src.
-func (s *Signer) sign(src headerSource) (string, error) {
-	var b strings.Builder
-	if err := s.writeSignature(&b, src, new([sha256.Size]byte)); err != nil {
-		return "", err
-	}
-	return b.String(), nil
-}
-
 // writeSignature writes the Signature header value for the request
 // described by src to b, sized by the caller (valueLen). It allocates nothing
 // but the key's: the caller provides sum, whose address escapes into the
