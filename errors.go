@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -279,11 +280,7 @@ func parseErrorBody(contentType string, body []byte) []TPPMessage {
 	}
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if len(msgs) == 0 && (doc.Code != "" || doc.Title != "" || doc.Detail != "" || mt == "application/problem+json") {
-		text := doc.Detail
-		if text == "" {
-			text = doc.Title
-		}
-		code := doc.Code
+		text, code := cmp.Or(doc.Detail, doc.Title), doc.Code
 		if code == "" && doc.Type != "" && !strings.Contains(doc.Type, "/") {
 			code = doc.Type
 		}
@@ -354,10 +351,8 @@ func (e *SCARequiredError) Error() string {
 	return withRequestID("xs2a: SCA required: send the PSU to the scaRedirect link", e.RequestID)
 }
 
-// Is reports target == ErrSCARequired.
-func (e *SCARequiredError) Is(target error) bool { return target == ErrSCARequired }
-
-// GoString and Format print the message alone in every fmt verb (formatError).
+// Is reports target == ErrSCARequired; GoString and Format print the message alone (formatError).
+func (e *SCARequiredError) Is(target error) bool          { return target == ErrSCARequired }
 func (e *SCARequiredError) GoString() string              { return goString("SCARequiredError", e.Error()) }
 func (e *SCARequiredError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
@@ -416,10 +411,8 @@ func (e *SignatureError) Error() string {
 	return withRequestID("xs2a: response signature invalid: "+bankText(e.Reason, maxCauseText), e.RequestID)
 }
 
-// Is reports target == ErrSignatureInvalid.
-func (e *SignatureError) Is(target error) bool { return target == ErrSignatureInvalid }
-
-// GoString and Format print the message alone in every fmt verb (formatError).
+// Is reports target == ErrSignatureInvalid; GoString and Format print the message alone (formatError).
+func (e *SignatureError) Is(target error) bool          { return target == ErrSignatureInvalid }
 func (e *SignatureError) GoString() string              { return goString("SignatureError", e.Error()) }
 func (e *SignatureError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
@@ -444,10 +437,8 @@ func (e *AccessExceededError) Error() string {
 		AccessLimit, inert.Text(string(e.Endpoint), 64), next.UTC().Format(time.RFC3339))
 }
 
-// Is reports target == ErrAccessExceeded.
-func (e *AccessExceededError) Is(target error) bool { return target == ErrAccessExceeded }
-
-// GoString and Format print the message alone in every fmt verb (formatError).
+// Is reports target == ErrAccessExceeded; GoString and Format print the message alone (formatError).
+func (e *AccessExceededError) Is(target error) bool          { return target == ErrAccessExceeded }
 func (e *AccessExceededError) GoString() string              { return goString("AccessExceededError", e.Error()) }
 func (e *AccessExceededError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
@@ -479,10 +470,8 @@ func (e *SCAFailedError) Error() string {
 	return s
 }
 
-// Is reports target == ErrSCAFailed.
-func (e *SCAFailedError) Is(target error) bool { return target == ErrSCAFailed }
-
-// GoString and Format print the message alone in every fmt verb (formatError).
+// Is reports target == ErrSCAFailed; GoString and Format print the message alone (formatError).
+func (e *SCAFailedError) Is(target error) bool          { return target == ErrSCAFailed }
 func (e *SCAFailedError) GoString() string              { return goString("SCAFailedError", e.Error()) }
 func (e *SCAFailedError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
@@ -500,10 +489,8 @@ func (e *CallbackError) Error() string {
 	return "xs2a: invalid SCA callback: " + e.Param + ": " + e.Reason
 }
 
-// Is reports target == ErrInvalidCallback.
-func (e *CallbackError) Is(target error) bool { return target == ErrInvalidCallback }
-
-// GoString and Format print the message alone in every fmt verb (formatError).
+// Is reports target == ErrInvalidCallback; GoString and Format print the message alone (formatError).
+func (e *CallbackError) Is(target error) bool          { return target == ErrInvalidCallback }
 func (e *CallbackError) GoString() string              { return goString("CallbackError", e.Error()) }
 func (e *CallbackError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
@@ -528,10 +515,8 @@ func (e *SCARedirectError) Error() string {
 	return withRequestID(s+"refusing the bank's scaRedirect: the link "+e.Reason, e.RequestID)
 }
 
-// Is reports target == ErrSCARedirectInvalid.
-func (e *SCARedirectError) Is(target error) bool { return target == ErrSCARedirectInvalid }
-
-// GoString and Format print the message alone in every fmt verb (formatError).
+// Is reports target == ErrSCARedirectInvalid; GoString and Format print the message alone (formatError).
+func (e *SCARedirectError) Is(target error) bool          { return target == ErrSCARedirectInvalid }
 func (e *SCARedirectError) GoString() string              { return goString("SCARedirectError", e.Error()) }
 func (e *SCARedirectError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 

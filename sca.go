@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -26,9 +27,8 @@ const (
 // Valid reports whether c is one of the contexts docs/interface.md defines.
 func (c PSUContext) Valid() bool { return c == ContextPrivate || c == ContextCorporate }
 
-// Callback holds the query parameters the bank sends to the TPP-Redirect-URI
-// after a successful SCA (docs/interface.md "TPP redirect (callback the TPP
-// implements)"). ParseCallback returns it only when every field is valid.
+// Callback holds the query parameters of a successful SCA's redirect
+// (docs/interface.md CB1); ParseCallback returns it only when every field is valid.
 type Callback struct {
 	// PSUID is the psu-id: an RFC 4122 UUID in lower case, stable for this
 	// TPP and bank. Persist it and send it as PSU-ID on later requests. It
@@ -91,27 +91,22 @@ const (
 const maxCallbackText = 200
 
 // ParseCallback reads the query of a request to the TPP-Redirect-URI, a pure
-// function of q. After a successful SCA it returns the *Callback
-// (docs/interface.md CB1, CB4); when the bank reports a failed SCA it returns
-// (nil, *SCAFailedError) (CB2, CB5); anything else is a *CallbackError: a missing,
-// malformed or repeated parameter, control characters, or psu-id together with
-// failure parameters (CB3). Parameters it does not know are ignored.
+// function of q: the *Callback of a successful SCA (docs/interface.md CB1, CB4),
+// (nil, *SCAFailedError) for a failed one (CB2, CB5), else a *CallbackError
+// (CB3). Parameters it does not know are ignored.
 func ParseCallback(q url.Values) (*Callback, error) {
 	for _, k := range callbackParams {
 		if len(q[k]) > 1 {
 			return nil, &CallbackError{Param: k, Reason: reasonRepeated}
 		}
 	}
-	for _, k := range failureParams {
-		if q.Get(k) == "" {
-			continue
-		}
-		if q.Get(paramPSUID) != "" {
-			return nil, &CallbackError{Param: paramPSUID, Reason: reasonMixed}
-		}
-		return parseFailure(q)
+	if !slices.ContainsFunc(failureParams, func(k string) bool { return q.Get(k) != "" }) {
+		return parseSuccess(q)
 	}
-	return parseSuccess(q)
+	if q.Get(paramPSUID) != "" {
+		return nil, &CallbackError{Param: paramPSUID, Reason: reasonMixed}
+	}
+	return parseFailure(q)
 }
 
 func parseSuccess(q url.Values) (*Callback, error) {
