@@ -21,11 +21,9 @@ import (
 var (
 	// ErrSCARequired: the bank asks for SCA; the error is a *SCARequiredError.
 	ErrSCARequired = errors.New("xs2a: SCA required")
-	// ErrSignatureInvalid: the bank rejected the request's signature, or the
-	// response's failed.
+	// ErrSignatureInvalid: the bank refused the request's signature, or the response's failed.
 	ErrSignatureInvalid = errors.New("xs2a: signature invalid")
-	// ErrAccessExceeded: the PSU-not-present limit (docs/interface.md L1) is used
-	// up, locally or at the bank (429).
+	// ErrAccessExceeded: the PSU-not-present limit (docs/interface.md L1) is used up, here or at the bank.
 	ErrAccessExceeded = errors.New("xs2a: access exceeded")
 	// ErrOutcomeUnknown: a payment left the client and no answer, or a 5xx,
 	// came back: the bank may have acted on it (docs/interface.md E18). Do not
@@ -35,30 +33,23 @@ var (
 	// ErrDuplicatePayment: the bank refused a payment as a logical duplicate
 	// of a live one (docs/interface.md E14); the error is an *Error.
 	ErrDuplicatePayment = errors.New("xs2a: logical duplicate of an earlier payment")
-	// ErrConsentInvalid: consent is missing, expired or revoked at the bank
-	// (403, or a CONSENT_* code).
+	// ErrConsentInvalid: consent is missing, expired or revoked at the bank (docs/interface.md CS2).
 	ErrConsentInvalid = errors.New("xs2a: consent invalid")
-	// ErrCorporateIDRequired: a corporate PSU's request lacked PSU-CORPORATE-ID
-	// (see UsersService.Agreements).
+	// ErrCorporateIDRequired: a corporate PSU's request lacked PSU-CORPORATE-ID (docs/interface.md E6).
 	ErrCorporateIDRequired = errors.New("xs2a: PSU-CORPORATE-ID required: pick an agreement from Users.Agreements")
 	// ErrInsufficientFunds: the payment was refused for lack of funds.
 	ErrInsufficientFunds = errors.New("xs2a: insufficient funds")
-	// ErrReferenceMixInvalid: a bulk or periodic payment was put into a
-	// signing basket (REFERENCE_MIX_INVALID).
+	// ErrReferenceMixInvalid: a bulk or periodic payment was put into a signing basket (docs/interface.md E8).
 	ErrReferenceMixInvalid = errors.New("xs2a: signing basket holds a bulk or periodic payment")
 	// ErrNotFound: the resource does not exist (404).
 	ErrNotFound = errors.New("xs2a: not found")
-	// ErrCrossOrigin: a request or link leaves the base address; nothing is sent
-	// there.
+	// ErrCrossOrigin: a request or link leaves the base address; nothing is sent there (docs/interface.md PRQ6).
 	ErrCrossOrigin = errors.New("xs2a: refusing to send a signed request to another origin")
-	// ErrSCARedirectInvalid: an scaRedirect unsafe for the PSU's browser, not
-	// handed out (SCARedirectError).
+	// ErrSCARedirectInvalid: an scaRedirect unsafe for the PSU's browser, not handed out (SCARedirectError).
 	ErrSCARedirectInvalid = errors.New("xs2a: scaRedirect is not a safe web address")
-	// ErrUnknownStatus: with PollOptions.Strict, an unknown transactionStatus
-	// (TransactionStatus.Known).
+	// ErrUnknownStatus: with PollOptions.Strict, an unknown transactionStatus (TransactionStatus.Known).
 	ErrUnknownStatus = errors.New("xs2a: unknown transaction status")
-	// ErrPollAttempts: PollStatus read the status PollOptions.MaxAttempts times
-	// and it was still not final.
+	// ErrPollAttempts: PollStatus read the status PollOptions.MaxAttempts times, and it was not final.
 	ErrPollAttempts = errors.New("xs2a: payment status still not final after the last poll")
 	// ErrSCAFailed: the bank sent the PSU back from SCA with an error
 	// (docs/interface.md CB2); the error is a *SCAFailedError.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,7 +196,7 @@ func checkCallbackText(param, s string) *CallbackError {
 // decodeMessage decodes and makes inert the message of a failed SCA
 // (docs/interface.md CB5).
 func decodeMessage(s string) string {
-	if hasPercentEscape(s) {
+	if percentEscape.MatchString(s) {
 		if d, err := url.QueryUnescape(s); err == nil {
 			s = d
 		}
@@ -210,18 +211,8 @@ func decodeMessage(s string) string {
 	return inert.Text(s, 0)
 }
 
-func hasPercentEscape(s string) bool {
-	for i := 0; i+2 < len(s); i++ {
-		if s[i] == '%' && isHex(s[i+1]) && isHex(s[i+2]) {
-			return true
-		}
-	}
-	return false
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
+// percentEscape is a %XX sequence left after the query's decoding.
+var percentEscape = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
 
 // printableASCII reports whether s holds only bytes 0x20 to 0x7E.
 func printableASCII(s string) bool {

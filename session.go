@@ -17,18 +17,12 @@ const SessionValidity = time.Hour
 // (docs/interface.md CS5, L3): Complete refuses a later callback.
 const PendingValidity = time.Hour
 
-// SessionState is a user's state in a SessionStore; only SessionManager changes
-// it.
+// SessionState is a user's state in a SessionStore; only SessionManager changes it.
 type SessionState struct {
-	// Active is the TPP-Session-ID whose SCA completed last ("" when none).
-	Active string
-	// ActiveUntil is when Active's SCA expires: completion + SessionValidity.
-	ActiveUntil time.Time
-	// Pending is the TPP-Session-ID waiting for SCA ("" when none).
-	Pending string
-	// PendingSince is when Begin handed out Pending, by the
-	// SessionManager's clock; Pending expires PendingValidity later.
-	PendingSince time.Time
+	Active       string    // the TPP-Session-ID whose SCA completed last ("" when none)
+	ActiveUntil  time.Time // when Active's SCA expires: completion + SessionValidity
+	Pending      string    // the TPP-Session-ID waiting for SCA ("" when none)
+	PendingSince time.Time // when Begin handed out Pending, by the SessionManager's clock
 }
 
 // SessionStore keeps SessionStates by user key. Implement it over a shared
@@ -46,8 +40,7 @@ type SessionStore interface {
 	Load(ctx context.Context, user string) (SessionState, error)
 }
 
-// NewMemorySessionStore returns an in-memory SessionStore, safe for concurrent
-// use.
+// NewMemorySessionStore returns an in-memory SessionStore, safe for concurrent use.
 func NewMemorySessionStore() SessionStore {
 	return &memorySessionStore{m: make(map[string]SessionState)}
 }

@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -46,13 +47,10 @@ type Signer struct {
 	headers    []string // lower-case names signed when present, in order
 	keys       []string // headers' canonical MIME forms, made once, in the order of headers
 	digestGET  bool     // digest the empty body of requests without one
-	// keyId variants (SignerOptions)
-	lowerSerial, escapeSpaces bool
-	paramsHead                string // `keyId="...",algorithm="...",headers="`
-	valueLen                  int    // room for a Signature value (unless RFC 2047 encoded)
-	encode2047                bool   // RFC 2047 encode the value: non-ASCII keyId or RFC2047Signature
-	force2047                 bool   // SignerOptions.RFC2047Signature
-	rand                      io.Reader
+	paramsHead string   // `keyId="...",algorithm="...",headers="`
+	valueLen   int      // room for a Signature value (unless RFC 2047 encoded)
+	encode2047 bool     // RFC 2047 encode the value: non-ASCII keyId or RFC2047Signature
+	rand       io.Reader
 }
 
 // SignerOptions adjust a Signer for a bank's variant of the signing rules
@@ -81,11 +79,8 @@ type SignerOptions struct {
 	DigestOnEmptyBody bool
 }
 
-// apply checks o and sets it on s.
+// apply checks o and sets its KeyID, SignedHeaders and DigestOnEmptyBody on s.
 func (o *SignerOptions) apply(s *Signer) error {
-	if o == nil {
-		return nil
-	}
 	if o.KeyID != "" {
 		if strings.ContainsAny(o.KeyID, "\"\r\n") {
 			return invalid("SignerOptions.KeyID", "must hold no quote or line break")
@@ -101,8 +96,7 @@ func (o *SignerOptions) apply(s *Signer) error {
 			s.headers = append(s.headers, n)
 		}
 	}
-	s.lowerSerial, s.escapeSpaces = o.LowerCaseSerial, o.EscapedSpacesInCA
-	s.force2047, s.digestGET = o.RFC2047Signature, o.DigestOnEmptyBody
+	s.digestGET = o.DigestOnEmptyBody
 	return nil
 }
 
@@ -133,11 +127,12 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 		return nil, invalid("key", "does not match the certificate's public key")
 	}
 	s.headers = append([]string(nil), DefaultSignedHeaders...)
-	if err := opts.apply(s); err != nil {
+	o := cmp.Or(opts, &SignerOptions{})
+	if err := o.apply(s); err != nil {
 		return nil, err
 	}
 	if s.keyID == "" {
-		id, err := certKeyID(cert, s.lowerSerial, s.escapeSpaces)
+		id, err := certKeyID(cert, o.LowerCaseSerial, o.EscapedSpacesInCA)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +147,7 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 		maxSig = pub.Size()
 	}
 	s.valueLen = len(s.paramsHead) + len(strings.Join(s.headers, " ")) + len(`",signature="`) + base64.StdEncoding.EncodedLen(maxSig) + len(`"`)
-	s.encode2047 = s.force2047 || !isASCII(s.keyID)
+	s.encode2047 = o.RFC2047Signature || !isASCII(s.keyID)
 	return s, nil
 }
 
