@@ -291,13 +291,8 @@ func parseErrorBody(contentType string, body []byte) []TPPMessage {
 // newError builds an *Error from a response whose body has been read (and
 // capped) already.
 func newError(resp *http.Response, body []byte, requestID string, now time.Time) *Error {
-	e := &Error{
-		StatusCode: resp.StatusCode,
-		RequestID:  requestID,
-		Body:       body,
-		RetryAfter: retryAfter(resp.Header, now),
-	}
-	e.Messages = parseErrorBody(resp.Header.Get("Content-Type"), body)
+	e := &Error{StatusCode: resp.StatusCode, RequestID: requestID, Body: body, RetryAfter: retryAfter(resp.Header, now),
+		Messages: parseErrorBody(resp.Header.Get("Content-Type"), body)}
 	if len(e.Messages) > 0 {
 		e.Code = e.Messages[0].Code
 	}

@@ -29,12 +29,10 @@ type SessionState struct {
 // database (a SQL transaction, a Redis WATCH/MULTI) when several TPP replicas
 // serve the same users; NewMemorySessionStore serves a single process.
 type SessionStore interface {
-	// Update loads the state of user (the zero SessionState when there is
-	// none), calls fn, and stores what fn returns, atomically with respect to
-	// other Update calls for the same user. When fn returns an error nothing
-	// is stored and Update returns that error. fn has no side effects, so a
-	// store may call it again after a conflict. A store may delete a user
-	// whose new state is the zero SessionState.
+	// Update loads the state of user (zero when none), calls fn and stores what
+	// fn returns, atomically with respect to other Updates of user; on fn's error
+	// it stores nothing and returns that error. fn has no side effects, so a
+	// store may call it again after a conflict, and may delete a zero state.
 	Update(ctx context.Context, user string, fn func(s SessionState) (SessionState, error)) error
 	// Load returns the state of user, the zero SessionState when there is none.
 	Load(ctx context.Context, user string) (SessionState, error)
