@@ -9,11 +9,9 @@ import (
 	"strings"
 )
 
-// Digest returns the value of the Digest header for body:
-// "SHA-256=<base64 of the SHA-256 of the exact body bytes>", as the bank's
-// reference client sends it on every request with a body (docs/interface.md, Request
-// headers). A nil or empty body gives the digest of the empty byte string,
-// the Berlin Group rule for requests without a body.
+// Digest returns the value of the Digest header for body: "SHA-256=<base64 of
+// the SHA-256 of the exact body bytes>"; an empty body gives the digest of the
+// empty byte string.
 func Digest(body []byte) string {
 	var b [digestLen]byte
 	return string(appendDigest(b[:0], body))
@@ -29,11 +27,9 @@ func appendDigest(dst, body []byte) []byte {
 	return base64.StdEncoding.AppendEncode(dst, sum[:])
 }
 
-// VerifyDigest checks a Digest header against body. The header may list
-// several digests separated by commas ("SHA-256=...,SHA-512=..."); every
-// SHA-256 and SHA-512 entry must match and at least one must be present.
-// Entries of other algorithms are ignored. A mismatch is a *SignatureError
-// (errors.Is(err, ErrSignatureInvalid)).
+// VerifyDigest checks a Digest header ("SHA-256=...,SHA-512=...") against
+// body: every SHA-256 and SHA-512 entry must match, one at least, and others
+// are ignored. A mismatch is a *SignatureError (ErrSignatureInvalid).
 func VerifyDigest(header string, body []byte) error {
 	return verifyDigest(header, body)
 }

@@ -7,9 +7,7 @@ import (
 	"strings"
 )
 
-// rfc2253Keywords are the attribute type keywords of RFC 2253 section 2.3;
-// other attribute types are written as a dotted OID with a #hex BER value,
-// as the RFC says (and as Java's X500Principal RFC2253 form does).
+// rfc2253Keywords are the attribute type keywords of RFC 2253 section 2.3.
 var rfc2253Keywords = map[string]string{
 	"2.5.4.3":                    "CN",
 	"2.5.4.7":                    "L",
@@ -33,11 +31,9 @@ type rawATV struct {
 type rawRDNSET []rawATV
 
 // rfc2253 writes a DER-encoded distinguished name in the string form of
-// RFC 2253: RDNs in reverse order, separated by commas, multi-valued RDNs
-// joined by "+", special characters escaped. An attribute without a
-// keyword, or whose value is not a string, is written as its dotted OID and
-// "#" with the hex of the value's BER exactly as the certificate holds it
-// (section 2.4), as Java's X500Principal does.
+// RFC 2253 (docs/interface.md SIG4), as Java's X500Principal does: an
+// attribute without a keyword, or whose value is not a string, as its dotted
+// OID and "#" with the hex of the value's BER as the certificate holds it.
 func rfc2253(rawDN []byte) (string, error) {
 	var seq []rawRDNSET
 	rest, err := asn1.Unmarshal(rawDN, &seq)
@@ -59,10 +55,8 @@ func rfc2253(rawDN []byte) (string, error) {
 			oid := tv.Type.String()
 			kw, known := rfc2253Keywords[oid]
 			var value any
-			if known {
-				if _, err := asn1.Unmarshal(tv.Value.FullBytes, &value); err != nil {
-					value = nil
-				}
+			if _, err := asn1.Unmarshal(tv.Value.FullBytes, &value); err != nil {
+				value = nil
 			}
 			str, isString := value.(string)
 			if !known || !isString {
@@ -80,9 +74,8 @@ func rfc2253(rawDN []byte) (string, error) {
 }
 
 // escapeRFC2253 writes an attribute value with the escapes of RFC 2253
-// section 2.4. A double quote is written as the hex pair \22 (RFC 2253 section 2.4 allows
-// either form) so that the keyId can stand inside the quoted keyId="..."
-// part of the Signature header.
+// section 2.4; a double quote as the hex pair \22, so that the keyId can
+// stand inside the Signature header's keyId="...".
 func escapeRFC2253(b *strings.Builder, v string) {
 	for i, c := range v {
 		switch {

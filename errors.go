@@ -1,11 +1,13 @@
 package xs2a
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,69 +21,46 @@ import (
 var (
 	// ErrSCARequired: the bank asks for SCA; the error is a *SCARequiredError.
 	ErrSCARequired = errors.New("xs2a: SCA required")
-	// ErrSignatureInvalid: the bank rejected the request's signature, or the
-	// response's failed.
+	// ErrSignatureInvalid: the bank refused the request's signature, or the response's failed.
 	ErrSignatureInvalid = errors.New("xs2a: signature invalid")
-	// ErrAccessExceeded: the PSU-not-present limit (docs/interface.md L1) is used
-	// up, locally or at the bank (429).
+	// ErrAccessExceeded: the PSU-not-present limit (docs/interface.md L1) is used up, here or at the bank.
 	ErrAccessExceeded = errors.New("xs2a: access exceeded")
-	// ErrOutcomeUnknown: a request that creates something (a payment) left
-	// the client but no answer came back, or a 5xx did: the bank may have
-	// acted on it, and the interface has no way to look a payment up (not
-	// by X-Request-ID either). Do not send it again blindly: for an
-	// e-invoice, PaymentsService.ResolveEInvoice tells whether it landed;
-	// for other payments see "Lost payment answers" in the package
-	// documentation.
+	// ErrOutcomeUnknown: a payment left the client and no answer, or a 5xx,
+	// came back: the bank may have acted on it (docs/interface.md E18). Do not
+	// send it again blindly: see PaymentsService.ResolveEInvoice (E19) and
+	// "Lost payment answers" in the package documentation.
 	ErrOutcomeUnknown = errors.New("xs2a: outcome unknown")
-	// ErrDuplicatePayment: the bank refused a payment sent without
-	// allowLogicalDuplicate as a logical duplicate of an earlier one that is
-	// neither cancelled nor rejected (for an e-invoice: the same KID,
-	// invoice number and creditor). The error is an *Error, 400
-	// PAYMENT_FAILED at the remittanceInformationStructuredArray.
+	// ErrDuplicatePayment: the bank refused a payment as a logical duplicate
+	// of a live one (docs/interface.md E14); the error is an *Error.
 	ErrDuplicatePayment = errors.New("xs2a: logical duplicate of an earlier payment")
-	// ErrConsentInvalid: consent is missing, expired or revoked at the bank
-	// (403, or a CONSENT_* code).
+	// ErrConsentInvalid: consent is missing, expired or revoked at the bank (docs/interface.md CS2).
 	ErrConsentInvalid = errors.New("xs2a: consent invalid")
-	// ErrCorporateIDRequired: a corporate PSU's request lacked PSU-CORPORATE-ID
-	// (see UsersService.Agreements).
+	// ErrCorporateIDRequired: a corporate PSU's request lacked PSU-CORPORATE-ID (docs/interface.md E6).
 	ErrCorporateIDRequired = errors.New("xs2a: PSU-CORPORATE-ID required: pick an agreement from Users.Agreements")
 	// ErrInsufficientFunds: the payment was refused for lack of funds.
 	ErrInsufficientFunds = errors.New("xs2a: insufficient funds")
-	// ErrReferenceMixInvalid: a bulk or periodic payment was put into a
-	// signing basket (REFERENCE_MIX_INVALID).
+	// ErrReferenceMixInvalid: a bulk or periodic payment was put into a signing basket (docs/interface.md E8).
 	ErrReferenceMixInvalid = errors.New("xs2a: signing basket holds a bulk or periodic payment")
 	// ErrNotFound: the resource does not exist (404).
 	ErrNotFound = errors.New("xs2a: not found")
-	// ErrCrossOrigin: a request or link leaves the base address; nothing is sent
-	// there.
+	// ErrCrossOrigin: a request or link leaves the base address; nothing is sent there (docs/interface.md PRQ6).
 	ErrCrossOrigin = errors.New("xs2a: refusing to send a signed request to another origin")
-	// ErrSCARedirectInvalid: an scaRedirect unsafe for the PSU's browser, not
-	// handed out (SCARedirectError).
+	// ErrSCARedirectInvalid: an scaRedirect unsafe for the PSU's browser, not handed out (SCARedirectError).
 	ErrSCARedirectInvalid = errors.New("xs2a: scaRedirect is not a safe web address")
+	// ErrUnknownStatus: with PollOptions.Strict, an unknown transactionStatus (TransactionStatus.Known).
+	ErrUnknownStatus = errors.New("xs2a: unknown transaction status")
+	// ErrPollAttempts: PollStatus read the status PollOptions.MaxAttempts times, and it was not final.
+	ErrPollAttempts = errors.New("xs2a: payment status still not final after the last poll")
+	// ErrSCAFailed: the bank sent the PSU back from SCA with an error
+	// (docs/interface.md CB2); the error is a *SCAFailedError.
+	ErrSCAFailed = errors.New("xs2a: SCA failed")
+	// ErrInvalidCallback: a request to the TPP-Redirect-URI carried no
+	// well-formed SCA result (a *CallbackError). Never act on such a request.
+	ErrInvalidCallback = errors.New("xs2a: invalid SCA callback")
+	// ErrUnknownSession: SessionManager.Complete or Abort was given a
+	// TPP-Session-ID that is not the user's Pending one (docs/interface.md CS5).
+	ErrUnknownSession = errors.New("xs2a: unknown TPP-Session-ID")
 )
-
-// ErrUnknownStatus: with PollOptions.Strict, an unknown transactionStatus
-// (TransactionStatus.Known).
-var ErrUnknownStatus = errors.New("xs2a: unknown transaction status")
-
-// ErrPollAttempts: PollStatus read the status PollOptions.MaxAttempts times
-// and it was still not final.
-var ErrPollAttempts = errors.New("xs2a: payment status still not final after the last poll")
-
-// ErrSCAFailed: the bank sent the PSU back from the SCA redirect with an
-// error (docs/interface.md "TPP redirect", query parameters after failed SCA). The
-// error is a *SCAFailedError holding the bank's status, code and message.
-var ErrSCAFailed = errors.New("xs2a: SCA failed")
-
-// ErrInvalidCallback: a request to the TPP-Redirect-URI did not carry a
-// well-formed SCA result. The error is a *CallbackError naming the parameter.
-// Treat it as a failed SCA: never act on such a request.
-var ErrInvalidCallback = errors.New("xs2a: invalid SCA callback")
-
-// ErrUnknownSession: SessionManager.Complete or Abort was given a
-// TPP-Session-ID that is not the one waiting for SCA for that user (never
-// begun, already completed or aborted, or replaced by a later Begin).
-var ErrUnknownSession = errors.New("xs2a: unknown TPP-Session-ID")
 
 // Error codes of the Berlin Group NextGenPSD2 implementation guidelines, as
 // sent in tppMessages[].code. The bank may send codes not listed here; they
@@ -150,10 +129,8 @@ const maxErrorBody = 1 << 20
 //	var e *xs2a.Error
 //	if errors.As(err, &e) && e.Code == xs2a.CodeFormatError { ... }
 //
-// Its message (and every fmt verb of it, %#v included) never holds the body,
-// the call's ids or anything shaped like an account or card number
-// ("[redacted]"; see Error.Error); Code, Messages and Body keep the bank's
-// text as it came: do not log them.
+// Its message, in every fmt verb, holds neither the body nor any identifier
+// (see Error.Error); Code, Messages and Body keep the bank's raw text: do not log them.
 type Error struct {
 	StatusCode int          // HTTP status
 	Code       string       // the first tppMessage's code ("" when none); raw
@@ -168,71 +145,45 @@ type Error struct {
 	ids callIDs // the call's ids, redacted from the message
 }
 
-// Error names the operation, status, code and the bank's text, never the
-// body. The code (at most 100 characters) and the first tppMessage's text
-// (at most 200) are made inert (control, bidi and format characters
-// escaped, line breaks as spaces), and the call's PSU-ID, PSU-CORPORATE-ID,
-// TPP-Session-ID and path ids, and every UUID, IBAN, BBAN, card number or
-// masked PAN in them, read "[redacted]".
+// Error names the operation, status, code (at most 100 characters) and the
+// first tppMessage's text (at most 200), never the body; the bank's text is
+// inert and redacted (callIDs.text, docs/interface.md E16).
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("xs2a: ")
+	s := "xs2a: "
 	if e.Op != "" {
-		b.WriteString(e.Op)
-		b.WriteString(": ")
+		s += e.Op + ": "
 	}
-	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	s += strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode)
 	if e.Code != "" {
-		b.WriteString(": ")
-		b.WriteString(e.ids.text(e.Code, 100))
+		s += ": " + e.ids.text(e.Code, 100)
 	}
 	if len(e.Messages) > 0 && e.Messages[0].Text != "" {
-		b.WriteString(": ")
-		b.WriteString(e.ids.text(e.Messages[0].Text, 200))
+		s += ": " + e.ids.text(e.Messages[0].Text, 200)
 	}
 	if e.Is(ErrOutcomeUnknown) {
-		b.WriteString("; outcome unknown: the bank may have acted on the request, do not send it again blindly")
+		s += "; outcome unknown: the bank may have acted on the request, do not send it again blindly"
 	}
 	if e.HasCode(CodeServiceBlocked) { // docs/interface.md SCA6
-		b.WriteString("; payments from this account are not allowed (it may still be read for account information)")
+		s += "; payments from this account are not allowed (it may still be read for account information)"
 	}
-	if e.RequestID != "" {
-		b.WriteString(" (X-Request-ID ")
-		b.WriteString(e.RequestID)
-		b.WriteString(")")
-	}
-	return b.String()
+	return withRequestID(s, e.RequestID)
 }
 
-// GoString is the message: fmt's %#v shows neither the body nor the raw
-// messages.
-func (e *Error) GoString() string { return goString("Error", e.Error()) }
-
-// Format prints the message for every verb, GoString for %#v.
+// GoString and Format print the message alone in every fmt verb (formatError).
+func (e *Error) GoString() string              { return goString("Error", e.Error()) }
 func (e *Error) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // HasCode reports whether any tppMessage carries code.
 func (e *Error) HasCode(code string) bool {
-	for _, m := range e.Messages {
-		if m.Code == code {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(e.Messages, func(m TPPMessage) bool { return m.Code == code })
 }
 
-// Is maps the bank's answer onto the package's sentinel errors.
-//
-// The interface names no error codes for some rows of its Errors table, so
-// two matches also look at tppMessages[].path of messages without a code:
-// ErrSignatureInvalid matches SIGNATURE_INVALID, SIGNATURE_MISSING or a 400
-// whose path is "Signature"; ErrCorporateIDRequired matches
-// CORPORATE_ID_INVALID or a 400 whose path is "PSU-CORPORATE-ID". ErrOutcomeUnknown matches a 5xx answer to a request
-// that is not idempotent (a payment initiation): the bank may have acted on it.
-// ErrDuplicatePayment matches a 400 PAYMENT_FAILED whose path is a
-// remittanceInformationStructuredArray (of the payment or of a bulk entry):
-// the interface does not document its logical-duplicate answer beyond that,
-// so other PAYMENT_FAILED answers are not taken for one.
+// Is maps the bank's answer onto the package's sentinel errors. Where the
+// interface names no code, a 400 whose tppMessage without a code has the path
+// "Signature" (ErrSignatureInvalid) or "PSU-CORPORATE-ID"
+// (ErrCorporateIDRequired) matches. ErrOutcomeUnknown matches a 5xx to a
+// request that is not idempotent (docs/interface.md E18); ErrDuplicatePayment a
+// 400 PAYMENT_FAILED at a remittanceInformationStructuredArray (E14) only.
 func (e *Error) Is(target error) bool {
 	switch target {
 	case ErrDuplicatePayment:
@@ -257,11 +208,9 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
-// consentInvalid reports a consent missing, expired, unknown or revoked. A
-// consent revoked at the bank shows as 403 whatever the code
-// (docs/interface.md, Production), unless the code blames the TPP's
-// certificate or role, or is SERVICE_BLOCKED (a payment right withdrawn,
-// SCA6).
+// consentInvalid reports a consent missing, expired, unknown or revoked: a
+// CONSENT_* code, or a 403 whose code blames neither the TPP nor a withdrawn
+// payment right (docs/interface.md CS2, SCA6).
 func (e *Error) consentInvalid() bool {
 	if e.HasCode(CodeConsentInvalid) || e.HasCode(CodeConsentExpired) || e.HasCode(CodeConsentUnknown) {
 		return true
@@ -271,41 +220,27 @@ func (e *Error) consentInvalid() bool {
 
 // duplicate reports the bank's refusal of a logical duplicate.
 func (e *Error) duplicate() bool {
-	if e.StatusCode != http.StatusBadRequest {
-		return false
-	}
-	for _, m := range e.Messages {
+	return e.StatusCode == http.StatusBadRequest && slices.ContainsFunc(e.Messages, func(m TPPMessage) bool {
 		p := strings.ToLower(m.Path)
-		if m.Code == CodePaymentFailed && (p == "remittanceinformationstructuredarray" || strings.HasSuffix(p, ".remittanceinformationstructuredarray")) {
-			return true
-		}
-	}
-	return false
+		return m.Code == CodePaymentFailed &&
+			(p == "remittanceinformationstructuredarray" || strings.HasSuffix(p, ".remittanceinformationstructuredarray"))
+	})
 }
 
 // badRequestAt reports a 400 with a tppMessage that has no code and whose
 // path names field (a message with a code is judged by its code).
 func (e *Error) badRequestAt(field string) bool {
-	if e.StatusCode != http.StatusBadRequest {
-		return false
-	}
-	for _, m := range e.Messages {
-		if m.Code == "" && strings.EqualFold(m.Path, field) {
-			return true
-		}
-	}
-	return false
+	return e.StatusCode == http.StatusBadRequest && slices.ContainsFunc(e.Messages, func(m TPPMessage) bool {
+		return m.Code == "" && strings.EqualFold(m.Path, field)
+	})
 }
 
 // blamesTPP reports a code about the TPP itself (certificate, role,
 // signature) rather than the PSU's consent.
 func (e *Error) blamesTPP() bool {
-	for _, m := range e.Messages {
-		if strings.HasPrefix(m.Code, "CERTIFICATE_") || strings.HasPrefix(m.Code, "SIGNATURE_") || m.Code == CodeRoleInvalid {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(e.Messages, func(m TPPMessage) bool {
+		return strings.HasPrefix(m.Code, "CERTIFICATE_") || strings.HasPrefix(m.Code, "SIGNATURE_") || m.Code == CodeRoleInvalid
+	})
 }
 
 // parseErrorBody fills Messages and Code from an error body. It accepts the
@@ -336,11 +271,7 @@ func parseErrorBody(contentType string, body []byte) []TPPMessage {
 	}
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if len(msgs) == 0 && (doc.Code != "" || doc.Title != "" || doc.Detail != "" || mt == "application/problem+json") {
-		text := doc.Detail
-		if text == "" {
-			text = doc.Title
-		}
-		code := doc.Code
+		text, code := cmp.Or(doc.Detail, doc.Title), doc.Code
 		if code == "" && doc.Type != "" && !strings.Contains(doc.Type, "/") {
 			code = doc.Type
 		}
@@ -360,13 +291,8 @@ func parseErrorBody(contentType string, body []byte) []TPPMessage {
 // newError builds an *Error from a response whose body has been read (and
 // capped) already.
 func newError(resp *http.Response, body []byte, requestID string, now time.Time) *Error {
-	e := &Error{
-		StatusCode: resp.StatusCode,
-		RequestID:  requestID,
-		Body:       body,
-		RetryAfter: retryAfter(resp.Header, now),
-	}
-	e.Messages = parseErrorBody(resp.Header.Get("Content-Type"), body)
+	e := &Error{StatusCode: resp.StatusCode, RequestID: requestID, Body: body, RetryAfter: retryAfter(resp.Header, now),
+		Messages: parseErrorBody(resp.Header.Get("Content-Type"), body)}
 	if len(e.Messages) > 0 {
 		e.Code = e.Messages[0].Code
 	}
@@ -386,10 +312,8 @@ func (e *ValidationError) Error() string {
 	return "xs2a: invalid " + e.Field + ": " + e.Reason
 }
 
-// GoString is the message: fmt's %#v shows no field.
-func (e *ValidationError) GoString() string { return goString("ValidationError", e.Error()) }
-
-// Format prints the message for every verb, GoString for %#v.
+// GoString and Format print the message alone in every fmt verb (formatError).
+func (e *ValidationError) GoString() string              { return goString("ValidationError", e.Error()) }
 func (e *ValidationError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // invalid is shorthand for a *ValidationError.
@@ -410,36 +334,20 @@ type SCARequiredError struct {
 
 // Error says SCA is needed and gives the X-Request-ID.
 func (e *SCARequiredError) Error() string {
-	s := "xs2a: SCA required: send the PSU to the scaRedirect link"
-	if e.RequestID != "" {
-		s += " (X-Request-ID " + e.RequestID + ")"
-	}
-	return s
+	return withRequestID("xs2a: SCA required: send the PSU to the scaRedirect link", e.RequestID)
 }
 
-// Is reports target == ErrSCARequired.
-func (e *SCARequiredError) Is(target error) bool { return target == ErrSCARequired }
-
-// GoString is the message: fmt's %#v shows neither the link nor the
-// bank's messages.
-func (e *SCARequiredError) GoString() string { return goString("SCARequiredError", e.Error()) }
-
-// Format prints the message for every verb, GoString for %#v.
+// Is reports target == ErrSCARequired; GoString and Format print the message alone (formatError).
+func (e *SCARequiredError) Is(target error) bool          { return target == ErrSCARequired }
+func (e *SCARequiredError) GoString() string              { return goString("SCARequiredError", e.Error()) }
 func (e *SCARequiredError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // TransportError is a call that got no answer from the bank: the connection
-// failed, was lost, or the context ended. When a request that is not
-// idempotent (a POST) may have reached the bank, Sent is true and the error
-// answers errors.Is(err, ErrOutcomeUnknown): do not send it again blindly
-// (see ErrOutcomeUnknown). The SDK never re-sends such a request on its own.
-//
-// Its message leaves out every URL a *url.Error in the cause quotes (the
-// request's, a redirect's Location), makes the cause's text inert and
-// replaces by "[redacted]" the PSU-ID, PSU-CORPORATE-ID, TPP-Session-ID and
-// path ids the call carried, and every UUID, IBAN, BBAN, card number or
-// masked PAN, wherever the cause's text (which may quote the bank's answer)
-// holds them; so does every fmt verb of it. Err is the cause as it was, ids
-// included.
+// failed, was lost, or the context ended. Sent is true when a request that is
+// not idempotent may have reached the bank; the error then answers
+// errors.Is(err, ErrOutcomeUnknown) (docs/interface.md E18). Its message, in
+// every fmt verb, quotes no URL and no identifier (callIDs.causeText); Err is
+// the cause as it was, ids included.
 type TransportError struct {
 	Method    string
 	Op        string
@@ -452,8 +360,8 @@ type TransportError struct {
 	ids callIDs // the call's ids, redacted from the message
 }
 
-// Error says what failed without the request's URL (it holds resource ids)
-// or the call's ids, the cause's text inert and cut at 300 characters.
+// Error says what failed, the cause's text inert, redacted and cut at 300
+// characters.
 func (e *TransportError) Error() string {
 	s := "xs2a: " + e.Op + ": "
 	if e.Is(ErrOutcomeUnknown) {
@@ -462,19 +370,14 @@ func (e *TransportError) Error() string {
 	if e.Err != nil {
 		s += e.ids.causeText(e.Err, maxCauseText)
 	}
-	if e.RequestID != "" {
-		s += " (X-Request-ID " + e.RequestID + ")"
-	}
-	return s
+	return withRequestID(s, e.RequestID)
 }
 
 // Unwrap returns the underlying error (often a *url.Error).
 func (e *TransportError) Unwrap() error { return e.Err }
 
-// GoString is the message: fmt's %#v shows not the cause's raw text.
-func (e *TransportError) GoString() string { return goString("TransportError", e.Error()) }
-
-// Format prints the message for every verb, GoString for %#v.
+// GoString and Format print the message alone in every fmt verb (formatError).
+func (e *TransportError) GoString() string              { return goString("TransportError", e.Error()) }
 func (e *TransportError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // Is reports ErrOutcomeUnknown for a sent request other than GET or HEAD.
@@ -491,62 +394,44 @@ type SignatureError struct {
 
 // Error gives the failure's reason, inert, identifiers redacted.
 func (e *SignatureError) Error() string {
-	s := "xs2a: response signature invalid: " + bankText(e.Reason, maxCauseText)
-	if e.RequestID != "" {
-		s += " (X-Request-ID " + e.RequestID + ")"
-	}
-	return s
+	return withRequestID("xs2a: response signature invalid: "+bankText(e.Reason, maxCauseText), e.RequestID)
 }
 
-// Is reports target == ErrSignatureInvalid.
-func (e *SignatureError) Is(target error) bool { return target == ErrSignatureInvalid }
-
-// GoString is the message: fmt's %#v shows no field.
-func (e *SignatureError) GoString() string { return goString("SignatureError", e.Error()) }
-
-// Format prints the message for every verb, GoString for %#v.
+// Is reports target == ErrSignatureInvalid; GoString and Format print the message alone (formatError).
+func (e *SignatureError) Is(target error) bool          { return target == ErrSignatureInvalid }
+func (e *SignatureError) GoString() string              { return goString("SignatureError", e.Error()) }
 func (e *SignatureError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // AccessExceededError is a PSU-not-present call the access budget refused
-// locally, before anything was sent, because the endpoint already had
-// AccessLimit calls for this PSU and account in the last AccessWindow
-// (docs/interface.md, Limits). It answers errors.Is(err, ErrAccessExceeded). Its
-// message names neither the PSU nor the account.
+// locally, before anything was sent: the endpoint already had AccessLimit
+// calls for this PSU and account in the last AccessWindow (docs/interface.md
+// L1). It answers errors.Is(err, ErrAccessExceeded) and names neither the PSU
+// nor the account.
 type AccessExceededError struct {
 	Endpoint BudgetEndpoint // the counted endpoint
 	Next     time.Time      // when the next call is allowed
 }
 
-// Error names the endpoint and the next allowed call (UTC, rounded up).
+// Error names the endpoint and the next allowed call (UTC, rounded up to a
+// whole second, so never before the call is really allowed).
 func (e *AccessExceededError) Error() string {
+	next := e.Next.Truncate(time.Second)
+	if next.Before(e.Next) {
+		next = next.Add(time.Second)
+	}
 	return fmt.Sprintf("xs2a: access exceeded: %d calls without the PSU present in 24h to %s; next call allowed at %s",
-		AccessLimit, inert.Text(string(e.Endpoint), 64), ceilSecond(e.Next).UTC().Format(time.RFC3339))
+		AccessLimit, inert.Text(string(e.Endpoint), 64), next.UTC().Format(time.RFC3339))
 }
 
-// Is reports target == ErrAccessExceeded.
-func (e *AccessExceededError) Is(target error) bool { return target == ErrAccessExceeded }
-
-// GoString is the message: fmt's %#v shows no field.
-func (e *AccessExceededError) GoString() string { return goString("AccessExceededError", e.Error()) }
-
-// Format prints the message for every verb, GoString for %#v.
+// Is reports target == ErrAccessExceeded; GoString and Format print the message alone (formatError).
+func (e *AccessExceededError) Is(target error) bool          { return target == ErrAccessExceeded }
+func (e *AccessExceededError) GoString() string              { return goString("AccessExceededError", e.Error()) }
 func (e *AccessExceededError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
-// ceilSecond rounds t up to a whole second, so that the RFC 3339 time in a
-// message is never before the moment the call is really allowed.
-func ceilSecond(t time.Time) time.Time {
-	if u := t.Truncate(time.Second); !u.Equal(t) {
-		return u.Add(time.Second)
-	}
-	return t
-}
-
 // SCAFailedError is the result of a failed SCA: the bank sent the PSU to the
-// TPP-Redirect-URI with the failure parameters of docs/interface.md "TPP redirect".
-// It answers errors.Is(err, ErrSCAFailed). Message is the bank's text, fully
-// URL-decoded and made inert (line breaks as spaces, other control, bidi
-// and format characters escaped visibly); show it to the PSU if you like,
-// but it is the bank's wording, not the SDK's.
+// TPP-Redirect-URI with the failure parameters (docs/interface.md CB2, CB5). It
+// answers errors.Is(err, ErrSCAFailed). Message is the bank's wording, decoded
+// and inert; show it to the PSU if you like.
 type SCAFailedError struct {
 	System  string // system: the bank's internal system that failed (server errors)
 	Status  int    // status: the HTTP status (0 when the bank sent none)
@@ -555,42 +440,31 @@ type SCAFailedError struct {
 }
 
 // Error reads "xs2a: SCA failed: <status> <code>: <message>", the message cut
-// to 200 characters; code and message inert, with anything shaped like an
-// identifier (UUID, IBAN, BBAN, card number, masked PAN) redacted.
+// to 200 characters; code and message inert and redacted (bankText).
 func (e *SCAFailedError) Error() string {
-	var b strings.Builder
-	b.WriteString("xs2a: SCA failed")
-	sep := ": "
+	s, sep := "xs2a: SCA failed", ": "
 	if e.Status != 0 {
-		b.WriteString(sep)
-		b.WriteString(strconv.Itoa(e.Status))
+		s += sep + strconv.Itoa(e.Status)
 		sep = " "
 	}
 	if e.Code != "" {
-		b.WriteString(sep)
-		b.WriteString(bankText(e.Code, 100))
+		s += sep + bankText(e.Code, 100)
 	}
 	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(bankText(e.Message, 200))
+		s += ": " + bankText(e.Message, 200)
 	}
-	return b.String()
+	return s
 }
 
-// Is reports target == ErrSCAFailed.
-func (e *SCAFailedError) Is(target error) bool { return target == ErrSCAFailed }
-
-// GoString is the message: fmt's %#v shows not the raw fields.
-func (e *SCAFailedError) GoString() string { return goString("SCAFailedError", e.Error()) }
-
-// Format prints the message for every verb, GoString for %#v.
+// Is reports target == ErrSCAFailed; GoString and Format print the message alone (formatError).
+func (e *SCAFailedError) Is(target error) bool          { return target == ErrSCAFailed }
+func (e *SCAFailedError) GoString() string              { return goString("SCAFailedError", e.Error()) }
 func (e *SCAFailedError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
-// CallbackError reports a callback that ParseCallback refused. Param names the
-// query parameter ("psu-id", "context", ...; "query" when the query string
-// itself is malformed) and Reason says what is wrong. It never repeats the
-// parameter's value, which may be a PSU id. It answers
-// errors.Is(err, ErrInvalidCallback).
+// CallbackError reports a callback that ParseCallback refused
+// (docs/interface.md CB3). Param names the query parameter ("query" when the
+// query string itself is malformed), Reason what is wrong; it never repeats
+// the value. It answers errors.Is(err, ErrInvalidCallback).
 type CallbackError struct {
 	Param  string
 	Reason string
@@ -601,29 +475,16 @@ func (e *CallbackError) Error() string {
 	return "xs2a: invalid SCA callback: " + e.Param + ": " + e.Reason
 }
 
-// Is reports target == ErrInvalidCallback.
-func (e *CallbackError) Is(target error) bool { return target == ErrInvalidCallback }
-
-// GoString is the message: fmt's %#v shows no field.
-func (e *CallbackError) GoString() string { return goString("CallbackError", e.Error()) }
-
-// Format prints the message for every verb, GoString for %#v.
+// Is reports target == ErrInvalidCallback; GoString and Format print the message alone (formatError).
+func (e *CallbackError) Is(target error) bool          { return target == ErrInvalidCallback }
+func (e *CallbackError) GoString() string              { return goString("CallbackError", e.Error()) }
 func (e *CallbackError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // SCARedirectError is an answer whose scaRedirect link is no web address the
-// PSU's browser may be sent to. The SDK hands out an scaRedirect only when it
-// is an absolute https URL with a host (on any host: banks run SCA pages
-// elsewhere), or plain http on a loopback host (a test bank), or a relative
-// link, which is resolved under the client's base address. It refuses other
-// schemes (javascript:, data:, file:, ...), plain http elsewhere,
-// scheme-relative links ("//host"), user info, and anywhere in the link a
-// space of any kind (U+00A0, U+3000, ...), a C0 or C1 control, a bidi or
-// other format character (U+200E, U+202E, U+2066, U+200B, ...), a line or
-// paragraph separator (U+2028, U+2029), invalid UTF-8 or a backslash. The
-// link is not handed out, and its text is in no message (it may hold ids).
-// It answers
-// errors.Is(err, ErrSCARedirectInvalid) and not ErrSCARequired; a payment or
-// consent whose answer it is answers ErrOutcomeUnknown as well.
+// PSU's browser may be sent to (docs/interface.md SCA2). The link is not handed
+// out, and its text is in no message. It answers errors.Is(err,
+// ErrSCARedirectInvalid), not ErrSCARequired; for a payment or consent,
+// ErrOutcomeUnknown as well.
 type SCARedirectError struct {
 	Op         string // the call ("accounts.list")
 	StatusCode int    // the status of the answer
@@ -637,18 +498,18 @@ func (e *SCARedirectError) Error() string {
 	if e.Op != "" {
 		s += e.Op + ": "
 	}
-	s += "refusing the bank's scaRedirect: the link " + e.Reason
-	if e.RequestID != "" {
-		s += " (X-Request-ID " + e.RequestID + ")"
-	}
-	return s
+	return withRequestID(s+"refusing the bank's scaRedirect: the link "+e.Reason, e.RequestID)
 }
 
-// Is reports target == ErrSCARedirectInvalid.
-func (e *SCARedirectError) Is(target error) bool { return target == ErrSCARedirectInvalid }
-
-// GoString is the message: fmt's %#v shows no field.
-func (e *SCARedirectError) GoString() string { return goString("SCARedirectError", e.Error()) }
-
-// Format prints the message for every verb, GoString for %#v.
+// Is reports target == ErrSCARedirectInvalid; GoString and Format print the message alone (formatError).
+func (e *SCARedirectError) Is(target error) bool          { return target == ErrSCARedirectInvalid }
+func (e *SCARedirectError) GoString() string              { return goString("SCARedirectError", e.Error()) }
 func (e *SCARedirectError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
+
+// withRequestID appends " (X-Request-ID <id>)" to an error message, unless id is "".
+func withRequestID(msg, id string) string {
+	if id == "" {
+		return msg
+	}
+	return msg + " (X-Request-ID " + id + ")"
+}

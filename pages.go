@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"math"
 	"net/url"
 	"strconv"
@@ -43,18 +44,12 @@ type pageWalk[T any] struct {
 	query         url.Values // first page's query; offset is advanced in it
 	limit, offset int
 	fetch         func(ctx context.Context, href string, query url.Values) (pageOf[T], error)
-	// id is an entry's transactionId (cardTransactionId), "" when it has
-	// none.
-	id func(*T) string
+	id            func(*T) string // an entry's transactionId (cardTransactionId), "" when none
 	// repeatsPending: the bank may send the pending entries again on later
-	// pages (accounts, docs/interface.md Endpoints), so pending entries without an
-	// id are recognised by their content. Card accounts page their pending
-	// entries ("card accounts are unaffected"): only ids are compared, and
-	// equal entries on different pages are different transactions.
+	// pages (accounts, docs/interface.md EP16), so pending entries without an id
+	// are recognised by their content; card accounts page theirs.
 	repeatsPending bool
-	// probe, when set, is handed the walk's memory when it starts (for
-	// tests).
-	probe func(*walkMemory)
+	probe          func(*walkMemory) // for tests: handed the walk's memory when it starts
 }
 
 // key identifies an entry: "i" and its id, or "j" and the SHA-256 of its
@@ -79,13 +74,10 @@ func (w *pageWalk[T]) idKey(x *T) string {
 	return ""
 }
 
-// repeatKey is the key that tells a page the bank sent twice. A page that
-// came by, or leads on by, a next link is a repeat only when its entries'
-// ids are; for card accounts, whose pages can hold equal entries without
-// ids, equal content proves nothing there, and the repeated next href
-// stops the walk instead. Otherwise (accounts, whose booked entries have
-// stable ids, and pages by offset, where a bank that ignores offset would
-// send the same page for ever) equal content is a repeat.
+// repeatKey is the key that tells a page the bank sent twice
+// (docs/interface.md EP21): on card pages linked by next, ids only, as equal
+// content proves nothing there (a repeated next href stops the walk
+// instead); otherwise equal content.
 func (w *pageWalk[T]) repeatKey(linked bool) func(*T) string {
 	if linked && !w.repeatsPending {
 		return w.idKey
@@ -104,11 +96,9 @@ func (w *pageWalk[T]) pendingKey(x *T) string {
 }
 
 // unseen returns the entries of list (pending entries or standing orders,
-// kind 'p' or 'o') not yielded yet, and records them in m: for each
-// pendingKey, the most entries with that key that one page has held so
-// far. On a later page only entries beyond that count are new: two equal
-// entries on one page are two transactions (two coffees of the same price
-// on the same day); the same entry on every page is one. An entry without
+// kind 'p' or 'o') not yielded yet, and records in m, per pendingKey, the
+// most entries with that key one page has held: two equal entries on one page
+// are two transactions, the same entry on every page is one. An entry without
 // a key is always new.
 func (w *pageWalk[T]) unseen(list []T, m *walkMemory, kind byte) []T {
 	if len(list) == 0 {
@@ -134,22 +124,18 @@ func (w *pageWalk[T]) unseen(list []T, m *walkMemory, kind byte) []T {
 	return fresh
 }
 
-// walkMemorySlots is the most slots one table of a walkMemory has; it
-// holds at most three quarters as many fingerprints (walkMemoryGeneration):
-// 32 KiB, where a page of 500 transactions takes some 800 KiB.
+// walkMemorySlots is the most slots one table of a walkMemory has (48 KiB);
+// it holds at most walkMemoryGeneration fingerprints.
 const (
 	walkMemorySlots      = 4096
 	walkMemoryGeneration = walkMemorySlots * 3 / 4
 )
 
-// walkMemory is what a walk remembers of what it has read, in bounded
-// memory whatever the bank sends: 64-bit fingerprints of booked entries'
-// ids ('b'), of pages ('s', 'q') and of next links ('l') in seen, and of
-// pending entries and standing orders ('p', 'o') in counts, with how many
-// one page held. Each is keyed with a seed of the walk's own
-// (hash/maphash), so that a bank cannot aim two keys at one fingerprint.
-// Each kind of memory keeps the newest walkMemoryGeneration fingerprints
-// at least, twice as many at most.
+// walkMemory is what a walk remembers of what it has read, in bounded memory
+// whatever the bank sends: fingerprints of booked entries' ids ('b'), pages
+// ('s', 'q') and next links ('l') in seen; of pending entries and standing
+// orders ('p', 'o') in counts. The walk's own seed keeps a bank from aiming
+// two keys at one fingerprint.
 type walkMemory struct {
 	seed   maphash.Seed
 	seen   generations
@@ -178,13 +164,10 @@ func (m *walkMemory) repeat(kind byte, key string) bool {
 	return false
 }
 
-// bytes is how much memory m's tables take (for tests).
-func (m *walkMemory) bytes() int { return m.seen.bytes() + m.counts.bytes() }
-
-// generations remembers fingerprints with a value in two tables: when the
-// newer one is full, the older one is emptied and becomes the newer. A
-// fingerprint found in the older one is copied to the newer one, so that
-// what the bank sends on every page (pending entries) stays remembered.
+// generations remembers fingerprints in two tables, the newest
+// walkMemoryGeneration at least: when the newer is full, the older is emptied
+// and becomes the newer. A fingerprint found in the older is copied to the
+// newer, so that what comes on every page stays remembered.
 type generations struct{ cur, old fpTable }
 
 // get returns f's value, 0 when f is not remembered.
@@ -208,8 +191,6 @@ func (g *generations) put(f uint64, v uint32) {
 	g.cur.reset()
 	g.cur.set(f, v)
 }
-
-func (g *generations) bytes() int { return 12 * (len(g.cur.keys) + len(g.old.keys)) }
 
 // fpTable is an open-addressing table (linear probing) of nonzero
 // fingerprints and their values, grown up to walkMemorySlots slots.
@@ -324,11 +305,10 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 	}
 }
 
-// entries returns what page p adds to the walk: its pending entries and
-// standing orders not yielded yet (its booked entries are all new). It
-// reports the end of the list, a page with nothing new, and refuses, before
-// any of it is yielded, a page the walk has read before or one holding a
-// booked entry (by id) it has yielded before.
+// entries returns the pending entries and standing orders of p not yielded
+// yet (its booked entries are all new), or end for a page with nothing new.
+// Before anything is yielded it refuses a page read before, or one holding
+// a booked entry (by id) yielded before.
 func (w *pageWalk[T]) entries(s *walkState, p pageOf[T]) (fresh, info []T, end bool, err error) {
 	repeatKey := w.repeatKey(s.linked || p.next != "")
 	if sig := pageSignature(p.booked, repeatKey); sig != "" && s.mem.repeat('s', sig) {
@@ -347,8 +327,7 @@ func (w *pageWalk[T]) entries(s *walkState, p pageOf[T]) (fresh, info []T, end b
 	if len(fresh) == 0 {
 		return nil, nil, true, nil
 	}
-	// Pending entries only, none recognised as seen (card entries
-	// without ids): a bank that ignores offset would send them for ever.
+	// Only pending entries, none recognised: a bank ignoring offset would send them for ever.
 	if psig := pageSignature(fresh, repeatKey); psig != "" && s.mem.repeat('q', psig) {
 		return nil, nil, false, w.errSamePage()
 	}
@@ -388,11 +367,8 @@ func (w *pageWalk[T]) next(s *walkState, p pageOf[T], newPending int) (bool, err
 		s.href, s.query, s.linked = p.next, nil, true
 		return true, nil
 	}
-	// Offsets count booked entries: banks page the booked list, and send
-	// pending entries on every page, on the first, or paged by the same
-	// offset and limit (the sandbox, card accounts). Only a full page of
-	// new pending entries, with the booked ones used up, moves the offset
-	// on by the pending entries.
+	// Offsets count booked entries, or pending ones on a full page of new
+	// pending entries once the booked ran out (docs/interface.md EP21).
 	var advance int
 	switch {
 	case len(p.booked) >= w.limit:
@@ -407,10 +383,8 @@ func (w *pageWalk[T]) next(s *walkState, p pageOf[T], newPending int) (bool, err
 		return false, fmt.Errorf("xs2a: %s: the next offset would pass the largest int; stopping", w.op)
 	}
 	s.offset += advance
-	q := make(url.Values, len(w.query))
-	for k, v := range w.query {
-		q[k] = v
-	}
+	q := url.Values{}
+	maps.Copy(q, w.query)
 	q.Set("offset", strconv.Itoa(s.offset))
 	s.query = q
 	return true, nil

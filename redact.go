@@ -11,27 +11,16 @@ import (
 	"github.com/tppkit/xs2a/internal/inert"
 )
 
-// The redactor: every text that came from the bank (or a callback, or a
-// cause net/http wrote about the bank's answer) passes through callIDs.text
-// on its way into an error string or a log line. It makes the text inert
-// (internal/inert) and replaces by [redacted]:
-//   - the ids the call carried: PSU-ID, PSU-CORPORATE-ID, TPP-Session-ID and
-//     the resource ids of its path (account, card account, payment,
-//     authorisation, basket ids), in any ASCII case;
-//   - whatever has the shape of an identifier, whichever call it belongs
-//     to: UUIDs, IBANs (compact, or in groups of four), Norwegian BBANs
-//     (11 digits, or 4.2.5 with dots or spaces), card numbers (13 to 19
-//     digits, or in groups), masked PANs ("123456******1234",
-//     "XXXX XXXX XXXX 1234") and every other run of 11 or more digits.
-
-// redactedText stands in error strings and logs for an identifier that the
-// bank's text held.
+// The redactor (docs/interface.md E16): every text from the bank, a callback
+// or a cause net/http wrote passes through callIDs.text on its way into an
+// error string or a log line, which makes it inert (internal/inert) and
+// replaces the call's ids, in any ASCII case, and whatever has the shape of
+// an identifier by redactedText.
 const redactedText = "[redacted]"
 
 // callIDs are the ids a call carried (PSU-ID, PSU-CORPORATE-ID,
 // TPP-Session-ID, the resource ids of its path), longest first so that an
-// id holding another is redacted whole: banks echo them in tppMessages and
-// other text, which must not carry them into error strings or logs.
+// id holding another is redacted whole.
 type callIDs []string
 
 // idsOf returns the PSU ids p carries, longest first; nil for no PSU.
@@ -98,11 +87,10 @@ func idsOfCall(psu *PSU, href, accountID string) callIDs {
 	return ids
 }
 
-// text is s as it may stand in an error string or a log line: inert, the
-// ids and everything shaped like an identifier replaced by [redacted], cut
-// after max characters (0: no limit). The text is made inert first (so
-// that a line break cannot split a number the patterns would see whole) and
-// redacted before it is cut (so that a cut cannot leave half an IBAN).
+// text is s as it may stand in an error string or a log line: inert,
+// redacted, cut after max characters (0: no limit). Inert first, so that a
+// line break cannot split a number; redacted before the cut, so that a cut
+// cannot leave half an IBAN.
 func (ids callIDs) text(s string, max int) string {
 	return inert.Text(ids.redact(inert.Text(s, 0)), max)
 }
@@ -125,8 +113,10 @@ func (ids callIDs) redact(s string) string {
 	return redactShapes(s)
 }
 
-// The shapes of identifiers. A separator in a grouped number is one space
-// of any kind (or a dot in a BBAN, a dash in a card number).
+// The shapes of identifiers: UUIDs, IBANs, Norwegian BBANs, card numbers,
+// masked PANs ("123456******1234", "XXXX XXXX XXXX 1234") and every run of 11
+// or more digits. A separator in a grouped number is one space of any kind
+// (or a dot in a BBAN, a dash in a card number).
 var (
 	uuidShape = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	// An IBAN: two letters, two check digits, 11 to 30 letters and digits
@@ -236,10 +226,8 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// causeText is the text of a cause of a call that got no answer, as an
-// error string may show it: without the URL any *url.Error in its chain
-// quotes (a path holds ids, a redirect's Location whatever the bank wrote),
-// made inert and redacted, cut after max characters.
+// causeText is text(err.Error(), max) without the URL any *url.Error in
+// err's chain quotes (a path holds ids, a Location whatever the bank wrote).
 func (ids callIDs) causeText(err error, max int) string {
 	s := err.Error()
 	for _, ue := range urlErrors(err) {
@@ -293,10 +281,8 @@ func (e *redactedError) Error() string {
 }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// GoString is Error's text, never the cause's raw text.
-func (e *redactedError) GoString() string { return goString("redactedError", e.Error()) }
-
-// Format prints Error's text for every verb (see formatError).
+// GoString and Format print the message alone in every fmt verb (formatError).
+func (e *redactedError) GoString() string              { return goString("redactedError", e.Error()) }
 func (e *redactedError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // maxCauseText caps the text of a cause (net/http's, or a decoder's) in an
@@ -313,9 +299,8 @@ type formatter interface {
 	GoString() string
 }
 
-// formatError prints e for any verb: GoString for %#v, and the message for
-// every other verb, with its flags, width and precision (%v, %+v, %s, %q,
-// %x, and %d as fmt writes a string for it), so that no verb reaches the
+// formatError prints e's GoString for %#v and its message for every other
+// verb, with its flags, width and precision, so that no verb reaches the
 // fields fmt would print for a struct.
 func formatError(f fmt.State, verb rune, e formatter) {
 	if verb == 'v' && f.Flag('#') {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -26,9 +28,8 @@ const (
 // Valid reports whether c is one of the contexts docs/interface.md defines.
 func (c PSUContext) Valid() bool { return c == ContextPrivate || c == ContextCorporate }
 
-// Callback holds the query parameters the bank sends to the TPP-Redirect-URI
-// after a successful SCA (docs/interface.md "TPP redirect (callback the TPP
-// implements)"). ParseCallback returns it only when every field is valid.
+// Callback holds the query parameters of a successful SCA's redirect
+// (docs/interface.md CB1); ParseCallback returns it only when every field is valid.
 type Callback struct {
 	// PSUID is the psu-id: an RFC 4122 UUID in lower case, stable for this
 	// TPP and bank. Persist it and send it as PSU-ID on later requests. It
@@ -43,10 +44,8 @@ type Callback struct {
 	Context PSUContext
 }
 
-// PSU returns the PSU context a successful SCA callback establishes: its
-// psu-id, psu-corporate-id (corporate context), tpp-session-id and the
-// context the PSU chose. Pass the PSU's device address as ipAddress when the
-// PSU is present, "" otherwise.
+// PSU returns the PSU a successful SCA callback establishes. Pass the PSU's
+// device address as ipAddress when the PSU is present, "" otherwise.
 func (cb *Callback) PSU(ipAddress string) PSU {
 	return PSU{ID: cb.PSUID, CorporateID: cb.PSUCorporateID, SessionID: cb.TPPSessionID, IPAddress: ipAddress,
 		Context: cb.Context}
@@ -93,27 +92,22 @@ const (
 const maxCallbackText = 200
 
 // ParseCallback reads the query of a request to the TPP-Redirect-URI, a pure
-// function of q. After a successful SCA it returns the *Callback
-// (docs/interface.md CB1, CB4); when the bank reports a failed SCA it returns
-// (nil, *SCAFailedError) (CB2, CB5); anything else is a *CallbackError: a missing,
-// malformed or repeated parameter, control characters, or psu-id together with
-// failure parameters (CB3). Parameters it does not know are ignored.
+// function of q: the *Callback of a successful SCA (docs/interface.md CB1, CB4),
+// (nil, *SCAFailedError) for a failed one (CB2, CB5), else a *CallbackError
+// (CB3). Parameters it does not know are ignored.
 func ParseCallback(q url.Values) (*Callback, error) {
 	for _, k := range callbackParams {
 		if len(q[k]) > 1 {
 			return nil, &CallbackError{Param: k, Reason: reasonRepeated}
 		}
 	}
-	for _, k := range failureParams {
-		if q.Get(k) == "" {
-			continue
-		}
-		if q.Get(paramPSUID) != "" {
-			return nil, &CallbackError{Param: paramPSUID, Reason: reasonMixed}
-		}
-		return parseFailure(q)
+	if !slices.ContainsFunc(failureParams, func(k string) bool { return q.Get(k) != "" }) {
+		return parseSuccess(q)
 	}
-	return parseSuccess(q)
+	if q.Get(paramPSUID) != "" {
+		return nil, &CallbackError{Param: paramPSUID, Reason: reasonMixed}
+	}
+	return parseFailure(q)
 }
 
 func parseSuccess(q url.Values) (*Callback, error) {
@@ -179,10 +173,7 @@ func parseFailure(q url.Values) (*Callback, error) {
 		f.Status = n
 	}
 	f.Message = decodeMessage(q.Get(paramMessage))
-	if sid := q.Get(paramTPPSessionID); len(sid) >= minPathID {
-		// The bank's text may echo the TPP's session, which identifies the
-		// PSU's visit; the message is for the PSU to read, and for logs. A
-		// shorter id identifies nothing and would wreck the text.
+	if sid := q.Get(paramTPPSessionID); len(sid) >= minPathID { // a shorter id would wreck the text
 		f.Message = replaceFold(f.Message, sid)
 	}
 	return nil, f
@@ -202,12 +193,10 @@ func checkCallbackText(param, s string) *CallbackError {
 	return nil
 }
 
-// decodeMessage undoes a second URL encoding when the text still holds %XX
-// sequences, reads text that is not UTF-8 as ISO-8859-1, and makes it inert
-// (inert.Text: line breaks become spaces, other control, bidi and format
-// characters visible escapes).
+// decodeMessage decodes and makes inert the message of a failed SCA
+// (docs/interface.md CB5).
 func decodeMessage(s string) string {
-	if hasPercentEscape(s) {
+	if percentEscape.MatchString(s) {
 		if d, err := url.QueryUnescape(s); err == nil {
 			s = d
 		}
@@ -222,18 +211,8 @@ func decodeMessage(s string) string {
 	return inert.Text(s, 0)
 }
 
-func hasPercentEscape(s string) bool {
-	for i := 0; i+2 < len(s); i++ {
-		if s[i] == '%' && isHex(s[i+1]) && isHex(s[i+2]) {
-			return true
-		}
-	}
-	return false
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
+// percentEscape is a %XX sequence left after the query's decoding.
+var percentEscape = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
 
 // printableASCII reports whether s holds only bytes 0x20 to 0x7E.
 func printableASCII(s string) bool {
@@ -246,42 +225,24 @@ func printableASCII(s string) bool {
 }
 
 // canonicalUUID checks the 8-4-4-4-12 hex form with the RFC 4122 variant
-// (10xx) and returns s in lower case. Other forms that uuid.Parse accepts
-// (braces, urn:uuid:, no dashes) are refused: the bank sends the canonical form.
+// and returns s in lower case. Other forms that uuid.Parse accepts (braces,
+// urn:uuid:, no dashes) are refused: the bank sends the canonical form.
 func canonicalUUID(s string) (string, bool) {
-	if len(s) != 36 {
+	u, err := uuid.Parse(s)
+	if len(s) != 36 || err != nil || u.Variant() != uuid.RFC4122 {
 		return "", false
 	}
-	b := []byte(s)
-	for i, c := range b {
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return "", false
-			}
-		case 'A' <= c && c <= 'F':
-			b[i] = c + ('a' - 'A')
-		case !isHex(c):
-			return "", false
-		}
-	}
-	switch b[19] { // the variant: 10xx
-	case '8', '9', 'a', 'b':
-		return string(b), true
-	}
-	return "", false
+	return u.String(), true
 }
 
 // NewSessionID returns a random version 4 UUID for TPP-Session-ID.
 func NewSessionID() string { return uuid.NewString() }
 
-// CallbackHandler serves the TPP-Redirect-URI (docs/interface.md CB6): it
-// answers GET only, reads the query with ParseCallback, and calls onSuccess with
-// the *Callback or onFailure with the error (*SCAFailedError or *CallbackError; with
-// a nil onFailure it answers 400). Every response gets Cache-Control: no-store
-// and Referrer-Policy: no-referrer. onSuccess must not be nil; before storing
-// cb.PSUID it must check that the callback belongs to the user whose browser
-// brought it, as SessionManager.Complete does.
+// CallbackHandler serves the TPP-Redirect-URI (docs/interface.md CB6): GET
+// only, no-store, no-referrer. It calls onSuccess (not nil) with ParseCallback's
+// *Callback, or onFailure with its error (nil: the answer is 400). Before
+// storing cb.PSUID, onSuccess checks that the callback belongs to the user
+// whose browser brought it, as SessionManager.Complete does.
 func CallbackHandler(onSuccess func(w http.ResponseWriter, r *http.Request, cb *Callback),
 	onFailure func(w http.ResponseWriter, r *http.Request, err error)) http.Handler {
 	if onSuccess == nil {

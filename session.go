@@ -13,42 +13,32 @@ import (
 const SessionValidity = time.Hour
 
 // PendingValidity is how long a Pending TPP-Session-ID waits for its SCA's
-// callback, counted from Begin: the bank's SCA session lasts 1 hour
-// (docs/interface.md CS3, L3), so a callback arriving later is for an SCA the
-// bank no longer holds, or a replay, and Complete refuses it.
+// callback, counted from Begin, as long as the bank's SCA session lasts
+// (docs/interface.md CS5, L3): Complete refuses a later callback.
 const PendingValidity = time.Hour
 
-// SessionState is a user's state in a SessionStore; only SessionManager changes
-// it.
+// SessionState is a user's state in a SessionStore; only SessionManager changes it.
 type SessionState struct {
-	// Active is the TPP-Session-ID whose SCA completed last ("" when none).
-	Active string
-	// ActiveUntil is when Active's SCA expires: completion + SessionValidity.
-	ActiveUntil time.Time
-	// Pending is the TPP-Session-ID waiting for SCA ("" when none).
-	Pending string
-	// PendingSince is when Begin handed out Pending, by the
-	// SessionManager's clock; Pending expires PendingValidity later.
-	PendingSince time.Time
+	Active       string    // the TPP-Session-ID whose SCA completed last ("" when none)
+	ActiveUntil  time.Time // when Active's SCA expires: completion + SessionValidity
+	Pending      string    // the TPP-Session-ID waiting for SCA ("" when none)
+	PendingSince time.Time // when Begin handed out Pending, by the SessionManager's clock
 }
 
 // SessionStore keeps SessionStates by user key. Implement it over a shared
 // database (a SQL transaction, a Redis WATCH/MULTI) when several TPP replicas
 // serve the same users; NewMemorySessionStore serves a single process.
 type SessionStore interface {
-	// Update loads the state of user (the zero SessionState when there is
-	// none), calls fn, and stores what fn returns, atomically with respect to
-	// other Update calls for the same user. When fn returns an error nothing
-	// is stored and Update returns that error. fn has no side effects, so a
-	// store may call it again after a conflict. A store may delete a user
-	// whose new state is the zero SessionState.
+	// Update loads the state of user (zero when none), calls fn and stores what
+	// fn returns, atomically with respect to other Updates of user; on fn's error
+	// it stores nothing and returns that error. fn has no side effects, so a
+	// store may call it again after a conflict, and may delete a zero state.
 	Update(ctx context.Context, user string, fn func(s SessionState) (SessionState, error)) error
 	// Load returns the state of user, the zero SessionState when there is none.
 	Load(ctx context.Context, user string) (SessionState, error)
 }
 
-// NewMemorySessionStore returns an in-memory SessionStore, safe for concurrent
-// use.
+// NewMemorySessionStore returns an in-memory SessionStore, safe for concurrent use.
 func NewMemorySessionStore() SessionStore {
 	return &memorySessionStore{m: make(map[string]SessionState)}
 }
@@ -91,14 +81,11 @@ func (s *memorySessionStore) Load(ctx context.Context, user string) (SessionStat
 	return s.m[user], nil
 }
 
-// SessionManager keeps the TPP-Session-IDs of each user, a key the TPP chooses,
-// by the rules of docs/interface.md CS3 and CS4: per user at most one Active ID
-// (its SCA completed within SessionValidity) and one Pending ID (waiting for
-// SCA). Send Current as TPP-Session-ID; when it has none, or the bank asks for
-// SCA anyway, call Begin and send the PSU to the scaRedirect link; on the
-// callback Complete makes the new ID Active, and on a failed SCA Abort keeps the
-// old one (CS5). The bank remains the authority. State lives in a SessionStore,
-// shared by replicas; a SessionManager is safe for concurrent use.
+// SessionManager keeps each user's TPP-Session-IDs, an Active and a Pending
+// one (docs/interface.md CS3 to CS5). Send Current as TPP-Session-ID; when it
+// has none, or the bank asks for SCA anyway, call Begin and send the PSU to the
+// scaRedirect link; on the callback call Complete, on a failed SCA Abort. State
+// lives in a SessionStore; a SessionManager is safe for concurrent use.
 type SessionManager struct {
 	store SessionStore
 	now   func() time.Time
@@ -121,11 +108,8 @@ func NewSessionManager(store SessionStore, now func() time.Time) *SessionManager
 // none and SCA is needed (see Begin).
 func (m *SessionManager) Current(ctx context.Context, user string) (sessionID string, ok bool, err error) {
 	s, err := m.load(ctx, user)
-	if err != nil {
+	if err != nil || !m.activeValid(s) {
 		return "", false, err
-	}
-	if !m.activeValid(s) {
-		return "", false, nil
 	}
 	return s.Active, true, nil
 }
@@ -136,11 +120,8 @@ func (m *SessionManager) Current(ctx context.Context, user string) (sessionID st
 // failure there aborts this id.
 func (m *SessionManager) Pending(ctx context.Context, user string) (sessionID string, ok bool, err error) {
 	s, err := m.load(ctx, user)
-	if err != nil {
+	if err != nil || !m.pendingValid(s) {
 		return "", false, err
-	}
-	if !m.pendingValid(s) {
-		return "", false, nil
 	}
 	return s.Pending, true, nil
 }
@@ -159,9 +140,6 @@ func (m *SessionManager) Valid(ctx context.Context, user, sessionID string) (boo
 // PendingValidity from now. The Active ID, if any, stays valid until the new
 // one's SCA completes.
 func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID string, err error) {
-	if user == "" {
-		return "", invalid("user", "empty")
-	}
 	id := m.newID()
 	err = m.update(ctx, user, func(s SessionState) (SessionState, error) {
 		if s.Active != "" && !m.activeValid(s) {
@@ -177,17 +155,11 @@ func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID stri
 }
 
 // Complete records that SCA completed under sessionID (the callback's
-// tpp-session-id): it becomes the Active ID for SessionValidity from now, and
-// the previous Active ID is invalidated. sessionID must be the user's Pending
-// ID, begun less than PendingValidity ago by the manager's clock (not
-// later than now either: a clock that went back cannot tell the SCA's age),
-// else the error answers errors.Is(err, ErrUnknownSession). A callback for the
-// still valid Active ID (an SCA for a payment under the running session) is
-// accepted and changes nothing.
+// tpp-session-id), the user's Pending ID begun less than PendingValidity ago
+// (and not in the future): it becomes the Active ID for SessionValidity, the
+// previous one is invalidated (docs/interface.md CS4). A callback for the valid
+// Active ID changes nothing. Any other answers errors.Is(err, ErrUnknownSession).
 func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) error {
-	if user == "" {
-		return invalid("user", "empty")
-	}
 	return m.update(ctx, user, func(s SessionState) (SessionState, error) {
 		switch {
 		case sessionID == "":
@@ -203,15 +175,10 @@ func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) e
 	})
 }
 
-// Abort records that the SCA under sessionID failed or was abandoned (a
-// *SCAFailedError callback, or the PSU never came back): the Pending ID is
-// dropped and the Active ID stays valid. sessionID must be the user's Pending
-// ID (an expired one too, which Abort drops), else the error is
-// ErrUnknownSession and nothing changes.
+// Abort records that the SCA under sessionID, the user's Pending ID (expired
+// or not), failed or was abandoned: it is dropped and the Active ID stays valid
+// (docs/interface.md CS4). Any other sessionID is ErrUnknownSession.
 func (m *SessionManager) Abort(ctx context.Context, user, sessionID string) error {
-	if user == "" {
-		return invalid("user", "empty")
-	}
 	return m.update(ctx, user, func(s SessionState) (SessionState, error) {
 		if sessionID == "" || sessionID != s.Pending {
 			return s, ErrUnknownSession
@@ -230,10 +197,8 @@ func (m *SessionManager) activeValid(s SessionState) bool {
 // PendingValidity.
 var errPendingExpired = fmt.Errorf("%w: its SCA began more than %v ago, or the clock went back", ErrUnknownSession, PendingValidity)
 
-// pendingValid reports a Pending ID begun less than PendingValidity ago: at
-// or after PendingSince, and strictly before PendingSince + PendingValidity,
-// by the manager's clock (the store only keeps the time; replicas' clocks
-// decide, each its own).
+// pendingValid reports a Pending ID begun less than PendingValidity ago, and
+// not in the future, by the manager's clock.
 func (m *SessionManager) pendingValid(s SessionState) bool {
 	now := m.now()
 	return s.Pending != "" && !now.Before(s.PendingSince) && now.Before(s.PendingSince.Add(PendingValidity))
@@ -255,10 +220,13 @@ func (m *SessionManager) load(ctx context.Context, user string) (SessionState, e
 }
 
 // update runs fn through the store and tells fn's error (returned as is) from
-// the store's own (wrapped). A nil ctx is refused first.
+// the store's own (wrapped). A nil ctx, then an empty user, is refused first.
 func (m *SessionManager) update(ctx context.Context, user string, fn func(SessionState) (SessionState, error)) error {
 	if err := checkContext(ctx); err != nil {
 		return err
+	}
+	if user == "" {
+		return invalid("user", "empty")
 	}
 	var fnErr error
 	err := m.store.Update(ctx, user, func(s SessionState) (SessionState, error) {

@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -10,11 +11,11 @@ import (
 	"crypto/x509"
 	"encoding/asn1"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -46,13 +47,10 @@ type Signer struct {
 	headers    []string // lower-case names signed when present, in order
 	keys       []string // headers' canonical MIME forms, made once, in the order of headers
 	digestGET  bool     // digest the empty body of requests without one
-	// keyId variants (SignerOptions)
-	lowerSerial, escapeSpaces bool
-	paramsHead                string // `keyId="...",algorithm="...",headers="`
-	valueLen                  int    // room for a Signature value (unless RFC 2047 encoded)
-	encode2047                bool   // RFC 2047 encode the value: non-ASCII keyId or RFC2047Signature
-	force2047                 bool   // SignerOptions.RFC2047Signature
-	rand                      io.Reader
+	paramsHead string   // `keyId="...",algorithm="...",headers="`
+	valueLen   int      // room for a Signature value (unless RFC 2047 encoded)
+	encode2047 bool     // RFC 2047 encode the value: non-ASCII keyId or RFC2047Signature
+	rand       io.Reader
 }
 
 // SignerOptions adjust a Signer for a bank's variant of the signing rules
@@ -68,28 +66,21 @@ type SignerOptions struct {
 	// EscapedSpacesInCA writes the keyId issuer's spaces as %20.
 	EscapedSpacesInCA bool
 	// RFC2047Signature sends every Signature value as one RFC 2047 encoded
-	// word, =?utf-8?B?<base64 of keyId=...,algorithm=...,headers=...,signature=...>?=,
-	// the form the public clients of this platform send (together with
-	// LowerCaseSerial). Without it the value is sent as plain text, and
-	// wrapped so only when the keyId holds text other than ASCII (an issuer
-	// with non-ASCII characters), where the interface requires the
-	// wrapping. The signed content is the same either way.
+	// word, =?utf-8?B?...?=, as the platform's public clients do; without it
+	// only a keyId with text other than ASCII is so wrapped (docs/interface.md
+	// SIG7). The signed content is the same either way.
 	RFC2047Signature bool
 	// SignedHeaders are signed after DefaultSignedHeaders when present; names are
 	// case-insensitive, "(request-target)" included.
 	SignedHeaders []string
-	// DigestOnEmptyBody sends a Digest (of the empty byte string) on
-	// requests without a body, such as GET and DELETE: the Berlin Group
-	// rule, enforced by some banks. By default only requests with a body
-	// carry Digest, as the bank's reference client does.
+	// DigestOnEmptyBody sends a Digest of the empty byte string on requests
+	// without a body (the Berlin Group rule); by default only a body gets one,
+	// as the bank's reference client does.
 	DigestOnEmptyBody bool
 }
 
-// apply checks o and sets it on s.
+// apply checks o and sets its KeyID, SignedHeaders and DigestOnEmptyBody on s.
 func (o *SignerOptions) apply(s *Signer) error {
-	if o == nil {
-		return nil
-	}
 	if o.KeyID != "" {
 		if strings.ContainsAny(o.KeyID, "\"\r\n") {
 			return invalid("SignerOptions.KeyID", "must hold no quote or line break")
@@ -105,8 +96,7 @@ func (o *SignerOptions) apply(s *Signer) error {
 			s.headers = append(s.headers, n)
 		}
 	}
-	s.lowerSerial, s.escapeSpaces = o.LowerCaseSerial, o.EscapedSpacesInCA
-	s.force2047, s.digestGET = o.RFC2047Signature, o.DigestOnEmptyBody
+	s.digestGET = o.DigestOnEmptyBody
 	return nil
 }
 
@@ -137,11 +127,12 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 		return nil, invalid("key", "does not match the certificate's public key")
 	}
 	s.headers = append([]string(nil), DefaultSignedHeaders...)
-	if err := opts.apply(s); err != nil {
+	o := cmp.Or(opts, &SignerOptions{})
+	if err := o.apply(s); err != nil {
 		return nil, err
 	}
 	if s.keyID == "" {
-		id, err := certKeyID(cert, s.lowerSerial, s.escapeSpaces)
+		id, err := certKeyID(cert, o.LowerCaseSerial, o.EscapedSpacesInCA)
 		if err != nil {
 			return nil, err
 		}
@@ -156,7 +147,7 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 		maxSig = pub.Size()
 	}
 	s.valueLen = len(s.paramsHead) + len(strings.Join(s.headers, " ")) + len(`",signature="`) + base64.StdEncoding.EncodedLen(maxSig) + len(`"`)
-	s.encode2047 = s.force2047 || !isASCII(s.keyID)
+	s.encode2047 = o.RFC2047Signature || !isASCII(s.keyID)
 	return s, nil
 }
 
@@ -211,11 +202,9 @@ func (s *Signer) KeyID() string { return s.keyID }
 // Algorithm returns "rsa-sha256" for RSA keys, "ecdsa-sha256" for P-256 keys.
 func (s *Signer) Algorithm() string { return s.algorithm }
 
-// TPPID returns the TPP's authorisation number as its certificate names it:
-// the subject's organizationIdentifier (OID 2.5.4.97) without the PSD2
-// prefix "PSD" ("PSDNO-FSA-987654321" gives "NO-FSA-987654321"), the tppId
-// of TPPService's calls, which the bank binds to the certificate. It is ""
-// when the certificate has no organizationIdentifier in that form.
+// TPPID returns the tppId of TPPService's calls: the certificate subject's
+// organizationIdentifier without "PSD" ("PSDNO-FSA-987654321" gives
+// "NO-FSA-987654321"); "" when it has none in that form.
 func (s *Signer) TPPID() string { return s.tppID }
 
 // Certificate returns the TPP certificate sent in TPP-Signature-Certificate.
@@ -378,10 +367,9 @@ func (hs headerSource) value(name string) (string, bool) {
 	return string(b), ok
 }
 
-// appendSigningString appends the signing string (docs/interface.md SIG6) to
-// str: one "<name>: <value>" line for each of names present in src, joined
-// by "\n"; and the space-separated list of the names it took to used. keys
-// holds the names' canonical forms, in the same order (nil: computed).
+// appendSigningString appends the signing string (docs/interface.md SIG6) of
+// the names present in src to str, and those names, space-separated, to used.
+// keys holds the names' canonical forms, in the same order (nil: computed).
 func appendSigningString(str, used []byte, names, keys []string, src headerSource) ([]byte, []byte) {
 	first := true
 	for i, n := range names {
@@ -409,28 +397,10 @@ func appendSigningString(str, used []byte, names, keys []string, src headerSourc
 	return str, used
 }
 
-// signingString returns the signing string for names over src and the
-// space-separated list of the names used.
-func signingString(names []string, src headerSource) (str, used string) {
-	b, u := appendSigningString(nil, nil, names, nil, src)
-	return string(b), string(u)
-}
-
-// sign returns the Signature header value for the request described by src.
-func (s *Signer) sign(src headerSource) (string, error) {
-	var b strings.Builder
-	if err := s.writeSignature(&b, src, new([sha256.Size]byte)); err != nil {
-		return "", err
-	}
-	return b.String(), nil
-}
-
 // writeSignature writes the Signature header value for the request
-// described by src to b. It runs on every request and allocates nothing
-// itself (the private-key operation aside): the signing string and the
-// list of names are built on the stack, the hash the key signs goes into
-// sum, which the caller provides because its address escapes into the
-// crypto.Signer, and the caller sizes b (valueLen).
+// described by src to b, sized by the caller (valueLen). It allocates nothing
+// but the key's: the caller provides sum, whose address escapes into the
+// crypto.Signer.
 func (s *Signer) writeSignature(b *strings.Builder, src headerSource, sum *[sha256.Size]byte) error {
 	var buf [1024]byte
 	var names [256]byte
@@ -467,72 +437,29 @@ func encodeRFC2047(v []byte) string {
 	return "=?utf-8?B?" + base64.StdEncoding.EncodeToString(v) + "?="
 }
 
-// decodeRFC2047 undoes encodeRFC2047 for the charsets utf-8 and iso-8859-1
-// and the encodings B and Q; other input is returned unchanged.
+// decodeRFC2047 decodes a value sent as one RFC 2047 encoded word
+// (docs/interface.md SIG7): charset utf-8, iso-8859-1 or latin1, encoding B or
+// Q. A value that is no encoded word is returned unchanged.
 func decodeRFC2047(v string) (string, error) {
 	if len(v) < len("=??=") || !strings.HasPrefix(v, "=?") || !strings.HasSuffix(v, "?=") {
 		return v, nil // not an encoded word ("=?=" has both markers, overlapping)
 	}
-	parts := strings.SplitN(v[2:len(v)-2], "?", 3)
-	if len(parts) != 3 {
+	charset, _, _ := strings.Cut(v[2:], "?")
+	switch strings.ToLower(charset) {
+	case "latin1":
+		v = "=?iso-8859-1" + v[2+len(charset):]
+	case "utf-8", "iso-8859-1":
+	default:
+		return "", errors.New("unknown RFC 2047 charset")
+	}
+	dec, err := new(mime.WordDecoder).Decode(v)
+	if err != nil || !utf8.ValidString(dec) {
 		return "", errors.New("malformed RFC 2047 word")
 	}
-	var raw []byte
-	switch strings.ToUpper(parts[1]) {
-	case "B":
-		b, err := base64.StdEncoding.DecodeString(parts[2])
-		if err != nil {
-			return "", errors.New("malformed RFC 2047 base64")
-		}
-		raw = b
-	case "Q":
-		b, err := decodeQ(parts[2])
-		if err != nil {
-			return "", err
-		}
-		raw = b
-	default:
-		return "", errors.New("unknown RFC 2047 encoding")
-	}
-	switch strings.ToLower(parts[0]) {
-	case "utf-8":
-		if !utf8.Valid(raw) {
-			return "", errors.New("RFC 2047 text is not UTF-8")
-		}
-		return string(raw), nil
-	case "iso-8859-1", "latin1":
-		r := make([]rune, len(raw))
-		for i, c := range raw {
-			r[i] = rune(c)
-		}
-		return string(r), nil
-	}
-	return "", errors.New("unknown RFC 2047 charset")
+	return dec, nil
 }
 
-func decodeQ(s string) ([]byte, error) {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '_':
-			out = append(out, ' ')
-		case '=':
-			if i+2 >= len(s) {
-				return nil, errors.New("malformed RFC 2047 Q encoding")
-			}
-			b, err := hex.DecodeString(s[i+1 : i+3])
-			if err != nil {
-				return nil, errors.New("malformed RFC 2047 Q encoding")
-			}
-			out = append(out, b[0])
-			i += 2
-		default:
-			out = append(out, c)
-		}
-	}
-	return out, nil
-}
-
+// isASCII reports whether s holds only 7-bit characters.
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {

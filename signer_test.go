@@ -723,3 +723,19 @@ func TestSignerTPPID(t *testing.T) {
 		})
 	}
 }
+
+// signingString returns the signing string for names over src and the
+// space-separated list of the names used.
+func signingString(names []string, src headerSource) (str, used string) {
+	b, u := appendSigningString(nil, nil, names, nil, src)
+	return string(b), string(u)
+}
+
+// sign returns the Signature header value for the request described by src.
+func (s *Signer) sign(src headerSource) (string, error) {
+	var b strings.Builder
+	if err := s.writeSignature(&b, src, new([sha256.Size]byte)); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}

@@ -2,18 +2,11 @@ package xs2a
 
 import "unicode/utf8"
 
-// checkText enforces docs/interface.md G2 ("if the downstream
-// system cannot process a UTF-8 character (for instance an emoji), the request
-// is rejected with 400") and the Errors row "Request text contains a character
-// the bank backend cannot process": the SDK lets through only what the
-// backend is known to process, printable Latin-1 (U+0020..U+007E and
-// U+00A0..U+00FF). Control characters (CR and LF included), U+007F..U+009F,
-// everything above U+00FF and invalid UTF-8 are refused.
-//
-// maxRunes 0 means no length limit; otherwise s may hold at most maxRunes
-// characters. The error is a *ValidationError naming field and the rune index
-// (0-based) of the first bad character; it never repeats the text. The empty
-// string is accepted: whether a field is required is the caller's rule.
+// checkText lets through only the text the bank's backend is known to process
+// (docs/interface.md G2, E2): valid UTF-8 of printable Latin-1 (U+0020..U+007E,
+// U+00A0..U+00FF), at most maxRunes characters (0: no limit); "" passes. The
+// *ValidationError names field and the index of the first bad character, never
+// the text.
 func checkText(field, s string, maxRunes int) error {
 	n := 0
 	for i := 0; i < len(s); n++ {

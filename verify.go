@@ -22,17 +22,15 @@ type signatureParams struct {
 	Signature []byte
 }
 
-// parseSignature parses a Signature header value: comma-separated
-// name="value" parts (keyId, algorithm, headers, signature; others ignored),
-// the whole possibly RFC 2047 encoded. It is a pure function over untrusted
-// input.
+// parseSignature parses a Signature header value (docs/interface.md SIG4,
+// SIG7), a pure function over untrusted input; parts other than keyId,
+// algorithm, headers and signature are ignored.
 func parseSignature(v string) (signatureParams, error) {
 	var p signatureParams
-	dec, err := decodeRFC2047(strings.TrimSpace(v))
+	s, err := decodeRFC2047(strings.TrimSpace(v))
 	if err != nil {
 		return p, err
 	}
-	s := dec
 	seen := map[string]bool{}
 	var sig string
 	for len(s) > 0 {
@@ -131,11 +129,9 @@ type responseVerifier struct {
 	require bool
 }
 
-// verify checks resp's Signature and Digest against body. A response without
-// a Signature passes unless require is set and the answer is a success (or
-// carries an scaRedirect; the caller says so in success). A signature over
-// x-request-id must name this request's: a signed answer to another request,
-// replayed, is refused.
+// verify checks resp's Signature and Digest against body (docs/interface.md
+// SIG3). A response without a Signature fails only when require is set and the
+// answer is a success (or carries an scaRedirect: the caller says so in success).
 func (v *responseVerifier) verify(resp *http.Response, body pieces, requestID string, success bool) error {
 	fail := func(reason string) error { return &SignatureError{Reason: reason, RequestID: requestID} }
 	sigHeader := resp.Header.Get("Signature")

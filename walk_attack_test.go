@@ -153,3 +153,8 @@ func TestWalkMemoryRemembersTheNewest(t *testing.T) {
 	}
 	assert.LessOrEqual(t, m.bytes(), 2*12*walkMemorySlots)
 }
+
+// bytes is how much memory m's tables take: 12 bytes a slot.
+func (m *walkMemory) bytes() int { return m.seen.bytes() + m.counts.bytes() }
+
+func (g *generations) bytes() int { return 12 * (len(g.cur.keys) + len(g.old.keys)) }
