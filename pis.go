@@ -384,3 +384,13 @@ func checkID(field, id string, seen []string) error {
 	}
 	return nil
 }
+
+// doAs sends r and returns its 2xx answer decoded into a new T.
+func doAs[T any](ctx context.Context, c *Client, r *request) (*T, *Response, error) {
+	out := new(T)
+	resp, err := c.do(ctx, r, out)
+	if err != nil {
+		return nil, resp, err
+	}
+	return out, resp, nil
+}

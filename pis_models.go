@@ -612,3 +612,14 @@ func (i *Initiation) effectiveKind() paymentKind {
 	}
 	return kindUnknown
 }
+
+// validateSet checks v, when it is set, naming it field.
+func validateSet[T any, P interface {
+	*T
+	validate(string) error
+}](field string, v P) error {
+	if v == nil {
+		return nil
+	}
+	return v.validate(field)
+}

@@ -6,32 +6,26 @@ import (
 )
 
 // Models of the platform's own sandbox mock-data operations, not Berlin Group
-// shapes (docs/interface.md, Sandbox; Production, Other endpoints). Each model
-// carries docs/interface.md's JSON field names, so it marshals back to the
-// JSON the sandbox uses.
+// shapes (docs/interface.md SB1 to SB12, PO2).
 
-// CustomerType is the kind of a sandbox customer, sent and returned as
-// customerType (docs/interface.md, Sandbox: "two private customers ... and two
-// corporate customers"; Errors: "Sandbox: invalid CustomerType" is a
-// validation error). Unknown values decode without error and stay visible.
+// CustomerType is the kind of a sandbox customer (docs/interface.md SB8).
+// Unknown values decode without error and stay visible.
 type CustomerType string
 
-// The customer types of docs/interface.md, Sandbox.
+// The customer types of docs/interface.md SB1.
 const (
 	// CustomerPrivate is a private person (a natural person PSU).
 	CustomerPrivate CustomerType = "PRIVATE"
 	// CustomerCorporate is a company; it acts through corporate agreements
-	// (docs/interface.md, Flows 2: corporate context).
+	// (docs/interface.md F2).
 	CustomerCorporate CustomerType = "CORPORATE"
 )
 
 // Valid reports whether the sandbox accepts t (docs/interface.md SB8).
 func (t CustomerType) Valid() bool { return t == CustomerPrivate || t == CustomerCorporate }
 
-// UnmarshalJSON reads a customer type in any case: the platform's scripts
-// and answers write "private" and "corporate" (docs/interface.md SB9), which
-// decode to CustomerPrivate and CustomerCorporate. Another value stays as
-// it came.
+// UnmarshalJSON reads a customer type in any case (docs/interface.md SB9):
+// "private" decodes to CustomerPrivate; another value stays as it came.
 func (t *CustomerType) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
@@ -44,9 +38,8 @@ func (t *CustomerType) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Sandbox customer numbers after SandboxService.Initialize (docs/interface.md, Production,
-// Other endpoints). Each is the 11-digit mock national identification number
-// typed on the sandbox SCA page (docs/interface.md, Sandbox).
+// Sandbox customer numbers after SandboxService.Initialize: each the 11-digit
+// mock national id typed on the sandbox SCA page (docs/interface.md SB1, SB2).
 const (
 	SandboxPrivateCustomer1   = "13039319955"
 	SandboxPrivateCustomer2   = "12085592767"
@@ -55,10 +48,8 @@ const (
 )
 
 // SandboxCustomer is a sandbox customer as GET /v1/sandbox/customers lists it
-// and POST /v1/sandbox/customers creates it (docs/interface.md, Sandbox).
-// CreateCustomer sends only CustomerNumber, CustomerType and Name; Accounts
-// and Agreements are filled by the sandbox (Customers fills them only when
-// CustomersOptions asks for them).
+// and POST /v1/sandbox/customers creates it (docs/interface.md SB3, SB9).
+// CreateCustomer sends only CustomerNumber, CustomerType and Name.
 type SandboxCustomer struct {
 	// CustomerNumber is the mock national id (11 digits) typed at SCA.
 	CustomerNumber string       `json:"customerNumber"`
@@ -71,13 +62,8 @@ type SandboxCustomer struct {
 }
 
 // SandboxAccount is a sandbox account or card account, as listed with a
-// SandboxCustomer and as POST /v1/sandbox/accounts creates it (docs/interface.md,
-// Sandbox: mock-data operations create accounts; card accounts may be
-// inserted as supplementary card accounts).
-//
-// CreateAccount sends CustomerNumber, BBAN, Currency, Name, Product, Balance,
-// CashAccountType, Card, MaskedPAN and CreditLimit; the other fields are set
-// by the sandbox.
+// SandboxCustomer and as CreateAccount creates it (docs/interface.md SB7,
+// SB9). ResourceID, IBAN, Closed and the counts are set by the sandbox.
 type SandboxAccount struct {
 	// ResourceID is the mockAccountId, and the id of /v1/accounts/{id}.
 	ResourceID string `json:"resourceId,omitempty"`
@@ -106,9 +92,8 @@ type SandboxAccount struct {
 }
 
 // UnmarshalJSON decodes an account of a sandbox answer. Balance and
-// CreditLimit may come as JSON strings or numbers and must be plain decimals
-// in the grammar of Amount.UnmarshalJSON; another value is a
-// *json.UnmarshalTypeError whose Field ends in "balance" or "creditLimit".
+// CreditLimit may be JSON strings or numbers, plain decimals as for Amount;
+// another value is a *json.UnmarshalTypeError naming the member.
 func (a *SandboxAccount) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -132,14 +117,10 @@ func (a *SandboxAccount) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// SandboxAgreement is a corporate agreement of the sandbox, as POST
-// /v1/sandbox/agreements creates it (docs/interface.md, Production, Other endpoints: "POST
-// /v1/sandbox/agreements (corporate)"): the accounts a company grants to its
-// members, and how many members must sign a payment (docs/interface.md, Flows 2 and
-// the multi-signature rows of the payment status table).
-//
-// CreateAgreement sends CustomerNumber, Name, Accounts, SignersRequired and
-// Members; ID and OrganisationNumber are set by the sandbox.
+// SandboxAgreement is a corporate agreement of the sandbox, as
+// CreateAgreement creates it (docs/interface.md SB10, PS4): the accounts a
+// company grants to its members, and how many members sign a payment. ID and
+// OrganisationNumber are set by the sandbox.
 type SandboxAgreement struct {
 	ID                 string `json:"id,omitempty"`
 	Name               string `json:"name"`
@@ -156,12 +137,9 @@ type SandboxAgreement struct {
 	Engagements []SandboxEngagement `json:"engagements,omitempty"`
 }
 
-// SandboxEngagement connects a customer to an account of a corporate
-// agreement (docs/interface.md SB10): Customer, a PSU's 11-digit customer
-// number, becomes a member of the agreement and sees Account, an account of
-// the agreement's owner named by IBAN, BBAN or MaskedPAN, with Roles. An
-// account is one the PSU may consent to and pay from only with both VIEW
-// and REGISTER.
+// SandboxEngagement gives Customer, a PSU's 11-digit customer number,
+// Account, an account of the agreement's owner named by IBAN, BBAN or
+// MaskedPAN, with Roles (docs/interface.md SB10).
 type SandboxEngagement struct {
 	Customer string           `json:"customer"`
 	Account  AccountReference `json:"account"`
@@ -183,18 +161,14 @@ const (
 // Valid reports whether r is a role the sandbox knows.
 func (r EngagementRole) Valid() bool { return r == EngagementView || r == EngagementRegister }
 
-// SandboxTransaction is a mock transaction that POST
-// /v1/sandbox/accounts/{mockAccountId}/transactions creates (docs/interface.md,
-// Sandbox and Endpoints; docs/interface.md, Production: "booking and value date in the past,
-// bookingDate <= valueDate"). Its fields are those of a booked transaction of
-// the accounts endpoints. A transaction with another account as debtor is
-// refused by the sandbox (docs/interface.md, Sandbox).
+// SandboxTransaction is a mock transaction, as CreateTransactions creates it
+// (docs/interface.md SB4, SB11, PO2), with the fields of a booked transaction
+// of the accounts endpoints.
 type SandboxTransaction struct {
 	// TransactionID is set by the sandbox; it is never sent.
 	TransactionID     string `json:"transactionId,omitempty"`
 	TransactionAmount Amount `json:"transactionAmount"`
-	// BookingDate and ValueDate default to today and BookingDate
-	// (docs/interface.md PO2).
+	// BookingDate and ValueDate default to today and BookingDate (PO2).
 	BookingDate Date `json:"bookingDate,omitzero"`
 	ValueDate   Date `json:"valueDate,omitzero"`
 	// TransactionDate is the card transaction date (card accounts).
@@ -203,13 +177,11 @@ type SandboxTransaction struct {
 	DebtorName      string            `json:"debtorName,omitempty"`
 	CreditorAccount *AccountReference `json:"creditorAccount,omitempty"`
 	// DebtorAccount, when set, must be the account the transaction is
-	// created for (docs/interface.md, Sandbox).
+	// created for (SB4).
 	DebtorAccount                     *AccountReference `json:"debtorAccount,omitempty"`
 	RemittanceInformationUnstructured string            `json:"remittanceInformationUnstructured,omitempty"`
-	// ProprietaryBankTransactionCode is the transaction code: a Value
-	// alone is sent as a string, a Value with a Code as the object
-	// {"value", "code"} (docs/interface.md: "Transaction code can be given with
-	// both value and code in the sandbox").
+	// ProprietaryBankTransactionCode: a Value alone is sent as a string, with
+	// a Code as the object {"value", "code"} (SB5).
 	ProprietaryBankTransactionCode TransactionCode `json:"proprietaryBankTransactionCode,omitzero"`
 	AdditionalInformation          string          `json:"additionalInformation,omitempty"`
 	// OriginalAmount and TransactionDetails are for card accounts.
@@ -225,10 +197,8 @@ type SandboxBalance struct {
 	BalanceAmount Amount `json:"balanceAmount"`
 }
 
-// CustomersOptions are the boolean query options of GET
-// /v1/sandbox/customers (docs/interface.md, Production, Other endpoints: "boolean query
-// options to include accounts and agreements"). A nil *CustomersOptions
-// lists the customers alone.
+// CustomersOptions are the query options of GET /v1/sandbox/customers
+// (docs/interface.md PO2). A nil *CustomersOptions lists the customers alone.
 type CustomersOptions struct {
 	IncludeAccounts   bool // includeAccounts=true
 	IncludeAgreements bool // includeAgreements=true
