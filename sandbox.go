@@ -127,8 +127,11 @@ func (s *SandboxService) sendCustomer(ctx context.Context, op, method string, c 
 // CreateAccount creates an account for a.CustomerNumber with POST
 // /v1/sandbox/accounts, or with Card a card account with POST
 // /v1/sandbox/card-accounts, in the scripts' shape (docs/interface.md SB7,
-// SB9). Checked before sending: see validateSandboxAccount. IBAN is never sent;
-// the result's ResourceID is the mockAccountId. a is not modified.
+// SB9). Checked before sending: CustomerNumber 11 digits, Currency an ISO 4217
+// code, Name present, BBAN a valid Norwegian account number and only without
+// Card, Balance and CreditLimit decimal amounts, CreditLimit (not negative)
+// and MaskedPAN only with Card. IBAN is never sent; the result's ResourceID is
+// the mockAccountId. a is not modified.
 func (s *SandboxService) CreateAccount(ctx context.Context, a *SandboxAccount) (*SandboxAccount, *Response, error) {
 	if err := validateSandboxAccount(a); err != nil {
 		return nil, nil, err
@@ -187,10 +190,6 @@ func (s *SandboxService) sendAccount(ctx context.Context, op, method, href strin
 	return out, resp, nil
 }
 
-// validateSandboxAccount checks an account: CustomerNumber 11 digits, Currency
-// an ISO 4217 code, Name present, a BBAN only without Card and then a valid
-// Norwegian account number, Balance and CreditLimit decimal amounts,
-// CreditLimit (not negative) and MaskedPAN only with Card.
 func validateSandboxAccount(a *SandboxAccount) error {
 	const f = "SandboxAccount"
 	if a == nil {
@@ -232,8 +231,9 @@ func validateSandboxAccount(a *SandboxAccount) error {
 // CreateAgreement creates a corporate agreement owned by a.CustomerNumber with
 // POST /v1/sandbox/agreements, in the scripts' shape (docs/interface.md SB10);
 // Accounts, Members and SignersRequired are the fake bank's own members, sent
-// only when set. Checked before sending: see validateSandboxAgreement. a is not
-// modified.
+// only when set. Checked before sending: every customer number 11 digits, Name
+// present, no empty account id, SignersRequired not negative, each engagement
+// valid (see SandboxEngagement). a is not modified.
 func (s *SandboxService) CreateAgreement(ctx context.Context, a *SandboxAgreement) (*SandboxAgreement, *Response, error) {
 	if err := validateSandboxAgreement(a); err != nil {
 		return nil, nil, err
@@ -241,9 +241,6 @@ func (s *SandboxService) CreateAgreement(ctx context.Context, a *SandboxAgreemen
 	return s.sendAgreement(ctx, "sandbox.createAgreement", http.MethodPost, "/v1/sandbox/agreements", a)
 }
 
-// validateSandboxAgreement checks an agreement: every customer number 11
-// digits, Name present, no empty account id, SignersRequired not negative, each
-// engagement valid (validateEngagements).
 func validateSandboxAgreement(a *SandboxAgreement) error {
 	const f = "SandboxAgreement"
 	if a == nil {
@@ -324,10 +321,13 @@ func (s *SandboxService) CreateTransaction(ctx context.Context, mockAccountID st
 
 // CreateTransactions creates txs, in order, on the account mockAccountID with
 // one POST /v1/sandbox/accounts/{mockAccountId}/transactions of a JSON array
-// (docs/interface.md SB4, SB11, PO2). Each is checked before sending
-// (validateSandboxTransaction), a refusal naming SandboxTransactions[i].Field.
-// The result follows the order of txs; txs is not modified; TransactionID is
-// never sent.
+// (docs/interface.md SB4, SB11, PO2). Each is checked before sending, with the
+// bank's calendar (Europe/Oslo): valid amounts, dates and account references,
+// BookingDate (default today) and ValueDate (default BookingDate) not after
+// today nor ValueDate before BookingDate, printable Latin-1 text within the
+// Berlin Group lengths; a refusal names SandboxTransactions[i].Field. The
+// result follows the order of txs; txs is not modified; TransactionID is never
+// sent.
 func (s *SandboxService) CreateTransactions(ctx context.Context, mockAccountID string, txs []SandboxTransaction) ([]SandboxTransaction, *Response, error) {
 	return s.createTransactions(ctx, "sandbox.createTransactions", "/v1/sandbox/accounts/", mockAccountID, txs, "")
 }
@@ -404,10 +404,7 @@ func decodeSandboxTransactions(raw json.RawMessage, n int) ([]SandboxTransaction
 }
 
 // validateSandboxTransaction checks tx, named f, with today the date at the
-// bank (docs/interface.md PO2): valid amounts, dates and account references,
-// BookingDate (default today) and ValueDate (default BookingDate) not after
-// today nor ValueDate before BookingDate, and printable Latin-1 text within the
-// Berlin Group lengths.
+// bank (see CreateTransactions).
 func validateSandboxTransaction(tx *SandboxTransaction, f string, today Date) error {
 	if tx == nil {
 		return invalid(f, "is required")
