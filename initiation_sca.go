@@ -18,9 +18,8 @@ const (
 	InitiationSCAExempt InitiationSCA = "exempt"
 )
 
-// SCA reports what the initiation answer asks for next: a scaRedirect link
-// means SCA at once, a startAuthorisation link an SCA to start, and neither
-// an exemption (the status is then usually accepted already).
+// SCA reports what the initiation answer asks for next, by its links
+// (docs/interface.md PS1).
 func (i *Initiation) SCA() InitiationSCA {
 	switch {
 	case !i.Links.SCARedirect.IsZero():

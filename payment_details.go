@@ -10,12 +10,9 @@ import (
 
 // PaymentDetails is a payment as GET on its self link answers it
 // (PaymentsService.Get, docs/interface.md PP5): the initiation body as the
-// bank holds it, changes the PSU made in the bank's own channels included,
-// with the payment's id and status. Exactly one of Payment, Periodic and
-// Bulk is set, by the answer's shape: an answer with a payments member is a
-// bulk payment, one with frequency or startDate a periodic payment, any
-// other a single payment. A moved execution date shows in the body's
-// RequestedExecutionDate (Bulk's for a bulk payment).
+// bank holds it now, with the payment's id and status. Exactly one of
+// Payment, Periodic and Bulk is set, by the answer's shape: a payments member
+// makes it bulk, frequency or startDate periodic.
 type PaymentDetails struct {
 	PaymentID         string
 	TransactionStatus TransactionStatus
@@ -60,8 +57,8 @@ type (
 	}
 )
 
-// UnmarshalJSONFrom decodes into the body the shape names; other members go to
-// Extra.
+// UnmarshalJSONFrom decodes into the body the shape names; other members go
+// to Extra.
 func (d *PaymentDetails) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if null, err := unmarshalJSONFromNull(dec); null || err != nil {
 		return err
