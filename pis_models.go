@@ -34,10 +34,6 @@ const (
 	maxUnstructured  = 140 // Max140Text
 	maxEndToEndID    = 35  // Max35Text
 	maxPurposeCode   = 4   // ExternalPurpose1Code
-	maxStreetName    = 70
-	maxBuildingNo    = 16
-	maxTownName      = 35
-	maxPostCode      = 16
 	maxPaymentInfoID = 35
 )
 
@@ -333,10 +329,8 @@ func (p *Payment) validate(field string) error {
 	if err := p.validateParties(field); err != nil {
 		return err
 	}
-	if err := checkText(field+".PurposeCode", p.PurposeCode, maxPurposeCode); err != nil {
-		return err
-	}
-	if err := checkText(field+".EndToEndIdentification", p.EndToEndIdentification, maxEndToEndID); err != nil {
+	if err := checkTexts(field, textRule{".PurposeCode", p.PurposeCode, maxPurposeCode},
+		textRule{".EndToEndIdentification", p.EndToEndIdentification, maxEndToEndID}); err != nil {
 		return err
 	}
 	if err := checkDate(field+".RequestedExecutionDate", p.RequestedExecutionDate); err != nil {
@@ -398,10 +392,8 @@ func (r *StructuredRemittance) validatePayment(field string) error {
 	if r.ReferenceType == "" {
 		return invalid(field+".ReferenceType", "is required (SCOR for a KID, CINV for an invoice number)")
 	}
-	if err := checkText(field+".ReferenceType", r.ReferenceType, maxReferenceLen); err != nil {
-		return err
-	}
-	if err := checkText(field+".ReferenceIssuer", r.ReferenceIssuer, maxReferenceLen); err != nil {
+	if err := checkTexts(field, textRule{".ReferenceType", r.ReferenceType, maxReferenceLen},
+		textRule{".ReferenceIssuer", r.ReferenceIssuer, maxReferenceLen}); err != nil {
 		return err
 	}
 	if r.ReferenceType == ReferenceTypeSCOR && !ValidKID(r.Reference) && !ValidCreditorReference(r.Reference) {
@@ -416,16 +408,24 @@ func (a *Address) validate(field string) error {
 	if len(a.Country) != 2 || !isUpper(a.Country[0]) || !isUpper(a.Country[1]) {
 		return invalid(field+".Country", "must be an ISO 3166 alpha-2 country code (two upper-case letters)")
 	}
-	for _, f := range []struct {
-		name, value string
-		max         int
-	}{
-		{".StreetName", a.StreetName, maxStreetName},
-		{".BuildingNumber", a.BuildingNumber, maxBuildingNo},
-		{".TownName", a.TownName, maxTownName},
-		{".PostCode", a.PostCode, maxPostCode},
-	} {
-		if err := checkText(field+f.name, f.value, f.max); err != nil {
+	return checkTexts(field,
+		textRule{".StreetName", a.StreetName, 70},
+		textRule{".BuildingNumber", a.BuildingNumber, 16},
+		textRule{".TownName", a.TownName, 35},
+		textRule{".PostCode", a.PostCode, 16})
+}
+
+// textRule is a text field: its name below the value's, its text, and its
+// longest length.
+type textRule struct {
+	name, text string
+	max        int
+}
+
+// checkTexts checks each text field of the value named field (checkText).
+func checkTexts(field string, rules ...textRule) error {
+	for _, r := range rules {
+		if err := checkText(field+r.name, r.text, r.max); err != nil {
 			return err
 		}
 	}

@@ -204,12 +204,11 @@ func validateSandboxAccount(a *SandboxAccount) error {
 	if err := checkRequiredText(f+".Name", a.Name, sandboxMaxName); err != nil {
 		return err
 	}
-	for _, t := range []struct{ field, value string }{
-		{".Product", a.Product}, {".CashAccountType", a.CashAccountType}, {".MaskedPAN", a.MaskedPAN},
-	} {
-		if err := checkText(f+t.field, t.value, sandboxMaxName); err != nil {
-			return err
-		}
+	if err := checkTexts(f,
+		textRule{".Product", a.Product, sandboxMaxName},
+		textRule{".CashAccountType", a.CashAccountType, sandboxMaxName},
+		textRule{".MaskedPAN", a.MaskedPAN, sandboxMaxName}); err != nil {
+		return err
 	}
 	switch {
 	case a.BBAN != "" && a.Card:
@@ -447,23 +446,14 @@ func validateSandboxTransaction(tx *SandboxTransaction, f string, today Date) er
 	if err := validateSet(f+".DebtorAccount", tx.DebtorAccount); err != nil {
 		return err
 	}
-	for _, t := range []struct {
-		field, value string
-		max          int
-	}{
-		{".CreditorName", tx.CreditorName, sandboxMaxName},
-		{".DebtorName", tx.DebtorName, sandboxMaxName},
-		{".RemittanceInformationUnstructured", tx.RemittanceInformationUnstructured, sandboxMaxRemittance},
-		{".ProprietaryBankTransactionCode.Value", tx.ProprietaryBankTransactionCode.Value, sandboxMaxCode},
-		{".ProprietaryBankTransactionCode.Code", tx.ProprietaryBankTransactionCode.Code, sandboxMaxCode},
-		{".AdditionalInformation", tx.AdditionalInformation, sandboxMaxInfo},
-		{".TransactionDetails", tx.TransactionDetails, sandboxMaxCardDetails},
-	} {
-		if err := checkText(f+t.field, t.value, t.max); err != nil {
-			return err
-		}
-	}
-	return nil
+	return checkTexts(f,
+		textRule{".CreditorName", tx.CreditorName, sandboxMaxName},
+		textRule{".DebtorName", tx.DebtorName, sandboxMaxName},
+		textRule{".RemittanceInformationUnstructured", tx.RemittanceInformationUnstructured, sandboxMaxRemittance},
+		textRule{".ProprietaryBankTransactionCode.Value", tx.ProprietaryBankTransactionCode.Value, sandboxMaxCode},
+		textRule{".ProprietaryBankTransactionCode.Code", tx.ProprietaryBankTransactionCode.Code, sandboxMaxCode},
+		textRule{".AdditionalInformation", tx.AdditionalInformation, sandboxMaxInfo},
+		textRule{".TransactionDetails", tx.TransactionDetails, sandboxMaxCardDetails})
 }
 
 // SetBalance sets the booked balance of the account mockAccountID (a
