@@ -16,12 +16,12 @@ func ValidKID(kid string) bool {
 		return false
 	}
 	if control == '-' {
-		return mod11KIDControl(payload) == '-'
+		return mod11Control(payload) == '-'
 	}
 	if control < '0' || control > '9' {
 		return false
 	}
-	return mod10Control(payload) == control || mod11KIDControl(payload) == control
+	return mod10Control(payload) == control || mod11Control(payload) == control
 }
 
 // mod10Control is the Luhn control digit of the decimal digits in payload.
@@ -42,9 +42,10 @@ func mod10Control(payload string) byte {
 	return byte('0' + (10-sum%10)%10)
 }
 
-// mod11KIDControl is the MOD11 control character of a KID payload: '0'..'9'
-// or '-'.
-func mod11KIDControl(payload string) byte {
+// mod11Control is the MOD11 control character of a KID or account number
+// payload: weights 2..7 from the right, '0' for remainder 0, '-' for 1, else
+// 11 minus it.
+func mod11Control(payload string) byte {
 	sum, w := 0, 2
 	for i := len(payload) - 1; i >= 0; i-- {
 		sum += int(payload[i]-'0') * w
@@ -94,32 +95,12 @@ func mod97Valid(s string) bool {
 	return rem == 1
 }
 
-// bbanWeights are the MOD11 weights of the first ten digits of a Norwegian
-// account number.
-var bbanWeights = [10]int{5, 4, 3, 2, 7, 6, 5, 4, 3, 2}
-
 // ValidBBAN reports whether bban is a Norwegian account number (kontonummer),
 // the bban of an account reference (docs/interface.md PIS1): 11 digits, the
 // last a MOD11 control digit over the first ten. Pass a formatted number such
 // as "8601.11.17947" through NormalizeBBAN first.
 func ValidBBAN(bban string) bool {
-	if len(bban) != 11 || !allDigits(bban) {
-		return false
-	}
-	sum := 0
-	for i, w := range bbanWeights {
-		sum += int(bban[i]-'0') * w
-	}
-	var control int
-	switch r := sum % 11; r {
-	case 0:
-		control = 0
-	case 1:
-		return false // no account number has this payload
-	default:
-		control = 11 - r
-	}
-	return int(bban[10]-'0') == control
+	return len(bban) == 11 && allDigits(bban) && mod11Control(bban[:10]) == bban[10]
 }
 
 // NormalizeBBAN removes the spaces, no-break spaces and dots people write in

@@ -303,18 +303,10 @@ type signingBasketBody struct {
 	ConsentIDs []string `json:"consentIds,omitempty"`
 }
 
-// validProduct reports whether product is a safe, non-empty path segment.
+// validProduct reports whether product is a safe path segment: 1 to 100
+// lower-case letters, digits and '-'.
 func validProduct(product string) bool {
-	if product == "" || len(product) > 100 {
-		return false
-	}
-	for i := range len(product) {
-		c := product[i]
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return product != "" && len(product) <= 100 && strings.Trim(product, "abcdefghijklmnopqrstuvwxyz0123456789-") == ""
 }
 
 // validate checks a payment; field is the Go path of p ("Payment",

@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,24 +69,14 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 	case p.Backoff != 0 && !(p.Backoff >= 1): // NaN too
 		return p, invalid("PollOptions.Backoff", "must be at least 1")
 	}
-	if p.MinDelay == 0 {
-		p.MinDelay = DefaultPollMinDelay
-	}
-	if p.MaxDelay == 0 {
-		p.MaxDelay = max(DefaultPollMaxDelay, p.MinDelay)
-	}
+	p.MinDelay = cmp.Or(p.MinDelay, DefaultPollMinDelay)
+	p.MaxDelay = cmp.Or(p.MaxDelay, max(DefaultPollMaxDelay, p.MinDelay))
 	if p.MaxDelay < p.MinDelay {
 		return p, invalid("PollOptions.MaxDelay", "must not be less than MinDelay")
 	}
-	if p.Backoff == 0 {
-		p.Backoff = DefaultPollBackoff
-	}
-	if p.NotYetFor == 0 {
-		p.NotYetFor = DefaultPollNotYetFor
-	}
-	if p.MaxAttempts == 0 {
-		p.MaxAttempts = DefaultPollMaxAttempts
-	}
+	p.Backoff = cmp.Or(p.Backoff, DefaultPollBackoff)
+	p.NotYetFor = cmp.Or(p.NotYetFor, DefaultPollNotYetFor)
+	p.MaxAttempts = cmp.Or(p.MaxAttempts, DefaultPollMaxAttempts)
 	return p, nil
 }
 

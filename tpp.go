@@ -60,17 +60,13 @@ func (s *TPPService) ContactEmail(ctx context.Context, tppID string) (string, *R
 // (RFC 3986 unreserved characters and ':'), other than "." and "..", so the id
 // stays one path segment.
 func checkTPPID(id string) error {
-	if id == "" {
+	switch {
+	case id == "":
 		return invalid("tppID", "is required")
-	}
-	if len(id) > 100 || id == "." || id == ".." {
+	case len(id) > 100 || id == "." || id == "..":
 		return invalid("tppID", "must be the TPP's authorisation number (like NO-FSA-987654321), at most 100 characters")
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~:", c) >= 0) {
-			return invalid("tppID", "may hold only letters, digits and -._~: (like NO-FSA-987654321)")
-		}
+	case strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:") != "":
+		return invalid("tppID", "may hold only letters, digits and -._~: (like NO-FSA-987654321)")
 	}
 	return nil
 }
