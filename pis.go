@@ -99,14 +99,7 @@ func checkInitiation(psu PSU, product string) error {
 
 // initiate sends a checked initiation body to ep.
 func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpoint, product string, body any, opts *InitiateOptions) (*Initiation, *Response, error) {
-	r := &request{
-		op:        ep.op,
-		method:    http.MethodPost,
-		href:      ep.prefix + product,
-		body:      body,
-		psu:       &psu,
-		scaResult: true,
-	}
+	r := &request{op: ep.op, method: http.MethodPost, href: ep.prefix + product, body: body, psu: &psu, scaResult: true}
 	if opts != nil && opts.AllowLogicalDuplicate {
 		r.query = url.Values{"allowLogicalDuplicate": {"true"}}
 	}

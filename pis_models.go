@@ -318,34 +318,27 @@ func (p *Payment) validate(field string) error {
 	if strings.HasPrefix(p.InstructedAmount.Amount, "-") || strings.Trim(p.InstructedAmount.Amount, "0.") == "" {
 		return invalid(field+".InstructedAmount.Amount", "must be greater than zero")
 	}
-	if err := p.validateParties(field); err != nil {
-		return err
-	}
-	if err := checkTexts(field, textRule{".PurposeCode", p.PurposeCode, maxPurposeCode},
-		textRule{".EndToEndIdentification", p.EndToEndIdentification, maxEndToEndID}); err != nil {
-		return err
-	}
-	if err := checkDate(field+".RequestedExecutionDate", p.RequestedExecutionDate); err != nil {
-		return err
-	}
-	return p.validateRemittance(field)
+	return firstError(
+		p.validateParties(field),
+		checkTexts(field,
+			textRule{".PurposeCode", p.PurposeCode, maxPurposeCode},
+			textRule{".EndToEndIdentification", p.EndToEndIdentification, maxEndToEndID}),
+		checkDate(field+".RequestedExecutionDate", p.RequestedExecutionDate),
+		p.validateRemittance(field),
+	)
 }
 
 // validateParties checks the accounts and the creditor of a payment.
 func (p *Payment) validateParties(field string) error {
-	if err := validateSet(field+".DebtorAccount", p.DebtorAccount); err != nil {
-		return err
-	}
-	if err := p.CreditorAccount.validate(field + ".CreditorAccount"); err != nil {
+	if err := firstError(validateSet(field+".DebtorAccount", p.DebtorAccount),
+		p.CreditorAccount.validate(field+".CreditorAccount")); err != nil {
 		return err
 	}
 	if p.CreditorName == "" {
 		return invalid(field+".CreditorName", "is required")
 	}
-	if err := checkText(field+".CreditorName", p.CreditorName, maxCreditorName); err != nil {
-		return err
-	}
-	return validateSet(field+".CreditorAddress", p.CreditorAddress)
+	return firstError(checkText(field+".CreditorName", p.CreditorName, maxCreditorName),
+		validateSet(field+".CreditorAddress", p.CreditorAddress))
 }
 
 // validateRemittance checks the remittance information of a payment: a
@@ -444,10 +437,7 @@ func (p *PeriodicPayment) validate() error {
 	case p.StartDate.IsZero():
 		return invalid(field+".StartDate", "is required")
 	}
-	if err := checkDate(field+".StartDate", p.StartDate); err != nil {
-		return err
-	}
-	if err := checkDate(field+".EndDate", p.EndDate); err != nil {
+	if err := firstError(checkDate(field+".StartDate", p.StartDate), checkDate(field+".EndDate", p.EndDate)); err != nil {
 		return err
 	}
 	months := len(p.MonthsOfExecution)
@@ -498,13 +488,11 @@ func numberIn(s string, lo, hi int) bool {
 // validate checks a bulk payment.
 func (b *BulkPayment) validate() error {
 	const field = "BulkPayment"
-	if err := b.DebtorAccount.validate(field + ".DebtorAccount"); err != nil {
-		return err
-	}
-	if err := checkText(field+".PaymentInformationID", b.PaymentInformationID, maxPaymentInfoID); err != nil {
-		return err
-	}
-	if err := checkDate(field+".RequestedExecutionDate", b.RequestedExecutionDate); err != nil {
+	if err := firstError(
+		b.DebtorAccount.validate(field+".DebtorAccount"),
+		checkText(field+".PaymentInformationID", b.PaymentInformationID, maxPaymentInfoID),
+		checkDate(field+".RequestedExecutionDate", b.RequestedExecutionDate),
+	); err != nil {
 		return err
 	}
 	if len(b.Payments) == 0 {
@@ -545,6 +533,17 @@ func (i *Initiation) effectiveKind() paymentKind {
 		}
 	}
 	return kindUnknown
+}
+
+// firstError returns the first of errs that is not nil: the results of pure
+// checks, in the order their failures are reported.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // validateSet checks v, when it is set, naming it field.

@@ -13,11 +13,9 @@ import (
 )
 
 // SandboxService runs the sandbox's mock-data operations (docs/interface.md SB1
-// to SB12, PO2): reset the sandbox, list its customers, and create or change
-// customers, accounts, agreements, transactions and balances. The calls act for
-// no PSU and are signed. Input is checked before sending (a *ValidationError
-// naming the field); the sandbox's own refusals are *Error answers, typically
-// 400 FORMAT_ERROR.
+// to SB12, PO2). The calls act for no PSU. Input is checked before sending (a
+// *ValidationError naming the field); the sandbox's own refusals are *Error
+// answers, typically 400 FORMAT_ERROR.
 type SandboxService service
 
 // Sandbox text limits (Berlin Group Max70Text, Max140Text, Max35Text,
@@ -126,12 +124,9 @@ func (s *SandboxService) sendCustomer(ctx context.Context, op, method string, c 
 
 // CreateAccount creates an account for a.CustomerNumber with POST
 // /v1/sandbox/accounts, or with Card a card account with POST
-// /v1/sandbox/card-accounts, in the scripts' shape (docs/interface.md SB7,
-// SB9). Checked before sending: CustomerNumber 11 digits, Currency an ISO 4217
-// code, Name present, BBAN a valid Norwegian account number and only without
-// Card, Balance and CreditLimit decimal amounts, CreditLimit (not negative)
-// and MaskedPAN only with Card. IBAN is never sent; the result's ResourceID is
-// the mockAccountId. a is not modified.
+// /v1/sandbox/card-accounts, in the scripts' shape, checked before sending
+// (docs/interface.md SB7, SB9). IBAN is never sent; the result's ResourceID
+// is the mockAccountId. a is not modified.
 func (s *SandboxService) CreateAccount(ctx context.Context, a *SandboxAccount) (*SandboxAccount, *Response, error) {
 	if err := validateSandboxAccount(a); err != nil {
 		return nil, nil, err
@@ -195,19 +190,15 @@ func validateSandboxAccount(a *SandboxAccount) error {
 	if a == nil {
 		return invalid(f, "is required")
 	}
-	if err := checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber); err != nil {
-		return err
-	}
-	if err := checkCurrency(f+".Currency", a.Currency, true); err != nil {
-		return err
-	}
-	if err := checkRequiredText(f+".Name", a.Name, sandboxMaxName); err != nil {
-		return err
-	}
-	if err := checkTexts(f,
-		textRule{".Product", a.Product, sandboxMaxName},
-		textRule{".CashAccountType", a.CashAccountType, sandboxMaxName},
-		textRule{".MaskedPAN", a.MaskedPAN, sandboxMaxName}); err != nil {
+	if err := firstError(
+		checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
+		checkCurrency(f+".Currency", a.Currency, true),
+		checkRequiredText(f+".Name", a.Name, sandboxMaxName),
+		checkTexts(f,
+			textRule{".Product", a.Product, sandboxMaxName},
+			textRule{".CashAccountType", a.CashAccountType, sandboxMaxName},
+			textRule{".MaskedPAN", a.MaskedPAN, sandboxMaxName}),
+	); err != nil {
 		return err
 	}
 	switch {
@@ -228,27 +219,26 @@ func validateSandboxAccount(a *SandboxAccount) error {
 }
 
 // CreateAgreement creates a corporate agreement owned by a.CustomerNumber with
-// POST /v1/sandbox/agreements, in the scripts' shape (docs/interface.md SB10);
-// Accounts, Members and SignersRequired are the fake bank's own members, sent
-// only when set. Checked before sending: every customer number 11 digits, Name
-// present, no empty account id, SignersRequired not negative, each engagement
-// valid (see SandboxEngagement). a is not modified.
+// POST /v1/sandbox/agreements, in the scripts' shape, checked before sending
+// (docs/interface.md SB10); Accounts, Members and SignersRequired, the fake
+// bank's own members, are sent only when set. a is not modified.
 func (s *SandboxService) CreateAgreement(ctx context.Context, a *SandboxAgreement) (*SandboxAgreement, *Response, error) {
-	if err := validateSandboxAgreement(a); err != nil {
-		return nil, nil, err
-	}
-	return s.sendAgreement(ctx, "sandbox.createAgreement", http.MethodPost, "/v1/sandbox/agreements", a)
+	return s.sendAgreement(ctx, "sandbox.createAgreement", http.MethodPost, a, false)
 }
 
-func validateSandboxAgreement(a *SandboxAgreement) error {
+// validateSandboxAgreement checks a, and its ID when update is set.
+func validateSandboxAgreement(a *SandboxAgreement, update bool) error {
 	const f = "SandboxAgreement"
 	if a == nil {
 		return invalid(f, "is required")
 	}
-	if err := checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber); err != nil {
-		return err
+	if update {
+		if err := checkSandboxID(f+".ID", a.ID); err != nil {
+			return err
+		}
 	}
-	if err := checkRequiredText(f+".Name", a.Name, sandboxMaxName); err != nil {
+	if err := firstError(checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
+		checkRequiredText(f+".Name", a.Name, sandboxMaxName)); err != nil {
 		return err
 	}
 	for i, id := range a.Accounts {
@@ -290,8 +280,16 @@ func validateEngagements(field string, es []SandboxEngagement) error {
 	return nil
 }
 
-// sendAgreement sends a in the scripts' shape and reads the agreement back.
-func (s *SandboxService) sendAgreement(ctx context.Context, op, method, href string, a *SandboxAgreement) (*SandboxAgreement, *Response, error) {
+// sendAgreement checks a, sends it in the scripts' shape (to the agreement's
+// own path when update is set) and reads the agreement back.
+func (s *SandboxService) sendAgreement(ctx context.Context, op, method string, a *SandboxAgreement, update bool) (*SandboxAgreement, *Response, error) {
+	if err := validateSandboxAgreement(a, update); err != nil {
+		return nil, nil, err
+	}
+	href := "/v1/sandbox/agreements"
+	if update {
+		href += "/" + pathSegment(a.ID)
+	}
 	body := struct {
 		Owner           string              `json:"owner"`
 		Name            string              `json:"name"`
@@ -320,13 +318,8 @@ func (s *SandboxService) CreateTransaction(ctx context.Context, mockAccountID st
 
 // CreateTransactions creates txs, in order, on the account mockAccountID with
 // one POST /v1/sandbox/accounts/{mockAccountId}/transactions of a JSON array
-// (docs/interface.md SB4, SB11, PO2). Each is checked before sending, with the
-// bank's calendar (Europe/Oslo): valid amounts, dates and account references,
-// BookingDate (default today) and ValueDate (default BookingDate) not after
-// today nor ValueDate before BookingDate, printable Latin-1 text within the
-// Berlin Group lengths; a refusal names SandboxTransactions[i].Field. The
-// result follows the order of txs; txs is not modified; TransactionID is never
-// sent.
+// (docs/interface.md SB4, SB11, PO2), each checked before sending. The result
+// follows the order of txs; txs is not modified; TransactionID is never sent.
 func (s *SandboxService) CreateTransactions(ctx context.Context, mockAccountID string, txs []SandboxTransaction) ([]SandboxTransaction, *Response, error) {
 	return s.createTransactions(ctx, "sandbox.createTransactions", "/v1/sandbox/accounts/", mockAccountID, txs, "")
 }
@@ -403,24 +396,20 @@ func decodeSandboxTransactions(raw json.RawMessage, n int) ([]SandboxTransaction
 }
 
 // validateSandboxTransaction checks tx, named f, with today the date at the
-// bank (see CreateTransactions).
+// bank: BookingDate (default today) and ValueDate (default BookingDate) not
+// after today nor ValueDate before BookingDate (docs/interface.md PO2, SB11).
 func validateSandboxTransaction(tx *SandboxTransaction, f string, today Date) error {
 	if tx == nil {
 		return invalid(f, "is required")
 	}
-	if err := tx.TransactionAmount.validate(f + ".TransactionAmount"); err != nil {
+	if err := firstError(
+		tx.TransactionAmount.validate(f+".TransactionAmount"),
+		validateSet(f+".OriginalAmount", tx.OriginalAmount),
+		checkDate(f+".BookingDate", tx.BookingDate),
+		checkDate(f+".ValueDate", tx.ValueDate),
+		checkDate(f+".TransactionDate", tx.TransactionDate),
+	); err != nil {
 		return err
-	}
-	if err := validateSet(f+".OriginalAmount", tx.OriginalAmount); err != nil {
-		return err
-	}
-	for _, d := range []struct {
-		field string
-		date  Date
-	}{{".BookingDate", tx.BookingDate}, {".ValueDate", tx.ValueDate}, {".TransactionDate", tx.TransactionDate}} {
-		if err := checkDate(f+d.field, d.date); err != nil {
-			return err
-		}
 	}
 	booking := tx.BookingDate
 	if booking.IsZero() {
@@ -440,20 +429,17 @@ func validateSandboxTransaction(tx *SandboxTransaction, f string, today Date) er
 	case value.Before(booking):
 		return invalid(f+".ValueDate", "must not be before BookingDate")
 	}
-	if err := validateSet(f+".CreditorAccount", tx.CreditorAccount); err != nil {
-		return err
-	}
-	if err := validateSet(f+".DebtorAccount", tx.DebtorAccount); err != nil {
-		return err
-	}
-	return checkTexts(f,
-		textRule{".CreditorName", tx.CreditorName, sandboxMaxName},
-		textRule{".DebtorName", tx.DebtorName, sandboxMaxName},
-		textRule{".RemittanceInformationUnstructured", tx.RemittanceInformationUnstructured, sandboxMaxRemittance},
-		textRule{".ProprietaryBankTransactionCode.Value", tx.ProprietaryBankTransactionCode.Value, sandboxMaxCode},
-		textRule{".ProprietaryBankTransactionCode.Code", tx.ProprietaryBankTransactionCode.Code, sandboxMaxCode},
-		textRule{".AdditionalInformation", tx.AdditionalInformation, sandboxMaxInfo},
-		textRule{".TransactionDetails", tx.TransactionDetails, sandboxMaxCardDetails})
+	return firstError(
+		validateSet(f+".CreditorAccount", tx.CreditorAccount),
+		validateSet(f+".DebtorAccount", tx.DebtorAccount),
+		checkTexts(f,
+			textRule{".CreditorName", tx.CreditorName, sandboxMaxName},
+			textRule{".DebtorName", tx.DebtorName, sandboxMaxName},
+			textRule{".RemittanceInformationUnstructured", tx.RemittanceInformationUnstructured, sandboxMaxRemittance},
+			textRule{".ProprietaryBankTransactionCode.Value", tx.ProprietaryBankTransactionCode.Value, sandboxMaxCode},
+			textRule{".ProprietaryBankTransactionCode.Code", tx.ProprietaryBankTransactionCode.Code, sandboxMaxCode},
+			textRule{".AdditionalInformation", tx.AdditionalInformation, sandboxMaxInfo},
+			textRule{".TransactionDetails", tx.TransactionDetails, sandboxMaxCardDetails}))
 }
 
 // SetBalance sets the booked balance of the account mockAccountID (a

@@ -49,16 +49,7 @@ func (s *SandboxService) UpdateAccount(ctx context.Context, a *SandboxAccount) (
 // a.CustomerNumber must be the agreement's owner. Checked as for
 // CreateAgreement. a is not modified.
 func (s *SandboxService) UpdateAgreement(ctx context.Context, a *SandboxAgreement) (*SandboxAgreement, *Response, error) {
-	if a == nil {
-		return nil, nil, invalid("SandboxAgreement", "is required")
-	}
-	if err := checkSandboxID("SandboxAgreement.ID", a.ID); err != nil {
-		return nil, nil, err
-	}
-	if err := validateSandboxAgreement(a); err != nil {
-		return nil, nil, err
-	}
-	return s.sendAgreement(ctx, "sandbox.updateAgreement", http.MethodPut, "/v1/sandbox/agreements/"+pathSegment(a.ID), a)
+	return s.sendAgreement(ctx, "sandbox.updateAgreement", http.MethodPut, a, true)
 }
 
 // AddEngagements adds engagements to the agreement mockAgreementID with POST
