@@ -258,10 +258,7 @@ func (s *SigningBasketsService) Cancel(ctx context.Context, psu PSU, link Link) 
 
 // body checks a signing basket and returns the JSON to send.
 func (b *SigningBasket) body() (*signingBasketBody, error) {
-	if err := checkIDs("SigningBasket.PaymentIDs", b.PaymentIDs); err != nil {
-		return nil, err
-	}
-	if err := checkIDs("SigningBasket.ConsentIDs", b.ConsentIDs); err != nil {
+	if err := firstError(checkIDs("SigningBasket.PaymentIDs", b.PaymentIDs), checkIDs("SigningBasket.ConsentIDs", b.ConsentIDs)); err != nil {
 		return nil, err
 	}
 	out := &signingBasketBody{ConsentIDs: b.ConsentIDs}

@@ -131,11 +131,7 @@ func (s *SandboxService) CreateAccount(ctx context.Context, a *SandboxAccount) (
 	if err := validateSandboxAccount(a); err != nil {
 		return nil, nil, err
 	}
-	href := "/v1/sandbox/accounts"
-	if a.Card {
-		href = "/v1/sandbox/card-accounts"
-	}
-	return s.sendAccount(ctx, "sandbox.createAccount", http.MethodPost, href, a, true)
+	return s.sendAccount(ctx, "sandbox.createAccount", http.MethodPost, a, true)
 }
 
 // sandboxAccountBody is an account in the scripts' shape.
@@ -158,12 +154,19 @@ type sandboxBalance struct {
 	BalanceAmount Amount `json:"balanceAmount"`
 }
 
-// sendAccount sends a in the scripts' shape (with its owner, number and
-// currency when create is set) and reads the account back.
-func (s *SandboxService) sendAccount(ctx context.Context, op, method, href string, a *SandboxAccount, create bool) (*SandboxAccount, *Response, error) {
+// sendAccount sends a in the scripts' shape to the accounts (with Card, the
+// card accounts): with create, to the list with owner, number and currency,
+// else to a.ResourceID. It reads the account back.
+func (s *SandboxService) sendAccount(ctx context.Context, op, method string, a *SandboxAccount, create bool) (*SandboxAccount, *Response, error) {
+	href := "/v1/sandbox/accounts"
+	if a.Card {
+		href = "/v1/sandbox/card-accounts"
+	}
 	body := sandboxAccountBody{Product: a.Product, CashAccountType: a.CashAccountType, MaskedPAN: a.MaskedPAN}
 	if create {
 		body.CustomerNumber, body.BBAN, body.Currency = a.CustomerNumber, a.BBAN, a.Currency
+	} else {
+		href += "/" + pathSegment(a.ResourceID)
 	}
 	if a.Card {
 		body.Name = a.Name

@@ -37,11 +37,7 @@ func (s *SandboxService) UpdateAccount(ctx context.Context, a *SandboxAccount) (
 	if err := validateSandboxAccount(&v); err != nil {
 		return nil, nil, err
 	}
-	href := "/v1/sandbox/accounts/" + pathSegment(a.ResourceID)
-	if a.Card {
-		href = "/v1/sandbox/card-accounts/" + pathSegment(a.ResourceID)
-	}
-	return s.sendAccount(ctx, "sandbox.updateAccount", http.MethodPut, href, a, false)
+	return s.sendAccount(ctx, "sandbox.updateAccount", http.MethodPut, a, false)
 }
 
 // UpdateAgreement replaces all but the owner of the agreement a.ID with PUT
