@@ -179,11 +179,8 @@ func (p *poll) settled(st *PaymentStatus) (time.Duration, bool, error) {
 		p.o.OnPATC(st)
 	}
 	switch {
-	case st.TransactionStatus.Final() || (p.o.Bulk && st.TransactionStatus == TransactionStatusPART):
-		return 0, true, nil
-	case st.InsufficientFunds():
-		return 0, true, nil
-	case !p.o.UntilSettled && st.TransactionStatus.Accepted():
+	case st.TransactionStatus.Final(), p.o.Bulk && st.TransactionStatus == TransactionStatusPART,
+		st.InsufficientFunds(), !p.o.UntilSettled && st.TransactionStatus.Accepted():
 		return 0, true, nil
 	case p.o.Strict && !st.TransactionStatus.Known():
 		return 0, true, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, idsOfCall(&p.psu, p.link.Href, "").text(string(st.TransactionStatus), 35), p.resp.RequestID)
@@ -224,7 +221,6 @@ func (o *PollOptions) transient(err error, elapsed time.Duration) (time.Duration
 	case e.StatusCode == http.StatusUnauthorized:
 		return 0, false
 	case e.StatusCode == http.StatusNotFound || (e.StatusCode >= 400 && e.StatusCode < 500 && e.HasCode(CodeResourceUnknown)):
-		// The status of a payment not yet approved (docs/interface.md, Endpoints).
 		return 0, o.NotYetFor > 0 && elapsed < o.NotYetFor && !e.HasCode(CodeFundsNotAvailable)
 	}
 	return 0, false

@@ -5,18 +5,14 @@ import (
 	"net/http"
 )
 
-// The sandbox's changes in place (docs/interface.md SB10 and SB12): the
-// platform documents SetBalance and AddEngagements; the other routes are
-// PUT on the resource, which the fake bank serves and the platform's
-// sandbox may not.
-
 // UpdateAccount changes the account (with Card, the card account)
 // a.ResourceID with PUT /v1/sandbox/accounts/{mockAccountId} or
 // /v1/sandbox/card-accounts/{mockCardAccountId}, sending the set fields
 // among Name, Product, CashAccountType, Balance and, for a card account,
 // MaskedPAN and CreditLimit; owner, BBAN and currency never change and are
 // not sent. Checked as for CreateAccount; Currency is needed with Balance or
-// CreditLimit. a is not modified.
+// CreditLimit. a is not modified. The platform's sandbox may not serve this
+// route (docs/interface.md SB12).
 func (s *SandboxService) UpdateAccount(ctx context.Context, a *SandboxAccount) (*SandboxAccount, *Response, error) {
 	const f = "SandboxAccount"
 	if a == nil {
