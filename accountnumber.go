@@ -8,20 +8,10 @@ import "strings"
 // character over the digits before it. Separators are not accepted.
 func ValidKID(kid string) bool {
 	n := len(kid)
-	if n < 2 || n > 25 {
+	if n < 2 || n > 25 || !allDigits(kid[:n-1]) {
 		return false
 	}
-	payload, control := kid[:n-1], kid[n-1]
-	if !allDigits(payload) {
-		return false
-	}
-	if control == '-' {
-		return mod11Control(payload) == '-'
-	}
-	if control < '0' || control > '9' {
-		return false
-	}
-	return mod10Control(payload) == control || mod11Control(payload) == control
+	return mod10Control(kid[:n-1]) == kid[n-1] || mod11Control(kid[:n-1]) == kid[n-1]
 }
 
 // mod10Control is the Luhn control digit of the decimal digits in payload.

@@ -22,8 +22,7 @@ func (s *CardAccountsService) List(ctx context.Context, psu PSU) ([]CardAccount,
 	body := listBody[CardAccount]{key: "cardAccounts"}
 	resp, err := s.client.do(ctx, &request{op: "card_accounts.list", method: http.MethodGet, href: "/v1/card-accounts", psu: &psu}, &body)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.StatusCode == http.StatusNotFound {
+		if e, ok := errors.AsType[*Error](err); ok && e.StatusCode == http.StatusNotFound {
 			return []CardAccount{}, resp, nil
 		}
 		return nil, resp, corporateHint(psu, err)

@@ -209,8 +209,8 @@ func (p *poll) grow() {
 // transient reports whether a failed status read is worth another one, and
 // the wait the bank asked for.
 func (o *PollOptions) transient(err error, elapsed time.Duration) (time.Duration, bool) {
-	var e *Error
-	if !errors.As(err, &e) {
+	e, ok := errors.AsType[*Error](err)
+	if !ok {
 		return 0, false
 	}
 	switch {

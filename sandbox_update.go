@@ -38,8 +38,8 @@ func (s *SandboxService) UpdateAccount(ctx context.Context, a *SandboxAccount) (
 
 // UpdateAgreement replaces all but the owner of the agreement a.ID with PUT
 // /v1/sandbox/agreements/{mockAgreementId} and the body of CreateAgreement;
-// a.CustomerNumber must be the agreement's owner. Checked as for
-// CreateAgreement. a is not modified.
+// a.CustomerNumber must be the agreement's owner (docs/interface.md SB12).
+// Checked as for CreateAgreement. a is not modified.
 func (s *SandboxService) UpdateAgreement(ctx context.Context, a *SandboxAgreement) (*SandboxAgreement, *Response, error) {
 	return s.sendAgreement(ctx, "sandbox.updateAgreement", http.MethodPut, a, true)
 }
