@@ -414,14 +414,8 @@ func validateSandboxTransaction(tx *SandboxTransaction, f string, today Date) er
 	); err != nil {
 		return err
 	}
-	booking := tx.BookingDate
-	if booking.IsZero() {
-		booking = today
-	}
-	value := tx.ValueDate
-	if value.IsZero() {
-		value = booking
-	}
+	booking := cmp.Or(tx.BookingDate, today)
+	value := cmp.Or(tx.ValueDate, booking)
 	switch {
 	case booking.After(today):
 		return invalid(f+".BookingDate", "must not be in the future (today is %s at the bank)", today)

@@ -14,11 +14,8 @@ type CustomerType string
 
 // The customer types of docs/interface.md SB1.
 const (
-	// CustomerPrivate is a private person (a natural person PSU).
-	CustomerPrivate CustomerType = "PRIVATE"
-	// CustomerCorporate is a company; it acts through corporate agreements
-	// (docs/interface.md F2).
-	CustomerCorporate CustomerType = "CORPORATE"
+	CustomerPrivate   CustomerType = "PRIVATE"   // a private person (a natural person PSU)
+	CustomerCorporate CustomerType = "CORPORATE" // a company, acting through corporate agreements (F2)
 )
 
 // Valid reports whether the sandbox accepts t (docs/interface.md SB8).
@@ -85,8 +82,7 @@ type SandboxAccount struct {
 	CreditLimit string `json:"creditLimit,omitempty"`
 	// Closed reports an account closed in the backend.
 	Closed bool `json:"closed,omitempty"`
-	// BookedTransactions and PendingTransactions count the account's
-	// transactions.
+	// BookedTransactions and PendingTransactions count its transactions.
 	BookedTransactions  int `json:"bookedTransactions"`
 	PendingTransactions int `json:"pendingTransactions"`
 }
@@ -152,10 +148,8 @@ type EngagementRole string
 
 // The engagement roles the platform documents.
 const (
-	// EngagementView lets the customer see the account.
-	EngagementView EngagementRole = "VIEW"
-	// EngagementRegister lets the customer register payments from it.
-	EngagementRegister EngagementRole = "REGISTER"
+	EngagementView     EngagementRole = "VIEW"     // the customer sees the account
+	EngagementRegister EngagementRole = "REGISTER" // the customer registers payments from it
 )
 
 // Valid reports whether r is a role the sandbox knows.

@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 )
@@ -24,9 +25,7 @@ func (s *SandboxService) UpdateAccount(ctx context.Context, a *SandboxAccount) (
 	// the checks of CreateAccount, on a copy with what it requires
 	v := *a
 	v.CustomerNumber, v.BBAN = SandboxPrivateCustomer1, ""
-	if v.Name == "" {
-		v.Name = "-"
-	}
+	v.Name = cmp.Or(v.Name, "-")
 	if v.Currency == "" && a.Balance == "" && a.CreditLimit == "" {
 		v.Currency = "NOK"
 	}

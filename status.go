@@ -14,10 +14,7 @@ const (
 	TransactionStatusPDNG TransactionStatus = "PDNG" // Pending: signed, until the bank executes it (PS9)
 	TransactionStatusACTC TransactionStatus = "ACTC" // AcceptedTechnicalValidation
 	TransactionStatusACFC TransactionStatus = "ACFC" // AcceptedFundsChecked
-	// TransactionStatusACCP (AcceptedCustomerProfile) is also a payment
-	// refused for lack of funds, with fundsAvailable false (PS5): see
-	// PaymentStatus.InsufficientFunds.
-	TransactionStatusACCP TransactionStatus = "ACCP"
+	TransactionStatusACCP TransactionStatus = "ACCP" // AcceptedCustomerProfile; see InsufficientFunds (PS5)
 	TransactionStatusACWC TransactionStatus = "ACWC" // AcceptedWithChange, such as the date
 	TransactionStatusACWP TransactionStatus = "ACWP" // AcceptedWithoutPosting
 	TransactionStatusACSP TransactionStatus = "ACSP" // AcceptedSettlementInProcess
@@ -25,21 +22,14 @@ const (
 	TransactionStatusACCC TransactionStatus = "ACCC" // AcceptedSettlementCompleted (creditor): final
 	TransactionStatusRJCT TransactionStatus = "RJCT" // Rejected: final
 	TransactionStatusCANC TransactionStatus = "CANC" // Cancelled before execution: final
-	// TransactionStatusPATC (PartiallyAcceptedTechnicalCorrect): some but not
-	// all of the signers have signed (PS4; see PollOptions.OnPATC).
-	TransactionStatusPATC TransactionStatus = "PATC"
-	// TransactionStatusPART (PartiallyAccepted): some payments of a bulk
-	// payment were accepted; final for a bulk payment (PollOptions.Bulk).
-	TransactionStatusPART TransactionStatus = "PART"
+	TransactionStatusPATC TransactionStatus = "PATC" // PartiallyAcceptedTechnicalCorrect: signers missing (PS4)
+	TransactionStatusPART TransactionStatus = "PART" // PartiallyAccepted: final for a bulk payment (PollOptions.Bulk)
 )
 
 // Final reports ACSC, ACCC, RJCT or CANC; not PART (see PollOptions.Bulk).
 func (s TransactionStatus) Final() bool {
-	switch s {
-	case TransactionStatusACSC, TransactionStatusACCC, TransactionStatusRJCT, TransactionStatusCANC:
-		return true
-	}
-	return false
+	return s == TransactionStatusACSC || s == TransactionStatusACCC ||
+		s == TransactionStatusRJCT || s == TransactionStatusCANC
 }
 
 // Accepted reports whether s says the PSU has signed and the bank has
@@ -89,11 +79,7 @@ const (
 // Final reports whether the authorisation no longer changes: finalised,
 // failed or exempted.
 func (s SCAStatus) Final() bool {
-	switch s {
-	case SCAStatusFinalised, SCAStatusFailed, SCAStatusExempted:
-		return true
-	}
-	return false
+	return s == SCAStatusFinalised || s == SCAStatusFailed || s == SCAStatusExempted
 }
 
 // Known reports whether s is one of the Berlin Group codes above.
