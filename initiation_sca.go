@@ -7,15 +7,9 @@ type InitiationSCA string
 
 // What Initiation.SCA reports.
 const (
-	// InitiationSCAStart: POST Links.StartAuthorisation
-	// (PaymentsService.StartAuthorisation), then send the PSU to its
-	// scaRedirect.
-	InitiationSCAStart InitiationSCA = "start"
-	// InitiationSCARedirect: SCA is due at once; send the PSU to
-	// Links.SCARedirect, no StartAuthorisation.
-	InitiationSCARedirect InitiationSCA = "redirect"
-	// InitiationSCAExempt: no SCA is due (an exemption); poll Links.Status.
-	InitiationSCAExempt InitiationSCA = "exempt"
+	InitiationSCAStart    InitiationSCA = "start"    // StartAuthorisation, then send the PSU to its scaRedirect
+	InitiationSCARedirect InitiationSCA = "redirect" // SCA is due at once: send the PSU to Links.SCARedirect
+	InitiationSCAExempt   InitiationSCA = "exempt"   // no SCA is due (an exemption): poll Links.Status
 )
 
 // SCA reports what the initiation answer asks for next, by its links

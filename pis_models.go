@@ -88,17 +88,15 @@ type Frequency string
 
 // The frequencies the interface accepts.
 const (
-	Daily          Frequency = "Daily"
-	Weekly         Frequency = "Weekly"
-	EveryTwoWeeks  Frequency = "EveryTwoWeeks"
-	Monthly        Frequency = "Monthly"
-	EveryTwoMonths Frequency = "EveryTwoMonths"
-	Quarterly      Frequency = "Quarterly"
-	SemiAnnual     Frequency = "SemiAnnual"
-	Annual         Frequency = "Annual"
-	// MonthlyVariable executes in PeriodicPayment.MonthsOfExecution, each at most
-	// once (docs/interface.md EP19).
-	MonthlyVariable Frequency = "MonthlyVariable"
+	Daily           Frequency = "Daily"
+	Weekly          Frequency = "Weekly"
+	EveryTwoWeeks   Frequency = "EveryTwoWeeks"
+	Monthly         Frequency = "Monthly"
+	EveryTwoMonths  Frequency = "EveryTwoMonths"
+	Quarterly       Frequency = "Quarterly"
+	SemiAnnual      Frequency = "SemiAnnual"
+	Annual          Frequency = "Annual"
+	MonthlyVariable Frequency = "MonthlyVariable" // in PeriodicPayment.MonthsOfExecution, each once (EP19)
 )
 
 // Known reports whether f is one of the frequencies above.
@@ -215,11 +213,9 @@ type PaymentStatus struct {
 
 // PaymentStatusLinks are a status answer's _links; absent ones are zero.
 type PaymentStatusLinks struct {
-	Self   Link `json:"self,omitzero"`   // GET: the payment; DELETE: cancel it
-	Status Link `json:"status,omitzero"` // GET: the payment status again
-	// StartAuthorisation (POST) starts an SCA: for a PATC payment, the next
-	// signer's (PaymentsService.StartAuthorisation).
-	StartAuthorisation Link `json:"startAuthorisation,omitzero"`
+	Self               Link `json:"self,omitzero"`               // GET: the payment; DELETE: cancel it
+	Status             Link `json:"status,omitzero"`             // GET: the payment status again
+	StartAuthorisation Link `json:"startAuthorisation,omitzero"` // POST: the next signer's SCA of a PATC payment
 }
 
 // IsZero reports whether no link has an href.

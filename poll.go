@@ -24,8 +24,7 @@ const (
 type PollOptions struct {
 	// MinDelay is the first wait between two reads (default 2 s).
 	MinDelay time.Duration
-	// MaxDelay caps every wait, a Retry-After of the bank included
-	// (default 30 s).
+	// MaxDelay caps every wait, the bank's Retry-After included (default 30 s).
 	MaxDelay time.Duration
 	// Backoff multiplies the wait after each read (default 1.5; below 1 refused).
 	Backoff float64
@@ -48,8 +47,7 @@ type PollOptions struct {
 	// Bulk makes PART final, as it is for bulk payments (PS3).
 	Bulk bool
 	// UntilSettled polls past an accepted status until a final one (PS3),
-	// which may take days: bound it with MaxAttempts, MaxDelay or a context
-	// deadline.
+	// which may take days: bound it with MaxAttempts or a context deadline.
 	UntilSettled bool
 }
 

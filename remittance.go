@@ -3,12 +3,8 @@ package xs2a
 // Reference types of remittanceInformationStructuredArray entries
 // (docs/interface.md PIS6).
 const (
-	// ReferenceTypeSCOR marks the creditor's structured reference: a
-	// Norwegian KID (ValidKID), or in SEPA and cross-border payments an ISO
-	// 11649 RF creditor reference (ValidCreditorReference).
-	ReferenceTypeSCOR = "SCOR"
-	// ReferenceTypeCINV marks the invoice number.
-	ReferenceTypeCINV = "CINV"
+	ReferenceTypeSCOR = "SCOR" // the creditor's reference: a KID (ValidKID) or an RF reference (ValidCreditorReference)
+	ReferenceTypeCINV = "CINV" // the invoice number
 )
 
 // DefaultInvoiceIssuer is the referenceIssuer that EInvoiceReferences puts on

@@ -14,7 +14,7 @@ const (
 	TransactionStatusPDNG TransactionStatus = "PDNG" // Pending: signed, until the bank executes it (PS9)
 	TransactionStatusACTC TransactionStatus = "ACTC" // AcceptedTechnicalValidation
 	TransactionStatusACFC TransactionStatus = "ACFC" // AcceptedFundsChecked
-	TransactionStatusACCP TransactionStatus = "ACCP" // AcceptedCustomerProfile; see InsufficientFunds (PS5)
+	TransactionStatusACCP TransactionStatus = "ACCP" // AcceptedCustomerProfile; see PaymentStatus.InsufficientFunds
 	TransactionStatusACWC TransactionStatus = "ACWC" // AcceptedWithChange, such as the date
 	TransactionStatusACWP TransactionStatus = "ACWP" // AcceptedWithoutPosting
 	TransactionStatusACSP TransactionStatus = "ACSP" // AcceptedSettlementInProcess

@@ -86,8 +86,7 @@ func checkContactEmail(field, email string) error {
 	if err != nil || a.Name != "" || a.Address != email {
 		return invalid(field, "must be a bare e-mail address like ops@tpp.example, without a display name")
 	}
-	at := strings.LastIndexByte(email, '@')
-	domain := email[at+1:]
+	domain := email[strings.LastIndexByte(email, '@')+1:]
 	if !strings.Contains(domain, ".") || strings.HasSuffix(domain, ".") || strings.HasPrefix(domain, ".") {
 		return invalid(field, "must have a domain with a dot, like ops@tpp.example")
 	}
