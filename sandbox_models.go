@@ -48,40 +48,30 @@ const (
 // and POST /v1/sandbox/customers creates it (docs/interface.md SB3, SB9).
 // CreateCustomer sends only CustomerNumber, CustomerType and Name.
 type SandboxCustomer struct {
-	// CustomerNumber is the mock national id (11 digits) typed at SCA.
-	CustomerNumber string       `json:"customerNumber"`
-	CustomerType   CustomerType `json:"customerType"`
-	Name           string       `json:"name"`
-	// Accounts are the customer's accounts and card accounts.
-	Accounts []SandboxAccount `json:"accounts,omitempty"`
-	// Agreements are the corporate agreements the customer owns or belongs to.
-	Agreements []SandboxAgreement `json:"agreements,omitempty"`
+	CustomerNumber string             `json:"customerNumber"` // the mock national id (11 digits) typed at SCA
+	CustomerType   CustomerType       `json:"customerType"`
+	Name           string             `json:"name"`
+	Accounts       []SandboxAccount   `json:"accounts,omitempty"`   // accounts and card accounts
+	Agreements     []SandboxAgreement `json:"agreements,omitempty"` // agreements it owns or belongs to
 }
 
 // SandboxAccount is a sandbox account or card account, as listed with a
 // SandboxCustomer and as CreateAccount creates it (docs/interface.md SB7,
 // SB9). ResourceID, IBAN, Closed and the counts are set by the sandbox.
 type SandboxAccount struct {
-	// ResourceID is the mockAccountId, and the id of /v1/accounts/{id}.
-	ResourceID string `json:"resourceId,omitempty"`
-	// CustomerNumber is the owner, filled in by the SDK (docs/interface.md PO2).
-	CustomerNumber string `json:"customerNumber,omitempty"`
-	// BBAN is the account number (11 digits, MOD11); "" lets CreateAccount pick.
-	BBAN      string `json:"bban,omitempty"`
-	IBAN      string `json:"iban,omitempty"`
-	MaskedPAN string `json:"maskedPan,omitempty"` // card accounts
-	Currency  string `json:"currency,omitempty"`  // ISO 4217 code
-	Name      string `json:"name,omitempty"`
-	Product   string `json:"product,omitempty"`
-	// CashAccountType is the account's kind on CreateAccount ("SVGS": savings).
-	CashAccountType string `json:"cashAccountType,omitempty"`
+	ResourceID      string `json:"resourceId,omitempty"`     // the mockAccountId, and the id of /v1/accounts/{id}
+	CustomerNumber  string `json:"customerNumber,omitempty"` // the owner, filled in by the SDK (PO2)
+	BBAN            string `json:"bban,omitempty"`           // 11 digits, MOD11; "" lets CreateAccount pick
+	IBAN            string `json:"iban,omitempty"`
+	MaskedPAN       string `json:"maskedPan,omitempty"` // card accounts
+	Currency        string `json:"currency,omitempty"`  // ISO 4217 code
+	Name            string `json:"name,omitempty"`
+	Product         string `json:"product,omitempty"`
+	CashAccountType string `json:"cashAccountType,omitempty"` // the kind, as "SVGS" (savings)
 	Card            bool   `json:"card,omitempty"`
-	// Balance is the booked balance ("100.26"; "" means 0) in Currency.
-	Balance string `json:"balance,omitempty"`
-	// CreditLimit is a card account's credit limit as a decimal string.
-	CreditLimit string `json:"creditLimit,omitempty"`
-	// Closed reports an account closed in the backend.
-	Closed bool `json:"closed,omitempty"`
+	Balance         string `json:"balance,omitempty"`     // the booked balance ("100.26"; "": 0) in Currency
+	CreditLimit     string `json:"creditLimit,omitempty"` // a card account's, a decimal in Currency
+	Closed          bool   `json:"closed,omitempty"`      // closed in the backend
 	// BookedTransactions and PendingTransactions count its transactions.
 	BookedTransactions  int `json:"bookedTransactions"`
 	PendingTransactions int `json:"pendingTransactions"`
@@ -118,19 +108,14 @@ func (a *SandboxAccount) UnmarshalJSON(data []byte) error {
 // company grants to its members, and how many members sign a payment. ID and
 // OrganisationNumber are set by the sandbox.
 type SandboxAgreement struct {
-	ID                 string `json:"id,omitempty"`
-	Name               string `json:"name"`
-	OrganisationNumber string `json:"organisationNumber,omitempty"`
-	// CustomerNumber is the corporate customer that owns the agreement.
-	CustomerNumber string `json:"customerNumber"`
-	// Accounts are resource ids of the owner's accounts.
-	Accounts []string `json:"accounts"`
-	// SignersRequired is how many members sign a payment (0: the default, 1).
-	SignersRequired int `json:"signersRequired,omitempty"`
-	// Members are customer numbers that may act, the owner included.
-	Members []string `json:"members,omitempty"`
-	// Engagements give customers (PSUs) the owner's accounts.
-	Engagements []SandboxEngagement `json:"engagements,omitempty"`
+	ID                 string              `json:"id,omitempty"`
+	Name               string              `json:"name"`
+	OrganisationNumber string              `json:"organisationNumber,omitempty"`
+	CustomerNumber     string              `json:"customerNumber"`            // the corporate customer that owns it
+	Accounts           []string            `json:"accounts"`                  // resource ids of the owner's accounts
+	SignersRequired    int                 `json:"signersRequired,omitempty"` // members who sign a payment (0: 1)
+	Members            []string            `json:"members,omitempty"`         // customers who act, the owner included
+	Engagements        []SandboxEngagement `json:"engagements,omitempty"`     // PSUs given the owner's accounts
 }
 
 // SandboxEngagement gives Customer, a PSU's 11-digit customer number,
@@ -159,17 +144,14 @@ func (r EngagementRole) Valid() bool { return r == EngagementView || r == Engage
 // (docs/interface.md SB4, SB11, PO2), with the fields of a booked transaction
 // of the accounts endpoints.
 type SandboxTransaction struct {
-	// TransactionID is set by the sandbox; it is never sent.
-	TransactionID     string `json:"transactionId,omitempty"`
-	TransactionAmount Amount `json:"transactionAmount"`
-	// BookingDate and ValueDate default to today and BookingDate (PO2).
-	BookingDate Date `json:"bookingDate,omitzero"`
-	ValueDate   Date `json:"valueDate,omitzero"`
-	// TransactionDate is the card transaction date (card accounts).
-	TransactionDate Date              `json:"transactionDate,omitzero"`
-	CreditorName    string            `json:"creditorName,omitempty"`
-	DebtorName      string            `json:"debtorName,omitempty"`
-	CreditorAccount *AccountReference `json:"creditorAccount,omitempty"`
+	TransactionID     string            `json:"transactionId,omitempty"` // set by the sandbox, never sent
+	TransactionAmount Amount            `json:"transactionAmount"`
+	BookingDate       Date              `json:"bookingDate,omitzero"`     // default: today (PO2)
+	ValueDate         Date              `json:"valueDate,omitzero"`       // default: BookingDate
+	TransactionDate   Date              `json:"transactionDate,omitzero"` // a card transaction's date
+	CreditorName      string            `json:"creditorName,omitempty"`
+	DebtorName        string            `json:"debtorName,omitempty"`
+	CreditorAccount   *AccountReference `json:"creditorAccount,omitempty"`
 	// DebtorAccount, when set, must be the account the transaction is
 	// created for (SB4).
 	DebtorAccount                     *AccountReference `json:"debtorAccount,omitempty"`
@@ -181,8 +163,7 @@ type SandboxTransaction struct {
 	// OriginalAmount and TransactionDetails are for card accounts.
 	OriginalAmount     *Amount `json:"originalAmount,omitempty"`
 	TransactionDetails string  `json:"transactionDetails,omitempty"`
-	// Pending creates a pending transaction, not a booked one.
-	Pending bool `json:"pending,omitempty"`
+	Pending            bool    `json:"pending,omitempty"` // creates a pending transaction, not a booked one
 }
 
 // SandboxBalance is an account's new booked balance (PUT
