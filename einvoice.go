@@ -11,8 +11,7 @@ import (
 type EInvoice struct {
 	KID           string // the invoice's KID, sent as the SCOR reference; must pass ValidKID
 	InvoiceNumber string // sent as the CINV reference, 1 to 35 characters
-	// Issuer is the CINV reference's issuer code; "" means DefaultInvoiceIssuer.
-	Issuer string
+	Issuer        string // the CINV reference's issuer code; "" means DefaultInvoiceIssuer
 }
 
 // InitiateEInvoice pays an electronic invoice (docs/interface.md PIS6 to

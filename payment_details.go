@@ -16,15 +16,11 @@ import (
 type PaymentDetails struct {
 	PaymentID         string
 	TransactionStatus TransactionStatus
-	// FundsAvailable is false for too little money (nil: not said).
-	FundsAvailable *bool
-	// Payment is a single payment's body (POST /v1/payments/{product}).
-	Payment *Payment
-	// Periodic is a standing order's body (POST /v1/periodic-payments/{product}).
-	Periodic *PeriodicPayment
-	// Bulk is a bulk payment's body (POST /v1/bulk-payments/{product}).
-	Bulk     *BulkPayment
-	Messages []TPPMessage
+	FundsAvailable    *bool            // false for too little money (nil: not said)
+	Payment           *Payment         // a single payment's body (POST /v1/payments/{product})
+	Periodic          *PeriodicPayment // a standing order's body (POST /v1/periodic-payments/{product})
+	Bulk              *BulkPayment     // a bulk payment's body (POST /v1/bulk-payments/{product})
+	Messages          []TPPMessage
 	// Extra holds members neither the fields above nor the body name (see Extra).
 	Extra Extra
 }

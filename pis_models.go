@@ -145,9 +145,8 @@ type BulkPayment struct {
 
 // InitiateOptions are the query options of Initiate and InitiateEInvoice.
 type InitiateOptions struct {
-	// AllowLogicalDuplicate sends allowLogicalDuplicate=true, so that the
-	// bank accepts a payment equal to an earlier one (PIS3, F4); see
-	// InitiateEInvoice.
+	// AllowLogicalDuplicate sends allowLogicalDuplicate=true: the bank accepts
+	// a payment equal to an earlier one (PIS3, F4; see InitiateEInvoice).
 	AllowLogicalDuplicate bool
 }
 

@@ -28,8 +28,8 @@ const (
 	sandboxMaxCardDetails = 1000
 )
 
-// MaxSandboxTransactions is how many transactions CreateTransactions sends in
-// one request; the fake bank refuses more.
+// MaxSandboxTransactions is the most transactions one request creates
+// (docs/interface.md SB11).
 const MaxSandboxTransactions = 1000
 
 // Initialize resets the sandbox to its known state: POST /v1/sandbox/initialize
