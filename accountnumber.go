@@ -108,8 +108,7 @@ func NormalizeBBAN(s string) string {
 	}, s)
 }
 
-// ibanLengths is the IBAN length of every country in the SWIFT IBAN registry
-// (ISO 13616).
+// ibanLengths is each country's IBAN length (SWIFT IBAN registry, ISO 13616).
 var ibanLengths = map[string]int{
 	"AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22,
 	"BI": 27, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DJ": 27,

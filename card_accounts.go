@@ -56,10 +56,8 @@ func (s *CardAccountsService) Balances(ctx context.Context, psu PSU, cardAccount
 		return nil, nil, err
 	}
 	var out cardBalancesBody
-	resp, err := s.client.do(ctx, &request{
-		op: "card_accounts.balances", method: http.MethodGet, psu: &psu,
-		href: cardAccountPath(cardAccountID) + "/balances", rule: routeRule{field: "cardAccountID"},
-	}, &out)
+	resp, err := s.client.do(ctx, &request{op: "card_accounts.balances", method: http.MethodGet, psu: &psu,
+		href: cardAccountPath(cardAccountID) + "/balances", rule: routeRule{field: "cardAccountID"}}, &out)
 	if err != nil {
 		return nil, resp, corporateHint(psu, err)
 	}

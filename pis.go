@@ -119,9 +119,8 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpo
 // StartAuthorisation starts the PSU's SCA of a payment (or signing basket):
 // POST to the startAuthorisation link with an empty body (docs/interface.md
 // EP11, F3, PP3). Send the PSU's browser to the answer's Links.SCARedirect.
-// For a payment that needs several signatures, call it again for each
-// further signer, with the same link or PaymentStatus.Links.StartAuthorisation
-// (PS4).
+// Each further signer starts with the same link or the status answer's
+// PaymentStatus.Links.StartAuthorisation (PS4).
 func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link Link) (*SCALinks, *Response, error) {
 	if link.IsZero() {
 		return nil, nil, invalid("link", "is empty: pass Initiation.Links.StartAuthorisation")

@@ -151,14 +151,26 @@ type InitiateOptions struct {
 }
 
 // paymentKind is what an Initiation was created as.
-type paymentKind string
+type paymentKind uint8
 
 const (
-	kindUnknown  paymentKind = ""
-	kindSingle   paymentKind = "single"
-	kindPeriodic paymentKind = "periodic"
-	kindBulk     paymentKind = "bulk"
+	kindUnknown paymentKind = iota
+	kindSingle
+	kindPeriodic
+	kindBulk
 )
+
+func (k paymentKind) String() string {
+	switch k {
+	case kindSingle:
+		return "single"
+	case kindPeriodic:
+		return "periodic"
+	case kindBulk:
+		return "bulk"
+	}
+	return "unknown"
+}
 
 // Initiation is the answer to a payment initiation (docs/interface.md PIS4,
 // PP2). SCA says what comes next; pass Links.Status to Status or PollStatus.

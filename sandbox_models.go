@@ -152,8 +152,7 @@ type SandboxTransaction struct {
 	CreditorName      string            `json:"creditorName,omitempty"`
 	DebtorName        string            `json:"debtorName,omitempty"`
 	CreditorAccount   *AccountReference `json:"creditorAccount,omitempty"`
-	// DebtorAccount, when set, must be the account the transaction is
-	// created for (SB4).
+	// DebtorAccount, when set, must be the account it is created for (SB4).
 	DebtorAccount                     *AccountReference `json:"debtorAccount,omitempty"`
 	RemittanceInformationUnstructured string            `json:"remittanceInformationUnstructured,omitempty"`
 	// ProprietaryBankTransactionCode: a Value alone is sent as a string, with

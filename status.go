@@ -32,10 +32,9 @@ func (s TransactionStatus) Final() bool {
 		s == TransactionStatusRJCT || s == TransactionStatusCANC
 }
 
-// Accepted reports whether s says the PSU has signed and the bank has
-// accepted the payment: PDNG, ACTC, ACCP, ACSP, ACWC, ACWP, ACCC or ACSC
-// (docs/interface.md PS9). ACCP with fundsAvailable false is a refusal all
-// the same (PaymentStatus.InsufficientFunds).
+// Accepted reports whether s says the PSU has signed and the bank accepted
+// the payment: PDNG, ACTC, ACCP, ACSP, ACWC, ACWP, ACCC or ACSC
+// (docs/interface.md PS9; but see PaymentStatus.InsufficientFunds).
 func (s TransactionStatus) Accepted() bool {
 	switch s {
 	case TransactionStatusPDNG, TransactionStatusACTC, TransactionStatusACCP, TransactionStatusACSP,
@@ -57,10 +56,9 @@ func (s TransactionStatus) Known() bool {
 	return false
 }
 
-// SCAStatus is the status of an authorisation (scaStatus) of a payment, a
-// signing basket or a consent, as the Berlin Group guidelines define it
-// (docs/interface.md PS8). Unknown codes decode as they are; Known reports
-// them.
+// SCAStatus is the Berlin Group status of an authorisation (scaStatus) of a
+// payment, a signing basket or a consent (docs/interface.md PS8). Unknown
+// codes decode as they are; Known reports them.
 type SCAStatus string
 
 // The Berlin Group SCA status codes.
