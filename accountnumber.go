@@ -4,26 +4,14 @@ import "strings"
 
 // ValidKID reports whether kid is a well-formed Norwegian KID, the SCOR
 // reference of an electronic invoice payment (docs/interface.md PIS6, PIS8):
-// 2 to 25 digits, the last a control character over the digits before it by
-// MOD10 (Luhn) or by MOD11 (0 when the remainder is 0, '-' when it is 1, else
-// 11 minus it). Either is accepted, since the creditor's agreement with its bank
-// decides which applies. Spaces and other separators are not.
+// 2 to 25 digits, the last a MOD10 (Luhn) or MOD11 ('-' for 10) control
+// character over the digits before it. Separators are not accepted.
 func ValidKID(kid string) bool {
 	n := len(kid)
-	if n < 2 || n > 25 {
+	if n < 2 || n > 25 || !allDigits(kid[:n-1]) {
 		return false
 	}
-	payload, control := kid[:n-1], kid[n-1]
-	if !allDigits(payload) {
-		return false
-	}
-	if control == '-' {
-		return mod11KIDControl(payload) == '-'
-	}
-	if control < '0' || control > '9' {
-		return false
-	}
-	return mod10Control(payload) == control || mod11KIDControl(payload) == control
+	return mod10Control(kid[:n-1]) == kid[n-1] || mod11Control(kid[:n-1]) == kid[n-1]
 }
 
 // mod10Control is the Luhn control digit of the decimal digits in payload.
@@ -44,9 +32,10 @@ func mod10Control(payload string) byte {
 	return byte('0' + (10-sum%10)%10)
 }
 
-// mod11KIDControl is the MOD11 control character of a KID payload: '0'..'9'
-// or '-'.
-func mod11KIDControl(payload string) byte {
+// mod11Control is the MOD11 control character of a KID or account number
+// payload: weights 2..7 from the right, '0' for remainder 0, '-' for 1, else
+// 11 minus it.
+func mod11Control(payload string) byte {
 	sum, w := 0, 2
 	for i := len(payload) - 1; i >= 0; i-- {
 		sum += int(payload[i]-'0') * w
@@ -64,31 +53,24 @@ func mod11KIDControl(payload string) byte {
 	}
 }
 
-// ValidCreditorReference reports whether ref is an ISO 11649 creditor
-// reference (RF reference) in electronic form, the structured creditor
-// reference (SCOR) of SEPA and cross-border payments where a Norwegian KID
-// is not used: "RF", two check digits 02..98, and 1 to 21 upper-case letters
-// A-Z and digits, 5 to 25 characters in all, with the ISO 7064 MOD 97-10
-// checksum of IBANs (moved to the end, letters as 10..35, the number mod 97
-// is 1). The printed form's spaces ("RF18 5390 0754 7034") and lower case
-// are not accepted: remove the spaces and upper-case it first.
+// ValidCreditorReference reports whether ref is an ISO 11649 RF creditor
+// reference in electronic form, the SCOR reference of SEPA and cross-border
+// payments: "RF", two check digits and 1 to 21 upper-case letters and
+// digits, with the MOD 97-10 checksum of IBANs. Remove the printed form's
+// spaces ("RF18 5390 0754 7034") and upper-case it first.
 func ValidCreditorReference(ref string) bool {
-	if len(ref) < 5 || len(ref) > 25 || ref[:2] != "RF" || !allDigits(ref[2:4]) {
-		return false
-	}
-	if cd := ref[2:4]; cd == "00" || cd == "01" || cd == "99" {
-		return false // MOD 97-10 check digits are always 02..98
-	}
-	rem, ok := mod97Rotated(ref)
-	return ok && rem == 1
+	return len(ref) >= 5 && len(ref) <= 25 && ref[:2] == "RF" && mod97Valid(ref)
 }
 
-// mod97Rotated is the ISO 7064 MOD 97-10 remainder of s with its first four
-// characters moved to the end and letters A..Z counted as 10..35, as IBANs
-// and RF creditor references are checked; ok is false when s holds anything
-// but digits and upper-case letters. The remainder is built up one digit at
-// a time.
-func mod97Rotated(s string) (rem int, ok bool) {
+// mod97Valid reports whether s passes the ISO 7064 MOD 97-10 check of IBANs
+// and RF creditor references: check digits 02..98 at s[2:4], only digits and
+// upper-case letters, and the number read with the first four characters
+// moved to the end, letters A..Z as 10..35, is 1 mod 97.
+func mod97Valid(s string) bool {
+	if cd := s[2:4]; !allDigits(cd) || cd == "00" || cd == "01" || cd == "99" {
+		return false
+	}
+	rem := 0
 	for i := range len(s) {
 		c := s[(i+4)%len(s)]
 		switch {
@@ -97,65 +79,36 @@ func mod97Rotated(s string) (rem int, ok bool) {
 		case c >= 'A' && c <= 'Z':
 			rem = (rem*100 + int(c-'A') + 10) % 97
 		default:
-			return 0, false
+			return false
 		}
 	}
-	return rem, true
+	return rem == 1
 }
-
-// bbanWeights are the MOD11 weights of the first ten digits of a Norwegian
-// account number.
-var bbanWeights = [10]int{5, 4, 3, 2, 7, 6, 5, 4, 3, 2}
 
 // ValidBBAN reports whether bban is a Norwegian account number (kontonummer),
-// the form of debtorAccount.bban and creditorAccount.bban in docs/interface.md's
-// payment initiation request: exactly 11 digits, bank code (4), account group
-// (2) and 5 digits, the last one a MOD11 control digit over the first ten with
-// weights 5,4,3,2,7,6,5,4,3,2 (r = sum mod 11; control 0 when r = 0, none when
-// r = 1, else 11 - r). Only digits are accepted; pass a formatted number such
+// the bban of an account reference (docs/interface.md PIS1): 11 digits, the
+// last a MOD11 control digit over the first ten. Pass a formatted number such
 // as "8601.11.17947" through NormalizeBBAN first.
 func ValidBBAN(bban string) bool {
-	if len(bban) != 11 || !allDigits(bban) {
-		return false
-	}
-	sum := 0
-	for i, w := range bbanWeights {
-		sum += int(bban[i]-'0') * w
-	}
-	var control int
-	switch r := sum % 11; r {
-	case 0:
-		control = 0
-	case 1:
-		return false // no account number has this payload
-	default:
-		control = 11 - r
-	}
-	return int(bban[10]-'0') == control
+	return len(bban) == 11 && allDigits(bban) && mod11Control(bban[:10]) == bban[10]
 }
 
-// NormalizeBBAN removes the separators people write in Norwegian account
-// numbers (spaces, no-break spaces and dots: "8601 11 17947", "8601.11.17947"),
-// so that the result can be checked with ValidBBAN and sent as the bban of an
-// account reference (docs/interface.md, payment initiation request). It changes
+// NormalizeBBAN removes the spaces, no-break spaces and dots people write in
+// Norwegian account numbers ("8601 11 17947", "8601.11.17947"). It changes
 // nothing else and does not validate.
 func NormalizeBBAN(s string) string {
 	if !strings.ContainsAny(s, " .\u00a0") {
-		return s
+		return s // also invalid UTF-8, which strings.Map would replace
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
+	return strings.Map(func(r rune) rune {
 		if r == ' ' || r == '.' || r == '\u00a0' {
-			continue
+			return -1
 		}
-		b.WriteRune(r)
-	}
-	return b.String()
+		return r
+	}, s)
 }
 
-// ibanLengths is the IBAN length of every country in the SWIFT IBAN registry
-// (ISO 13616).
+// ibanLengths is each country's IBAN length (SWIFT IBAN registry, ISO 13616).
 var ibanLengths = map[string]int{
 	"AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22,
 	"BI": 27, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DJ": 27,
@@ -170,37 +123,22 @@ var ibanLengths = map[string]int{
 }
 
 // ValidIBAN reports whether iban is an IBAN in electronic form (ISO 13616: no
-// spaces, upper case), as carried in the iban of an account reference
-// (Berlin Group AccountReference, which docs/interface.md's interface is based on):
-// a country of the IBAN registry, that country's length, upper-case letters
-// and digits only, check digits 02..98 and the ISO 7064 MOD 97-10 checksum.
-// A Norwegian IBAN (NO, 15 characters) must also embed an account number that
-// passes ValidBBAN.
+// spaces, upper case): a country of the IBAN registry, that country's length
+// and the MOD 97-10 checksum. A Norwegian IBAN must also embed an account
+// number that passes ValidBBAN.
 func ValidIBAN(iban string) bool {
 	if len(iban) < 5 {
 		return false
 	}
-	want, ok := ibanLengths[iban[:2]]
-	if !ok || len(iban) != want {
+	if want, ok := ibanLengths[iban[:2]]; !ok || len(iban) != want || !mod97Valid(iban) {
 		return false
 	}
-	if !allDigits(iban[2:4]) || iban[2:4] == "00" || iban[2:4] == "01" || iban[2:4] == "99" {
-		return false // MOD 97-10 check digits are always 02..98
-	}
-	// Rearranged: BBAN, then country code and check digits.
-	if rem, ok := mod97Rotated(iban); !ok || rem != 1 {
-		return false
-	}
-	if iban[:2] == "NO" {
-		return ValidBBAN(iban[4:])
-	}
-	return true
+	return iban[:2] != "NO" || ValidBBAN(iban[4:])
 }
 
 // BBANFromIBAN returns the Norwegian account number inside a Norwegian IBAN
-// ("NO9386011117947" -> "86011117947"), so an account known by its IBAN can be
-// given as the bban that docs/interface.md's payment initiation request carries. ok
-// is false when iban is not a valid (ValidIBAN) Norwegian IBAN.
+// ("NO9386011117947" -> "86011117947"); ok is false when iban is not a valid
+// (ValidIBAN) Norwegian IBAN.
 func BBANFromIBAN(iban string) (bban string, ok bool) {
 	if len(iban) != 15 || iban[:2] != "NO" || !ValidIBAN(iban) {
 		return "", false

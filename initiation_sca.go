@@ -7,20 +7,13 @@ type InitiationSCA string
 
 // What Initiation.SCA reports.
 const (
-	// InitiationSCAStart: POST Links.StartAuthorisation
-	// (PaymentsService.StartAuthorisation), then send the PSU to its
-	// scaRedirect.
-	InitiationSCAStart InitiationSCA = "start"
-	// InitiationSCARedirect: SCA is due at once; send the PSU to
-	// Links.SCARedirect, no StartAuthorisation.
-	InitiationSCARedirect InitiationSCA = "redirect"
-	// InitiationSCAExempt: no SCA is due (an exemption); poll Links.Status.
-	InitiationSCAExempt InitiationSCA = "exempt"
+	InitiationSCAStart    InitiationSCA = "start"    // StartAuthorisation, then send the PSU to its scaRedirect
+	InitiationSCARedirect InitiationSCA = "redirect" // SCA is due at once: send the PSU to Links.SCARedirect
+	InitiationSCAExempt   InitiationSCA = "exempt"   // no SCA is due (an exemption): poll Links.Status
 )
 
-// SCA reports what the initiation answer asks for next: a scaRedirect link
-// means SCA at once, a startAuthorisation link an SCA to start, and neither
-// an exemption (the status is then usually accepted already).
+// SCA reports what the initiation answer asks for next, by its links
+// (docs/interface.md PS1).
 func (i *Initiation) SCA() InitiationSCA {
 	switch {
 	case !i.Links.SCARedirect.IsZero():

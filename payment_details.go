@@ -10,24 +10,17 @@ import (
 
 // PaymentDetails is a payment as GET on its self link answers it
 // (PaymentsService.Get, docs/interface.md PP5): the initiation body as the
-// bank holds it, changes the PSU made in the bank's own channels included,
-// with the payment's id and status. Exactly one of Payment, Periodic and
-// Bulk is set, by the answer's shape: an answer with a payments member is a
-// bulk payment, one with frequency or startDate a periodic payment, any
-// other a single payment. A moved execution date shows in the body's
-// RequestedExecutionDate (Bulk's for a bulk payment).
+// bank holds it now, with the payment's id and status. Exactly one of
+// Payment, Periodic and Bulk is set, by the answer's shape: a payments member
+// makes it bulk, frequency or startDate periodic.
 type PaymentDetails struct {
 	PaymentID         string
 	TransactionStatus TransactionStatus
-	// FundsAvailable is false for too little money (nil: not said).
-	FundsAvailable *bool
-	// Payment is a single payment's body (POST /v1/payments/{product}).
-	Payment *Payment
-	// Periodic is a standing order's body (POST /v1/periodic-payments/{product}).
-	Periodic *PeriodicPayment
-	// Bulk is a bulk payment's body (POST /v1/bulk-payments/{product}).
-	Bulk     *BulkPayment
-	Messages []TPPMessage
+	FundsAvailable    *bool            // false for too little money (nil: not said)
+	Payment           *Payment         // a single payment's body (POST /v1/payments/{product})
+	Periodic          *PeriodicPayment // a standing order's body (POST /v1/periodic-payments/{product})
+	Bulk              *BulkPayment     // a bulk payment's body (POST /v1/bulk-payments/{product})
+	Messages          []TPPMessage
 	// Extra holds members neither the fields above nor the body name (see Extra).
 	Extra Extra
 }
@@ -40,28 +33,16 @@ type paymentDetailsHead struct {
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
 }
 
-// The wire forms of a payment read: the head and the body at one level,
-// the members neither names in Extra.
-type (
-	singleDetails struct {
-		paymentDetailsHead
-		Payment
-		Extra Extra `json:",embed"`
-	}
-	periodicDetails struct {
-		paymentDetailsHead
-		PeriodicPayment
-		Extra Extra `json:",embed"`
-	}
-	bulkDetails struct {
-		paymentDetailsHead
-		BulkPayment
-		Extra Extra `json:",embed"`
-	}
-)
+// detailsWire is the wire form of a payment read: the head and the body B
+// at one level, the members neither names in Extra.
+type detailsWire[B any] struct {
+	paymentDetailsHead
+	Body  B     `json:",embed"`
+	Extra Extra `json:",embed"`
+}
 
-// UnmarshalJSONFrom decodes into the body the shape names; other members go to
-// Extra.
+// UnmarshalJSONFrom decodes into the body the shape names; other members go
+// to Extra.
 func (d *PaymentDetails) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if null, err := unmarshalJSONFromNull(dec); null || err != nil {
 		return err
@@ -79,30 +60,32 @@ func (d *PaymentDetails) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		return err
 	}
 	var out PaymentDetails
-	var head paymentDetailsHead
 	switch {
 	case present(shape.Payments):
-		var w bulkDetails
-		if err := decodeJSON(data, &w); err != nil {
-			return err
-		}
-		head, out.Bulk, out.Extra = w.paymentDetailsHead, &w.BulkPayment, w.Extra
+		out.Bulk, err = decodeDetails[BulkPayment](data, &out)
 	case present(shape.Frequency) || present(shape.StartDate):
-		var w periodicDetails
-		if err := decodeJSON(data, &w); err != nil {
-			return err
-		}
-		head, out.Periodic, out.Extra = w.paymentDetailsHead, &w.PeriodicPayment, w.Extra
+		out.Periodic, err = decodeDetails[PeriodicPayment](data, &out)
 	default:
-		var w singleDetails
-		if err := decodeJSON(data, &w); err != nil {
-			return err
-		}
-		head, out.Payment, out.Extra = w.paymentDetailsHead, &w.Payment, w.Extra
+		out.Payment, err = decodeDetails[Payment](data, &out)
 	}
-	out.PaymentID, out.TransactionStatus, out.FundsAvailable, out.Messages = head.PaymentID, head.TransactionStatus, head.FundsAvailable, head.Messages
+	if err != nil {
+		return err
+	}
 	*d = out
 	return nil
+}
+
+// decodeDetails decodes data as a payment read with a body B: the head and
+// Extra into d, the body returned.
+func decodeDetails[B any](data []byte, d *PaymentDetails) (*B, error) {
+	var w detailsWire[B]
+	if err := decodeJSON(data, &w); err != nil {
+		return nil, err
+	}
+	h := w.paymentDetailsHead
+	d.PaymentID, d.TransactionStatus = h.PaymentID, h.TransactionStatus
+	d.FundsAvailable, d.Messages, d.Extra = h.FundsAvailable, h.Messages, w.Extra
+	return &w.Body, nil
 }
 
 // present reports whether a member was sent with a value other than null.
@@ -113,29 +96,27 @@ func present(v jsontext.Value) bool { return len(v) > 0 && v.Kind() != 'n' }
 // members neither names.
 func (d PaymentDetails) MarshalJSONTo(enc *jsontext.Encoder) error {
 	head := paymentDetailsHead{PaymentID: d.PaymentID, TransactionStatus: d.TransactionStatus, FundsAvailable: d.FundsAvailable, Messages: d.Messages}
-	extra, err := d.Extra.without(head)
+	switch {
+	case d.Bulk != nil:
+		return encodeDetails(enc, head, *d.Bulk, d.Extra)
+	case d.Periodic != nil:
+		return encodeDetails(enc, head, *d.Periodic, d.Extra)
+	case d.Payment != nil:
+		return encodeDetails(enc, head, *d.Payment, d.Extra)
+	}
+	return encodeDetails(enc, head, Payment{}, d.Extra)
+}
+
+// encodeDetails writes head, body and the members of extra neither names.
+func encodeDetails[B any](enc *jsontext.Encoder, head paymentDetailsHead, body B, extra Extra) error {
+	extra, err := extra.without(head)
+	if err == nil {
+		extra, err = extra.without(body)
+	}
 	if err != nil {
 		return err
 	}
-	switch {
-	case d.Bulk != nil:
-		if extra, err = extra.without(*d.Bulk); err == nil {
-			err = jsonv2.MarshalEncode(enc, bulkDetails{head, *d.Bulk, extra})
-		}
-	case d.Periodic != nil:
-		if extra, err = extra.without(*d.Periodic); err == nil {
-			err = jsonv2.MarshalEncode(enc, periodicDetails{head, *d.Periodic, extra})
-		}
-	default:
-		var p Payment
-		if d.Payment != nil {
-			p = *d.Payment
-		}
-		if extra, err = extra.without(p); err == nil {
-			err = jsonv2.MarshalEncode(enc, singleDetails{head, p, extra})
-		}
-	}
-	return err
+	return jsonv2.MarshalEncode(enc, detailsWire[B]{head, body, extra})
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.

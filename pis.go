@@ -26,9 +26,8 @@ type PaymentsService service
 type SigningBasketsService service
 
 // PaymentRequest is a payment to initiate with PaymentsService.Initiate: a
-// *Payment (POST /v1/payments/{product}), a *PeriodicPayment (a standing
-// order, POST /v1/periodic-payments/{product}) or a *BulkPayment (POST
-// /v1/bulk-payments/{product}). Only those three implement it.
+// *Payment, a *PeriodicPayment (a standing order) or a *BulkPayment
+// (docs/interface.md PP1). Only those three implement it.
 type PaymentRequest interface {
 	// initiation checks the payment and names where it is sent.
 	initiation() (paymentEndpoint, error)
@@ -67,17 +66,12 @@ func (b *BulkPayment) initiation() (paymentEndpoint, error) {
 	return bulkEndpoint, b.validate()
 }
 
-// Initiate sends the payment p to POST /{payments,periodic-payments,
-// bulk-payments}/{product} (docs/interface.md, Endpoints and "Payment
-// initiation request"). product is a product constant
-// (NorwegianDomesticCreditTransfers, ...) or another name of lower-case
-// letters, digits and '-'. psu.IPAddress is required; p is checked first
-// (a nil p is a *ValidationError) and is not modified; opts may be nil.
-//
-// Follow the answer's Links.StartAuthorisation with StartAuthorisation (or
-// send the PSU to Links.SCARedirect when set). Poll a bulk payment with
-// PollOptions.Bulk. Periodic and bulk payments cannot go into a signing
-// basket. A refusal for lack of funds answers errors.Is(err, ErrInsufficientFunds).
+// Initiate sends the payment p to POST /v1/{payments,periodic-payments,
+// bulk-payments}/{product} (docs/interface.md PIS1 to PIS5, PP1). product is
+// a product constant or another name of lower-case letters, digits and '-'.
+// psu.IPAddress is required; p is checked first and is not modified; opts
+// may be nil. Go on with the answer's Initiation.SCA. A refusal for lack of
+// funds answers errors.Is(err, ErrInsufficientFunds).
 func (s *PaymentsService) Initiate(ctx context.Context, psu PSU, product string, p PaymentRequest, opts *InitiateOptions) (*Initiation, *Response, error) {
 	if err := checkInitiation(psu, product); err != nil {
 		return nil, nil, err
@@ -105,14 +99,7 @@ func checkInitiation(psu PSU, product string) error {
 
 // initiate sends a checked initiation body to ep.
 func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpoint, product string, body any, opts *InitiateOptions) (*Initiation, *Response, error) {
-	r := &request{
-		op:        ep.op,
-		method:    http.MethodPost,
-		href:      ep.prefix + product,
-		body:      body,
-		psu:       &psu,
-		scaResult: true,
-	}
+	r := &request{op: ep.op, method: http.MethodPost, href: ep.prefix + product, body: body, psu: &psu, scaResult: true}
 	if opts != nil && opts.AllowLogicalDuplicate {
 		r.query = url.Values{"allowLogicalDuplicate": {"true"}}
 	}
@@ -121,9 +108,7 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpo
 	if err != nil {
 		return nil, resp, err
 	}
-	if out.PaymentID == "" {
-		// Accepted, but the payment cannot be followed: its outcome is
-		// as unknown as that of a lost answer.
+	if out.PaymentID == "" { // accepted, but it cannot be followed: as a lost answer
 		return nil, resp, &TransportError{Method: r.method, Op: ep.op, RequestID: resp.RequestID, Sent: true,
 			Err: errors.New("the answer holds no paymentId")}
 	}
@@ -132,87 +117,42 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpo
 }
 
 // StartAuthorisation starts the PSU's SCA of a payment (or signing basket):
-// POST to the startAuthorisation link of the initiation, with an empty body
-// (docs/interface.md, Endpoints). Send the PSU's browser to Links.SCARedirect of the
-// answer; the PSU sees the payment there and signs it (Flow 3).
-//
-// For a payment that needs several signatures (corporate context), call it
-// again for each further signer, with the same link or the one of the PATC
-// status answer (PaymentStatus.Links.StartAuthorisation): the status stays
-// PATC until all have signed (docs/interface.md, Payment status; see
-// PollOptions.OnPATC). Production banks answer scaStatus and
-// Links.SCARedirect only (docs/interface.md PP3); a bank that also sends
-// Links.SCAStatus or AuthorisationID lets AuthorisationStatus read the
-// new authorisation (SCALinks.AuthorisationLink).
+// POST to the startAuthorisation link with an empty body (docs/interface.md
+// EP11, F3, PP3). Send the PSU's browser to the answer's Links.SCARedirect.
+// Each further signer starts with the same link or the status answer's
+// PaymentStatus.Links.StartAuthorisation (PS4).
 func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link Link) (*SCALinks, *Response, error) {
 	if link.IsZero() {
 		return nil, nil, invalid("link", "is empty: pass Initiation.Links.StartAuthorisation")
 	}
-	var out SCALinks
-	resp, err := s.client.do(ctx, &request{
-		op:        "payments.start_authorisation",
-		method:    http.MethodPost,
-		href:      link.Href,
-		rawBody:   []byte{},
-		psu:       &psu,
-		scaResult: true,
-		rule:      routeRule{kinds: []routeKind{routePaymentAuthorisations, routeBasketAuthorisations}},
-	}, &out)
-	if err != nil {
-		return nil, resp, err
-	}
-	return &out, resp, nil
+	return doAs[SCALinks](ctx, s.client, &request{op: "payments.start_authorisation", method: http.MethodPost,
+		href: link.Href, rawBody: []byte{}, psu: &psu, scaResult: true,
+		rule: routeRule{kinds: []routeKind{routePaymentAuthorisations, routeBasketAuthorisations}}})
 }
 
-// Status reads a payment's status, GET on the status link of the initiation
-// (docs/interface.md, Endpoints). Statuses change asynchronously after the PSU's
-// approval; PollStatus reads until the bank has accepted or refused the
-// payment (PDNG once the PSU has signed, PS9), or until it is final. For product
-// DomesticNorwayCreditTransfers the bank answers with an error until the
-// payment is approved.
-//
-// The answer also carries the payment's id and links when the bank sends
-// them (PaymentStatus.Links): a TPP that kept only the status link finds
-// the startAuthorisation link for the next signer of a PATC payment there,
-// and a requestedExecutionDate the bank moved at SCA.
+// Status reads a payment's status, GET on Initiation.Links.Status
+// (docs/interface.md EP12, PS1, PS6, PS7); PollStatus reads until the bank
+// has decided.
 func (s *PaymentsService) Status(ctx context.Context, psu PSU, link Link) (*PaymentStatus, *Response, error) {
-	var out PaymentStatus
-	resp, err := s.client.follow(ctx, "payments.status", http.MethodGet, psu, link, "Initiation.Links.Status", &out, routePaymentStatus)
-	if err != nil {
-		return nil, resp, err
-	}
-	return &out, resp, nil
+	return getLink[PaymentStatus](ctx, s.client, "payments.status", psu, link, "Initiation.Links.Status", routePaymentStatus)
 }
 
 // AuthorisationStatus reads the state of one PSU's SCA of a payment or
-// signing basket: GET on the authorisation's link
-// (.../{paymentId}/authorisations/{authorisationId}), which
-// SCALinks.AuthorisationLink gives from the StartAuthorisation answer.
-// SCAStatus is started while the PSU has not signed yet, finalised once it
-// has, failed when it cancelled. A TPP whose callback never came can tell
-// an abandoned SCA from a finished one this way. Production banks answer
-// StartAuthorisation with neither a scaStatus link nor an authorisationId
-// (docs/interface.md PP3): an empty link is then a *ValidationError saying
-// so, sent nowhere; poll the payment's status (Status, PollStatus) instead.
+// signing basket: GET on the link SCALinks.AuthorisationLink gives
+// (docs/interface.md PS8). An empty link, as production banks leave it
+// (PP3), is a *ValidationError saying so; read the payment's status instead.
 func (s *PaymentsService) AuthorisationStatus(ctx context.Context, psu PSU, link Link) (*AuthorisationStatus, *Response, error) {
 	if link.IsZero() {
 		return nil, nil, errNoAuthorisation("link")
 	}
-	var out AuthorisationStatus
-	resp, err := s.client.follow(ctx, "payments.authorisation_status", http.MethodGet, psu, link, "the link of SCALinks.AuthorisationLink", &out,
-		routePaymentAuthorisation, routeBasketAuthorisation)
-	if err != nil {
-		return nil, resp, err
-	}
-	return &out, resp, nil
+	return getLink[AuthorisationStatus](ctx, s.client, "payments.authorisation_status", psu, link,
+		"the link of SCALinks.AuthorisationLink", routePaymentAuthorisation, routeBasketAuthorisation)
 }
 
-// AuthorisationLink is the link of the authorisation that this answer of a
-// startAuthorisation link started, for PaymentsService.AuthorisationStatus:
-// Links.SCAStatus when the bank sent one, else start (the
-// startAuthorisation link that was followed) with "/" and AuthorisationID
-// appended. Production banks send neither (docs/interface.md PP3): then it
-// returns a *ValidationError saying that the bank gave no authorisation id.
+// AuthorisationLink is the link, for PaymentsService.AuthorisationStatus,
+// of the authorisation this answer started: Links.SCAStatus, else start (the
+// startAuthorisation link followed) with "/" and AuthorisationID appended;
+// neither is a *ValidationError (docs/interface.md PS8, PP3).
 func (a *SCALinks) AuthorisationLink(start Link) (Link, error) {
 	switch {
 	case a == nil:
@@ -228,41 +168,30 @@ func (a *SCALinks) AuthorisationLink(start Link) (Link, error) {
 	return Link{Href: strings.TrimSuffix(href, "/") + "/" + pathSegment(a.AuthorisationID), Verbs: []string{http.MethodGet}}, nil
 }
 
-// errNoAuthorisation is the refusal of an authorisation call when the
-// bank's startAuthorisation answer named no authorisation; field is what
-// was empty.
+// errNoAuthorisation refuses an authorisation call when the bank's
+// startAuthorisation answer named none; field is what was empty.
 func errNoAuthorisation(field string) *ValidationError {
 	return invalid(field, "names no authorisation (pass the link of SCALinks.AuthorisationLink): the bank's startAuthorisation answer "+
 		"gave no authorisationId and no scaStatus link, as production banks answer; read the payment's status instead")
 }
 
-// Get reads a payment, GET on the self link of the initiation
-// (docs/interface.md PP5): the body it was initiated with, as the bank holds
-// it now, with its id and status (see PaymentDetails; the interface does not
-// describe the answer beyond the initiation fields, so the rest is in
-// PaymentDetails.Extra). A link that would route anywhere but a payment is
-// refused before sending.
+// Get reads a payment, GET on Initiation.Links.Self (docs/interface.md PP5):
+// the body as the bank holds it now, with its id and status.
 func (s *PaymentsService) Get(ctx context.Context, psu PSU, link Link) (*PaymentDetails, *Response, error) {
-	var out PaymentDetails
-	resp, err := s.client.follow(ctx, "payments.get", http.MethodGet, psu, link, "Initiation.Links.Self", &out, routePayment)
-	if err != nil {
-		return nil, resp, err
-	}
-	return &out, resp, nil
+	return getLink[PaymentDetails](ctx, s.client, "payments.get", psu, link, "Initiation.Links.Self", routePayment)
 }
 
-// Cancel cancels a payment, DELETE on the self link of the initiation
-// (docs/interface.md: available for all products in the sandbox; docs/interface.md, Production).
-// When the bank wants the PSU to authorise the cancellation it answers with
-// a scaRedirect, returned as a *SCARequiredError.
+// Cancel cancels a payment, DELETE on Initiation.Links.Self
+// (docs/interface.md PP5, SB7). A bank that wants the PSU to authorise the
+// cancellation answers with a scaRedirect, a *SCARequiredError.
 func (s *PaymentsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
 	return s.client.follow(ctx, "payments.cancel", http.MethodDelete, psu, link, "Initiation.Links.Self", nil, routePayment)
 }
 
 // follow sends a bodiless request to a link of an earlier answer and
 // decodes a 2xx body into into (when non-nil). An empty link, or one the
-// bank routes to another endpoint than kinds (the link's purpose), is a
-// *ValidationError on "link" (the first names pass, the link to give).
+// bank routes to another endpoint than kinds, is a *ValidationError on
+// "link" (pass names the link to give).
 func (c *Client) follow(ctx context.Context, op, method string, psu PSU, link Link, pass string, into any, kinds ...routeKind) (*Response, error) {
 	if link.IsZero() {
 		return nil, invalid("link", "is empty: pass %s", pass)
@@ -270,15 +199,31 @@ func (c *Client) follow(ctx context.Context, op, method string, psu PSU, link Li
 	return c.do(ctx, &request{op: op, method: method, href: link.Href, psu: &psu, rule: routeRule{kinds: kinds}}, into)
 }
 
-// Create sends a signing basket, POST /v1/signing-baskets with
-// {"paymentIds":[...],"consentIds":[...]} (docs/interface.md, Production, Payments), so the
-// PSU authorises several payments with one SCA: follow
-// Links.StartAuthorisation with PaymentsService.StartAuthorisation, or send
-// the PSU to Links.SCARedirect. Bulk and periodic payments are refused before
-// sending, as the bank refuses them with REFERENCE_MIX_INVALID (docs/interface.md,
-// Errors): a *ValidationError whose Field is "SigningBasket.Payments[i]".
-// A basket of ids only (PaymentIDs) cannot be checked that way; the bank's
-// refusal then answers errors.Is(err, ErrReferenceMixInvalid).
+// getLink is follow with GET, decoding the answer into a new T.
+func getLink[T any](ctx context.Context, c *Client, op string, psu PSU, link Link, pass string, kinds ...routeKind) (*T, *Response, error) {
+	out := new(T)
+	resp, err := c.follow(ctx, op, http.MethodGet, psu, link, pass, out, kinds...)
+	if err != nil {
+		return nil, resp, err
+	}
+	return out, resp, nil
+}
+
+// doAs sends r and returns its 2xx answer decoded into a new T.
+func doAs[T any](ctx context.Context, c *Client, r *request) (*T, *Response, error) {
+	out := new(T)
+	resp, err := c.do(ctx, r, out)
+	if err != nil {
+		return nil, resp, err
+	}
+	return out, resp, nil
+}
+
+// Create sends a signing basket, POST /v1/signing-baskets (docs/interface.md
+// PP9), so the PSU authorises several payments with one SCA: go on as with
+// an Initiation. A bulk or periodic payment in Payments is a
+// *ValidationError on "SigningBasket.Payments[i]" (E8); one among PaymentIDs
+// is the bank's refusal, errors.Is(err, ErrReferenceMixInvalid).
 func (s *SigningBasketsService) Create(ctx context.Context, psu PSU, b *SigningBasket) (*BasketInitiation, *Response, error) {
 	if b == nil {
 		return nil, nil, invalid("SigningBasket", "is nil")
@@ -287,58 +232,32 @@ func (s *SigningBasketsService) Create(ctx context.Context, psu PSU, b *SigningB
 	if err != nil {
 		return nil, nil, err
 	}
-	var out BasketInitiation
-	resp, err := s.client.do(ctx, &request{
-		op:        "signing_baskets.create",
-		method:    http.MethodPost,
-		href:      "/v1/signing-baskets",
-		body:      body,
-		psu:       &psu,
-		scaResult: true,
-	}, &out)
-	if err != nil {
-		return nil, resp, err
-	}
-	return &out, resp, nil
+	return doAs[BasketInitiation](ctx, s.client, &request{op: "signing_baskets.create", method: http.MethodPost,
+		href: "/v1/signing-baskets", body: body, psu: &psu, scaResult: true})
 }
 
-// Get reads a signing basket's payment ids and status (GET
-// BasketInitiation.Links.Self).
+// Get reads a signing basket's payment ids and status, GET on
+// BasketInitiation.Links.Self.
 func (s *SigningBasketsService) Get(ctx context.Context, psu PSU, link Link) (*BasketDetails, *Response, error) {
-	var out BasketDetails
-	resp, err := s.client.follow(ctx, "signing_baskets.get", http.MethodGet, psu, link, "BasketInitiation.Links.Self", &out, routeBasket)
-	if err != nil {
-		return nil, resp, err
-	}
-	return &out, resp, nil
+	return getLink[BasketDetails](ctx, s.client, "signing_baskets.get", psu, link, "BasketInitiation.Links.Self", routeBasket)
 }
 
-// Status reads a signing basket's status, GET on the status link of its
-// creation answer (BasketInitiation.Links.Status): RCVD until the PSU
-// authorised it, ACTC after; the payments in it have statuses of their own.
+// Status reads a signing basket's status, GET on BasketInitiation.Links.Status:
+// RCVD until the PSU authorised it, ACTC after.
 func (s *SigningBasketsService) Status(ctx context.Context, psu PSU, link Link) (*BasketStatus, *Response, error) {
-	var out BasketStatus
-	resp, err := s.client.follow(ctx, "signing_baskets.status", http.MethodGet, psu, link, "BasketInitiation.Links.Status", &out, routeBasketStatus)
-	if err != nil {
-		return nil, resp, err
-	}
-	return &out, resp, nil
+	return getLink[BasketStatus](ctx, s.client, "signing_baskets.status", psu, link, "BasketInitiation.Links.Status", routeBasketStatus)
 }
 
-// Cancel deletes a signing basket, DELETE on the self link of its creation
-// answer (BasketInitiation.Links.Self). The bank allows it only before the
-// basket is authorised; the payments in it stay as they are (cancel them
-// with PaymentsService.Cancel).
+// Cancel deletes a signing basket, DELETE on BasketInitiation.Links.Self,
+// which the bank allows only before the basket is authorised; the payments
+// in it stay as they are.
 func (s *SigningBasketsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
 	return s.client.follow(ctx, "signing_baskets.cancel", http.MethodDelete, psu, link, "BasketInitiation.Links.Self", nil, routeBasket)
 }
 
 // body checks a signing basket and returns the JSON to send.
 func (b *SigningBasket) body() (*signingBasketBody, error) {
-	if err := checkIDs("SigningBasket.PaymentIDs", b.PaymentIDs); err != nil {
-		return nil, err
-	}
-	if err := checkIDs("SigningBasket.ConsentIDs", b.ConsentIDs); err != nil {
+	if err := firstError(checkIDs("SigningBasket.PaymentIDs", b.PaymentIDs), checkIDs("SigningBasket.ConsentIDs", b.ConsentIDs)); err != nil {
 		return nil, err
 	}
 	out := &signingBasketBody{ConsentIDs: b.ConsentIDs}

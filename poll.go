@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,69 +9,45 @@ import (
 	"time"
 )
 
-// Defaults of PollOptions.
+// Defaults of PollOptions, as the platform's public clients poll
+// (docs/interface.md PP4): 100 reads span about 47 minutes.
 const (
-	DefaultPollMinDelay  = 2 * time.Second // public clients of the platform poll every 2 s
-	DefaultPollMaxDelay  = 30 * time.Second
-	DefaultPollBackoff   = 1.5
-	DefaultPollNotYetFor = 2 * time.Minute
-	// DefaultPollMaxAttempts bounds a poll whose status never settles, as
-	// when the PSU abandons SCA and the payment stays RCVD; public clients
-	// of the platform stop at about 100 reads. With the default delays the
-	// 100 reads span about 47 minutes.
+	DefaultPollMinDelay    = 2 * time.Second
+	DefaultPollMaxDelay    = 30 * time.Second
+	DefaultPollBackoff     = 1.5
+	DefaultPollNotYetFor   = 2 * time.Minute
 	DefaultPollMaxAttempts = 100
 )
 
-// PollOptions tune PaymentsService.PollStatus. The zero value (or nil) polls
-// after 2 s, then 1.5 times longer each time up to 30 s, until the PSU has
-// signed and the bank accepted the payment (TransactionStatus.Accepted) or
-// refused it (RJCT, CANC, or fundsAvailable false), 100 reads
-// were made (about 47 minutes; ErrPollAttempts), or the context ends.
-// UntilSettled polls on to the final status.
+// PollOptions tune PaymentsService.PollStatus; the zero value (or nil) takes
+// the defaults.
 type PollOptions struct {
 	// MinDelay is the first wait between two reads (default 2 s).
 	MinDelay time.Duration
-	// MaxDelay caps every wait, a Retry-After of the bank included
-	// (default 30 s).
+	// MaxDelay caps every wait, the bank's Retry-After included (default 30 s).
 	MaxDelay time.Duration
 	// Backoff multiplies the wait after each read (default 1.5; below 1 refused).
 	Backoff float64
-	// MaxAttempts is the number of status reads; 0 means
-	// DefaultPollMaxAttempts (100: with the default delays about 47
-	// minutes, the last 92 waits being 30 s). When it is used up
-	// PollStatus returns the last status and an error that answers
-	// errors.Is(err, ErrPollAttempts). A context with a deadline bounds the
-	// poll too, whichever ends first.
+	// MaxAttempts is the number of status reads (default 100); used up, it
+	// ends the poll with ErrPollAttempts.
 	MaxAttempts int
 	// OnStatus, when set, is called with every status read.
 	OnStatus func(*PaymentStatus)
-	// OnPATC, when set, is called once each time the status becomes PATC:
-	// the payment needs several signatures and some are still missing
-	// (docs/interface.md, Payment status). Send the next signer through
-	// StartAuthorisation with the status answer's
-	// Links.StartAuthorisation (or the initiation's, the same link). It is
-	// not called again while the status stays PATC.
+	// OnPATC, when set, is called each time the status becomes PATC (signers
+	// missing, docs/interface.md PS4): send the next signer through
+	// StartAuthorisation with the status answer's Links.StartAuthorisation.
 	OnPATC func(*PaymentStatus)
 	// Strict makes an unknown status ErrUnknownStatus; otherwise polling goes on.
 	Strict bool
-	// NotYetFor is how long, from the start of the poll, an answer that
-	// the status does not exist yet counts as "not yet": a 404, or a 4xx
-	// (not 401 or 429) whose code is RESOURCE_UNKNOWN. Some products
-	// (DomesticNorwayCreditTransfers) have no status before the PSU has
-	// approved the payment (docs/interface.md, Endpoints: "details and status are
-	// unavailable before the payment is approved"). Any other 4xx (a 400
-	// FORMAT_ERROR, say) ends the poll at once. Default 2 minutes;
-	// negative: no such tolerance. After it the error is returned.
+	// NotYetFor is how long, from the start of the poll, a 404, or a 4xx
+	// (not 401 or 429) whose code is RESOURCE_UNKNOWN, counts as a status
+	// that does not exist yet (docs/interface.md PS7); any other 4xx ends the
+	// poll. Default 2 minutes; negative: none.
 	NotYetFor time.Duration
-	// Bulk makes PART (partially accepted) final, as it is for bulk
-	// payments (docs/interface.md, Production, Payments).
+	// Bulk makes PART final, as it is for bulk payments (PS3).
 	Bulk bool
-	// UntilSettled polls past an accepted status (PDNG, ACTC, ...) until
-	// the status is final: settled (ACSC, ACCC), refused (RJCT, CANC), PART
-	// with Bulk, or fundsAvailable false. The bank settles
-	// a payment at its next batch run on the execution date, so this can
-	// take hours or days: give MaxAttempts, MaxDelay or a context deadline
-	// to match (docs/interface.md PS3).
+	// UntilSettled polls past an accepted status until a final one (PS3),
+	// which may take days: bound it with MaxAttempts or a context deadline.
 	UntilSettled bool
 }
 
@@ -90,44 +67,25 @@ func (o *PollOptions) withDefaults() (PollOptions, error) {
 	case p.Backoff != 0 && !(p.Backoff >= 1): // NaN too
 		return p, invalid("PollOptions.Backoff", "must be at least 1")
 	}
-	if p.MinDelay == 0 {
-		p.MinDelay = DefaultPollMinDelay
-	}
-	if p.MaxDelay == 0 {
-		p.MaxDelay = max(DefaultPollMaxDelay, p.MinDelay)
-	}
+	p.MinDelay = cmp.Or(p.MinDelay, DefaultPollMinDelay)
+	p.MaxDelay = cmp.Or(p.MaxDelay, max(DefaultPollMaxDelay, p.MinDelay))
 	if p.MaxDelay < p.MinDelay {
 		return p, invalid("PollOptions.MaxDelay", "must not be less than MinDelay")
 	}
-	if p.Backoff == 0 {
-		p.Backoff = DefaultPollBackoff
-	}
-	if p.NotYetFor == 0 {
-		p.NotYetFor = DefaultPollNotYetFor
-	}
-	if p.MaxAttempts == 0 {
-		p.MaxAttempts = DefaultPollMaxAttempts
-	}
+	p.Backoff = cmp.Or(p.Backoff, DefaultPollBackoff)
+	p.NotYetFor = cmp.Or(p.NotYetFor, DefaultPollNotYetFor)
+	p.MaxAttempts = cmp.Or(p.MaxAttempts, DefaultPollMaxAttempts)
 	return p, nil
 }
 
 // PollStatus reads the payment status behind link (Initiation.Links.Status)
-// until the bank has decided (docs/interface.md PS9), waiting between reads
-// as opts says (nil: the defaults). It returns with a nil error the first
-// status that shows the PSU signed and the bank accepted the payment
-// (TransactionStatus.Accepted: PDNG, ACTC, ACCP, ACSP, ACWC, ACWP, ACCC,
-// ACSC), or refused it (RJCT, CANC, or fundsAvailable false whatever the
-// status); with opts.UntilSettled only a final status (ACSC, ACCC, RJCT,
-// CANC; PART with opts.Bulk) or fundsAvailable false. RCVD and PATC
-// (signers missing) poll on. ACTC counts as accepted: the platform reports
-// it only after the signature, never for a payment merely validated. A nil
-// error says the bank decided; the status says what: accepted only when
-// TransactionStatus.Accepted and not PaymentStatus.InsufficientFunds (an
-// ACCP without funds waits for them: cancel it before paying again).
-// After opts.MaxAttempts reads the error answers
-// errors.Is(err, ErrPollAttempts); any other error, or the end of ctx, ends
-// the poll at once. The status is the last one read and the *Response that
-// of the last read that got an answer; each is nil when there was none.
+// until the bank has decided (docs/interface.md PS9; with UntilSettled, PS3),
+// waiting as opts says (nil: the defaults). A nil error says the bank
+// decided; the status says what: accepted when TransactionStatus.Accepted
+// and not PaymentStatus.InsufficientFunds. After opts.MaxAttempts reads the
+// error answers errors.Is(err, ErrPollAttempts); any other error, or the end
+// of ctx, ends the poll at once. It returns the last status read and the
+// *Response of the last answer, each nil when there was none.
 func (s *PaymentsService) PollStatus(ctx context.Context, psu PSU, link Link, opts *PollOptions) (*PaymentStatus, *Response, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, nil, err
@@ -219,11 +177,8 @@ func (p *poll) settled(st *PaymentStatus) (time.Duration, bool, error) {
 		p.o.OnPATC(st)
 	}
 	switch {
-	case st.TransactionStatus.Final() || (p.o.Bulk && st.TransactionStatus == TransactionStatusPART):
-		return 0, true, nil
-	case st.InsufficientFunds():
-		return 0, true, nil
-	case !p.o.UntilSettled && st.TransactionStatus.Accepted():
+	case st.TransactionStatus.Final(), p.o.Bulk && st.TransactionStatus == TransactionStatusPART,
+		st.InsufficientFunds(), !p.o.UntilSettled && st.TransactionStatus.Accepted():
 		return 0, true, nil
 	case p.o.Strict && !st.TransactionStatus.Known():
 		return 0, true, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, idsOfCall(&p.psu, p.link.Href, "").text(string(st.TransactionStatus), 35), p.resp.RequestID)
@@ -234,10 +189,7 @@ func (p *poll) settled(st *PaymentStatus) (time.Duration, bool, error) {
 // exhausted is the error of a poll whose reads are used up; err is the
 // failure of the last read, if it failed.
 func (p *poll) exhausted(attempt int, err error) error {
-	if err != nil {
-		// The last read was a "not yet" or a 429/503 to wait out: the
-		// reads are used up all the same, and the bank's answer is kept
-		// in the chain.
+	if err != nil { // a "not yet" or a 429/503 to wait out: kept in the chain
 		return fmt.Errorf("%w (%d reads; the last one failed): %w", ErrPollAttempts, attempt, err)
 	}
 	return fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt, idsOfCall(&p.psu, p.link.Href, "").text(string(p.last.TransactionStatus), 35))
@@ -255,8 +207,8 @@ func (p *poll) grow() {
 // transient reports whether a failed status read is worth another one, and
 // the wait the bank asked for.
 func (o *PollOptions) transient(err error, elapsed time.Duration) (time.Duration, bool) {
-	var e *Error
-	if !errors.As(err, &e) {
+	e, ok := errors.AsType[*Error](err)
+	if !ok {
 		return 0, false
 	}
 	switch {
@@ -267,7 +219,6 @@ func (o *PollOptions) transient(err error, elapsed time.Duration) (time.Duration
 	case e.StatusCode == http.StatusUnauthorized:
 		return 0, false
 	case e.StatusCode == http.StatusNotFound || (e.StatusCode >= 400 && e.StatusCode < 500 && e.HasCode(CodeResourceUnknown)):
-		// The status of a payment not yet approved (docs/interface.md, Endpoints).
 		return 0, o.NotYetFor > 0 && elapsed < o.NotYetFor && !e.HasCode(CodeFundsNotAvailable)
 	}
 	return 0, false

@@ -6,32 +6,23 @@ import (
 )
 
 // Models of the platform's own sandbox mock-data operations, not Berlin Group
-// shapes (docs/interface.md, Sandbox; Production, Other endpoints). Each model
-// carries docs/interface.md's JSON field names, so it marshals back to the
-// JSON the sandbox uses.
+// shapes (docs/interface.md SB1 to SB12, PO2).
 
-// CustomerType is the kind of a sandbox customer, sent and returned as
-// customerType (docs/interface.md, Sandbox: "two private customers ... and two
-// corporate customers"; Errors: "Sandbox: invalid CustomerType" is a
-// validation error). Unknown values decode without error and stay visible.
+// CustomerType is the kind of a sandbox customer (docs/interface.md SB8).
+// Unknown values decode without error and stay visible.
 type CustomerType string
 
-// The customer types of docs/interface.md, Sandbox.
+// The customer types of docs/interface.md SB1.
 const (
-	// CustomerPrivate is a private person (a natural person PSU).
-	CustomerPrivate CustomerType = "PRIVATE"
-	// CustomerCorporate is a company; it acts through corporate agreements
-	// (docs/interface.md, Flows 2: corporate context).
-	CustomerCorporate CustomerType = "CORPORATE"
+	CustomerPrivate   CustomerType = "PRIVATE"   // a private person (a natural person PSU)
+	CustomerCorporate CustomerType = "CORPORATE" // a company, acting through corporate agreements (F2)
 )
 
 // Valid reports whether the sandbox accepts t (docs/interface.md SB8).
 func (t CustomerType) Valid() bool { return t == CustomerPrivate || t == CustomerCorporate }
 
-// UnmarshalJSON reads a customer type in any case: the platform's scripts
-// and answers write "private" and "corporate" (docs/interface.md SB9), which
-// decode to CustomerPrivate and CustomerCorporate. Another value stays as
-// it came.
+// UnmarshalJSON reads a customer type in any case (docs/interface.md SB9):
+// "private" decodes to CustomerPrivate; another value stays as it came.
 func (t *CustomerType) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
@@ -44,9 +35,8 @@ func (t *CustomerType) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Sandbox customer numbers after SandboxService.Initialize (docs/interface.md, Production,
-// Other endpoints). Each is the 11-digit mock national identification number
-// typed on the sandbox SCA page (docs/interface.md, Sandbox).
+// Sandbox customer numbers after SandboxService.Initialize: each the 11-digit
+// mock national id typed on the sandbox SCA page (docs/interface.md SB1, SB2).
 const (
 	SandboxPrivateCustomer1   = "13039319955"
 	SandboxPrivateCustomer2   = "12085592767"
@@ -55,60 +45,41 @@ const (
 )
 
 // SandboxCustomer is a sandbox customer as GET /v1/sandbox/customers lists it
-// and POST /v1/sandbox/customers creates it (docs/interface.md, Sandbox).
-// CreateCustomer sends only CustomerNumber, CustomerType and Name; Accounts
-// and Agreements are filled by the sandbox (Customers fills them only when
-// CustomersOptions asks for them).
+// and POST /v1/sandbox/customers creates it (docs/interface.md SB3, SB9).
+// CreateCustomer sends only CustomerNumber, CustomerType and Name.
 type SandboxCustomer struct {
-	// CustomerNumber is the mock national id (11 digits) typed at SCA.
-	CustomerNumber string       `json:"customerNumber"`
-	CustomerType   CustomerType `json:"customerType"`
-	Name           string       `json:"name"`
-	// Accounts are the customer's accounts and card accounts.
-	Accounts []SandboxAccount `json:"accounts,omitempty"`
-	// Agreements are the corporate agreements the customer owns or belongs to.
-	Agreements []SandboxAgreement `json:"agreements,omitempty"`
+	CustomerNumber string             `json:"customerNumber"` // the mock national id (11 digits) typed at SCA
+	CustomerType   CustomerType       `json:"customerType"`
+	Name           string             `json:"name"`
+	Accounts       []SandboxAccount   `json:"accounts,omitempty"`   // accounts and card accounts
+	Agreements     []SandboxAgreement `json:"agreements,omitempty"` // agreements it owns or belongs to
 }
 
 // SandboxAccount is a sandbox account or card account, as listed with a
-// SandboxCustomer and as POST /v1/sandbox/accounts creates it (docs/interface.md,
-// Sandbox: mock-data operations create accounts; card accounts may be
-// inserted as supplementary card accounts).
-//
-// CreateAccount sends CustomerNumber, BBAN, Currency, Name, Product, Balance,
-// CashAccountType, Card, MaskedPAN and CreditLimit; the other fields are set
-// by the sandbox.
+// SandboxCustomer and as CreateAccount creates it (docs/interface.md SB7,
+// SB9). ResourceID, IBAN, Closed and the counts are set by the sandbox.
 type SandboxAccount struct {
-	// ResourceID is the mockAccountId, and the id of /v1/accounts/{id}.
-	ResourceID string `json:"resourceId,omitempty"`
-	// CustomerNumber is the owner, filled in by the SDK (docs/interface.md PO2).
-	CustomerNumber string `json:"customerNumber,omitempty"`
-	// BBAN is the account number (11 digits, MOD11); "" lets CreateAccount pick.
-	BBAN      string `json:"bban,omitempty"`
-	IBAN      string `json:"iban,omitempty"`
-	MaskedPAN string `json:"maskedPan,omitempty"` // card accounts
-	Currency  string `json:"currency,omitempty"`  // ISO 4217 code
-	Name      string `json:"name,omitempty"`
-	Product   string `json:"product,omitempty"`
-	// CashAccountType is the account's kind on CreateAccount ("SVGS": savings).
-	CashAccountType string `json:"cashAccountType,omitempty"`
+	ResourceID      string `json:"resourceId,omitempty"`     // the mockAccountId, and the id of /v1/accounts/{id}
+	CustomerNumber  string `json:"customerNumber,omitempty"` // the owner, filled in by the SDK (PO2)
+	BBAN            string `json:"bban,omitempty"`           // 11 digits, MOD11; "" lets CreateAccount pick
+	IBAN            string `json:"iban,omitempty"`
+	MaskedPAN       string `json:"maskedPan,omitempty"` // card accounts
+	Currency        string `json:"currency,omitempty"`  // ISO 4217 code
+	Name            string `json:"name,omitempty"`
+	Product         string `json:"product,omitempty"`
+	CashAccountType string `json:"cashAccountType,omitempty"` // the kind, as "SVGS" (savings)
 	Card            bool   `json:"card,omitempty"`
-	// Balance is the booked balance ("100.26"; "" means 0) in Currency.
-	Balance string `json:"balance,omitempty"`
-	// CreditLimit is a card account's credit limit as a decimal string.
-	CreditLimit string `json:"creditLimit,omitempty"`
-	// Closed reports an account closed in the backend.
-	Closed bool `json:"closed,omitempty"`
-	// BookedTransactions and PendingTransactions count the account's
-	// transactions.
+	Balance         string `json:"balance,omitempty"`     // the booked balance ("100.26"; "": 0) in Currency
+	CreditLimit     string `json:"creditLimit,omitempty"` // a card account's, a decimal in Currency
+	Closed          bool   `json:"closed,omitempty"`      // closed in the backend
+	// BookedTransactions and PendingTransactions count its transactions.
 	BookedTransactions  int `json:"bookedTransactions"`
 	PendingTransactions int `json:"pendingTransactions"`
 }
 
 // UnmarshalJSON decodes an account of a sandbox answer. Balance and
-// CreditLimit may come as JSON strings or numbers and must be plain decimals
-// in the grammar of Amount.UnmarshalJSON; another value is a
-// *json.UnmarshalTypeError whose Field ends in "balance" or "creditLimit".
+// CreditLimit may be JSON strings or numbers, plain decimals as for Amount;
+// another value is a *json.UnmarshalTypeError naming the member.
 func (a *SandboxAccount) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -132,36 +103,24 @@ func (a *SandboxAccount) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// SandboxAgreement is a corporate agreement of the sandbox, as POST
-// /v1/sandbox/agreements creates it (docs/interface.md, Production, Other endpoints: "POST
-// /v1/sandbox/agreements (corporate)"): the accounts a company grants to its
-// members, and how many members must sign a payment (docs/interface.md, Flows 2 and
-// the multi-signature rows of the payment status table).
-//
-// CreateAgreement sends CustomerNumber, Name, Accounts, SignersRequired and
-// Members; ID and OrganisationNumber are set by the sandbox.
+// SandboxAgreement is a corporate agreement of the sandbox, as
+// CreateAgreement creates it (docs/interface.md SB10, PS4): the accounts a
+// company grants to its members, and how many members sign a payment. ID and
+// OrganisationNumber are set by the sandbox.
 type SandboxAgreement struct {
-	ID                 string `json:"id,omitempty"`
-	Name               string `json:"name"`
-	OrganisationNumber string `json:"organisationNumber,omitempty"`
-	// CustomerNumber is the corporate customer that owns the agreement.
-	CustomerNumber string `json:"customerNumber"`
-	// Accounts are resource ids of the owner's accounts.
-	Accounts []string `json:"accounts"`
-	// SignersRequired is how many members sign a payment (0: the default, 1).
-	SignersRequired int `json:"signersRequired,omitempty"`
-	// Members are customer numbers that may act, the owner included.
-	Members []string `json:"members,omitempty"`
-	// Engagements give customers (PSUs) the owner's accounts.
-	Engagements []SandboxEngagement `json:"engagements,omitempty"`
+	ID                 string              `json:"id,omitempty"`
+	Name               string              `json:"name"`
+	OrganisationNumber string              `json:"organisationNumber,omitempty"`
+	CustomerNumber     string              `json:"customerNumber"`            // the corporate customer that owns it
+	Accounts           []string            `json:"accounts"`                  // resource ids of the owner's accounts
+	SignersRequired    int                 `json:"signersRequired,omitempty"` // members who sign a payment (0: 1)
+	Members            []string            `json:"members,omitempty"`         // customers who act, the owner included
+	Engagements        []SandboxEngagement `json:"engagements,omitempty"`     // PSUs given the owner's accounts
 }
 
-// SandboxEngagement connects a customer to an account of a corporate
-// agreement (docs/interface.md SB10): Customer, a PSU's 11-digit customer
-// number, becomes a member of the agreement and sees Account, an account of
-// the agreement's owner named by IBAN, BBAN or MaskedPAN, with Roles. An
-// account is one the PSU may consent to and pay from only with both VIEW
-// and REGISTER.
+// SandboxEngagement gives Customer, a PSU's 11-digit customer number,
+// Account, an account of the agreement's owner named by IBAN, BBAN or
+// MaskedPAN, with Roles (docs/interface.md SB10).
 type SandboxEngagement struct {
 	Customer string           `json:"customer"`
 	Account  AccountReference `json:"account"`
@@ -174,49 +133,36 @@ type EngagementRole string
 
 // The engagement roles the platform documents.
 const (
-	// EngagementView lets the customer see the account.
-	EngagementView EngagementRole = "VIEW"
-	// EngagementRegister lets the customer register payments from it.
-	EngagementRegister EngagementRole = "REGISTER"
+	EngagementView     EngagementRole = "VIEW"     // the customer sees the account
+	EngagementRegister EngagementRole = "REGISTER" // the customer registers payments from it
 )
 
 // Valid reports whether r is a role the sandbox knows.
 func (r EngagementRole) Valid() bool { return r == EngagementView || r == EngagementRegister }
 
-// SandboxTransaction is a mock transaction that POST
-// /v1/sandbox/accounts/{mockAccountId}/transactions creates (docs/interface.md,
-// Sandbox and Endpoints; docs/interface.md, Production: "booking and value date in the past,
-// bookingDate <= valueDate"). Its fields are those of a booked transaction of
-// the accounts endpoints. A transaction with another account as debtor is
-// refused by the sandbox (docs/interface.md, Sandbox).
+// SandboxTransaction is a mock transaction, as CreateTransactions creates it
+// (docs/interface.md SB4, SB11, PO2), with the fields of a booked transaction
+// of the accounts endpoints.
 type SandboxTransaction struct {
-	// TransactionID is set by the sandbox; it is never sent.
-	TransactionID     string `json:"transactionId,omitempty"`
-	TransactionAmount Amount `json:"transactionAmount"`
-	// BookingDate and ValueDate default to today and BookingDate
-	// (docs/interface.md PO2).
-	BookingDate Date `json:"bookingDate,omitzero"`
-	ValueDate   Date `json:"valueDate,omitzero"`
-	// TransactionDate is the card transaction date (card accounts).
-	TransactionDate Date              `json:"transactionDate,omitzero"`
-	CreditorName    string            `json:"creditorName,omitempty"`
-	DebtorName      string            `json:"debtorName,omitempty"`
-	CreditorAccount *AccountReference `json:"creditorAccount,omitempty"`
-	// DebtorAccount, when set, must be the account the transaction is
-	// created for (docs/interface.md, Sandbox).
+	TransactionID     string            `json:"transactionId,omitempty"` // set by the sandbox, never sent
+	TransactionAmount Amount            `json:"transactionAmount"`
+	BookingDate       Date              `json:"bookingDate,omitzero"`     // default: today (PO2)
+	ValueDate         Date              `json:"valueDate,omitzero"`       // default: BookingDate
+	TransactionDate   Date              `json:"transactionDate,omitzero"` // a card transaction's date
+	CreditorName      string            `json:"creditorName,omitempty"`
+	DebtorName        string            `json:"debtorName,omitempty"`
+	CreditorAccount   *AccountReference `json:"creditorAccount,omitempty"`
+	// DebtorAccount, when set, must be the account it is created for (SB4).
 	DebtorAccount                     *AccountReference `json:"debtorAccount,omitempty"`
 	RemittanceInformationUnstructured string            `json:"remittanceInformationUnstructured,omitempty"`
-	// ProprietaryBankTransactionCode is the transaction code: a Value
-	// alone is sent as a string, a Value with a Code as the object
-	// {"value", "code"} (docs/interface.md: "Transaction code can be given with
-	// both value and code in the sandbox").
+	// ProprietaryBankTransactionCode: a Value alone is sent as a string, with
+	// a Code as the object {"value", "code"} (SB5).
 	ProprietaryBankTransactionCode TransactionCode `json:"proprietaryBankTransactionCode,omitzero"`
 	AdditionalInformation          string          `json:"additionalInformation,omitempty"`
 	// OriginalAmount and TransactionDetails are for card accounts.
 	OriginalAmount     *Amount `json:"originalAmount,omitempty"`
 	TransactionDetails string  `json:"transactionDetails,omitempty"`
-	// Pending creates a pending transaction, not a booked one.
-	Pending bool `json:"pending,omitempty"`
+	Pending            bool    `json:"pending,omitempty"` // creates a pending transaction, not a booked one
 }
 
 // SandboxBalance is an account's new booked balance (PUT
@@ -225,10 +171,8 @@ type SandboxBalance struct {
 	BalanceAmount Amount `json:"balanceAmount"`
 }
 
-// CustomersOptions are the boolean query options of GET
-// /v1/sandbox/customers (docs/interface.md, Production, Other endpoints: "boolean query
-// options to include accounts and agreements"). A nil *CustomersOptions
-// lists the customers alone.
+// CustomersOptions are the query options of GET /v1/sandbox/customers
+// (docs/interface.md PO2). A nil *CustomersOptions lists the customers alone.
 type CustomersOptions struct {
 	IncludeAccounts   bool // includeAccounts=true
 	IncludeAgreements bool // includeAgreements=true

@@ -790,13 +790,11 @@ func FuzzDecodeSandboxCustomers(f *testing.F) {
 	f.Add([]byte(`null`))
 	f.Add([]byte(`{"customers":null}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		cs, err := decodeSandboxCustomers(b)
-		if err != nil {
-			if cs != nil {
-				t.Fatalf("customers %v with error %v", cs, err)
-			}
+		body := listBody[SandboxCustomer]{key: "customers"} // the answer of Sandbox.Customers
+		if err := decodeJSON(b, &body); err != nil {
 			return
 		}
+		cs := body.list()
 		if cs == nil {
 			t.Fatal("nil list without error")
 		}

@@ -1,24 +1,19 @@
 package xs2a
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 )
 
-// The sandbox's changes in place (docs/interface.md SB10 and SB12). The
-// platform documents PUT on a balance (SetBalance) and POST of engagements
-// (AddEngagements); the other routes are PUT on the resource, which the
-// fake bank serves and the platform's sandbox may not.
-
-// UpdateAccount changes the account (or, with Card set, the card account)
+// UpdateAccount changes the account (with Card, the card account)
 // a.ResourceID with PUT /v1/sandbox/accounts/{mockAccountId} or
-// /v1/sandbox/card-accounts/{mockCardAccountId}, sending in the shape of
-// CreateAccount the fields that are set among Name, Product,
-// CashAccountType, Balance (the booked balance, in Currency), and for a
-// card account MaskedPAN and CreditLimit (in Currency). The owner, BBAN and
-// currency of an account never change and are not sent. Checked before
-// sending as for CreateAccount; Currency is needed with Balance or
-// CreditLimit. a is not modified.
+// /v1/sandbox/card-accounts/{mockCardAccountId}, sending the set fields
+// among Name, Product, CashAccountType, Balance and, for a card account,
+// MaskedPAN and CreditLimit; owner, BBAN and currency never change and are
+// not sent. Checked as for CreateAccount; Currency is needed with Balance or
+// CreditLimit. a is not modified. The platform's sandbox may not serve this
+// route (docs/interface.md SB12).
 func (s *SandboxService) UpdateAccount(ctx context.Context, a *SandboxAccount) (*SandboxAccount, *Response, error) {
 	const f = "SandboxAccount"
 	if a == nil {
@@ -30,48 +25,29 @@ func (s *SandboxService) UpdateAccount(ctx context.Context, a *SandboxAccount) (
 	// the checks of CreateAccount, on a copy with what it requires
 	v := *a
 	v.CustomerNumber, v.BBAN = SandboxPrivateCustomer1, ""
-	if v.Name == "" {
-		v.Name = "-"
-	}
-	needCurrency := a.Balance != "" || a.CreditLimit != ""
-	if v.Currency == "" && !needCurrency {
+	v.Name = cmp.Or(v.Name, "-")
+	if v.Currency == "" && a.Balance == "" && a.CreditLimit == "" {
 		v.Currency = "NOK"
 	}
 	if err := validateSandboxAccount(&v); err != nil {
 		return nil, nil, err
 	}
-	href := "/v1/sandbox/accounts/" + pathSegment(a.ResourceID)
-	if a.Card {
-		href = "/v1/sandbox/card-accounts/" + pathSegment(a.ResourceID)
-	}
-	return s.sendAccount(ctx, "sandbox.updateAccount", http.MethodPut, href, a, false)
+	return s.sendAccount(ctx, "sandbox.updateAccount", http.MethodPut, a, false)
 }
 
-// UpdateAgreement replaces the name, accounts, members, signers and
-// engagements of the agreement a.ID with PUT
-// /v1/sandbox/agreements/{mockAgreementId} and the body of CreateAgreement.
-// The owner a.CustomerNumber must be the agreement's: the sandbox answers
-// 400 to another. Checked before sending as for CreateAgreement. a is not
-// modified.
+// UpdateAgreement replaces all but the owner of the agreement a.ID with PUT
+// /v1/sandbox/agreements/{mockAgreementId} and the body of CreateAgreement;
+// a.CustomerNumber must be the agreement's owner (docs/interface.md SB12).
+// Checked as for CreateAgreement. a is not modified.
 func (s *SandboxService) UpdateAgreement(ctx context.Context, a *SandboxAgreement) (*SandboxAgreement, *Response, error) {
-	if a == nil {
-		return nil, nil, invalid("SandboxAgreement", "is required")
-	}
-	if err := checkSandboxID("SandboxAgreement.ID", a.ID); err != nil {
-		return nil, nil, err
-	}
-	if err := validateSandboxAgreement(a); err != nil {
-		return nil, nil, err
-	}
-	return s.sendAgreement(ctx, "sandbox.updateAgreement", http.MethodPut, "/v1/sandbox/agreements/"+pathSegment(a.ID), a)
+	return s.sendAgreement(ctx, "sandbox.updateAgreement", http.MethodPut, a, true)
 }
 
-// AddEngagements adds engagements to the agreement mockAgreementID with
-// POST /v1/sandbox/agreements/{mockAgreementId}/engagements and a JSON array
-// (docs/interface.md SB10), and returns the agreement as it now is. Each
-// engagement is checked before sending (see SandboxEngagement); the
-// sandbox refuses an account that is not the owner's, or unknown, with an
-// *Error. engagements is not modified.
+// AddEngagements adds engagements to the agreement mockAgreementID with POST
+// /v1/sandbox/agreements/{mockAgreementId}/engagements and a JSON array
+// (docs/interface.md SB10), and returns the agreement as it now is. Each is
+// checked before sending (see SandboxEngagement). engagements is not
+// modified.
 func (s *SandboxService) AddEngagements(ctx context.Context, mockAgreementID string, engagements []SandboxEngagement) (*SandboxAgreement, *Response, error) {
 	if err := checkSandboxID("mockAgreementID", mockAgreementID); err != nil {
 		return nil, nil, err
@@ -82,25 +58,15 @@ func (s *SandboxService) AddEngagements(ctx context.Context, mockAgreementID str
 	if err := validateEngagements("SandboxEngagements", engagements); err != nil {
 		return nil, nil, err
 	}
-	out := new(SandboxAgreement)
-	resp, err := s.client.do(ctx, &request{
-		op:     "sandbox.addEngagements",
-		method: http.MethodPost,
-		href:   "/v1/sandbox/agreements/" + pathSegment(mockAgreementID) + "/engagements",
-		body:   engagements,
-	}, out)
-	if err != nil {
-		return nil, resp, err
-	}
-	return out, resp, nil
+	return doAs[SandboxAgreement](ctx, s.client, &request{op: "sandbox.addEngagements", method: http.MethodPost,
+		href: "/v1/sandbox/agreements/" + pathSegment(mockAgreementID) + "/engagements", body: engagements})
 }
 
 // UpdateTransaction replaces the mock transaction tx.TransactionID of the
 // account mockAccountID with PUT
-// /v1/sandbox/accounts/{mockAccountId}/transactions/{transactionId} and tx
-// as one object; a booked transaction's old amount leaves the balance and
-// the new one enters it. Checked before sending as for CreateTransactions.
-// tx is not modified; its TransactionID goes in the path only.
+// /v1/sandbox/accounts/{mockAccountId}/transactions/{transactionId} and tx as
+// one object (docs/interface.md SB12). Checked as for CreateTransactions. tx
+// is not modified; its TransactionID goes in the path only.
 func (s *SandboxService) UpdateTransaction(ctx context.Context, mockAccountID string, tx *SandboxTransaction) (*SandboxTransaction, *Response, error) {
 	if err := checkSandboxID("mockAccountID", mockAccountID); err != nil {
 		return nil, nil, err
@@ -116,13 +82,9 @@ func (s *SandboxService) UpdateTransaction(ctx context.Context, mockAccountID st
 	}
 	body := *tx
 	body.TransactionID = ""
-	out := new(SandboxTransaction)
-	resp, err := s.client.do(ctx, &request{
-		op:     "sandbox.updateTransaction",
-		method: http.MethodPut,
-		href:   "/v1/sandbox/accounts/" + pathSegment(mockAccountID) + "/transactions/" + pathSegment(tx.TransactionID),
-		body:   &body,
-	}, out)
+	out, resp, err := doAs[SandboxTransaction](ctx, s.client, &request{op: "sandbox.updateTransaction",
+		method: http.MethodPut, body: &body,
+		href: "/v1/sandbox/accounts/" + pathSegment(mockAccountID) + "/transactions/" + pathSegment(tx.TransactionID)})
 	if err != nil {
 		return nil, resp, err
 	}

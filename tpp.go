@@ -7,16 +7,10 @@ import (
 	"strings"
 )
 
-// TPPService registers the TPP's contact e-mail (docs/interface.md, Endpoints: TPP
-// dialogue endpoints; release 1.18.0 "contact e-mail registration"). The
-// address is a non-personal, shared mailbox used for technical and
-// operational notifications such as major downtime; registration is optional.
-// The paths are those of docs/interface.md, Production, Other endpoints:
-// PUT and GET /v1/tpps/{tppId}/contact-information with {"email": "..."}.
-// These calls act for no PSU and are signed like every other request. The
-// bank binds a tppId to the TPP's certificate: pass Signer.TPPID() (the
-// certificate's organizationIdentifier) where the certificate has one; with
-// another TPP's tppId the bank answers 403.
+// TPPService registers the TPP's contact e-mail, a shared mailbox for
+// technical and operational notices (docs/interface.md PO1). The calls act
+// for no PSU. The bank binds a tppId to the TPP's certificate: pass
+// Signer.TPPID() where the certificate has one.
 type TPPService service
 
 // maxEmailLen is the longest address SMTP can carry (RFC 5321 path limit).
@@ -27,15 +21,14 @@ type contactInformation struct {
 	Email string `json:"email"`
 }
 
+func tppContactPath(tppID string) string {
+	return "/v1/tpps/" + pathSegment(tppID) + "/contact-information"
+}
+
 // SetContactEmail registers or updates the TPP's contact e-mail with PUT
-// /v1/tpps/{tppId}/contact-information and the body {"email": email}
-// (docs/interface.md, Endpoints: TPP dialogue endpoints; docs/interface.md, Production, Other
-// endpoints). tppID is the TPP's authorisation number, like
-// "NO-FSA-987654321". Checked before sending: tppID is a non-empty path
-// segment of letters, digits and "-._~:"; email is a bare address (no
-// display name, no angle brackets) that net/mail accepts, with a dot in its
-// domain, at most 254 characters, in text the bank can process. Use a shared
-// mailbox, not a person's address.
+// /v1/tpps/{tppId}/contact-information (docs/interface.md PO1). tppID is the
+// TPP's authorisation number, like "NO-FSA-987654321"; email a bare address
+// (no display name) with a dot in its domain, at most 254 characters.
 func (s *TPPService) SetContactEmail(ctx context.Context, tppID, email string) (*Response, error) {
 	if err := checkTPPID(tppID); err != nil {
 		return nil, err
@@ -43,54 +36,37 @@ func (s *TPPService) SetContactEmail(ctx context.Context, tppID, email string) (
 	if err := checkContactEmail("email", email); err != nil {
 		return nil, err
 	}
-	return s.client.do(ctx, &request{
-		op:     "tpp.setContactEmail",
-		method: http.MethodPut,
-		href:   tppContactPath(tppID),
-		body:   contactInformation{Email: email},
-	}, nil)
+	return s.client.do(ctx, &request{op: "tpp.setContactEmail", method: http.MethodPut, href: tppContactPath(tppID),
+		body: contactInformation{Email: email}}, nil)
 }
 
 // ContactEmail returns the TPP's registered contact e-mail with GET
-// /v1/tpps/{tppId}/contact-information (docs/interface.md, Endpoints: TPP dialogue
-// endpoints; docs/interface.md, Production, Other endpoints). Registration is optional: when
-// none is registered the bank answers 404, and ContactEmail returns "", the
-// response and the *Error, for which errors.Is(err, ErrNotFound) is true.
+// /v1/tpps/{tppId}/contact-information (docs/interface.md PO1). When none is
+// registered it returns "" and an *Error for which errors.Is(err,
+// ErrNotFound) is true.
 func (s *TPPService) ContactEmail(ctx context.Context, tppID string) (string, *Response, error) {
 	if err := checkTPPID(tppID); err != nil {
 		return "", nil, err
 	}
 	var out contactInformation
-	resp, err := s.client.do(ctx, &request{
-		op:     "tpp.contactEmail",
-		method: http.MethodGet,
-		href:   tppContactPath(tppID),
-	}, &out)
+	resp, err := s.client.do(ctx, &request{op: "tpp.contactEmail", method: http.MethodGet, href: tppContactPath(tppID)}, &out)
 	if err != nil {
 		return "", resp, err
 	}
 	return out.Email, resp, nil
 }
 
-func tppContactPath(tppID string) string {
-	return "/v1/tpps/" + pathSegment(tppID) + "/contact-information"
-}
-
 // checkTPPID accepts 1 to 100 characters among letters, digits and "-._~:"
 // (RFC 3986 unreserved characters and ':'), other than "." and "..", so the id
 // stays one path segment.
 func checkTPPID(id string) error {
-	if id == "" {
+	switch {
+	case id == "":
 		return invalid("tppID", "is required")
-	}
-	if len(id) > 100 || id == "." || id == ".." {
+	case len(id) > 100 || id == "." || id == "..":
 		return invalid("tppID", "must be the TPP's authorisation number (like NO-FSA-987654321), at most 100 characters")
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~:", c) >= 0) {
-			return invalid("tppID", "may hold only letters, digits and -._~: (like NO-FSA-987654321)")
-		}
+	case strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:") != "":
+		return invalid("tppID", "may hold only letters, digits and -._~: (like NO-FSA-987654321)")
 	}
 	return nil
 }
@@ -110,8 +86,7 @@ func checkContactEmail(field, email string) error {
 	if err != nil || a.Name != "" || a.Address != email {
 		return invalid(field, "must be a bare e-mail address like ops@tpp.example, without a display name")
 	}
-	at := strings.LastIndexByte(email, '@')
-	domain := email[at+1:]
+	domain := email[strings.LastIndexByte(email, '@')+1:]
 	if !strings.Contains(domain, ".") || strings.HasSuffix(domain, ".") || strings.HasPrefix(domain, ".") {
 		return invalid(field, "must have a domain with a dot, like ops@tpp.example")
 	}
