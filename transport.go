@@ -125,7 +125,7 @@ func (t *Transport) stamp(o *outgoing, r2 *http.Request, body []byte) error {
 	if t.Now != nil {
 		now = t.Now
 	}
-	o.set(h, "Date", httpDate(now()))
+	o.set(h, "Date", now().UTC().Format(http.TimeFormat))
 	if id := h["X-Request-Id"]; len(id) == 0 || id[0] == "" {
 		o.set(h, "X-Request-Id", uuid.NewString())
 	}
@@ -226,28 +226,6 @@ func (o *outgoing) set(h http.Header, key, v string) {
 	o.used++
 }
 
-// lastDate is the last Date value made. It changes once a second, and
-// formatting it was about 7% of the SDK's work per request
-// (BenchmarkSignOverhead); the value depends on the second alone, so one
-// cache serves every Transport and clock.
-var lastDate atomic.Pointer[dateValue]
-
-type dateValue struct {
-	unix int64
-	text string
-}
-
-// httpDate returns t as a Date header value (RFC 7231 IMF-fixdate, UTC).
-func httpDate(t time.Time) string {
-	sec := t.Unix()
-	if d := lastDate.Load(); d != nil && d.unix == sec {
-		return d.text
-	}
-	d := &dateValue{unix: sec, text: t.UTC().Format(http.TimeFormat)}
-	lastDate.Store(d)
-	return d.text
-}
-
 // readBody reads and closes the request body. It returns nil for a request
 // without one, and refuses a body that could not be sent again.
 func readBody(req *http.Request) ([]byte, error) {
@@ -263,23 +241,9 @@ func readBody(req *http.Request) ([]byte, error) {
 	if rb, ok := req.Body.(*replayBody); ok && rb.Len() == len(rb.data) && req.ContentLength == int64(len(rb.data)) {
 		return rb.data, nil
 	}
-	var b []byte
-	var err error
-	if n := req.ContentLength; n > 0 {
-		// One byte more than announced, to see that the body ends there
-		// (without an allocation of its own for that byte).
-		b = make([]byte, n+1)
-		_, err = io.ReadFull(req.Body, b[:n])
-		if err == nil {
-			if m, _ := req.Body.Read(b[n:]); m > 0 {
-				err = errBodyLengthDiff
-			}
-			b = b[:n]
-		} else if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-			err = errBodyLengthDiff
-		}
-	} else {
-		b, err = io.ReadAll(req.Body)
+	b, err := io.ReadAll(req.Body)
+	if err == nil && req.ContentLength > 0 && int64(len(b)) != req.ContentLength {
+		err = errBodyLengthDiff
 	}
 	if err != nil {
 		return nil, err
