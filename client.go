@@ -1,10 +1,8 @@
 package xs2a
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +12,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Version is the SDK's version, sent in User-Agent.
@@ -256,16 +257,11 @@ func (r *request) transportError(requestID string, sent bool, err error) *Transp
 	return &TransportError{Method: r.method, Op: r.op, RequestID: requestID, ids: r.ids(), Sent: sent, Err: err}
 }
 
-// marshalCompact encodes v as JSON without whitespace and without HTML
-// escaping (the body is digested; the bytes sent are the bytes signed).
+// marshalCompact encodes a request body as compact JSON with json/v2, as
+// encoding/json would but without HTML escaping (the bytes sent are the
+// bytes signed).
 func marshalCompact(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return jsonv2.Marshal(v, jsonOptions, jsontext.EscapeForHTML(false))
 }
 
 // errorAttr describes err for a log without the bank's free text: the code of

@@ -9,18 +9,10 @@ import (
 	"unicode/utf8"
 )
 
-// Paths built from resource ids. The banks write ids such as
-// "enc!!QkFOSy0xMjM0NTY3ODkwMTI=" and expect them back in paths as they
-// are: every path the SDK builds from an id goes through pathSegment, and
-// _links hrefs are followed as the bank wrote them (Client.resolve keeps
-// their escaping).
-
-// pathSegment escapes id for one path segment as RFC 3986 (section 3.3)
-// requires and no more: unreserved characters, sub-delims ("!$&'()*+,;=")
-// and ":" and "@" stay as they are; every other byte, "/", "%", "?", "#",
-// space and each byte of a non-ASCII character included, becomes %XX.
-// url.PathEscape would also escape "!", "," and ";", which a bank matching
-// ids literally does not recognise.
+// pathSegment escapes an id for one path segment as RFC 3986 (section 3.3)
+// requires and no more (docs/interface.md PRQ4): url.PathEscape would also
+// escape "!", "," and ";", which a bank matching ids literally does not
+// recognise.
 func pathSegment(id string) string {
 	n := 0
 	for i := 0; i < len(id); i++ {
@@ -65,16 +57,10 @@ func cardAccountPath(cardAccountID string) string {
 
 func transactionsPath(accountID string) string { return accountPath(accountID) + "/transactions" }
 
-// The bank's view of a path. What routes the bank's requests is not
-// published; Java servlet containers and many API gateways normalise a
-// path before routing it, so the SDK assumes the bank may: segments are
-// unescaped ("%62alances" is "balances"), ";params" dropped, empty
-// segments collapsed ("//", a trailing "/"), "." and ".." resolved (also
-// spelled ".;", "..;", "%2e%2e"), "\" read as "/", and some decode twice
-// or decode an encoded "/" before splitting. bankView reads a path as the
-// first reading does and refuses what the others would route elsewhere;
-// its route is the one key of the access budget (budget.go) and what a
-// followed link is checked against (routeRule).
+// The bank's view of a path (docs/interface.md L11): bankView reads a path
+// as a servlet container routes it and refuses what another reading would
+// route elsewhere; its route is the access budget's key and what a followed
+// link is checked against (routeRule).
 
 // routeKind names an endpoint of docs/interface.md a path routes to.
 type routeKind uint8
@@ -170,15 +156,9 @@ func (rr routeRule) check(rt route, field string) error {
 const maxRouteSegments = 6
 
 // bankView reads p, an escaped path below the base path ("/v1/..."), as the
-// bank's servlet container routes it, and returns its route. It refuses,
-// with a *ValidationError naming field, a path the container could route
-// elsewhere: a segment holding ";" (a path parameter, dropped), "\", an
-// encoded dot, a dot segment in any spelling (also an ErrCrossOrigin), or
-// invalid UTF-8 once unescaped, in one reading or after a second
-// unescaping; and a path whose encoded slashes, read as separators, route
-// to another endpoint the SDK names. An encoded slash inside an id stays
-// allowed: the platform's ids hold "/" ("enc!!QkFO+%2Fx="), and the bank
-// reads them as part of the id.
+// bank's servlet container routes it, and returns its route. What it
+// refuses, with a *ValidationError naming field, is listed under
+// docs/interface.md L11; a dot segment is also ErrCrossOrigin.
 func bankView(p, field string) (route, error) {
 	var segs [maxRouteSegments + 1]string
 	n, slashed := 0, false
