@@ -69,16 +69,10 @@ func (s *memorySessionStore) Update(ctx context.Context, user string, fn func(Se
 	return nil
 }
 
-func (s *memorySessionStore) Load(ctx context.Context, user string) (SessionState, error) {
-	if err := checkContext(ctx); err != nil {
-		return SessionState{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return SessionState{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.m[user], nil
+// Load is an Update that stores the state it read.
+func (s *memorySessionStore) Load(ctx context.Context, user string) (st SessionState, err error) {
+	err = s.Update(ctx, user, func(v SessionState) (SessionState, error) { st = v; return v, nil })
+	return st, err
 }
 
 // SessionManager keeps each user's TPP-Session-IDs, an Active and a Pending
