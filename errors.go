@@ -249,9 +249,6 @@ func (e *Error) blamesTPP() bool {
 // {"additionalErrors":[...]}); anything else (HTML, text, invalid JSON) is
 // kept only in Body.
 func parseErrorBody(contentType string, body []byte) []TPPMessage {
-	if len(body) == 0 || !json.Valid(body) {
-		return nil
-	}
 	var doc struct {
 		TPPMessages []TPPMessage `json:"tppMessages"`
 		TPPMessage  *TPPMessage  `json:"tppMessage"`
@@ -263,7 +260,7 @@ func parseErrorBody(contentType string, body []byte) []TPPMessage {
 		AdditionalErrors []TPPMessage `json:"additionalErrors"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil // a JSON value that is not an object
+		return nil // no JSON, or a JSON value that is not an object
 	}
 	msgs := doc.TPPMessages
 	if doc.TPPMessage != nil {
@@ -415,10 +412,7 @@ type AccessExceededError struct {
 // Error names the endpoint and the next allowed call (UTC, rounded up to a
 // whole second, so never before the call is really allowed).
 func (e *AccessExceededError) Error() string {
-	next := e.Next.Truncate(time.Second)
-	if next.Before(e.Next) {
-		next = next.Add(time.Second)
-	}
+	next := e.Next.Add(time.Second - 1).Truncate(time.Second) // rounded up
 	return fmt.Sprintf("xs2a: access exceeded: %d calls without the PSU present in 24h to %s; next call allowed at %s",
 		AccessLimit, inert.Text(string(e.Endpoint), 64), next.UTC().Format(time.RFC3339))
 }

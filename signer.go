@@ -362,11 +362,6 @@ func (hs headerSource) appendValue(dst []byte, name, key string) ([]byte, bool) 
 	return dst, true
 }
 
-func (hs headerSource) value(name string) (string, bool) {
-	b, ok := hs.appendValue(nil, name, "")
-	return string(b), ok
-}
-
 // appendSigningString appends the signing string (docs/interface.md SIG6) of
 // the names present in src to str, and those names, space-separated, to used.
 // keys holds the names' canonical forms, in the same order (nil: computed).
