@@ -105,7 +105,8 @@ func (o *SignerOptions) apply(s *Signer) error {
 // keys sign ecdsa-sha256 (ASN.1 DER signature). The key's public half must
 // match the certificate. opts may be nil.
 func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (*Signer, error) {
-	if key == nil || isNilPointer(key) {
+	// A nil key, or a typed nil such as (*rsa.PrivateKey)(nil).
+	if rv := reflect.ValueOf(key); key == nil || rv.Kind() == reflect.Pointer && rv.IsNil() {
 		return nil, invalid("key", "is nil")
 	}
 	if cert == nil {
@@ -147,7 +148,7 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 		maxSig = pub.Size()
 	}
 	s.valueLen = len(s.paramsHead) + len(strings.Join(s.headers, " ")) + len(`",signature="`) + base64.StdEncoding.EncodedLen(maxSig) + len(`"`)
-	s.encode2047 = o.RFC2047Signature || !isASCII(s.keyID)
+	s.encode2047 = o.RFC2047Signature || strings.ContainsFunc(s.keyID, func(r rune) bool { return r >= utf8.RuneSelf })
 	return s, nil
 }
 
@@ -262,36 +263,30 @@ func ParsePKCS12(data []byte, password string, opts *SignerOptions) (*Signer, er
 }
 
 func parseCertPEM(data []byte) (*x509.Certificate, error) {
-	for {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			return nil, errors.New("xs2a: no CERTIFICATE block in the certificate PEM")
+	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+		if block.Type != "CERTIFICATE" {
+			continue
 		}
-		if block.Type == "CERTIFICATE" {
-			cert, err := x509.ParseCertificate(block.Bytes)
-			if err != nil {
-				return nil, fmt.Errorf("xs2a: parsing certificate: %w", err)
-			}
-			return cert, nil
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("xs2a: parsing certificate: %w", err)
 		}
+		return cert, nil
 	}
+	return nil, errors.New("xs2a: no CERTIFICATE block in the certificate PEM")
 }
 
 var errEncryptedKey = errors.New("xs2a: encrypted PEM keys are not supported: decrypt the key or use PKCS#12")
 
+// parseKeyPEM reads the first key block of data; an encrypted block before it
+// is refused.
 func parseKeyPEM(data []byte) (crypto.Signer, error) {
-	for {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			return nil, errors.New("xs2a: no private key block in the key PEM")
+	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+		if block.Type == "ENCRYPTED PRIVATE KEY" || strings.Contains(block.Headers["Proc-Type"], "ENCRYPTED") {
+			return nil, errEncryptedKey
 		}
 		var key any
 		var err error
-		if strings.Contains(block.Headers["Proc-Type"], "ENCRYPTED") {
-			return nil, errEncryptedKey
-		}
 		switch block.Type {
 		case "RSA PRIVATE KEY":
 			key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
@@ -299,8 +294,6 @@ func parseKeyPEM(data []byte) (crypto.Signer, error) {
 			key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
 		case "EC PRIVATE KEY":
 			key, err = x509.ParseECPrivateKey(block.Bytes)
-		case "ENCRYPTED PRIVATE KEY":
-			return nil, errEncryptedKey
 		default:
 			continue
 		}
@@ -313,6 +306,7 @@ func parseKeyPEM(data []byte) (crypto.Signer, error) {
 		}
 		return signer, nil
 	}
+	return nil, errors.New("xs2a: no private key block in the key PEM")
 }
 
 // headerSource gives the values to sign: the request's headers plus the
@@ -452,20 +446,4 @@ func decodeRFC2047(v string) (string, error) {
 		return "", errors.New("malformed RFC 2047 word")
 	}
 	return dec, nil
-}
-
-// isASCII reports whether s holds only 7-bit characters.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// isNilPointer reports a typed nil such as (*rsa.PrivateKey)(nil) in an interface.
-func isNilPointer(v any) bool {
-	rv := reflect.ValueOf(v)
-	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
