@@ -55,11 +55,9 @@ func rfc2253(rawDN []byte) (string, error) {
 			oid := tv.Type.String()
 			kw, known := rfc2253Keywords[oid]
 			var value any
-			if _, err := asn1.Unmarshal(tv.Value.FullBytes, &value); err != nil {
-				value = nil
-			}
+			_, err := asn1.Unmarshal(tv.Value.FullBytes, &value)
 			str, isString := value.(string)
-			if !known || !isString {
+			if !known || !isString || err != nil {
 				b.WriteString(oid)
 				b.WriteString("=#")
 				b.WriteString(hex.EncodeToString(tv.Value.FullBytes))
