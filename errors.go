@@ -183,11 +183,16 @@ func (e *Error) HasCode(code string) bool {
 // "Signature" (ErrSignatureInvalid) or "PSU-CORPORATE-ID"
 // (ErrCorporateIDRequired) matches. ErrOutcomeUnknown matches a 5xx to a
 // request that is not idempotent (docs/interface.md E18); ErrDuplicatePayment a
-// 400 PAYMENT_FAILED at a remittanceInformationStructuredArray (E14) only.
+// 400 PAYMENT_FAILED at a remittanceInformationStructuredArray (E14) only;
+// ErrConsentInvalid a CONSENT_* code, or a 403 whose code blames neither the
+// TPP nor a withdrawn payment right (CS2, SCA6).
 func (e *Error) Is(target error) bool {
 	switch target {
-	case ErrDuplicatePayment:
-		return e.duplicate()
+	case ErrDuplicatePayment: // the path, or its last part, names the array
+		return e.StatusCode == http.StatusBadRequest && slices.ContainsFunc(e.Messages, func(m TPPMessage) bool {
+			return m.Code == CodePaymentFailed &&
+				strings.HasSuffix("."+strings.ToLower(m.Path), ".remittanceinformationstructuredarray")
+		})
 	case ErrOutcomeUnknown:
 		return e.StatusCode >= 500 && e.Method != "" && !idempotent(e.Method)
 	case ErrSignatureInvalid:
@@ -195,7 +200,8 @@ func (e *Error) Is(target error) bool {
 	case ErrAccessExceeded:
 		return e.StatusCode == http.StatusTooManyRequests || e.HasCode(CodeAccessExceeded)
 	case ErrConsentInvalid:
-		return e.consentInvalid()
+		return e.HasCode(CodeConsentInvalid) || e.HasCode(CodeConsentExpired) || e.HasCode(CodeConsentUnknown) ||
+			e.StatusCode == http.StatusForbidden && !e.blamesTPP() && !e.HasCode(CodeServiceBlocked)
 	case ErrCorporateIDRequired:
 		return e.HasCode(CodeCorporateIDInvalid) || e.badRequestAt("PSU-CORPORATE-ID")
 	case ErrInsufficientFunds:
@@ -206,25 +212,6 @@ func (e *Error) Is(target error) bool {
 		return e.StatusCode == http.StatusNotFound
 	}
 	return false
-}
-
-// consentInvalid reports a consent missing, expired, unknown or revoked: a
-// CONSENT_* code, or a 403 whose code blames neither the TPP nor a withdrawn
-// payment right (docs/interface.md CS2, SCA6).
-func (e *Error) consentInvalid() bool {
-	if e.HasCode(CodeConsentInvalid) || e.HasCode(CodeConsentExpired) || e.HasCode(CodeConsentUnknown) {
-		return true
-	}
-	return e.StatusCode == http.StatusForbidden && !e.blamesTPP() && !e.HasCode(CodeServiceBlocked)
-}
-
-// duplicate reports the bank's refusal of a logical duplicate.
-func (e *Error) duplicate() bool {
-	return e.StatusCode == http.StatusBadRequest && slices.ContainsFunc(e.Messages, func(m TPPMessage) bool {
-		p := strings.ToLower(m.Path)
-		return m.Code == CodePaymentFailed &&
-			(p == "remittanceinformationstructuredarray" || strings.HasSuffix(p, ".remittanceinformationstructuredarray"))
-	})
 }
 
 // badRequestAt reports a 400 with a tppMessage that has no code and whose
