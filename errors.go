@@ -264,9 +264,7 @@ func parseErrorBody(contentType string, body []byte) []TPPMessage {
 		}
 	}
 	for _, m := range doc.AdditionalErrors {
-		if m.Category == "" {
-			m.Category = "ERROR"
-		}
+		m.Category = cmp.Or(m.Category, "ERROR")
 		msgs = append(msgs, m)
 	}
 	return msgs

@@ -122,11 +122,8 @@ func (m *SessionManager) Pending(ctx context.Context, user string) (sessionID st
 
 // Valid reports whether sessionID is the user's Active ID and unexpired.
 func (m *SessionManager) Valid(ctx context.Context, user, sessionID string) (bool, error) {
-	cur, ok, err := m.Current(ctx, user)
-	if err != nil {
-		return false, err
-	}
-	return ok && sessionID != "" && sessionID == cur, nil
+	cur, ok, err := m.Current(ctx, user) // ok: cur is not ""
+	return ok && sessionID == cur, err
 }
 
 // Begin returns a new TPP-Session-ID for a request that will need SCA and

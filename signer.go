@@ -113,9 +113,10 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 		return nil, invalid("cert", "is nil")
 	}
 	s := &Signer{key: key, cert: cert, rand: rand.Reader}
+	maxSig := 72 // an ASN.1 DER ECDSA P-256 signature
 	switch pub := key.Public().(type) {
 	case *rsa.PublicKey:
-		s.algorithm = "rsa-sha256"
+		s.algorithm, maxSig = "rsa-sha256", pub.Size()
 	case *ecdsa.PublicKey:
 		if pub.Curve != elliptic.P256() {
 			return nil, invalid("key", "ECDSA keys must be P-256")
@@ -143,10 +144,6 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 	s.tppID = certTPPID(cert)
 	s.certHeader = base64.StdEncoding.EncodeToString(cert.Raw)
 	s.paramsHead = `keyId="` + s.keyID + `",algorithm="` + s.algorithm + `",headers="`
-	maxSig := 72 // an ASN.1 DER ECDSA P-256 signature
-	if pub, ok := key.Public().(*rsa.PublicKey); ok {
-		maxSig = pub.Size()
-	}
 	s.valueLen = len(s.paramsHead) + len(strings.Join(s.headers, " ")) + len(`",signature="`) + base64.StdEncoding.EncodedLen(maxSig) + len(`"`)
 	s.encode2047 = o.RFC2047Signature || strings.ContainsFunc(s.keyID, func(r rune) bool { return r >= utf8.RuneSelf })
 	return s, nil
