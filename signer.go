@@ -79,25 +79,29 @@ type SignerOptions struct {
 	DigestOnEmptyBody bool
 }
 
-// apply checks o and sets its KeyID, SignedHeaders and DigestOnEmptyBody on s.
-func (o *SignerOptions) apply(s *Signer) error {
-	if o.KeyID != "" {
-		if strings.ContainsAny(o.KeyID, "\"\r\n") {
-			return invalid("SignerOptions.KeyID", "must hold no quote or line break")
-		}
-		s.keyID = o.KeyID
+// apply checks o and sets on s the keyId (o.KeyID, else the certificate's),
+// the headers to sign, and how to digest and send them.
+func (o *SignerOptions) apply(s *Signer) (err error) {
+	if strings.ContainsAny(o.KeyID, "\"\r\n") {
+		return invalid("SignerOptions.KeyID", "must hold no quote or line break")
 	}
+	headers := slices.Clone(DefaultSignedHeaders)
 	for _, n := range o.SignedHeaders {
 		n = strings.ToLower(strings.TrimSpace(n))
 		if n == "" || strings.ContainsAny(n, " \",\r\n:") && n != "(request-target)" {
 			return invalid("SignerOptions.SignedHeaders", "%q is not a header name", n)
 		}
-		if !slices.Contains(s.headers, n) {
-			s.headers = append(s.headers, n)
+		if !slices.Contains(headers, n) {
+			headers = append(headers, n)
 		}
 	}
+	s.setHeaders(headers)
 	s.digestGET = o.DigestOnEmptyBody
-	return nil
+	if s.keyID = o.KeyID; s.keyID == "" {
+		s.keyID, err = certKeyID(s.cert, o.LowerCaseSerial, o.EscapedSpacesInCA)
+	}
+	s.encode2047 = o.RFC2047Signature || strings.ContainsFunc(s.keyID, func(r rune) bool { return r >= utf8.RuneSelf })
+	return err
 }
 
 // NewSigner returns a Signer for key and its certificate. RSA keys sign
@@ -128,24 +132,13 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 	if pk, ok := cert.PublicKey.(interface{ Equal(crypto.PublicKey) bool }); !ok || !pk.Equal(key.Public()) {
 		return nil, invalid("key", "does not match the certificate's public key")
 	}
-	s.headers = append([]string(nil), DefaultSignedHeaders...)
-	o := cmp.Or(opts, &SignerOptions{})
-	if err := o.apply(s); err != nil {
+	if err := cmp.Or(opts, &SignerOptions{}).apply(s); err != nil {
 		return nil, err
 	}
-	if s.keyID == "" {
-		id, err := certKeyID(cert, o.LowerCaseSerial, o.EscapedSpacesInCA)
-		if err != nil {
-			return nil, err
-		}
-		s.keyID = id
-	}
-	s.setHeaders(s.headers)
 	s.tppID = certTPPID(cert)
 	s.certHeader = base64.StdEncoding.EncodeToString(cert.Raw)
 	s.paramsHead = `keyId="` + s.keyID + `",algorithm="` + s.algorithm + `",headers="`
 	s.valueLen = len(s.paramsHead) + len(strings.Join(s.headers, " ")) + len(`",signature="`) + base64.StdEncoding.EncodedLen(maxSig) + len(`"`)
-	s.encode2047 = o.RFC2047Signature || strings.ContainsFunc(s.keyID, func(r rune) bool { return r >= utf8.RuneSelf })
 	return s, nil
 }
 
