@@ -187,16 +187,14 @@ func replaceFold(s, id string) string {
 		return s
 	}
 	lower, lid := asciiLower(s), asciiLower(id) // same lengths as s and id
-	i := strings.Index(lower, lid)
-	if i < 0 {
-		return s
-	}
 	var b strings.Builder
-	for i >= 0 {
+	for i := strings.Index(lower, lid); i >= 0; i = strings.Index(lower, lid) {
 		b.WriteString(s[:i])
 		b.WriteString(redactedText)
 		s, lower = s[i+len(id):], lower[i+len(id):]
-		i = strings.Index(lower, lid)
+	}
+	if b.Len() == 0 { // no occurrence
+		return s
 	}
 	b.WriteString(s)
 	return b.String()

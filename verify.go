@@ -34,27 +34,24 @@ func parseSignature(v string) (signatureParams, error) {
 	seen := map[string]bool{}
 	var sig string
 	for len(s) > 0 {
-		eq := strings.IndexByte(s, '=')
-		if eq <= 0 {
+		name, rest, ok := strings.Cut(s, "=")
+		if !ok || name == "" {
 			return p, errors.New("malformed Signature: expected name=\"value\"")
 		}
-		name := strings.TrimSpace(s[:eq])
-		s = s[eq+1:]
-		if len(s) == 0 || s[0] != '"' {
+		if rest, ok = strings.CutPrefix(rest, `"`); !ok {
 			return p, errors.New("malformed Signature: value not quoted")
 		}
-		end := strings.IndexByte(s[1:], '"')
-		if end < 0 {
+		val, rest, ok := strings.Cut(rest, `"`)
+		if !ok {
 			return p, errors.New("malformed Signature: unterminated value")
 		}
-		val := s[1 : end+1]
-		s = strings.TrimSpace(s[end+2:])
-		if len(s) > 0 {
-			if s[0] != ',' {
+		if s = strings.TrimSpace(rest); s != "" {
+			if s, ok = strings.CutPrefix(s, ","); !ok {
 				return p, errors.New("malformed Signature: expected a comma between parts")
 			}
-			s = strings.TrimSpace(s[1:])
+			s = strings.TrimSpace(s)
 		}
+		name = strings.TrimSpace(name)
 		if seen[name] {
 			return p, errors.New("malformed Signature: part given twice")
 		}
