@@ -231,20 +231,16 @@ func CallbackHandler(onSuccess func(w http.ResponseWriter, r *http.Request, cb *
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		cb, err := parseCallbackQuery(r.URL.RawQuery)
-		if err == nil {
+		switch cb, err := parseCallbackQuery(r.URL.RawQuery); {
+		case err == nil:
 			onSuccess(w, r, cb)
-			return
-		}
-		if onFailure != nil {
+		case onFailure != nil:
 			onFailure(w, r, err)
-			return
+		case errors.Is(err, ErrSCAFailed):
+			http.Error(w, "SCA was not completed", http.StatusBadRequest)
+		default:
+			http.Error(w, "invalid SCA callback", http.StatusBadRequest)
 		}
-		msg := "invalid SCA callback"
-		if errors.Is(err, ErrSCAFailed) {
-			msg = "SCA was not completed"
-		}
-		http.Error(w, msg, http.StatusBadRequest)
 	})
 }
 

@@ -219,9 +219,16 @@ func LoadSigner(certPEMFile, keyPEMFile string, opts *SignerOptions) (*Signer, e
 
 // ParseSigner is LoadSigner for PEM bytes; the first CERTIFICATE is the TPP's.
 func ParseSigner(certPEM, keyPEM []byte, opts *SignerOptions) (*Signer, error) {
-	cert, err := parseCertPEM(certPEM)
+	block, rest := pem.Decode(certPEM)
+	for block != nil && block.Type != "CERTIFICATE" {
+		block, rest = pem.Decode(rest)
+	}
+	if block == nil {
+		return nil, errors.New("xs2a: no CERTIFICATE block in the certificate PEM")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("xs2a: parsing certificate: %w", err)
 	}
 	key, err := parseKeyPEM(keyPEM)
 	if err != nil {
@@ -250,20 +257,6 @@ func ParsePKCS12(data []byte, password string, opts *SignerOptions) (*Signer, er
 		return nil, invalid("key", "PKCS#12 key of type %T cannot sign", key)
 	}
 	return NewSigner(signer, cert, opts)
-}
-
-func parseCertPEM(data []byte) (*x509.Certificate, error) {
-	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("xs2a: parsing certificate: %w", err)
-		}
-		return cert, nil
-	}
-	return nil, errors.New("xs2a: no CERTIFICATE block in the certificate PEM")
 }
 
 var errEncryptedKey = errors.New("xs2a: encrypted PEM keys are not supported: decrypt the key or use PKCS#12")
