@@ -80,11 +80,7 @@ func escapeRFC2253(b *strings.Builder, v string) {
 		case c == '"':
 			b.WriteString(`\22`)
 			continue
-		case c == ',' || c == '+' || c == '\\' || c == '<' || c == '>' || c == ';':
-			b.WriteByte('\\')
-		case c == ' ' && (i == 0 || i == len(v)-1):
-			b.WriteByte('\\')
-		case c == '#' && i == 0:
+		case strings.ContainsRune(`,+\<>;`, c), c == ' ' && (i == 0 || i == len(v)-1), c == '#' && i == 0:
 			b.WriteByte('\\')
 		}
 		b.WriteRune(c)

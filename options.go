@@ -123,7 +123,8 @@ func WithASPSPID(id string) Option {
 // signed answer cannot be replayed for another call. A failure is a
 // *SignatureError.
 func WithResponseVerification(bankCert *x509.Certificate) Option {
-	return option(bankCert != nil, "bankCert", "is nil", func(c *config) { c.verifyCert, c.verifyStrict = bankCert, true })
+	return option(bankCert != nil, "bankCert", "is nil",
+		func(c *config) { c.verifyCert, c.verifyStrict = bankCert, true })
 }
 
 // WithResponseVerificationIfSigned verifies, as WithResponseVerification
@@ -131,7 +132,8 @@ func WithResponseVerification(bankCert *x509.Certificate) Option {
 // for a bank that signs only some answers: whoever can remove the header can
 // then remove the protection too. Of the two options the last one applies.
 func WithResponseVerificationIfSigned(bankCert *x509.Certificate) Option {
-	return option(bankCert != nil, "bankCert", "is nil", func(c *config) { c.verifyCert, c.verifyStrict = bankCert, false })
+	return option(bankCert != nil, "bankCert", "is nil",
+		func(c *config) { c.verifyCert, c.verifyStrict = bankCert, false })
 }
 
 // WithUserAgent replaces the User-Agent header.

@@ -156,7 +156,8 @@ func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) e
 		case sessionID == "":
 			return s, ErrUnknownSession
 		case sessionID == s.Pending && !m.pendingValid(s):
-			return s, errPendingExpired
+			return s, fmt.Errorf("%w: its SCA began more than %v ago, or the clock went back",
+				ErrUnknownSession, PendingValidity)
 		case sessionID == s.Pending:
 			return SessionState{Active: sessionID, ActiveUntil: m.now().Add(SessionValidity)}, nil
 		case sessionID == s.Active && m.activeValid(s):
@@ -183,10 +184,6 @@ func (m *SessionManager) Abort(ctx context.Context, user, sessionID string) erro
 func (m *SessionManager) activeValid(s SessionState) bool {
 	return s.Active != "" && m.now().Before(s.ActiveUntil)
 }
-
-// errPendingExpired refuses the callback of a Pending ID older than
-// PendingValidity.
-var errPendingExpired = fmt.Errorf("%w: its SCA began more than %v ago, or the clock went back", ErrUnknownSession, PendingValidity)
 
 // pendingValid reports a Pending ID begun less than PendingValidity ago, and
 // not in the future, by the manager's clock.
