@@ -132,15 +132,13 @@ const maxErrorBody = 1 << 20
 // Its message, in every fmt verb, holds neither the body nor any identifier
 // (see Error.Error); Code, Messages and Body keep the bank's raw text: do not log them.
 type Error struct {
-	StatusCode int          // HTTP status
-	Code       string       // the first tppMessage's code ("" when none); raw
-	Messages   []TPPMessage // all tppMessages, in order; raw
-	RequestID  string       // X-Request-ID of the call
-	Body       []byte       // the raw body, at most 1 MiB; may hold personal data: do not log it
-	// RetryAfter is the wait the bank asked for in Retry-After (0 when none).
-	RetryAfter time.Duration
-	// Method and Op name the call ("GET", "accounts.balances").
-	Method, Op string
+	StatusCode int           // HTTP status
+	Code       string        // the first tppMessage's code ("" when none); raw
+	Messages   []TPPMessage  // all tppMessages, in order; raw
+	RequestID  string        // X-Request-ID of the call
+	Body       []byte        // the raw body, at most 1 MiB; may hold personal data: do not log it
+	RetryAfter time.Duration // the wait the bank asked for in Retry-After (0 when none)
+	Method, Op string        // name the call ("GET", "accounts.balances")
 
 	ids callIDs // the call's ids, redacted from the message
 }
@@ -307,11 +305,10 @@ func invalid(field, format string, args ...any) *ValidationError {
 // browser to Redirect.Href, then take the psu-id from the callback (see
 // ParseCallback) and repeat the call. It answers errors.Is(err, ErrSCARequired).
 type SCARequiredError struct {
-	Redirect   Link   // the scaRedirect link (for the PSU's browser): https on any host, http on loopback; a relative link is resolved
-	StatusCode int    // 401 usually; 200/201 when a data call answered with a redirect
-	RequestID  string // X-Request-ID of the call
-	// Messages are the tppMessages of the answer, if any.
-	Messages []TPPMessage
+	Redirect   Link         // the scaRedirect link (for the PSU's browser): https on any host, http on loopback; a relative link is resolved
+	StatusCode int          // 401 usually; 200/201 when a data call answered with a redirect
+	RequestID  string       // X-Request-ID of the call
+	Messages   []TPPMessage // the tppMessages of the answer, if any
 }
 
 // Error says SCA is needed and gives the X-Request-ID.
@@ -334,10 +331,9 @@ type TransportError struct {
 	Method    string
 	Op        string
 	RequestID string
-	Sent      bool // the request was written, in whole or in part
-	// Attempts counts the tries, each written at most once (as Response.Attempts).
-	Attempts int
-	Err      error // the cause; its text is raw
+	Sent      bool  // the request was written, in whole or in part
+	Attempts  int   // the tries, each written at most once (as Response.Attempts)
+	Err       error // the cause; its text is raw
 
 	ids callIDs // the call's ids, redacted from the message
 }

@@ -34,14 +34,10 @@ type Callback struct {
 	// PSUID is the psu-id: an RFC 4122 UUID in lower case, stable for this
 	// TPP and bank. Persist it and send it as PSU-ID on later requests. It
 	// identifies a person: keep it out of logs.
-	PSUID string
-	// PSUCorporateID is the agreement chosen, set exactly for ContextCorporate.
-	PSUCorporateID string
-	// TPPSessionID is the TPP-Session-ID of the request that triggered SCA;
-	// pass it to SessionManager.Complete.
-	TPPSessionID string
-	// Context is the context the PSU selected.
-	Context PSUContext
+	PSUID          string
+	PSUCorporateID string     // the agreement chosen, set exactly for ContextCorporate
+	TPPSessionID   string     // of the request that triggered SCA; pass it to SessionManager.Complete
+	Context        PSUContext // the context the PSU selected
 }
 
 // PSU returns the PSU a successful SCA callback establishes. Pass the PSU's

@@ -259,14 +259,12 @@ func ParsePKCS12(data []byte, password string, opts *SignerOptions) (*Signer, er
 	return NewSigner(signer, cert, opts)
 }
 
-var errEncryptedKey = errors.New("xs2a: encrypted PEM keys are not supported: decrypt the key or use PKCS#12")
-
 // parseKeyPEM reads the first key block of data; an encrypted block before it
 // is refused.
 func parseKeyPEM(data []byte) (crypto.Signer, error) {
 	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
 		if block.Type == "ENCRYPTED PRIVATE KEY" || strings.Contains(block.Headers["Proc-Type"], "ENCRYPTED") {
-			return nil, errEncryptedKey
+			return nil, errors.New("xs2a: encrypted PEM keys are not supported: decrypt the key or use PKCS#12")
 		}
 		var key any
 		var err error
