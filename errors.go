@@ -28,7 +28,7 @@ var (
 	// ErrOutcomeUnknown: a payment left the client and no answer, or a 5xx,
 	// came back: the bank may have acted on it (docs/interface.md E18). Do not
 	// send it again blindly: see PaymentsService.ResolveEInvoice (E19) and
-	// "Lost payment answers" in the package documentation.
+	// "Payments sent once" in the package documentation.
 	ErrOutcomeUnknown = errors.New("xs2a: outcome unknown")
 	// ErrDuplicatePayment: the bank refused a payment as a logical duplicate
 	// of a live one (docs/interface.md E14); the error is an *Error.

@@ -62,10 +62,8 @@ func WithHTTPClient(hc *http.Client) Option {
 // (ContextWithAcceptFixes changes them).
 func WithAcceptFixes(fixes ...AcceptFix) Option {
 	return func(c *config) error {
-		for _, f := range fixes {
-			if !f.valid() {
-				return invalid("AcceptFix", "%q cannot be sent in x-accept-fix", string(f))
-			}
+		if i := slices.IndexFunc(fixes, func(f AcceptFix) bool { return !f.valid() }); i >= 0 {
+			return invalid("AcceptFix", "%q cannot be sent in x-accept-fix", string(fixes[i]))
 		}
 		c.fixes = append(c.fixes, fixes...)
 		return nil

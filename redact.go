@@ -23,9 +23,8 @@ const redactedText = "[redacted]"
 // id holding another is redacted whole.
 type callIDs []string
 
-// minPathID is the length below which a path segment is not taken for an
-// id: "v1", a product code's abbreviation or a test's "x" identify nobody,
-// and redacting them would wreck the text around them.
+// minPathID is the shortest path segment taken for an id: "v1" or a product
+// code's abbreviation identify nobody, and redacting them wrecks the text.
 const minPathID = 4
 
 // routeWords are the fixed segments of the interface's paths: every other

@@ -19,10 +19,8 @@ type PSUContext string
 
 // The contexts of docs/interface.md "TPP redirect".
 const (
-	// ContextPrivate: the PSU acts for themself.
-	ContextPrivate PSUContext = "PRIVATE"
-	// ContextCorporate: the PSU acts for a company (see PSUCorporateID).
-	ContextCorporate PSUContext = "CORPORATE"
+	ContextPrivate   PSUContext = "PRIVATE"   // the PSU acts for themself
+	ContextCorporate PSUContext = "CORPORATE" // the PSU acts for a company (see PSUCorporateID)
 )
 
 // Valid reports whether c is one of the contexts docs/interface.md defines.

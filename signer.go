@@ -60,11 +60,9 @@ type Signer struct {
 type SignerOptions struct {
 	// KeyID replaces the keyId: non-empty, no quote or line break. It overrides
 	// the options below.
-	KeyID string
-	// LowerCaseSerial writes the keyId's serial number in lower-case hex.
-	LowerCaseSerial bool
-	// EscapedSpacesInCA writes the keyId issuer's spaces as %20.
-	EscapedSpacesInCA bool
+	KeyID             string
+	LowerCaseSerial   bool // write the keyId's serial number in lower-case hex
+	EscapedSpacesInCA bool // write the keyId issuer's spaces as %20
 	// RFC2047Signature sends every Signature value as one RFC 2047 encoded
 	// word, =?utf-8?B?...?=, as the platform's public clients do; without it
 	// only a keyId with text other than ASCII is so wrapped (docs/interface.md
