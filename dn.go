@@ -55,11 +55,9 @@ func rfc2253(rawDN []byte) (string, error) {
 			oid := tv.Type.String()
 			kw, known := rfc2253Keywords[oid]
 			var value any
-			if _, err := asn1.Unmarshal(tv.Value.FullBytes, &value); err != nil {
-				value = nil
-			}
+			_, err := asn1.Unmarshal(tv.Value.FullBytes, &value)
 			str, isString := value.(string)
-			if !known || !isString {
+			if !known || !isString || err != nil {
 				b.WriteString(oid)
 				b.WriteString("=#")
 				b.WriteString(hex.EncodeToString(tv.Value.FullBytes))
@@ -82,11 +80,7 @@ func escapeRFC2253(b *strings.Builder, v string) {
 		case c == '"':
 			b.WriteString(`\22`)
 			continue
-		case c == ',' || c == '+' || c == '\\' || c == '<' || c == '>' || c == ';':
-			b.WriteByte('\\')
-		case c == ' ' && (i == 0 || i == len(v)-1):
-			b.WriteByte('\\')
-		case c == '#' && i == 0:
+		case strings.ContainsRune(`,+\<>;`, c), c == ' ' && (i == 0 || i == len(v)-1), c == '#' && i == 0:
 			b.WriteByte('\\')
 		}
 		b.WriteRune(c)

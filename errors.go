@@ -28,7 +28,7 @@ var (
 	// ErrOutcomeUnknown: a payment left the client and no answer, or a 5xx,
 	// came back: the bank may have acted on it (docs/interface.md E18). Do not
 	// send it again blindly: see PaymentsService.ResolveEInvoice (E19) and
-	// "Lost payment answers" in the package documentation.
+	// "Payments sent once" in the package documentation.
 	ErrOutcomeUnknown = errors.New("xs2a: outcome unknown")
 	// ErrDuplicatePayment: the bank refused a payment as a logical duplicate
 	// of a live one (docs/interface.md E14); the error is an *Error.
@@ -132,15 +132,13 @@ const maxErrorBody = 1 << 20
 // Its message, in every fmt verb, holds neither the body nor any identifier
 // (see Error.Error); Code, Messages and Body keep the bank's raw text: do not log them.
 type Error struct {
-	StatusCode int          // HTTP status
-	Code       string       // the first tppMessage's code ("" when none); raw
-	Messages   []TPPMessage // all tppMessages, in order; raw
-	RequestID  string       // X-Request-ID of the call
-	Body       []byte       // the raw body, at most 1 MiB; may hold personal data: do not log it
-	// RetryAfter is the wait the bank asked for in Retry-After (0 when none).
-	RetryAfter time.Duration
-	// Method and Op name the call ("GET", "accounts.balances").
-	Method, Op string
+	StatusCode int           // HTTP status
+	Code       string        // the first tppMessage's code ("" when none); raw
+	Messages   []TPPMessage  // all tppMessages, in order; raw
+	RequestID  string        // X-Request-ID of the call
+	Body       []byte        // the raw body, at most 1 MiB; may hold personal data: do not log it
+	RetryAfter time.Duration // the wait the bank asked for in Retry-After (0 when none)
+	Method, Op string        // name the call ("GET", "accounts.balances")
 
 	ids callIDs // the call's ids, redacted from the message
 }
@@ -183,11 +181,16 @@ func (e *Error) HasCode(code string) bool {
 // "Signature" (ErrSignatureInvalid) or "PSU-CORPORATE-ID"
 // (ErrCorporateIDRequired) matches. ErrOutcomeUnknown matches a 5xx to a
 // request that is not idempotent (docs/interface.md E18); ErrDuplicatePayment a
-// 400 PAYMENT_FAILED at a remittanceInformationStructuredArray (E14) only.
+// 400 PAYMENT_FAILED at a remittanceInformationStructuredArray (E14) only;
+// ErrConsentInvalid a CONSENT_* code, or a 403 whose code blames neither the
+// TPP nor a withdrawn payment right (CS2, SCA6).
 func (e *Error) Is(target error) bool {
 	switch target {
-	case ErrDuplicatePayment:
-		return e.duplicate()
+	case ErrDuplicatePayment: // the path, or its last part, names the array
+		return e.StatusCode == http.StatusBadRequest && slices.ContainsFunc(e.Messages, func(m TPPMessage) bool {
+			return m.Code == CodePaymentFailed &&
+				strings.HasSuffix("."+strings.ToLower(m.Path), ".remittanceinformationstructuredarray")
+		})
 	case ErrOutcomeUnknown:
 		return e.StatusCode >= 500 && e.Method != "" && !idempotent(e.Method)
 	case ErrSignatureInvalid:
@@ -195,7 +198,8 @@ func (e *Error) Is(target error) bool {
 	case ErrAccessExceeded:
 		return e.StatusCode == http.StatusTooManyRequests || e.HasCode(CodeAccessExceeded)
 	case ErrConsentInvalid:
-		return e.consentInvalid()
+		return e.HasCode(CodeConsentInvalid) || e.HasCode(CodeConsentExpired) || e.HasCode(CodeConsentUnknown) ||
+			e.StatusCode == http.StatusForbidden && !e.blamesTPP() && !e.HasCode(CodeServiceBlocked)
 	case ErrCorporateIDRequired:
 		return e.HasCode(CodeCorporateIDInvalid) || e.badRequestAt("PSU-CORPORATE-ID")
 	case ErrInsufficientFunds:
@@ -206,25 +210,6 @@ func (e *Error) Is(target error) bool {
 		return e.StatusCode == http.StatusNotFound
 	}
 	return false
-}
-
-// consentInvalid reports a consent missing, expired, unknown or revoked: a
-// CONSENT_* code, or a 403 whose code blames neither the TPP nor a withdrawn
-// payment right (docs/interface.md CS2, SCA6).
-func (e *Error) consentInvalid() bool {
-	if e.HasCode(CodeConsentInvalid) || e.HasCode(CodeConsentExpired) || e.HasCode(CodeConsentUnknown) {
-		return true
-	}
-	return e.StatusCode == http.StatusForbidden && !e.blamesTPP() && !e.HasCode(CodeServiceBlocked)
-}
-
-// duplicate reports the bank's refusal of a logical duplicate.
-func (e *Error) duplicate() bool {
-	return e.StatusCode == http.StatusBadRequest && slices.ContainsFunc(e.Messages, func(m TPPMessage) bool {
-		p := strings.ToLower(m.Path)
-		return m.Code == CodePaymentFailed &&
-			(p == "remittanceinformationstructuredarray" || strings.HasSuffix(p, ".remittanceinformationstructuredarray"))
-	})
 }
 
 // badRequestAt reports a 400 with a tppMessage that has no code and whose
@@ -249,9 +234,6 @@ func (e *Error) blamesTPP() bool {
 // {"additionalErrors":[...]}); anything else (HTML, text, invalid JSON) is
 // kept only in Body.
 func parseErrorBody(contentType string, body []byte) []TPPMessage {
-	if len(body) == 0 || !json.Valid(body) {
-		return nil
-	}
 	var doc struct {
 		TPPMessages []TPPMessage `json:"tppMessages"`
 		TPPMessage  *TPPMessage  `json:"tppMessage"`
@@ -263,7 +245,7 @@ func parseErrorBody(contentType string, body []byte) []TPPMessage {
 		AdditionalErrors []TPPMessage `json:"additionalErrors"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil // a JSON value that is not an object
+		return nil // no JSON, or a JSON value that is not an object
 	}
 	msgs := doc.TPPMessages
 	if doc.TPPMessage != nil {
@@ -280,9 +262,7 @@ func parseErrorBody(contentType string, body []byte) []TPPMessage {
 		}
 	}
 	for _, m := range doc.AdditionalErrors {
-		if m.Category == "" {
-			m.Category = "ERROR"
-		}
+		m.Category = cmp.Or(m.Category, "ERROR")
 		msgs = append(msgs, m)
 	}
 	return msgs
@@ -325,11 +305,10 @@ func invalid(field, format string, args ...any) *ValidationError {
 // browser to Redirect.Href, then take the psu-id from the callback (see
 // ParseCallback) and repeat the call. It answers errors.Is(err, ErrSCARequired).
 type SCARequiredError struct {
-	Redirect   Link   // the scaRedirect link (for the PSU's browser): https on any host, http on loopback; a relative link is resolved
-	StatusCode int    // 401 usually; 200/201 when a data call answered with a redirect
-	RequestID  string // X-Request-ID of the call
-	// Messages are the tppMessages of the answer, if any.
-	Messages []TPPMessage
+	Redirect   Link         // the scaRedirect link (for the PSU's browser): https on any host, http on loopback; a relative link is resolved
+	StatusCode int          // 401 usually; 200/201 when a data call answered with a redirect
+	RequestID  string       // X-Request-ID of the call
+	Messages   []TPPMessage // the tppMessages of the answer, if any
 }
 
 // Error says SCA is needed and gives the X-Request-ID.
@@ -352,10 +331,9 @@ type TransportError struct {
 	Method    string
 	Op        string
 	RequestID string
-	Sent      bool // the request was written, in whole or in part
-	// Attempts counts the tries, each written at most once (as Response.Attempts).
-	Attempts int
-	Err      error // the cause; its text is raw
+	Sent      bool  // the request was written, in whole or in part
+	Attempts  int   // the tries, each written at most once (as Response.Attempts)
+	Err       error // the cause; its text is raw
 
 	ids callIDs // the call's ids, redacted from the message
 }
@@ -415,10 +393,7 @@ type AccessExceededError struct {
 // Error names the endpoint and the next allowed call (UTC, rounded up to a
 // whole second, so never before the call is really allowed).
 func (e *AccessExceededError) Error() string {
-	next := e.Next.Truncate(time.Second)
-	if next.Before(e.Next) {
-		next = next.Add(time.Second)
-	}
+	next := e.Next.Add(time.Second - 1).Truncate(time.Second) // rounded up
 	return fmt.Sprintf("xs2a: access exceeded: %d calls without the PSU present in 24h to %s; next call allowed at %s",
 		AccessLimit, inert.Text(string(e.Endpoint), 64), next.UTC().Format(time.RFC3339))
 }

@@ -62,10 +62,8 @@ func WithHTTPClient(hc *http.Client) Option {
 // (ContextWithAcceptFixes changes them).
 func WithAcceptFixes(fixes ...AcceptFix) Option {
 	return func(c *config) error {
-		for _, f := range fixes {
-			if !f.valid() {
-				return invalid("AcceptFix", "%q cannot be sent in x-accept-fix", string(f))
-			}
+		if i := slices.IndexFunc(fixes, func(f AcceptFix) bool { return !f.valid() }); i >= 0 {
+			return invalid("AcceptFix", "%q cannot be sent in x-accept-fix", string(fixes[i]))
 		}
 		c.fixes = append(c.fixes, fixes...)
 		return nil
@@ -123,7 +121,8 @@ func WithASPSPID(id string) Option {
 // signed answer cannot be replayed for another call. A failure is a
 // *SignatureError.
 func WithResponseVerification(bankCert *x509.Certificate) Option {
-	return responseVerification(bankCert, true)
+	return option(bankCert != nil, "bankCert", "is nil",
+		func(c *config) { c.verifyCert, c.verifyStrict = bankCert, true })
 }
 
 // WithResponseVerificationIfSigned verifies, as WithResponseVerification
@@ -131,13 +130,8 @@ func WithResponseVerification(bankCert *x509.Certificate) Option {
 // for a bank that signs only some answers: whoever can remove the header can
 // then remove the protection too. Of the two options the last one applies.
 func WithResponseVerificationIfSigned(bankCert *x509.Certificate) Option {
-	return responseVerification(bankCert, false)
-}
-
-func responseVerification(bankCert *x509.Certificate, require bool) Option {
-	return option(bankCert != nil, "bankCert", "is nil", func(c *config) {
-		c.verifyCert, c.verifyStrict = bankCert, require
-	})
+	return option(bankCert != nil, "bankCert", "is nil",
+		func(c *config) { c.verifyCert, c.verifyStrict = bankCert, false })
 }
 
 // WithUserAgent replaces the User-Agent header.

@@ -23,24 +23,8 @@ const redactedText = "[redacted]"
 // id holding another is redacted whole.
 type callIDs []string
 
-// idsOf returns the PSU ids p carries, longest first; nil for no PSU.
-func idsOf(p *PSU) callIDs {
-	if p == nil {
-		return nil
-	}
-	var ids callIDs
-	for _, id := range []string{p.ID, p.CorporateID, p.SessionID} {
-		if id != "" {
-			ids = append(ids, id)
-		}
-	}
-	slices.SortStableFunc(ids, func(a, b string) int { return len(b) - len(a) })
-	return ids
-}
-
-// minPathID is the length below which a path segment is not taken for an
-// id: "v1", a product code's abbreviation or a test's "x" identify nobody,
-// and redacting them would wreck the text around them.
+// minPathID is the shortest path segment taken for an id: "v1" or a product
+// code's abbreviation identify nobody, and redacting them wrecks the text.
 const minPathID = 4
 
 // routeWords are the fixed segments of the interface's paths: every other
@@ -59,12 +43,15 @@ var routeWords = map[string]bool{
 // ids returns the ids r carries (see idsOfCall).
 func (r *request) ids() callIDs { return idsOfCall(r.psu, r.href, r.accountID) }
 
-// idsOfCall returns the ids of a call for psu to href: the PSU's, accountID
-// (the account it counts against the access budget) and each segment of
-// href's path that is not a route word (as sent, and unescaped), longest
-// first.
+// idsOfCall returns the ids of a call for psu (may be nil) to href: the
+// PSU's, accountID (the account it counts against the access budget) and
+// each segment of href's path that is not a route word (as sent, and
+// unescaped), longest first.
 func idsOfCall(psu *PSU, href, accountID string) callIDs {
-	ids := idsOf(psu)
+	var ids callIDs
+	if psu != nil {
+		ids = slices.DeleteFunc([]string{psu.ID, psu.CorporateID, psu.SessionID}, func(id string) bool { return id == "" })
+	}
 	add := func(id string) {
 		if len(id) >= minPathID && !routeWords[strings.ToLower(id)] && !slices.Contains(ids, id) {
 			ids = append(ids, id)
@@ -199,16 +186,14 @@ func replaceFold(s, id string) string {
 		return s
 	}
 	lower, lid := asciiLower(s), asciiLower(id) // same lengths as s and id
-	i := strings.Index(lower, lid)
-	if i < 0 {
-		return s
-	}
 	var b strings.Builder
-	for i >= 0 {
+	for i := strings.Index(lower, lid); i >= 0; i = strings.Index(lower, lid) {
 		b.WriteString(s[:i])
 		b.WriteString(redactedText)
 		s, lower = s[i+len(id):], lower[i+len(id):]
-		i = strings.Index(lower, lid)
+	}
+	if b.Len() == 0 { // no occurrence
+		return s
 	}
 	b.WriteString(s)
 	return b.String()
@@ -230,7 +215,7 @@ func asciiLower(s string) string {
 // err's chain quotes (a path holds ids, a Location whatever the bank wrote).
 func (ids callIDs) causeText(err error, max int) string {
 	s := err.Error()
-	for _, ue := range urlErrors(err) {
+	for _, ue := range urlErrors(err, 33) {
 		s = strings.ReplaceAll(s, ue.Op+" "+strconv.Quote(ue.URL)+": ", "")
 		if ue.URL != "" {
 			s = strings.ReplaceAll(s, ue.URL, "[url]")
@@ -240,27 +225,23 @@ func (ids callIDs) causeText(err error, max int) string {
 }
 
 // urlErrors returns the *url.Errors in err's chain (each branch of a
-// joined error included).
-func urlErrors(err error) []*url.Error {
+// joined error included), depth levels down at most.
+func urlErrors(err error, depth int) []*url.Error {
+	if err == nil || depth == 0 {
+		return nil
+	}
 	var out []*url.Error
-	var walk func(error, int)
-	walk = func(err error, depth int) {
-		if err == nil || depth > 32 {
-			return
-		}
-		if ue, ok := err.(*url.Error); ok {
-			out = append(out, ue)
-		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			walk(u.Unwrap(), depth+1)
-		case interface{ Unwrap() []error }:
-			for _, e := range u.Unwrap() {
-				walk(e, depth+1)
-			}
+	if ue, ok := err.(*url.Error); ok {
+		out = append(out, ue)
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		out = append(out, urlErrors(u.Unwrap(), depth-1)...)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			out = append(out, urlErrors(e, depth-1)...)
 		}
 	}
-	walk(err, 0)
 	return out
 }
 

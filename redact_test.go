@@ -133,7 +133,7 @@ func TestRedact(t *testing.T) {
 		})
 	}
 	assert.Equal(t, "a", callIDs(nil).redact("a"))
-	assert.Equal(t, callIDs{echoPSU.ID, echoPSU.CorporateID, echoPSU.SessionID}, idsOf(&echoPSU))
+	assert.Equal(t, callIDs{echoPSU.ID, echoPSU.CorporateID, echoPSU.SessionID}, idsOfCall(&echoPSU, "", ""))
 }
 
 // TestRedactOverlappingIDs: an id that holds another (a corporate id that
@@ -150,7 +150,7 @@ func TestRedactOverlappingIDs(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
 			t.Parallel()
-			got := idsOf(&p).redact(tc.in)
+			got := idsOfCall(&p, "", "").redact(tc.in)
 			assert.Equal(t, tc.want, got)
 			assert.NotContains(t, got, "nordmann")
 		})

@@ -1,10 +1,10 @@
 package xs2a
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,10 +19,8 @@ type PSUContext string
 
 // The contexts of docs/interface.md "TPP redirect".
 const (
-	// ContextPrivate: the PSU acts for themself.
-	ContextPrivate PSUContext = "PRIVATE"
-	// ContextCorporate: the PSU acts for a company (see PSUCorporateID).
-	ContextCorporate PSUContext = "CORPORATE"
+	ContextPrivate   PSUContext = "PRIVATE"   // the PSU acts for themself
+	ContextCorporate PSUContext = "CORPORATE" // the PSU acts for a company (see PSUCorporateID)
 )
 
 // Valid reports whether c is one of the contexts docs/interface.md defines.
@@ -34,14 +32,10 @@ type Callback struct {
 	// PSUID is the psu-id: an RFC 4122 UUID in lower case, stable for this
 	// TPP and bank. Persist it and send it as PSU-ID on later requests. It
 	// identifies a person: keep it out of logs.
-	PSUID string
-	// PSUCorporateID is the agreement chosen, set exactly for ContextCorporate.
-	PSUCorporateID string
-	// TPPSessionID is the TPP-Session-ID of the request that triggered SCA;
-	// pass it to SessionManager.Complete.
-	TPPSessionID string
-	// Context is the context the PSU selected.
-	Context PSUContext
+	PSUID          string
+	PSUCorporateID string     // the agreement chosen, set exactly for ContextCorporate
+	TPPSessionID   string     // of the request that triggered SCA; pass it to SessionManager.Complete
+	Context        PSUContext // the context the PSU selected
 }
 
 // PSU returns the PSU a successful SCA callback establishes. Pass the PSU's
@@ -110,60 +104,47 @@ func ParseCallback(q url.Values) (*Callback, error) {
 	return parseFailure(q)
 }
 
+// parseSuccess reads a successful SCA's parameters; the first rule broken,
+// in the order of the cases, names the parameter and the reason.
 func parseSuccess(q url.Values) (*Callback, error) {
-	cb := &Callback{}
-	var ok bool
-	v := q.Get(paramPSUID)
-	if v == "" {
-		return nil, &CallbackError{Param: paramPSUID, Reason: reasonMissing}
-	}
-	if cb.PSUID, ok = canonicalUUID(v); !ok {
-		return nil, &CallbackError{Param: paramPSUID, Reason: reasonNotUUID}
-	}
-	if v := q.Get(paramPSUCorporateID); v != "" {
-		if cb.PSUCorporateID, ok = canonicalUUID(v); !ok {
-			return nil, &CallbackError{Param: paramPSUCorporateID, Reason: reasonNotUUID}
-		}
-	}
-
+	psuID, psuIDOK := canonicalUUID(q.Get(paramPSUID))
+	corpID, corpIDOK := canonicalUUID(q.Get(paramPSUCorporateID))
 	// tpp-session-id echoes the TPP-Session-ID of the request that triggered
 	// SCA. That header is optional, so the value may be empty or absent.
-	v = q.Get(paramTPPSessionID)
+	sid, rawContext := q.Get(paramTPPSessionID), q.Get(paramContext)
+	// ASCII only (headerSafe first): strings.ToUpper would turn "prıvate"
+	// (dotless i) into PRIVATE.
+	psuContext := PSUContext(strings.ToUpper(rawContext))
+	var param, reason string
 	switch {
-	case len(v) > maxCallbackText:
-		return nil, &CallbackError{Param: paramTPPSessionID, Reason: reasonTooLong}
-	case !printableASCII(v):
-		return nil, &CallbackError{Param: paramTPPSessionID, Reason: reasonNotPrintable}
+	case q.Get(paramPSUID) == "":
+		param, reason = paramPSUID, reasonMissing
+	case !psuIDOK:
+		param, reason = paramPSUID, reasonNotUUID
+	case q.Get(paramPSUCorporateID) != "" && !corpIDOK:
+		param, reason = paramPSUCorporateID, reasonNotUUID
+	case len(sid) > maxCallbackText:
+		param, reason = paramTPPSessionID, reasonTooLong
+	case sid != "" && !headerSafe(sid, maxCallbackText):
+		param, reason = paramTPPSessionID, reasonNotPrintable
+	case rawContext == "":
+		param, reason = paramContext, reasonMissing
+	case !headerSafe(rawContext, maxCallbackText) || !psuContext.Valid():
+		param, reason = paramContext, reasonContext
+	case psuContext == ContextCorporate && corpID == "":
+		param, reason = paramPSUCorporateID, reasonCorpMissing
+	case psuContext != ContextCorporate && corpID != "":
+		param, reason = paramPSUCorporateID, reasonCorpNotCorp
+	default:
+		return &Callback{PSUID: psuID, PSUCorporateID: corpID, TPPSessionID: sid, Context: psuContext}, nil
 	}
-	cb.TPPSessionID = v
-
-	v = q.Get(paramContext)
-	if v == "" {
-		return nil, &CallbackError{Param: paramContext, Reason: reasonMissing}
-	}
-	// ASCII only: strings.ToUpper would turn "prıvate" (dotless i) into PRIVATE.
-	if !printableASCII(v) {
-		return nil, &CallbackError{Param: paramContext, Reason: reasonContext}
-	}
-	cb.Context = PSUContext(strings.ToUpper(v))
-	if !cb.Context.Valid() {
-		return nil, &CallbackError{Param: paramContext, Reason: reasonContext}
-	}
-	if cb.Context == ContextCorporate && cb.PSUCorporateID == "" {
-		return nil, &CallbackError{Param: paramPSUCorporateID, Reason: reasonCorpMissing}
-	}
-	if cb.Context != ContextCorporate && cb.PSUCorporateID != "" {
-		return nil, &CallbackError{Param: paramPSUCorporateID, Reason: reasonCorpNotCorp}
-	}
-	return cb, nil
+	return nil, &CallbackError{Param: param, Reason: reason}
 }
 
 func parseFailure(q url.Values) (*Callback, error) {
 	f := &SCAFailedError{System: q.Get(paramSystem), Code: q.Get(paramCode)}
-	for _, p := range [...]struct{ name, v string }{{paramSystem, f.System}, {paramCode, f.Code}} {
-		if err := checkCallbackText(p.name, p.v); err != nil {
-			return nil, err
-		}
+	if err := cmp.Or(checkCallbackText(paramSystem, f.System), checkCallbackText(paramCode, f.Code)); err != nil {
+		return nil, err
 	}
 	if s := q.Get(paramStatus); s != "" {
 		n, err := strconv.Atoi(s)
@@ -196,7 +177,7 @@ func checkCallbackText(param, s string) *CallbackError {
 // decodeMessage decodes and makes inert the message of a failed SCA
 // (docs/interface.md CB5).
 func decodeMessage(s string) string {
-	if percentEscape.MatchString(s) {
+	if strings.Contains(s, "%") { // a %XX sequence left after the query's decoding
 		if d, err := url.QueryUnescape(s); err == nil {
 			s = d
 		}
@@ -209,19 +190,6 @@ func decodeMessage(s string) string {
 		s = string(r)
 	}
 	return inert.Text(s, 0)
-}
-
-// percentEscape is a %XX sequence left after the query's decoding.
-var percentEscape = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
-
-// printableASCII reports whether s holds only bytes 0x20 to 0x7E.
-func printableASCII(s string) bool {
-	for i := range len(s) {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }
 
 // canonicalUUID checks the 8-4-4-4-12 hex form with the RFC 4122 variant
@@ -257,20 +225,16 @@ func CallbackHandler(onSuccess func(w http.ResponseWriter, r *http.Request, cb *
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		cb, err := parseCallbackQuery(r.URL.RawQuery)
-		if err == nil {
+		switch cb, err := parseCallbackQuery(r.URL.RawQuery); {
+		case err == nil:
 			onSuccess(w, r, cb)
-			return
-		}
-		if onFailure != nil {
+		case onFailure != nil:
 			onFailure(w, r, err)
-			return
+		case errors.Is(err, ErrSCAFailed):
+			http.Error(w, "SCA was not completed", http.StatusBadRequest)
+		default:
+			http.Error(w, "invalid SCA callback", http.StatusBadRequest)
 		}
-		msg := "invalid SCA callback"
-		if errors.Is(err, ErrSCAFailed) {
-			msg = "SCA was not completed"
-		}
-		http.Error(w, msg, http.StatusBadRequest)
 	})
 }
 

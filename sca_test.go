@@ -457,7 +457,7 @@ func FuzzParseCallback(f *testing.F) {
 					(cb.PSUCorporateID != "" && !isLowerUUID(cb.PSUCorporateID)) {
 					t.Fatalf("invalid corporate id/context: %+v", cb)
 				}
-				if len(cb.TPPSessionID) > 200 || (cb.TPPSessionID != "" && !printableASCII(cb.TPPSessionID)) {
+				if len(cb.TPPSessionID) > 200 || (cb.TPPSessionID != "" && !headerSafe(cb.TPPSessionID, 200)) {
 					t.Fatalf("invalid session id %q", cb.TPPSessionID)
 				}
 				continue

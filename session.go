@@ -69,16 +69,10 @@ func (s *memorySessionStore) Update(ctx context.Context, user string, fn func(Se
 	return nil
 }
 
-func (s *memorySessionStore) Load(ctx context.Context, user string) (SessionState, error) {
-	if err := checkContext(ctx); err != nil {
-		return SessionState{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return SessionState{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.m[user], nil
+// Load is an Update that stores the state it read.
+func (s *memorySessionStore) Load(ctx context.Context, user string) (st SessionState, err error) {
+	err = s.Update(ctx, user, func(v SessionState) (SessionState, error) { st = v; return v, nil })
+	return st, err
 }
 
 // SessionManager keeps each user's TPP-Session-IDs, an Active and a Pending
@@ -128,11 +122,8 @@ func (m *SessionManager) Pending(ctx context.Context, user string) (sessionID st
 
 // Valid reports whether sessionID is the user's Active ID and unexpired.
 func (m *SessionManager) Valid(ctx context.Context, user, sessionID string) (bool, error) {
-	cur, ok, err := m.Current(ctx, user)
-	if err != nil {
-		return false, err
-	}
-	return ok && sessionID != "" && sessionID == cur, nil
+	cur, ok, err := m.Current(ctx, user) // ok: cur is not ""
+	return ok && sessionID == cur, err
 }
 
 // Begin returns a new TPP-Session-ID for a request that will need SCA and
@@ -165,7 +156,8 @@ func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) e
 		case sessionID == "":
 			return s, ErrUnknownSession
 		case sessionID == s.Pending && !m.pendingValid(s):
-			return s, errPendingExpired
+			return s, fmt.Errorf("%w: its SCA began more than %v ago, or the clock went back",
+				ErrUnknownSession, PendingValidity)
 		case sessionID == s.Pending:
 			return SessionState{Active: sessionID, ActiveUntil: m.now().Add(SessionValidity)}, nil
 		case sessionID == s.Active && m.activeValid(s):
@@ -192,10 +184,6 @@ func (m *SessionManager) Abort(ctx context.Context, user, sessionID string) erro
 func (m *SessionManager) activeValid(s SessionState) bool {
 	return s.Active != "" && m.now().Before(s.ActiveUntil)
 }
-
-// errPendingExpired refuses the callback of a Pending ID older than
-// PendingValidity.
-var errPendingExpired = fmt.Errorf("%w: its SCA began more than %v ago, or the clock went back", ErrUnknownSession, PendingValidity)
 
 // pendingValid reports a Pending ID begun less than PendingValidity ago, and
 // not in the future, by the manager's clock.

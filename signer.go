@@ -60,11 +60,9 @@ type Signer struct {
 type SignerOptions struct {
 	// KeyID replaces the keyId: non-empty, no quote or line break. It overrides
 	// the options below.
-	KeyID string
-	// LowerCaseSerial writes the keyId's serial number in lower-case hex.
-	LowerCaseSerial bool
-	// EscapedSpacesInCA writes the keyId issuer's spaces as %20.
-	EscapedSpacesInCA bool
+	KeyID             string
+	LowerCaseSerial   bool // write the keyId's serial number in lower-case hex
+	EscapedSpacesInCA bool // write the keyId issuer's spaces as %20
 	// RFC2047Signature sends every Signature value as one RFC 2047 encoded
 	// word, =?utf-8?B?...?=, as the platform's public clients do; without it
 	// only a keyId with text other than ASCII is so wrapped (docs/interface.md
@@ -79,25 +77,29 @@ type SignerOptions struct {
 	DigestOnEmptyBody bool
 }
 
-// apply checks o and sets its KeyID, SignedHeaders and DigestOnEmptyBody on s.
-func (o *SignerOptions) apply(s *Signer) error {
-	if o.KeyID != "" {
-		if strings.ContainsAny(o.KeyID, "\"\r\n") {
-			return invalid("SignerOptions.KeyID", "must hold no quote or line break")
-		}
-		s.keyID = o.KeyID
+// apply checks o and sets on s the keyId (o.KeyID, else the certificate's),
+// the headers to sign, and how to digest and send them.
+func (o *SignerOptions) apply(s *Signer) (err error) {
+	if strings.ContainsAny(o.KeyID, "\"\r\n") {
+		return invalid("SignerOptions.KeyID", "must hold no quote or line break")
 	}
+	headers := slices.Clone(DefaultSignedHeaders)
 	for _, n := range o.SignedHeaders {
 		n = strings.ToLower(strings.TrimSpace(n))
 		if n == "" || strings.ContainsAny(n, " \",\r\n:") && n != "(request-target)" {
 			return invalid("SignerOptions.SignedHeaders", "%q is not a header name", n)
 		}
-		if !slices.Contains(s.headers, n) {
-			s.headers = append(s.headers, n)
+		if !slices.Contains(headers, n) {
+			headers = append(headers, n)
 		}
 	}
+	s.setHeaders(headers)
 	s.digestGET = o.DigestOnEmptyBody
-	return nil
+	if s.keyID = o.KeyID; s.keyID == "" {
+		s.keyID, err = certKeyID(s.cert, o.LowerCaseSerial, o.EscapedSpacesInCA)
+	}
+	s.encode2047 = o.RFC2047Signature || strings.ContainsFunc(s.keyID, func(r rune) bool { return r >= utf8.RuneSelf })
+	return err
 }
 
 // NewSigner returns a Signer for key and its certificate. RSA keys sign
@@ -105,16 +107,18 @@ func (o *SignerOptions) apply(s *Signer) error {
 // keys sign ecdsa-sha256 (ASN.1 DER signature). The key's public half must
 // match the certificate. opts may be nil.
 func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (*Signer, error) {
-	if key == nil || isNilPointer(key) {
+	// A nil key, or a typed nil such as (*rsa.PrivateKey)(nil).
+	if rv := reflect.ValueOf(key); key == nil || rv.Kind() == reflect.Pointer && rv.IsNil() {
 		return nil, invalid("key", "is nil")
 	}
 	if cert == nil {
 		return nil, invalid("cert", "is nil")
 	}
 	s := &Signer{key: key, cert: cert, rand: rand.Reader}
+	maxSig := 72 // an ASN.1 DER ECDSA P-256 signature
 	switch pub := key.Public().(type) {
 	case *rsa.PublicKey:
-		s.algorithm = "rsa-sha256"
+		s.algorithm, maxSig = "rsa-sha256", pub.Size()
 	case *ecdsa.PublicKey:
 		if pub.Curve != elliptic.P256() {
 			return nil, invalid("key", "ECDSA keys must be P-256")
@@ -126,28 +130,13 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 	if pk, ok := cert.PublicKey.(interface{ Equal(crypto.PublicKey) bool }); !ok || !pk.Equal(key.Public()) {
 		return nil, invalid("key", "does not match the certificate's public key")
 	}
-	s.headers = append([]string(nil), DefaultSignedHeaders...)
-	o := cmp.Or(opts, &SignerOptions{})
-	if err := o.apply(s); err != nil {
+	if err := cmp.Or(opts, &SignerOptions{}).apply(s); err != nil {
 		return nil, err
 	}
-	if s.keyID == "" {
-		id, err := certKeyID(cert, o.LowerCaseSerial, o.EscapedSpacesInCA)
-		if err != nil {
-			return nil, err
-		}
-		s.keyID = id
-	}
-	s.setHeaders(s.headers)
 	s.tppID = certTPPID(cert)
 	s.certHeader = base64.StdEncoding.EncodeToString(cert.Raw)
 	s.paramsHead = `keyId="` + s.keyID + `",algorithm="` + s.algorithm + `",headers="`
-	maxSig := 72 // an ASN.1 DER ECDSA P-256 signature
-	if pub, ok := key.Public().(*rsa.PublicKey); ok {
-		maxSig = pub.Size()
-	}
 	s.valueLen = len(s.paramsHead) + len(strings.Join(s.headers, " ")) + len(`",signature="`) + base64.StdEncoding.EncodedLen(maxSig) + len(`"`)
-	s.encode2047 = o.RFC2047Signature || !isASCII(s.keyID)
 	return s, nil
 }
 
@@ -228,9 +217,16 @@ func LoadSigner(certPEMFile, keyPEMFile string, opts *SignerOptions) (*Signer, e
 
 // ParseSigner is LoadSigner for PEM bytes; the first CERTIFICATE is the TPP's.
 func ParseSigner(certPEM, keyPEM []byte, opts *SignerOptions) (*Signer, error) {
-	cert, err := parseCertPEM(certPEM)
+	block, rest := pem.Decode(certPEM)
+	for block != nil && block.Type != "CERTIFICATE" {
+		block, rest = pem.Decode(rest)
+	}
+	if block == nil {
+		return nil, errors.New("xs2a: no CERTIFICATE block in the certificate PEM")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("xs2a: parsing certificate: %w", err)
 	}
 	key, err := parseKeyPEM(keyPEM)
 	if err != nil {
@@ -261,37 +257,15 @@ func ParsePKCS12(data []byte, password string, opts *SignerOptions) (*Signer, er
 	return NewSigner(signer, cert, opts)
 }
 
-func parseCertPEM(data []byte) (*x509.Certificate, error) {
-	for {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			return nil, errors.New("xs2a: no CERTIFICATE block in the certificate PEM")
-		}
-		if block.Type == "CERTIFICATE" {
-			cert, err := x509.ParseCertificate(block.Bytes)
-			if err != nil {
-				return nil, fmt.Errorf("xs2a: parsing certificate: %w", err)
-			}
-			return cert, nil
-		}
-	}
-}
-
-var errEncryptedKey = errors.New("xs2a: encrypted PEM keys are not supported: decrypt the key or use PKCS#12")
-
+// parseKeyPEM reads the first key block of data; an encrypted block before it
+// is refused.
 func parseKeyPEM(data []byte) (crypto.Signer, error) {
-	for {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			return nil, errors.New("xs2a: no private key block in the key PEM")
+	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+		if block.Type == "ENCRYPTED PRIVATE KEY" || strings.Contains(block.Headers["Proc-Type"], "ENCRYPTED") {
+			return nil, errors.New("xs2a: encrypted PEM keys are not supported: decrypt the key or use PKCS#12")
 		}
 		var key any
 		var err error
-		if strings.Contains(block.Headers["Proc-Type"], "ENCRYPTED") {
-			return nil, errEncryptedKey
-		}
 		switch block.Type {
 		case "RSA PRIVATE KEY":
 			key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
@@ -299,8 +273,6 @@ func parseKeyPEM(data []byte) (crypto.Signer, error) {
 			key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
 		case "EC PRIVATE KEY":
 			key, err = x509.ParseECPrivateKey(block.Bytes)
-		case "ENCRYPTED PRIVATE KEY":
-			return nil, errEncryptedKey
 		default:
 			continue
 		}
@@ -313,6 +285,7 @@ func parseKeyPEM(data []byte) (crypto.Signer, error) {
 		}
 		return signer, nil
 	}
+	return nil, errors.New("xs2a: no private key block in the key PEM")
 }
 
 // headerSource gives the values to sign: the request's headers plus the
@@ -360,11 +333,6 @@ func (hs headerSource) appendValue(dst []byte, name, key string) ([]byte, bool) 
 		dst = append(dst, strings.TrimSpace(v)...)
 	}
 	return dst, true
-}
-
-func (hs headerSource) value(name string) (string, bool) {
-	b, ok := hs.appendValue(nil, name, "")
-	return string(b), ok
 }
 
 // appendSigningString appends the signing string (docs/interface.md SIG6) of
@@ -457,20 +425,4 @@ func decodeRFC2047(v string) (string, error) {
 		return "", errors.New("malformed RFC 2047 word")
 	}
 	return dec, nil
-}
-
-// isASCII reports whether s holds only 7-bit characters.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// isNilPointer reports a typed nil such as (*rsa.PrivateKey)(nil) in an interface.
-func isNilPointer(v any) bool {
-	rv := reflect.ValueOf(v)
-	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }

@@ -14,7 +14,7 @@ func checkText(field, s string, maxRunes int) error {
 		if r == utf8.RuneError && size <= 1 {
 			return invalid(field, "is not valid UTF-8 at character index %d", n)
 		}
-		if !latin1Printable(r) {
+		if !(r >= 0x20 && r <= 0x7e || r >= 0xa0 && r <= 0xff) {
 			return invalid(field, "has a character the bank cannot process at character index %d (only printable Latin-1 text is accepted)", n)
 		}
 		i += size
@@ -23,9 +23,4 @@ func checkText(field, s string, maxRunes int) error {
 		return invalid(field, "is longer than %d characters", maxRunes)
 	}
 	return nil
-}
-
-// latin1Printable reports whether r is a printable ISO 8859-1 character.
-func latin1Printable(r rune) bool {
-	return (r >= 0x20 && r <= 0x7e) || (r >= 0xa0 && r <= 0xff)
 }

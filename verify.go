@@ -34,27 +34,24 @@ func parseSignature(v string) (signatureParams, error) {
 	seen := map[string]bool{}
 	var sig string
 	for len(s) > 0 {
-		eq := strings.IndexByte(s, '=')
-		if eq <= 0 {
+		name, rest, ok := strings.Cut(s, "=")
+		if !ok || name == "" {
 			return p, errors.New("malformed Signature: expected name=\"value\"")
 		}
-		name := strings.TrimSpace(s[:eq])
-		s = s[eq+1:]
-		if len(s) == 0 || s[0] != '"' {
+		if rest, ok = strings.CutPrefix(rest, `"`); !ok {
 			return p, errors.New("malformed Signature: value not quoted")
 		}
-		end := strings.IndexByte(s[1:], '"')
-		if end < 0 {
+		val, rest, ok := strings.Cut(rest, `"`)
+		if !ok {
 			return p, errors.New("malformed Signature: unterminated value")
 		}
-		val := s[1 : end+1]
-		s = strings.TrimSpace(s[end+2:])
-		if len(s) > 0 {
-			if s[0] != ',' {
+		if s = strings.TrimSpace(rest); s != "" {
+			if s, ok = strings.CutPrefix(s, ","); !ok {
 				return p, errors.New("malformed Signature: expected a comma between parts")
 			}
-			s = strings.TrimSpace(s[1:])
+			s = strings.TrimSpace(s)
 		}
+		name = strings.TrimSpace(name)
 		if seen[name] {
 			return p, errors.New("malformed Signature: part given twice")
 		}
@@ -92,32 +89,32 @@ func verifySignature(p signatureParams, src headerSource, cert *x509.Certificate
 			return errors.New("keyId does not name the bank's certificate")
 		}
 	}
-	var lines []string
-	for _, name := range p.Headers {
-		v, ok := src.value(name)
-		if !ok {
+	var str []byte // the signing string (docs/interface.md SIG6), every header present
+	for i, name := range p.Headers {
+		if i > 0 {
+			str = append(str, '\n')
+		}
+		var ok bool
+		if str, ok = src.appendValue(append(str, name+": "...), name, ""); !ok {
 			return errors.New("signed header " + bankText(name, 40) + " is missing")
 		}
-		lines = append(lines, name+": "+v)
 	}
-	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	sum := sha256.Sum256(str)
+	var want, keyType string // the algorithm the key signs, besides hs2019
+	var valid bool
 	switch pub := cert.PublicKey.(type) {
 	case *rsa.PublicKey:
-		if p.Algorithm != "" && p.Algorithm != "rsa-sha256" && p.Algorithm != "hs2019" {
-			return errors.New("algorithm " + bankText(p.Algorithm, 40) + " does not fit an RSA key")
-		}
-		if rsa.VerifyPKCS1v15(pub, crypto.SHA256, sum[:], p.Signature) != nil {
-			return errors.New("signature does not verify")
-		}
+		want, keyType, valid = "rsa-sha256", "an RSA", rsa.VerifyPKCS1v15(pub, crypto.SHA256, sum[:], p.Signature) == nil
 	case *ecdsa.PublicKey:
-		if p.Algorithm != "" && p.Algorithm != "ecdsa-sha256" && p.Algorithm != "hs2019" {
-			return errors.New("algorithm " + bankText(p.Algorithm, 40) + " does not fit an ECDSA key")
-		}
-		if !ecdsa.VerifyASN1(pub, sum[:], p.Signature) {
-			return errors.New("signature does not verify")
-		}
+		want, keyType, valid = "ecdsa-sha256", "an ECDSA", ecdsa.VerifyASN1(pub, sum[:], p.Signature)
 	default:
 		return errors.New("unsupported public key in the bank's certificate")
+	}
+	if p.Algorithm != "" && p.Algorithm != want && p.Algorithm != "hs2019" {
+		return errors.New("algorithm " + bankText(p.Algorithm, 40) + " does not fit " + keyType + " key")
+	}
+	if !valid {
+		return errors.New("signature does not verify")
 	}
 	return nil
 }
