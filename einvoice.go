@@ -47,7 +47,7 @@ type EInvoiceResolution struct {
 // (ErrOutcomeUnknown from InitiateEInvoice) reached the bank, by sending the
 // same psu, product, p and inv again without allowLogicalDuplicate: it
 // creates at most one payment of the invoice. When Landed, pay again only on
-// the PSU's decision; see "Lost payment answers" in the package
+// the PSU's decision; see "Payments sent once" in the package
 // documentation.
 func (s *PaymentsService) ResolveEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice) (*EInvoiceResolution, *Response, error) {
 	body, err := einvoicePayment(psu, product, p, inv)
