@@ -13,16 +13,10 @@ import (
 	"time"
 )
 
-// BudgetEndpoint names an endpoint whose PSU-not-present calls the access budget
-// counts, per PSU and account (docs/interface.md L1, L2, L8). Every request that
-// may reach the bank counts, retries included; a retry the budget refuses is not
-// made, and the call returns the bank's last answer.
-//
-// The key is the bank's view of a request, not the caller's spelling, for
-// named methods, Client.Do and followed _links alike; the PSU id is compared
-// as a lower-case UUID. A path the bank could route otherwise (";", "\",
-// escaped dots, dot segments, an escaped "/" leading elsewhere) is a
-// *ValidationError before anything is sent (docs/interface.md L11).
+// BudgetEndpoint names an endpoint whose PSU-not-present calls the access
+// budget counts, per PSU and account, every request that may reach the bank
+// included (docs/interface.md L1, L2, L8), keyed by the bank's view of the
+// request (L11).
 type BudgetEndpoint string
 
 // The counted endpoints.

@@ -21,14 +21,7 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
-// The decode stage (interpret): what an attempt's answer means. A request
-// that got none is a *TransportError; an error answer (>= 400) is an *Error,
-// or an *SCARequiredError when it carries an scaRedirect; a 2xx answer is
-// read (read.go), verified when asked (verify.go), checked for an
-// scaRedirect it should not hold, and decoded into the call's result with
-// json/v2. One decoding of the verified bytes decides whether an answer
-// carries an scaRedirect (scaRedirectOf), with the semantics the results
-// are decoded with.
+// The decode stage (docs/architecture.md): what an attempt's answer means.
 
 // interpret makes the call's result of attempt a: the *TransportError of a
 // request that got no answer; for an answer, the *Response and the error of

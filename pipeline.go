@@ -19,16 +19,9 @@ import (
 // WithTimeout).
 const defaultTimeout = 30 * time.Second
 
-// Client.do runs a call through these stages:
-//
-//	prepare    validate, resolve, marshal and build the headers, once
-//	send       one attempt on the wire, nothing else (per attempt)
-//	interpret  the attempt's answer: an error, a redirect, or a decoded body
-//	decide     what follows: another attempt after a wait, or the end (retry.go)
-//	logCall    one log line for the whole call
-//
-// Between attempts, again (retry.go) waits; each attempt takes its call
-// from the access budget once its request is made, before it is written.
+// Client.do runs a call in stages (docs/architecture.md): prepare once; per
+// attempt make the request, spend the budget, send, interpret (decode.go)
+// and decide (retry.go); then logCall.
 
 // call is one logical call of Client.do: what each of its attempts sends,
 // and how many requests reached the wire.
