@@ -26,20 +26,15 @@ type AccountsService service
 // GET /v1/card-accounts/{id}/transactions (docs/interface.md, Endpoints). Zero
 // fields are not sent.
 type TransactionsOptions struct {
-	// BookingStatus is sent as bookingStatus. For BookingBoth,
-	// BookingPending and BookingAll the bank returns all pending account
-	// transactions whatever DateFrom, DateTo and Limit say, on every page;
-	// in the sandbox, and for card accounts, pending entries are filtered
-	// and paged like booked ones (docs/interface.md, Endpoints). BookingAll adds
-	// the standing orders (see BookingAll).
+	// BookingStatus is sent as bookingStatus (docs/interface.md EP16,
+	// EP17: which pending entries each value returns, on which page).
 	BookingStatus BookingStatus
 	// DateFrom and DateTo are sent as YYYY-MM-DD, the calendar date in the
 	// time's own location. Without the PSU present DateFrom may be at most
 	// 90 days back (docs/interface.md, Limits).
 	DateFrom, DateTo time.Time
-	// Limit and Offset page the booked transactions (and, in the sandbox
-	// and for card accounts, the pending ones too); 499 is the page size
-	// used in practice.
+	// Limit and Offset page the transactions (EP16, EP18); 499 is the
+	// page size used in practice.
 	Limit, Offset int
 }
 
@@ -115,12 +110,10 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 // Transactions iterates over an account's transactions
 // (GET /v1/accounts/{accountID}/transactions), page by page: each page's
 // pending entries, then its booked ones, then its standing orders, each with
-// Status set. A pending entry repeated on later pages is yielded once
-// (docs/interface.md EP16). The walk follows next links or offsets and stops at a
-// page with nothing new, at a page sent twice (an error), at the first error
-// (yielded once, with a zero Transaction), when ctx ends or when the loop breaks
-// (EP21). Only one page is held in memory; q is copied. Without the PSU present
-// each page counts against the access budget (L8).
+// Status set, a pending entry repeated on later pages once (docs/interface.md
+// EP16). How the walk pages and ends is EP21; the first error is yielded
+// once, with a zero Transaction. One page is held in memory; q is copied.
+// Without the PSU present each page counts against the access budget (L8).
 func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID string, q *TransactionsOptions) iter.Seq2[Transaction, error] {
 	var qc TransactionsOptions
 	if q != nil {
