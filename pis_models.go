@@ -339,19 +339,17 @@ func (p *Payment) validateParties(field string) error {
 // validateRemittance checks the remittance information of a payment: a
 // text, or structured references, never both.
 func (p *Payment) validateRemittance(field string) error {
-	if err := checkText(field+".RemittanceInformationUnstructured", p.RemittanceInformationUnstructured, maxUnstructured); err != nil {
+	if err := firstError(
+		checkText(field+".RemittanceInformationUnstructured", p.RemittanceInformationUnstructured, maxUnstructured),
+		checkEach(field+".RemittanceInformationStructuredArray", p.RemittanceInformationStructuredArray, checkRemittance),
+	); err != nil {
 		return err
-	}
-	for i, r := range p.RemittanceInformationStructuredArray {
-		if err := r.validatePayment(field + ".RemittanceInformationStructuredArray[" + strconv.Itoa(i) + "]"); err != nil {
-			return err
-		}
 	}
 	if p.RemittanceInformationStructured != nil {
 		if len(p.RemittanceInformationStructuredArray) > 0 {
 			return invalid(field+".RemittanceInformationStructured", "is deprecated: put every reference into RemittanceInformationStructuredArray, not both")
 		}
-		if err := p.RemittanceInformationStructured.validatePayment(field + ".RemittanceInformationStructured"); err != nil {
+		if err := checkRemittance(field+".RemittanceInformationStructured", *p.RemittanceInformationStructured); err != nil {
 			return err
 		}
 	}
@@ -362,10 +360,10 @@ func (p *Payment) validateRemittance(field string) error {
 	return nil
 }
 
-// validatePayment checks one structured reference of a payment: a
+// checkRemittance checks one structured reference of a payment: a
 // reference and a type of at most 35 characters, and in a SCOR reference a
 // valid KID or ISO 11649 RF creditor reference (docs/interface.md PIS8).
-func (r *StructuredRemittance) validatePayment(field string) error {
+func checkRemittance(field string, r StructuredRemittance) error {
 	if err := checkReference(field+".Reference", r.Reference); err != nil {
 		return err
 	}
@@ -535,6 +533,16 @@ func (i *Initiation) effectiveKind() paymentKind {
 func firstError(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkEach checks each element of list with check, naming it field[i].
+func checkEach[T any](field string, list []T, check func(field string, v T) error) error {
+	for i, v := range list {
+		if err := check(field+"["+strconv.Itoa(i)+"]", v); err != nil {
 			return err
 		}
 	}

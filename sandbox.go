@@ -87,23 +87,19 @@ func (s *SandboxService) UpdateCustomer(ctx context.Context, c *SandboxCustomer)
 	return s.sendCustomer(ctx, "sandbox.updateCustomer", http.MethodPut, c, true)
 }
 
-func validateSandboxCustomer(c *SandboxCustomer) error {
-	if c == nil {
-		return invalid("SandboxCustomer", "is required")
-	}
-	if err := checkCustomerNumber("SandboxCustomer.CustomerNumber", c.CustomerNumber); err != nil {
-		return err
-	}
-	if !c.CustomerType.Valid() {
-		return invalid("SandboxCustomer.CustomerType", "must be PRIVATE or CORPORATE")
-	}
-	return checkRequiredText("SandboxCustomer.Name", c.Name, sandboxMaxName)
-}
-
 // sendCustomer checks c, sends it in the scripts' shape (to the customer's own
 // path when update is set) and reads the customer back.
 func (s *SandboxService) sendCustomer(ctx context.Context, op, method string, c *SandboxCustomer, update bool) (*SandboxCustomer, *Response, error) {
-	if err := validateSandboxCustomer(c); err != nil {
+	if c == nil {
+		return nil, nil, invalid("SandboxCustomer", "is required")
+	}
+	if err := checkCustomerNumber("SandboxCustomer.CustomerNumber", c.CustomerNumber); err != nil {
+		return nil, nil, err
+	}
+	if !c.CustomerType.Valid() {
+		return nil, nil, invalid("SandboxCustomer.CustomerType", "must be PRIVATE or CORPORATE")
+	}
+	if err := checkRequiredText("SandboxCustomer.Name", c.Name, sandboxMaxName); err != nil {
 		return nil, nil, err
 	}
 	href := "/v1/sandbox/customers"
@@ -128,9 +124,6 @@ func (s *SandboxService) sendCustomer(ctx context.Context, op, method string, c 
 // (docs/interface.md SB7, SB9). IBAN is never sent; the result's ResourceID
 // is the mockAccountId. a is not modified.
 func (s *SandboxService) CreateAccount(ctx context.Context, a *SandboxAccount) (*SandboxAccount, *Response, error) {
-	if err := validateSandboxAccount(a); err != nil {
-		return nil, nil, err
-	}
 	return s.sendAccount(ctx, "sandbox.createAccount", http.MethodPost, a, true)
 }
 
@@ -154,10 +147,13 @@ type sandboxBalance struct {
 	BalanceAmount Amount `json:"balanceAmount"`
 }
 
-// sendAccount sends a in the scripts' shape to the accounts (with Card, the
-// card accounts): with create, to the list with owner, number and currency,
-// else to a.ResourceID. It reads the account back.
+// sendAccount checks a and sends it in the scripts' shape to the accounts
+// (with Card, the card accounts): with create, to the list with owner, number
+// and currency, else to a.ResourceID. It reads the account back.
 func (s *SandboxService) sendAccount(ctx context.Context, op, method string, a *SandboxAccount, create bool) (*SandboxAccount, *Response, error) {
+	if err := validateSandboxAccount(a, create); err != nil {
+		return nil, nil, err
+	}
 	href := "/v1/sandbox/accounts"
 	if a.Card {
 		href = "/v1/sandbox/card-accounts"
@@ -188,15 +184,26 @@ func (s *SandboxService) sendAccount(ctx context.Context, op, method string, a *
 	return out, resp, nil
 }
 
-func validateSandboxAccount(a *SandboxAccount) error {
+// validateSandboxAccount checks a for CreateAccount or, unless create, for
+// UpdateAccount, which names the account by ResourceID, changes the name
+// only when set, needs Currency only with an amount, and never sends BBAN.
+func validateSandboxAccount(a *SandboxAccount, create bool) error {
 	const f = "SandboxAccount"
 	if a == nil {
 		return invalid(f, "is required")
 	}
+	owner := checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber)
+	name := checkRequiredText(f+".Name", a.Name, sandboxMaxName)
+	if !create {
+		owner = checkSandboxID(f+".ResourceID", a.ResourceID)
+		if a.Name == "" {
+			name = nil
+		}
+	}
 	if err := firstError(
-		checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
-		checkCurrency(f+".Currency", a.Currency, true),
-		checkRequiredText(f+".Name", a.Name, sandboxMaxName),
+		owner,
+		checkCurrency(f+".Currency", a.Currency, create || a.Balance != "" || a.CreditLimit != ""),
+		name,
 		checkTexts(f,
 			textRule{".Product", a.Product, sandboxMaxName},
 			textRule{".CashAccountType", a.CashAccountType, sandboxMaxName},
@@ -205,9 +212,9 @@ func validateSandboxAccount(a *SandboxAccount) error {
 		return err
 	}
 	switch {
-	case a.BBAN != "" && a.Card:
+	case create && a.BBAN != "" && a.Card:
 		return invalid(f+".BBAN", "must be empty for a card account")
-	case a.BBAN != "" && !ValidBBAN(a.BBAN):
+	case create && a.BBAN != "" && !ValidBBAN(a.BBAN):
 		return invalid(f+".BBAN", "must be a Norwegian account number of 11 digits with a valid MOD11 control digit")
 	case a.Balance != "" && !amountPattern.MatchString(a.Balance):
 		return invalid(f+".Balance", "must be a decimal number with up to 14 digits before and 3 after a '.'")
@@ -235,24 +242,16 @@ func validateSandboxAgreement(a *SandboxAgreement, update bool) error {
 	if a == nil {
 		return invalid(f, "is required")
 	}
+	var id error
 	if update {
-		if err := checkSandboxID(f+".ID", a.ID); err != nil {
-			return err
-		}
+		id = checkSandboxID(f+".ID", a.ID)
 	}
-	if err := firstError(checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
-		checkRequiredText(f+".Name", a.Name, sandboxMaxName)); err != nil {
+	if err := firstError(id,
+		checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
+		checkRequiredText(f+".Name", a.Name, sandboxMaxName),
+		checkEach(f+".Accounts", a.Accounts, checkSandboxID),
+		checkEach(f+".Members", a.Members, checkCustomerNumber)); err != nil {
 		return err
-	}
-	for i, id := range a.Accounts {
-		if err := checkSandboxID(fmt.Sprintf("%s.Accounts[%d]", f, i), id); err != nil {
-			return err
-		}
-	}
-	for i, m := range a.Members {
-		if err := checkCustomerNumber(fmt.Sprintf("%s.Members[%d]", f, i), m); err != nil {
-			return err
-		}
 	}
 	if a.SignersRequired < 0 {
 		return invalid(f+".SignersRequired", "must not be negative")
@@ -263,8 +262,7 @@ func validateSandboxAgreement(a *SandboxAgreement, update bool) error {
 // validateEngagements checks each engagement: an 11-digit customer, an account
 // named by IBAN, BBAN or MaskedPAN alone, and known roles.
 func validateEngagements(field string, es []SandboxEngagement) error {
-	for i, e := range es {
-		f := fmt.Sprintf("%s[%d]", field, i)
+	return checkEach(field, es, func(f string, e SandboxEngagement) error {
 		if err := checkCustomerNumber(f+".Customer", e.Customer); err != nil {
 			return err
 		}
@@ -274,13 +272,13 @@ func validateEngagements(field string, es []SandboxEngagement) error {
 		if err := e.Account.validate(f + ".Account"); err != nil {
 			return err
 		}
-		for j, r := range e.Roles {
+		return checkEach(f+".Roles", e.Roles, func(f string, r EngagementRole) error {
 			if !r.Valid() {
-				return invalid(fmt.Sprintf("%s.Roles[%d]", f, j), "must be VIEW or REGISTER")
+				return invalid(f, "must be VIEW or REGISTER")
 			}
-		}
-	}
-	return nil
+			return nil
+		})
+	})
 }
 
 // sendAgreement checks a, sends it in the scripts' shape (to the agreement's
