@@ -17,17 +17,12 @@ func ValidKID(kid string) bool {
 // mod10Control is the Luhn control digit of the decimal digits in payload.
 func mod10Control(payload string) byte {
 	sum := 0
-	double := true // the rightmost payload digit has weight 2
-	for i := len(payload) - 1; i >= 0; i-- {
-		d := int(payload[i] - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9 // the sum of the product's two digits
-			}
+	for i := range len(payload) { // from the right: weights 2, 1, 2, ...
+		d := int(payload[len(payload)-1-i] - '0')
+		if i%2 == 0 {
+			d = [...]int{0, 2, 4, 6, 8, 1, 3, 5, 7, 9}[d] // the digits of 2d, summed
 		}
 		sum += d
-		double = !double
 	}
 	return byte('0' + (10-sum%10)%10)
 }

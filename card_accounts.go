@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"iter"
@@ -71,10 +72,7 @@ func (s *CardAccountsService) Balances(ctx context.Context, psu PSU, cardAccount
 // the card account's currency, with or without CardAccountSwitchAmounts
 // (V4). No budget and no 90-day check (L9).
 func (s *CardAccountsService) Transactions(ctx context.Context, psu PSU, cardAccountID string, q *TransactionsOptions) iter.Seq2[CardTransaction, error] {
-	var qc TransactionsOptions
-	if q != nil {
-		qc = *q
-	}
+	qc := *cmp.Or(q, &TransactionsOptions{})
 	return func(yield func(CardTransaction, error) bool) {
 		if err := checkResourceID("cardAccountID", cardAccountID); err != nil {
 			yield(CardTransaction{}, err)

@@ -82,9 +82,10 @@ func einvoicePayment(psu PSU, product string, p *Payment, inv EInvoice) (*Paymen
 	case p.RemittanceInformationStructured != nil:
 		return nil, invalid("Payment.RemittanceInformationStructured", "must be nil: InitiateEInvoice fills RemittanceInformationStructuredArray from EInvoice")
 	}
-	refs, err := inv.references()
-	if err != nil {
-		return nil, err
+	refs, err := EInvoiceReferencesWithIssuer(inv.KID, inv.InvoiceNumber, cmp.Or(inv.Issuer, DefaultInvoiceIssuer))
+	if ve, ok := errors.AsType[*ValidationError](err); ok { // named as the EInvoice field
+		fields := map[string]string{"kid": "EInvoice.KID", "invoiceNumber": "EInvoice.InvoiceNumber", "issuer": "EInvoice.Issuer"}
+		return nil, &ValidationError{Field: fields[ve.Field], Reason: ve.Reason}
 	}
 	cp := *p
 	cp.RemittanceInformationStructuredArray = refs
@@ -92,16 +93,4 @@ func einvoicePayment(psu PSU, product string, p *Payment, inv EInvoice) (*Paymen
 		return nil, err
 	}
 	return &cp, nil
-}
-
-// references builds the structured references of the invoice, naming
-// EInvoice fields in errors.
-func (inv EInvoice) references() ([]StructuredRemittance, error) {
-	issuer := cmp.Or(inv.Issuer, DefaultInvoiceIssuer)
-	refs, err := EInvoiceReferencesWithIssuer(inv.KID, inv.InvoiceNumber, issuer)
-	if ve, ok := errors.AsType[*ValidationError](err); ok {
-		fields := map[string]string{"kid": "EInvoice.KID", "invoiceNumber": "EInvoice.InvoiceNumber", "issuer": "EInvoice.Issuer"}
-		return nil, &ValidationError{Field: fields[ve.Field], Reason: ve.Reason}
-	}
-	return refs, err
 }

@@ -201,12 +201,10 @@ func (c *Client) follow(ctx context.Context, op, method string, psu PSU, link Li
 
 // getLink is follow with GET, decoding the answer into a new T.
 func getLink[T any](ctx context.Context, c *Client, op string, psu PSU, link Link, pass string, kinds ...routeKind) (*T, *Response, error) {
-	out := new(T)
-	resp, err := c.follow(ctx, op, http.MethodGet, psu, link, pass, out, kinds...)
-	if err != nil {
-		return nil, resp, err
+	if link.IsZero() {
+		return nil, nil, invalid("link", "is empty: pass %s", pass)
 	}
-	return out, resp, nil
+	return doAs[T](ctx, c, &request{op: op, method: http.MethodGet, href: link.Href, psu: &psu, rule: routeRule{kinds: kinds}})
 }
 
 // doAs sends r and returns its 2xx answer decoded into a new T.

@@ -161,15 +161,10 @@ const (
 )
 
 func (k paymentKind) String() string {
-	switch k {
-	case kindSingle:
-		return "single"
-	case kindPeriodic:
-		return "periodic"
-	case kindBulk:
-		return "bulk"
+	if k > kindBulk {
+		k = kindUnknown
 	}
-	return "unknown"
+	return [...]string{"unknown", "single", "periodic", "bulk"}[k]
 }
 
 // Initiation is the answer to a payment initiation (docs/interface.md PIS4,

@@ -46,14 +46,8 @@ func (s TransactionStatus) Accepted() bool {
 
 // Known reports whether s is one of the Berlin Group codes above.
 func (s TransactionStatus) Known() bool {
-	switch s {
-	case TransactionStatusACCC, TransactionStatusACCP, TransactionStatusACSC, TransactionStatusACSP,
-		TransactionStatusACTC, TransactionStatusACWC, TransactionStatusACWP, TransactionStatusRCVD,
-		TransactionStatusPDNG, TransactionStatusRJCT, TransactionStatusCANC, TransactionStatusACFC,
-		TransactionStatusPATC, TransactionStatusPART:
-		return true
-	}
-	return false
+	return s.Accepted() || s.Final() || s == TransactionStatusRCVD || s == TransactionStatusACFC ||
+		s == TransactionStatusPATC || s == TransactionStatusPART
 }
 
 // SCAStatus is the Berlin Group status of an authorisation (scaStatus) of a

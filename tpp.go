@@ -48,8 +48,7 @@ func (s *TPPService) ContactEmail(ctx context.Context, tppID string) (string, *R
 	if err := checkTPPID(tppID); err != nil {
 		return "", nil, err
 	}
-	var out contactInformation
-	resp, err := s.client.do(ctx, &request{op: "tpp.contactEmail", method: http.MethodGet, href: tppContactPath(tppID)}, &out)
+	out, resp, err := doAs[contactInformation](ctx, s.client, &request{op: "tpp.contactEmail", method: http.MethodGet, href: tppContactPath(tppID)})
 	if err != nil {
 		return "", resp, err
 	}
