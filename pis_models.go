@@ -35,6 +35,7 @@ const (
 	maxEndToEndID    = 35  // Max35Text
 	maxPurposeCode   = 4   // ExternalPurpose1Code
 	maxPaymentInfoID = 35
+	maxMonths        = 11 // monthsOfExecution, maxItems 11
 )
 
 // Payment is the body of a single payment initiation, POST
@@ -309,26 +310,16 @@ func (p *Payment) validate(field string) error {
 		return invalid(field+".InstructedAmount.Amount", "must be greater than zero")
 	}
 	return firstError(
-		p.validateParties(field),
+		validateSet(field+".DebtorAccount", p.DebtorAccount),
+		p.CreditorAccount.validate(field+".CreditorAccount"),
+		checkRequired(field+".CreditorName", p.CreditorName, maxCreditorName),
+		validateSet(field+".CreditorAddress", p.CreditorAddress),
 		checkTexts(field,
 			textRule{".PurposeCode", p.PurposeCode, maxPurposeCode},
 			textRule{".EndToEndIdentification", p.EndToEndIdentification, maxEndToEndID}),
 		checkDate(field+".RequestedExecutionDate", p.RequestedExecutionDate),
 		p.validateRemittance(field),
 	)
-}
-
-// validateParties checks the accounts and the creditor of a payment.
-func (p *Payment) validateParties(field string) error {
-	if err := firstError(validateSet(field+".DebtorAccount", p.DebtorAccount),
-		p.CreditorAccount.validate(field+".CreditorAccount")); err != nil {
-		return err
-	}
-	if p.CreditorName == "" {
-		return invalid(field+".CreditorName", "is required")
-	}
-	return firstError(checkText(field+".CreditorName", p.CreditorName, maxCreditorName),
-		validateSet(field+".CreditorAddress", p.CreditorAddress))
 }
 
 // validateRemittance checks the remittance information of a payment: a
@@ -359,7 +350,7 @@ func (p *Payment) validateRemittance(field string) error {
 // reference and a type of at most 35 characters, and in a SCOR reference a
 // valid KID or ISO 11649 RF creditor reference (docs/interface.md PIS8).
 func checkRemittance(field string, r StructuredRemittance) error {
-	if err := checkReference(field+".Reference", r.Reference); err != nil {
+	if err := checkRequired(field+".Reference", r.Reference, maxReferenceLen); err != nil {
 		return err
 	}
 	if r.ReferenceType == "" {
@@ -405,6 +396,14 @@ func checkTexts(field string, rules ...textRule) error {
 	return nil
 }
 
+// checkRequired is checkText for a field that must not be empty.
+func checkRequired(field, s string, max int) error {
+	if s == "" {
+		return invalid(field, "is required")
+	}
+	return checkText(field, s, max)
+}
+
 // checkDate refuses a set Date that is not a real calendar date.
 func checkDate(field string, d Date) error {
 	if !d.IsZero() && !d.valid() {
@@ -444,7 +443,7 @@ func (p *PeriodicPayment) validate() error {
 		return invalid(field+".MonthsOfExecution", "is only used with Frequency MonthlyVariable")
 	case p.Frequency == MonthlyVariable && months == 0:
 		return invalid(field+".MonthsOfExecution", "is required with Frequency MonthlyVariable")
-	case months > maxMonthsOfExecution:
+	case months > maxMonths:
 		return invalid(field+".MonthsOfExecution", "has more than 11 months: every month is Frequency Monthly (Berlin Group monthsOfExecution, maxItems 11)")
 	}
 	for i, m := range p.MonthsOfExecution {
@@ -459,18 +458,11 @@ func (p *PeriodicPayment) validate() error {
 	return nil
 }
 
-// maxMonthsOfExecution is the Berlin Group limit of monthsOfExecution (the
-// 1.3.12 schema: "restricted to 11 entries").
-const maxMonthsOfExecution = 11
-
 // numberIn reports whether s is a decimal number in [lo, hi] written without
 // sign or leading zero.
 func numberIn(s string, lo, hi int) bool {
-	if s == "" || len(s) > 2 || s[0] == '0' || !allDigits(s) {
-		return false
-	}
-	n, _ := strconv.Atoi(s)
-	return lo <= n && n <= hi
+	n, err := strconv.Atoi(s)
+	return err == nil && lo <= n && n <= hi && strconv.Itoa(n) == s
 }
 
 // validate checks a bulk payment.

@@ -42,22 +42,12 @@ func EInvoiceReferencesWithIssuer(kid, invoiceNumber, issuer string) ([]Structur
 	if !ValidKID(kid) {
 		return nil, invalid("kid", "must be a KID of 2 to 25 digits with a MOD10 or MOD11 control digit last")
 	}
-	if err := checkReference("invoiceNumber", invoiceNumber); err != nil {
-		return nil, err
-	}
-	if err := checkReference("issuer", issuer); err != nil {
+	if err := firstError(checkRequired("invoiceNumber", invoiceNumber, maxReferenceLen),
+		checkRequired("issuer", issuer, maxReferenceLen)); err != nil {
 		return nil, err
 	}
 	return []StructuredRemittance{
 		{Reference: kid, ReferenceType: ReferenceTypeSCOR},
 		{Reference: invoiceNumber, ReferenceType: ReferenceTypeCINV, ReferenceIssuer: issuer},
 	}, nil
-}
-
-// checkReference checks a required Max35Text reference.
-func checkReference(field, s string) error {
-	if s == "" {
-		return invalid(field, "is required")
-	}
-	return checkText(field, s, maxReferenceLen)
 }

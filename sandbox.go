@@ -99,7 +99,7 @@ func (s *SandboxService) sendCustomer(ctx context.Context, op, method string, c 
 	if !c.CustomerType.Valid() {
 		return nil, nil, invalid("SandboxCustomer.CustomerType", "must be PRIVATE or CORPORATE")
 	}
-	if err := checkRequiredText("SandboxCustomer.Name", c.Name, sandboxMaxName); err != nil {
+	if err := checkNonBlank("SandboxCustomer.Name", c.Name, sandboxMaxName); err != nil {
 		return nil, nil, err
 	}
 	href := "/v1/sandbox/customers"
@@ -193,7 +193,7 @@ func validateSandboxAccount(a *SandboxAccount, create bool) error {
 		return invalid(f, "is required")
 	}
 	owner := checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber)
-	name := checkRequiredText(f+".Name", a.Name, sandboxMaxName)
+	name := checkNonBlank(f+".Name", a.Name, sandboxMaxName)
 	if !create {
 		owner = checkSandboxID(f+".ResourceID", a.ResourceID)
 		if a.Name == "" {
@@ -248,7 +248,7 @@ func validateSandboxAgreement(a *SandboxAgreement, update bool) error {
 	}
 	if err := firstError(id,
 		checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
-		checkRequiredText(f+".Name", a.Name, sandboxMaxName),
+		checkNonBlank(f+".Name", a.Name, sandboxMaxName),
 		checkEach(f+".Accounts", a.Accounts, checkSandboxID),
 		checkEach(f+".Members", a.Members, checkCustomerNumber)); err != nil {
 		return err
@@ -465,8 +465,8 @@ func checkCustomerNumber(field, n string) error {
 	return nil
 }
 
-// checkRequiredText is checkText for a field that must not be blank.
-func checkRequiredText(field, s string, max int) error {
+// checkNonBlank is checkText for a field that must not be blank.
+func checkNonBlank(field, s string, max int) error {
 	if strings.TrimSpace(s) == "" {
 		return invalid(field, "is required")
 	}
