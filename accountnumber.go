@@ -122,13 +122,8 @@ var ibanLengths = map[string]int{
 // and the MOD 97-10 checksum. A Norwegian IBAN must also embed an account
 // number that passes ValidBBAN.
 func ValidIBAN(iban string) bool {
-	if len(iban) < 5 {
-		return false
-	}
-	if want, ok := ibanLengths[iban[:2]]; !ok || len(iban) != want || !mod97Valid(iban) {
-		return false
-	}
-	return iban[:2] != "NO" || ValidBBAN(iban[4:])
+	want, ok := ibanLengths[iban[:min(len(iban), 2)]] // every length is at least 15
+	return ok && len(iban) == want && mod97Valid(iban) && (iban[:2] != "NO" || ValidBBAN(iban[4:]))
 }
 
 // BBANFromIBAN returns the Norwegian account number inside a Norwegian IBAN

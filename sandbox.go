@@ -400,9 +400,6 @@ func decodeSandboxTransactions(raw json.RawMessage, n int) ([]SandboxTransaction
 // bank: BookingDate (default today) and ValueDate (default BookingDate) not
 // after today nor ValueDate before BookingDate (docs/interface.md PO2, SB11).
 func validateSandboxTransaction(tx *SandboxTransaction, f string, today Date) error {
-	if tx == nil {
-		return invalid(f, "is required")
-	}
 	if err := firstError(
 		tx.TransactionAmount.validate(f+".TransactionAmount"),
 		validateSet(f+".OriginalAmount", tx.OriginalAmount),
