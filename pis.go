@@ -103,8 +103,7 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpo
 	if opts != nil && opts.AllowLogicalDuplicate {
 		r.query = url.Values{"allowLogicalDuplicate": {"true"}}
 	}
-	var out Initiation
-	resp, err := s.client.do(ctx, r, &out)
+	out, resp, err := doAs[Initiation](ctx, s.client, r)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -113,7 +112,7 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpo
 			Err: errors.New("the answer holds no paymentId")}
 	}
 	out.kind = ep.kind
-	return &out, resp, nil
+	return out, resp, nil
 }
 
 // StartAuthorisation starts the PSU's SCA of a payment (or signing basket):

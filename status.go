@@ -73,10 +73,6 @@ func (s SCAStatus) Final() bool {
 
 // Known reports whether s is one of the Berlin Group codes above.
 func (s SCAStatus) Known() bool {
-	switch s {
-	case SCAStatusReceived, SCAStatusPSUIdentified, SCAStatusPSUAuthenticated, SCAStatusSCAMethodSelected,
-		SCAStatusStarted, SCAStatusUnconfirmed, SCAStatusFinalised, SCAStatusFailed, SCAStatusExempted:
-		return true
-	}
-	return false
+	return s.Final() || s == SCAStatusReceived || s == SCAStatusPSUIdentified || s == SCAStatusPSUAuthenticated ||
+		s == SCAStatusSCAMethodSelected || s == SCAStatusStarted || s == SCAStatusUnconfirmed
 }
