@@ -91,7 +91,7 @@ func checkInitiation(psu PSU, product string) error {
 	if psu.IPAddress == "" {
 		return invalid("PSU.IPAddress", "is required: payment initiation needs the PSU present (docs/interface.md, Limits)")
 	}
-	if !validProduct(product) {
+	if product == "" || len(product) > 100 || strings.Trim(product, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
 		return invalid("product", "must be a payment product such as %q: lower-case letters, digits and '-'", NorwegianDomesticCreditTransfers)
 	}
 	return nil

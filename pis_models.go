@@ -294,12 +294,6 @@ type signingBasketBody struct {
 	ConsentIDs []string `json:"consentIds,omitempty"`
 }
 
-// validProduct reports whether product is a safe path segment: 1 to 100
-// lower-case letters, digits and '-'.
-func validProduct(product string) bool {
-	return product != "" && len(product) <= 100 && strings.Trim(product, "abcdefghijklmnopqrstuvwxyz0123456789-") == ""
-}
-
 // validate checks a payment; field is the Go path of p ("Payment",
 // "BulkPayment.Payments[2]").
 func (p *Payment) validate(field string) error {

@@ -75,10 +75,7 @@ func checkTPPID(id string) error {
 // dot that does not end it, and it is printable Latin-1 of at most 254
 // characters. The error never repeats the address.
 func checkContactEmail(field, email string) error {
-	if email == "" {
-		return invalid(field, "is required")
-	}
-	if err := checkText(field, email, maxEmailLen); err != nil {
+	if err := checkRequired(field, email, maxEmailLen); err != nil {
 		return err
 	}
 	a, err := mail.ParseAddress(email)
