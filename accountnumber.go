@@ -38,14 +38,7 @@ func mod11Control(payload string) byte {
 			w = 2
 		}
 	}
-	switch r := sum % 11; r {
-	case 0:
-		return '0'
-	case 1:
-		return '-'
-	default:
-		return byte('0' + 11 - r)
-	}
+	return "0-987654321"[sum%11] // by remainder
 }
 
 // ValidCreditorReference reports whether ref is an ISO 11649 RF creditor

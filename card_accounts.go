@@ -74,12 +74,8 @@ func (s *CardAccountsService) Balances(ctx context.Context, psu PSU, cardAccount
 func (s *CardAccountsService) Transactions(ctx context.Context, psu PSU, cardAccountID string, q *TransactionsOptions) iter.Seq2[CardTransaction, error] {
 	qc := *cmp.Or(q, &TransactionsOptions{})
 	return func(yield func(CardTransaction, error) bool) {
-		if err := checkResourceID("cardAccountID", cardAccountID); err != nil {
-			yield(CardTransaction{}, err)
-			return
-		}
 		query, err := transactionQueryValues(&qc)
-		if err != nil {
+		if err = firstError(checkResourceID("cardAccountID", cardAccountID), err); err != nil {
 			yield(CardTransaction{}, err)
 			return
 		}

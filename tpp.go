@@ -30,10 +30,7 @@ func tppContactPath(tppID string) string {
 // TPP's authorisation number, like "NO-FSA-987654321"; email a bare address
 // (no display name) with a dot in its domain, at most 254 characters.
 func (s *TPPService) SetContactEmail(ctx context.Context, tppID, email string) (*Response, error) {
-	if err := checkTPPID(tppID); err != nil {
-		return nil, err
-	}
-	if err := checkContactEmail("email", email); err != nil {
+	if err := firstError(checkTPPID(tppID), checkContactEmail("email", email)); err != nil {
 		return nil, err
 	}
 	return s.client.do(ctx, &request{op: "tpp.setContactEmail", method: http.MethodPut, href: tppContactPath(tppID),
