@@ -20,15 +20,12 @@ type CardAccountsService service
 // bank that offers no card accounts, is an empty list and a nil error (E13).
 // Not counted by the access budget (L9).
 func (s *CardAccountsService) List(ctx context.Context, psu PSU) ([]CardAccount, *Response, error) {
-	body := listBody[CardAccount]{key: "cardAccounts"}
-	resp, err := s.client.do(ctx, &request{op: "card_accounts.list", method: http.MethodGet, href: "/v1/card-accounts", psu: &psu}, &body)
-	if err != nil {
-		if e, ok := errors.AsType[*Error](err); ok && e.StatusCode == http.StatusNotFound {
-			return []CardAccount{}, resp, nil
-		}
-		return nil, resp, corporateHint(psu, err)
+	list, resp, err := doList[CardAccount](ctx, s.client, &request{op: "card_accounts.list", method: http.MethodGet,
+		href: "/v1/card-accounts", psu: &psu}, "cardAccounts")
+	if e, ok := errors.AsType[*Error](err); ok && e.StatusCode == http.StatusNotFound {
+		return []CardAccount{}, resp, nil
 	}
-	return body.list(), resp, nil
+	return list, resp, corporateHint(psu, err)
 }
 
 // Get returns one card account: GET /v1/card-accounts/{cardAccountID}, for

@@ -216,6 +216,17 @@ func doAs[T any](ctx context.Context, c *Client, r *request) (*T, *Response, err
 	return out, resp, nil
 }
 
+// doList sends r and returns the list its answer holds as {key: [...]} or a
+// bare array; none is an empty, non-nil slice.
+func doList[T any](ctx context.Context, c *Client, r *request, key string) ([]T, *Response, error) {
+	body := listBody[T]{key: key}
+	resp, err := c.do(ctx, r, &body)
+	if err != nil {
+		return nil, resp, err
+	}
+	return body.list(), resp, nil
+}
+
 // Create sends a signing basket, POST /v1/signing-baskets (docs/interface.md
 // PP9), so the PSU authorises several payments with one SCA: go on as with
 // an Initiation. A bulk or periodic payment in Payments is a

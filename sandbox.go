@@ -52,17 +52,12 @@ func (s *SandboxService) Customers(ctx context.Context, opts *CustomersOptions) 
 	if opts != nil && opts.IncludeAgreements {
 		q.Set("includeAgreements", "true")
 	}
-	body := listBody[SandboxCustomer]{key: "customers"}
-	resp, err := s.client.do(ctx, &request{op: "sandbox.customers", method: http.MethodGet,
-		href: "/v1/sandbox/customers", query: q}, &body)
-	if err != nil {
-		return nil, resp, err
-	}
-	customers := body.list()
+	customers, resp, err := doList[SandboxCustomer](ctx, s.client, &request{op: "sandbox.customers", method: http.MethodGet,
+		href: "/v1/sandbox/customers", query: q}, "customers")
 	for i := range customers {
 		fillAccountOwner(&customers[i])
 	}
-	return customers, resp, nil
+	return customers, resp, err
 }
 
 // fillAccountOwner sets CustomerNumber on the accounts of c that have none.
