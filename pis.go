@@ -184,21 +184,20 @@ func (s *PaymentsService) Get(ctx context.Context, psu PSU, link Link) (*Payment
 // (docs/interface.md PP5, SB7). A bank that wants the PSU to authorise the
 // cancellation answers with a scaRedirect, a *SCARequiredError.
 func (s *PaymentsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
-	return s.client.follow(ctx, "payments.cancel", http.MethodDelete, psu, link, "Initiation.Links.Self", nil, routePayment)
+	return s.client.deleteLink(ctx, "payments.cancel", psu, link, "Initiation.Links.Self", routePayment)
 }
 
-// follow sends a bodiless request to a link of an earlier answer and
-// decodes a 2xx body into into (when non-nil). An empty link, or one the
-// bank routes to another endpoint than kinds, is a *ValidationError on
-// "link" (pass names the link to give).
-func (c *Client) follow(ctx context.Context, op, method string, psu PSU, link Link, pass string, into any, kinds ...routeKind) (*Response, error) {
+// deleteLink sends DELETE to a link of an earlier answer. An empty link, or
+// one the bank routes to another endpoint than kinds, is a *ValidationError
+// on "link" (pass names the link to give).
+func (c *Client) deleteLink(ctx context.Context, op string, psu PSU, link Link, pass string, kinds ...routeKind) (*Response, error) {
 	if link.IsZero() {
 		return nil, invalid("link", "is empty: pass %s", pass)
 	}
-	return c.do(ctx, &request{op: op, method: method, href: link.Href, psu: &psu, rule: routeRule{kinds: kinds}}, into)
+	return c.do(ctx, &request{op: op, method: http.MethodDelete, href: link.Href, psu: &psu, rule: routeRule{kinds: kinds}}, nil)
 }
 
-// getLink is follow with GET, decoding the answer into a new T.
+// getLink is deleteLink with GET, decoding the answer into a new T.
 func getLink[T any](ctx context.Context, c *Client, op string, psu PSU, link Link, pass string, kinds ...routeKind) (*T, *Response, error) {
 	if link.IsZero() {
 		return nil, nil, invalid("link", "is empty: pass %s", pass)
@@ -260,7 +259,7 @@ func (s *SigningBasketsService) Status(ctx context.Context, psu PSU, link Link) 
 // which the bank allows only before the basket is authorised; the payments
 // in it stay as they are.
 func (s *SigningBasketsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
-	return s.client.follow(ctx, "signing_baskets.cancel", http.MethodDelete, psu, link, "BasketInitiation.Links.Self", nil, routeBasket)
+	return s.client.deleteLink(ctx, "signing_baskets.cancel", psu, link, "BasketInitiation.Links.Self", routeBasket)
 }
 
 // body checks a signing basket and returns the JSON to send.
@@ -268,8 +267,7 @@ func (b *SigningBasket) body() (*signingBasketBody, error) {
 	if err := firstError(checkIDs("SigningBasket.PaymentIDs", b.PaymentIDs), checkIDs("SigningBasket.ConsentIDs", b.ConsentIDs)); err != nil {
 		return nil, err
 	}
-	out := &signingBasketBody{ConsentIDs: b.ConsentIDs}
-	out.PaymentIDs = append(out.PaymentIDs, b.PaymentIDs...)
+	out := &signingBasketBody{PaymentIDs: slices.Clone(b.PaymentIDs), ConsentIDs: b.ConsentIDs}
 	for i, ini := range b.Payments {
 		f := "SigningBasket.Payments[" + strconv.Itoa(i) + "]"
 		if ini == nil {

@@ -373,16 +373,13 @@ func (s *SandboxService) createTransactions(ctx context.Context, op, base, id st
 // decodeSandboxTransactions reads the answer to a transactions POST: an array
 // of n transactions, or one object when n is 1.
 func decodeSandboxTransactions(raw json.RawMessage, n int) ([]SandboxTransaction, error) {
-	raw = bytes.TrimSpace(raw)
 	var out []SandboxTransaction
-	if len(raw) > 0 && raw[0] == '{' && n == 1 {
+	into := any(&out)
+	if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '{' && n == 1 {
 		out = make([]SandboxTransaction, 1)
-		if err := json.Unmarshal(raw, &out[0]); err != nil {
-			return nil, err
-		}
-		return out, nil
+		into = &out[0]
 	}
-	if err := json.Unmarshal(raw, &out); err != nil {
+	if err := json.Unmarshal(raw, into); err != nil {
 		return nil, err
 	}
 	if len(out) != n {
