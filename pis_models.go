@@ -28,14 +28,17 @@ const (
 	CrossBorderCreditTransfers = "cross-border-credit-transfers"
 )
 
-// Text limits of the payment initiation fields (Berlin Group data types).
+// Limits of the Berlin Group data types (Max35Text and so on), for the
+// payment and sandbox fields.
 const (
-	maxCreditorName  = 70  // Max70Text
-	maxUnstructured  = 140 // Max140Text
-	maxEndToEndID    = 35  // Max35Text
-	maxPurposeCode   = 4   // ExternalPurpose1Code
-	maxPaymentInfoID = 35
-	maxMonths        = 11 // monthsOfExecution, maxItems 11
+	max35Text       = 35
+	max70Text       = 70
+	max140Text      = 140
+	max500Text      = 500
+	max1000Text     = 1000
+	maxReferenceLen = max35Text // a structured remittance reference and its issuer
+	maxPurposeCode  = 4         // ExternalPurpose1Code
+	maxMonths       = 11        // monthsOfExecution, maxItems 11
 )
 
 // Payment is the body of a single payment initiation, POST
@@ -306,11 +309,11 @@ func (p *Payment) validate(field string) error {
 	return firstError(
 		validateSet(field+".DebtorAccount", p.DebtorAccount),
 		p.CreditorAccount.validate(field+".CreditorAccount"),
-		checkRequired(field+".CreditorName", p.CreditorName, maxCreditorName),
+		checkRequired(field+".CreditorName", p.CreditorName, max70Text),
 		validateSet(field+".CreditorAddress", p.CreditorAddress),
 		checkTexts(field,
 			textRule{".PurposeCode", p.PurposeCode, maxPurposeCode},
-			textRule{".EndToEndIdentification", p.EndToEndIdentification, maxEndToEndID}),
+			textRule{".EndToEndIdentification", p.EndToEndIdentification, max35Text}),
 		checkDate(field+".RequestedExecutionDate", p.RequestedExecutionDate),
 		p.validateRemittance(field),
 	)
@@ -320,7 +323,7 @@ func (p *Payment) validate(field string) error {
 // text, or structured references, never both.
 func (p *Payment) validateRemittance(field string) error {
 	if err := firstError(
-		checkText(field+".RemittanceInformationUnstructured", p.RemittanceInformationUnstructured, maxUnstructured),
+		checkText(field+".RemittanceInformationUnstructured", p.RemittanceInformationUnstructured, max140Text),
 		checkEach(field+".RemittanceInformationStructuredArray", p.RemittanceInformationStructuredArray, checkRemittance),
 	); err != nil {
 		return err
@@ -464,7 +467,7 @@ func (b *BulkPayment) validate() error {
 	const field = "BulkPayment"
 	if err := firstError(
 		b.DebtorAccount.validate(field+".DebtorAccount"),
-		checkText(field+".PaymentInformationID", b.PaymentInformationID, maxPaymentInfoID),
+		checkText(field+".PaymentInformationID", b.PaymentInformationID, max35Text),
 		checkDate(field+".RequestedExecutionDate", b.RequestedExecutionDate),
 	); err != nil {
 		return err

@@ -12,10 +12,6 @@ const (
 // default, not a certainty (docs/interface.md PIS7).
 const DefaultInvoiceIssuer = "BITS-EFAKTURA"
 
-// maxReferenceLen is the Berlin Group Max35Text limit of a structured
-// remittance reference and issuer.
-const maxReferenceLen = 35
-
 // StructuredRemittance is one entry of remittanceInformationStructuredArray in
 // a payment initiation (docs/interface.md PIS1, PIS6); for an electronic
 // invoice, EInvoiceReferences builds them.

@@ -18,16 +18,6 @@ import (
 // answers, typically 400 FORMAT_ERROR.
 type SandboxService service
 
-// Sandbox text limits (Berlin Group Max70Text, Max140Text, Max35Text,
-// Max500Text, Max1000Text).
-const (
-	sandboxMaxName        = 70
-	sandboxMaxRemittance  = 140
-	sandboxMaxCode        = 35
-	sandboxMaxInfo        = 500
-	sandboxMaxCardDetails = 1000
-)
-
 // MaxSandboxTransactions is the most transactions one request creates
 // (docs/interface.md SB11).
 const MaxSandboxTransactions = 1000
@@ -94,7 +84,7 @@ func (s *SandboxService) sendCustomer(ctx context.Context, op, method string, c 
 	if !c.CustomerType.Valid() {
 		return nil, nil, invalid("SandboxCustomer.CustomerType", "must be PRIVATE or CORPORATE")
 	}
-	if err := checkNonBlank("SandboxCustomer.Name", c.Name, sandboxMaxName); err != nil {
+	if err := checkNonBlank("SandboxCustomer.Name", c.Name, max70Text); err != nil {
 		return nil, nil, err
 	}
 	href := "/v1/sandbox/customers"
@@ -188,7 +178,7 @@ func validateSandboxAccount(a *SandboxAccount, create bool) error {
 		return invalid(f, "is required")
 	}
 	owner := checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber)
-	name := checkNonBlank(f+".Name", a.Name, sandboxMaxName)
+	name := checkNonBlank(f+".Name", a.Name, max70Text)
 	if !create {
 		owner = checkSandboxID(f+".ResourceID", a.ResourceID)
 		if a.Name == "" {
@@ -200,9 +190,9 @@ func validateSandboxAccount(a *SandboxAccount, create bool) error {
 		checkCurrency(f+".Currency", a.Currency, create || a.Balance != "" || a.CreditLimit != ""),
 		name,
 		checkTexts(f,
-			textRule{".Product", a.Product, sandboxMaxName},
-			textRule{".CashAccountType", a.CashAccountType, sandboxMaxName},
-			textRule{".MaskedPAN", a.MaskedPAN, sandboxMaxName}),
+			textRule{".Product", a.Product, max70Text},
+			textRule{".CashAccountType", a.CashAccountType, max70Text},
+			textRule{".MaskedPAN", a.MaskedPAN, max70Text}),
 	); err != nil {
 		return err
 	}
@@ -243,7 +233,7 @@ func validateSandboxAgreement(a *SandboxAgreement, update bool) error {
 	}
 	if err := firstError(id,
 		checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
-		checkNonBlank(f+".Name", a.Name, sandboxMaxName),
+		checkNonBlank(f+".Name", a.Name, max70Text),
 		checkEach(f+".Accounts", a.Accounts, checkSandboxID),
 		checkEach(f+".Members", a.Members, checkCustomerNumber)); err != nil {
 		return err
@@ -417,13 +407,13 @@ func validateSandboxTransaction(tx *SandboxTransaction, f string, today Date) er
 		validateSet(f+".CreditorAccount", tx.CreditorAccount),
 		validateSet(f+".DebtorAccount", tx.DebtorAccount),
 		checkTexts(f,
-			textRule{".CreditorName", tx.CreditorName, sandboxMaxName},
-			textRule{".DebtorName", tx.DebtorName, sandboxMaxName},
-			textRule{".RemittanceInformationUnstructured", tx.RemittanceInformationUnstructured, sandboxMaxRemittance},
-			textRule{".ProprietaryBankTransactionCode.Value", tx.ProprietaryBankTransactionCode.Value, sandboxMaxCode},
-			textRule{".ProprietaryBankTransactionCode.Code", tx.ProprietaryBankTransactionCode.Code, sandboxMaxCode},
-			textRule{".AdditionalInformation", tx.AdditionalInformation, sandboxMaxInfo},
-			textRule{".TransactionDetails", tx.TransactionDetails, sandboxMaxCardDetails}))
+			textRule{".CreditorName", tx.CreditorName, max70Text},
+			textRule{".DebtorName", tx.DebtorName, max70Text},
+			textRule{".RemittanceInformationUnstructured", tx.RemittanceInformationUnstructured, max140Text},
+			textRule{".ProprietaryBankTransactionCode.Value", tx.ProprietaryBankTransactionCode.Value, max35Text},
+			textRule{".ProprietaryBankTransactionCode.Code", tx.ProprietaryBankTransactionCode.Code, max35Text},
+			textRule{".AdditionalInformation", tx.AdditionalInformation, max500Text},
+			textRule{".TransactionDetails", tx.TransactionDetails, max1000Text}))
 }
 
 // SetBalance sets the booked balance of the account mockAccountID (a
