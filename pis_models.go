@@ -370,9 +370,9 @@ func (a *Address) validate(field string) error {
 		return invalid(field+".Country", "must be an ISO 3166 alpha-2 country code (two upper-case letters)")
 	}
 	return checkTexts(field,
-		textRule{".StreetName", a.StreetName, 70},
+		textRule{".StreetName", a.StreetName, max70Text},
 		textRule{".BuildingNumber", a.BuildingNumber, 16},
-		textRule{".TownName", a.TownName, 35},
+		textRule{".TownName", a.TownName, max35Text},
 		textRule{".PostCode", a.PostCode, 16})
 }
 

@@ -140,19 +140,14 @@ func (s *SandboxService) sendAccount(ctx context.Context, op, method string, a *
 		return nil, nil, err
 	}
 	href := "/v1/sandbox/accounts"
-	if a.Card {
-		href = "/v1/sandbox/card-accounts"
+	body := sandboxAccountBody{AccountName: a.Name, Product: a.Product, CashAccountType: a.CashAccountType, MaskedPAN: a.MaskedPAN}
+	if a.Card { // a card account's name is "name"
+		href, body.AccountName, body.Name = "/v1/sandbox/card-accounts", "", a.Name
 	}
-	body := sandboxAccountBody{Product: a.Product, CashAccountType: a.CashAccountType, MaskedPAN: a.MaskedPAN}
 	if create {
 		body.CustomerNumber, body.BBAN, body.Currency = a.CustomerNumber, a.BBAN, a.Currency
 	} else {
 		href += "/" + pathSegment(a.ResourceID)
-	}
-	if a.Card {
-		body.Name = a.Name
-	} else {
-		body.AccountName = a.Name
 	}
 	if a.CreditLimit != "" {
 		body.CreditLimit = &Amount{Currency: a.Currency, Amount: a.CreditLimit}
