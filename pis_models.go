@@ -415,17 +415,14 @@ func (p *PeriodicPayment) validate() error {
 	if err := p.Payment.validate(field); err != nil {
 		return err
 	}
-	switch {
+	months := len(p.MonthsOfExecution)
+	switch err := firstError(checkDate(field+".StartDate", p.StartDate), checkDate(field+".EndDate", p.EndDate)); {
 	case !p.RequestedExecutionDate.IsZero():
 		return invalid(field+".RequestedExecutionDate", "is not used by periodic payments: set StartDate")
 	case p.StartDate.IsZero():
 		return invalid(field+".StartDate", "is required")
-	}
-	if err := firstError(checkDate(field+".StartDate", p.StartDate), checkDate(field+".EndDate", p.EndDate)); err != nil {
+	case err != nil:
 		return err
-	}
-	months := len(p.MonthsOfExecution)
-	switch {
 	case !p.EndDate.IsZero() && p.EndDate.Before(p.StartDate):
 		return invalid(field+".EndDate", "is before StartDate")
 	case p.ExecutionRule != "" && p.ExecutionRule != ExecutionFollowing && p.ExecutionRule != ExecutionPreceding:
