@@ -46,21 +46,15 @@ const (
 // BulkPayment.Payments. Initiation checks it before sending (PIS5, PIS8,
 // PIS9, G2), each failure a *ValidationError naming the Go field.
 type Payment struct {
-	// EndToEndIdentification is the TPP's reference (at most 35 characters).
-	EndToEndIdentification string `json:"endToEndIdentification,omitempty"`
-	// InstructedAmount is the amount and currency to pay.
-	InstructedAmount Amount `json:"instructedAmount"`
+	EndToEndIdentification string `json:"endToEndIdentification,omitempty"` // the TPP's reference, at most 35 characters
+	InstructedAmount       Amount `json:"instructedAmount"`                 // the amount and currency to pay
 	// DebtorAccount is the account to pay from; nil lets the PSU choose it
 	// during SCA (PIS10). Nil in the entries of a bulk payment.
-	DebtorAccount *AccountReference `json:"debtorAccount,omitempty"`
-	// CreditorAccount is the account to pay to. Required.
-	CreditorAccount AccountReference `json:"creditorAccount"`
-	// CreditorName is the payee's name, 1 to 70 characters. Required.
-	CreditorName string `json:"creditorName"`
-	// CreditorAddress is the payee's address (cross-border payments).
-	CreditorAddress *Address `json:"creditorAddress,omitempty"`
-	// PurposeCode is an ISO 20022 purpose code (4 characters).
-	PurposeCode string `json:"purposeCode,omitempty"`
+	DebtorAccount   *AccountReference `json:"debtorAccount,omitempty"`
+	CreditorAccount AccountReference  `json:"creditorAccount"`           // the account to pay to; required
+	CreditorName    string            `json:"creditorName"`              // the payee's name, 1 to 70 characters; required
+	CreditorAddress *Address          `json:"creditorAddress,omitempty"` // the payee's address (cross-border payments)
+	PurposeCode     string            `json:"purposeCode,omitempty"`     // an ISO 20022 purpose code (4 characters)
 	// RequestedExecutionDate is the day to pay; zero: as soon as possible.
 	// The bank may move it (PIS10). Zero in a periodic payment and in the
 	// entries of a bulk payment.
@@ -174,14 +168,12 @@ func (k paymentKind) String() string {
 // Initiation is the answer to a payment initiation (docs/interface.md PIS4,
 // PP2). SCA says what comes next; pass Links.Status to Status or PollStatus.
 type Initiation struct {
-	PaymentID         string            `json:"paymentId"`
-	TransactionStatus TransactionStatus `json:"transactionStatus"`
-	// TransactionFees is the fee, when one applies.
-	TransactionFees *Amount `json:"transactionFees,omitempty"`
-	// TransactionFeeIndicator tells whether a fee applies (nil: not said).
-	TransactionFeeIndicator *bool           `json:"transactionFeeIndicator,omitempty"`
-	Links                   InitiationLinks `json:"_links"`
-	Messages                []TPPMessage    `json:"tppMessages,omitempty"`
+	PaymentID               string            `json:"paymentId"`
+	TransactionStatus       TransactionStatus `json:"transactionStatus"`
+	TransactionFees         *Amount           `json:"transactionFees,omitempty"`         // the fee, when one applies
+	TransactionFeeIndicator *bool             `json:"transactionFeeIndicator,omitempty"` // nil: not said
+	Links                   InitiationLinks   `json:"_links"`
+	Messages                []TPPMessage      `json:"tppMessages,omitempty"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 
@@ -207,11 +199,9 @@ func (l InitiationLinks) IsZero() bool {
 // (docs/interface.md PS5, PS6): the next signer of a PATC payment starts at
 // Links.StartAuthorisation.
 type PaymentStatus struct {
-	// PaymentID is the payment's id ("" when the bank did not send it).
-	PaymentID         string            `json:"paymentId,omitempty"`
+	PaymentID         string            `json:"paymentId,omitempty"` // "" when the bank did not send it
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
-	// FundsAvailable is false for too little money (nil: not said).
-	FundsAvailable *bool `json:"fundsAvailable,omitempty"`
+	FundsAvailable    *bool             `json:"fundsAvailable,omitempty"` // false for too little money (nil: not said)
 	// RequestedExecutionDate is the execution date, when the bank reports
 	// one: a date it moved at the PSU's SCA (PIS10).
 	RequestedExecutionDate Date               `json:"requestedExecutionDate,omitzero"`
@@ -236,9 +226,8 @@ func (l PaymentStatusLinks) IsZero() bool {
 // AuthorisationStatus is the answer of GET on an authorisation's link: the
 // state of that PSU's SCA (docs/interface.md PS8).
 type AuthorisationStatus struct {
-	SCAStatus SCAStatus `json:"scaStatus"`
-	// PSUMessage is a text for the PSU, when the bank sends one.
-	PSUMessage string       `json:"psuMessage,omitempty"`
+	SCAStatus  SCAStatus    `json:"scaStatus"`
+	PSUMessage string       `json:"psuMessage,omitempty"` // a text for the PSU, when the bank sends one
 	Links      SCALinkSet   `json:"_links,omitzero"`
 	Messages   []TPPMessage `json:"tppMessages,omitempty"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
