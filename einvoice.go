@@ -30,10 +30,8 @@ func (s *PaymentsService) InitiateEInvoice(ctx context.Context, psu PSU, product
 type EInvoiceResolution struct {
 	// Landed: the bank refused the invoice as a logical duplicate, so it
 	// holds a live payment of it (whose id and links cannot be learnt).
-	Landed bool
-	// Refusal is the bank's duplicate answer (ErrDuplicatePayment) when
-	// Landed.
-	Refusal *Error
+	Landed  bool
+	Refusal *Error // when Landed, the bank's duplicate answer (ErrDuplicatePayment)
 	// Initiation is the payment this call created when the bank held no
 	// live payment of the invoice; go on with it as after InitiateEInvoice.
 	Initiation *Initiation

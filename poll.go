@@ -22,30 +22,22 @@ const (
 // PollOptions tune PaymentsService.PollStatus; the zero value (or nil) takes
 // the defaults.
 type PollOptions struct {
-	// MinDelay is the first wait between two reads (default 2 s).
-	MinDelay time.Duration
-	// MaxDelay caps every wait, the bank's Retry-After included (default 30 s).
-	MaxDelay time.Duration
-	// Backoff multiplies the wait after each read (default 1.5; below 1 refused).
-	Backoff float64
-	// MaxAttempts is the number of status reads (default 100); used up, it
-	// ends the poll with ErrPollAttempts.
-	MaxAttempts int
-	// OnStatus, when set, is called with every status read.
-	OnStatus func(*PaymentStatus)
+	MinDelay    time.Duration        // the first wait between two reads (default 2 s)
+	MaxDelay    time.Duration        // caps every wait, the bank's Retry-After included (default 30 s)
+	Backoff     float64              // multiplies the wait after each read (default 1.5; below 1 refused)
+	MaxAttempts int                  // the number of status reads (default 100); used up, the poll ends with ErrPollAttempts
+	OnStatus    func(*PaymentStatus) // when set, called with every status read
 	// OnPATC, when set, is called each time the status becomes PATC (signers
 	// missing, docs/interface.md PS4): send the next signer through
 	// StartAuthorisation with the status answer's Links.StartAuthorisation.
 	OnPATC func(*PaymentStatus)
-	// Strict makes an unknown status ErrUnknownStatus; otherwise polling goes on.
-	Strict bool
+	Strict bool // an unknown status ends the poll with ErrUnknownStatus; otherwise polling goes on
 	// NotYetFor is how long, from the start of the poll, a 404, or a 4xx
 	// (not 401 or 429) whose code is RESOURCE_UNKNOWN, counts as a status
 	// that does not exist yet (docs/interface.md PS7); any other 4xx ends the
 	// poll. Default 2 minutes; negative: none.
 	NotYetFor time.Duration
-	// Bulk makes PART final, as it is for bulk payments (PS3).
-	Bulk bool
+	Bulk      bool // PART is final, as it is for bulk payments (PS3)
 	// UntilSettled polls past an accepted status until a final one (PS3),
 	// which may take days: bound it with MaxAttempts or a context deadline.
 	UntilSettled bool

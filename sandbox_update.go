@@ -56,10 +56,8 @@ func (s *SandboxService) UpdateTransaction(ctx context.Context, mockAccountID st
 	if tx == nil {
 		return nil, nil, invalid("SandboxTransaction", "is required")
 	}
-	if err := checkSandboxID("SandboxTransaction.TransactionID", tx.TransactionID); err != nil {
-		return nil, nil, err
-	}
-	if err := validateSandboxTransaction(tx, "SandboxTransaction", sandboxToday(s.client.cfg.now())); err != nil {
+	if err := firstError(checkSandboxID("SandboxTransaction.TransactionID", tx.TransactionID),
+		validateSandboxTransaction(tx, "SandboxTransaction", sandboxToday(s.client.cfg.now()))); err != nil {
 		return nil, nil, err
 	}
 	body := *tx
