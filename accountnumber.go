@@ -17,17 +17,12 @@ func ValidKID(kid string) bool {
 // mod10Control is the Luhn control digit of the decimal digits in payload.
 func mod10Control(payload string) byte {
 	sum := 0
-	double := true // the rightmost payload digit has weight 2
-	for i := len(payload) - 1; i >= 0; i-- {
-		d := int(payload[i] - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9 // the sum of the product's two digits
-			}
+	for i := range len(payload) { // from the right: weights 2, 1, 2, ...
+		d := int(payload[len(payload)-1-i] - '0')
+		if i%2 == 0 {
+			d = [...]int{0, 2, 4, 6, 8, 1, 3, 5, 7, 9}[d] // the digits of 2d, summed
 		}
 		sum += d
-		double = !double
 	}
 	return byte('0' + (10-sum%10)%10)
 }
@@ -43,14 +38,7 @@ func mod11Control(payload string) byte {
 			w = 2
 		}
 	}
-	switch r := sum % 11; r {
-	case 0:
-		return '0'
-	case 1:
-		return '-'
-	default:
-		return byte('0' + 11 - r)
-	}
+	return "0-987654321"[sum%11] // by remainder
 }
 
 // ValidCreditorReference reports whether ref is an ISO 11649 RF creditor
@@ -127,13 +115,8 @@ var ibanLengths = map[string]int{
 // and the MOD 97-10 checksum. A Norwegian IBAN must also embed an account
 // number that passes ValidBBAN.
 func ValidIBAN(iban string) bool {
-	if len(iban) < 5 {
-		return false
-	}
-	if want, ok := ibanLengths[iban[:2]]; !ok || len(iban) != want || !mod97Valid(iban) {
-		return false
-	}
-	return iban[:2] != "NO" || ValidBBAN(iban[4:])
+	want, ok := ibanLengths[iban[:min(len(iban), 2)]] // every length is at least 15
+	return ok && len(iban) == want && mod97Valid(iban) && (iban[:2] != "NO" || ValidBBAN(iban[4:]))
 }
 
 // BBANFromIBAN returns the Norwegian account number inside a Norwegian IBAN

@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"iter"
@@ -19,15 +20,12 @@ type CardAccountsService service
 // bank that offers no card accounts, is an empty list and a nil error (E13).
 // Not counted by the access budget (L9).
 func (s *CardAccountsService) List(ctx context.Context, psu PSU) ([]CardAccount, *Response, error) {
-	body := listBody[CardAccount]{key: "cardAccounts"}
-	resp, err := s.client.do(ctx, &request{op: "card_accounts.list", method: http.MethodGet, href: "/v1/card-accounts", psu: &psu}, &body)
-	if err != nil {
-		if e, ok := errors.AsType[*Error](err); ok && e.StatusCode == http.StatusNotFound {
-			return []CardAccount{}, resp, nil
-		}
-		return nil, resp, corporateHint(psu, err)
+	list, resp, err := doList[CardAccount](ctx, s.client, &request{op: "card_accounts.list", method: http.MethodGet,
+		href: "/v1/card-accounts", psu: &psu}, "cardAccounts")
+	if e, ok := errors.AsType[*Error](err); ok && e.StatusCode == http.StatusNotFound {
+		return []CardAccount{}, resp, nil
 	}
-	return body.list(), resp, nil
+	return list, resp, corporateHint(psu, err)
 }
 
 // Get returns one card account: GET /v1/card-accounts/{cardAccountID}, for
@@ -71,17 +69,10 @@ func (s *CardAccountsService) Balances(ctx context.Context, psu PSU, cardAccount
 // the card account's currency, with or without CardAccountSwitchAmounts
 // (V4). No budget and no 90-day check (L9).
 func (s *CardAccountsService) Transactions(ctx context.Context, psu PSU, cardAccountID string, q *TransactionsOptions) iter.Seq2[CardTransaction, error] {
-	var qc TransactionsOptions
-	if q != nil {
-		qc = *q
-	}
+	qc := *cmp.Or(q, &TransactionsOptions{})
 	return func(yield func(CardTransaction, error) bool) {
-		if err := checkResourceID("cardAccountID", cardAccountID); err != nil {
-			yield(CardTransaction{}, err)
-			return
-		}
 		query, err := transactionQueryValues(&qc)
-		if err != nil {
+		if err = firstError(checkResourceID("cardAccountID", cardAccountID), err); err != nil {
 			yield(CardTransaction{}, err)
 			return
 		}

@@ -22,11 +22,7 @@ type EInvoice struct {
 // PSU or TPP can correct, after cancelling an attempt the bank holds as ACCP
 // without funds, or the invoice may be paid twice.
 func (s *PaymentsService) InitiateEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice, opts *InitiateOptions) (*Initiation, *Response, error) {
-	body, err := einvoicePayment(psu, product, p, inv)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s.initiate(ctx, psu, paymentEndpoint{op: "payments.initiate_einvoice", prefix: singleEndpoint.prefix, kind: kindSingle}, product, body, opts)
+	return s.initiateEInvoice(ctx, "payments.initiate_einvoice", psu, product, p, inv, opts)
 }
 
 // EInvoiceResolution is the answer of ResolveEInvoice: either Landed (with
@@ -34,10 +30,8 @@ func (s *PaymentsService) InitiateEInvoice(ctx context.Context, psu PSU, product
 type EInvoiceResolution struct {
 	// Landed: the bank refused the invoice as a logical duplicate, so it
 	// holds a live payment of it (whose id and links cannot be learnt).
-	Landed bool
-	// Refusal is the bank's duplicate answer (ErrDuplicatePayment) when
-	// Landed.
-	Refusal *Error
+	Landed  bool
+	Refusal *Error // when Landed, the bank's duplicate answer (ErrDuplicatePayment)
 	// Initiation is the payment this call created when the bank held no
 	// live payment of the invoice; go on with it as after InitiateEInvoice.
 	Initiation *Initiation
@@ -50,11 +44,7 @@ type EInvoiceResolution struct {
 // the PSU's decision; see "Payments sent once" in the package
 // documentation.
 func (s *PaymentsService) ResolveEInvoice(ctx context.Context, psu PSU, product string, p *Payment, inv EInvoice) (*EInvoiceResolution, *Response, error) {
-	body, err := einvoicePayment(psu, product, p, inv)
-	if err != nil {
-		return nil, nil, err
-	}
-	ini, resp, err := s.initiate(ctx, psu, paymentEndpoint{op: "payments.resolve_einvoice", prefix: singleEndpoint.prefix, kind: kindSingle}, product, body, nil)
+	ini, resp, err := s.initiateEInvoice(ctx, "payments.resolve_einvoice", psu, product, p, inv, nil)
 	var refusal *Error
 	switch {
 	case err == nil:
@@ -65,43 +55,32 @@ func (s *PaymentsService) ResolveEInvoice(ctx context.Context, psu PSU, product 
 	return nil, resp, err
 }
 
-// einvoicePayment checks an e-invoice initiation and returns the payment to
-// send: a copy of p with the invoice's references.
-func einvoicePayment(psu PSU, product string, p *Payment, inv EInvoice) (*Payment, error) {
+// initiateEInvoice checks an e-invoice initiation and sends, as op, a copy
+// of p with the invoice's references.
+func (s *PaymentsService) initiateEInvoice(ctx context.Context, op string, psu PSU, product string, p *Payment, inv EInvoice, opts *InitiateOptions) (*Initiation, *Response, error) {
 	if err := checkInitiation(psu, product); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p == nil {
-		return nil, invalid("Payment", "is nil")
+		return nil, nil, invalid("Payment", "is nil")
 	}
 	switch {
 	case p.RemittanceInformationUnstructured != "":
-		return nil, invalid("Payment.RemittanceInformationUnstructured", "must be empty: an e-invoice payment carries the KID and invoice number only")
+		return nil, nil, invalid("Payment.RemittanceInformationUnstructured", "must be empty: an e-invoice payment carries the KID and invoice number only")
 	case len(p.RemittanceInformationStructuredArray) > 0:
-		return nil, invalid("Payment.RemittanceInformationStructuredArray", "must be empty: InitiateEInvoice fills it from EInvoice")
+		return nil, nil, invalid("Payment.RemittanceInformationStructuredArray", "must be empty: InitiateEInvoice fills it from EInvoice")
 	case p.RemittanceInformationStructured != nil:
-		return nil, invalid("Payment.RemittanceInformationStructured", "must be nil: InitiateEInvoice fills RemittanceInformationStructuredArray from EInvoice")
+		return nil, nil, invalid("Payment.RemittanceInformationStructured", "must be nil: InitiateEInvoice fills RemittanceInformationStructuredArray from EInvoice")
 	}
-	refs, err := inv.references()
-	if err != nil {
-		return nil, err
-	}
-	cp := *p
-	cp.RemittanceInformationStructuredArray = refs
-	if err := cp.validate("Payment"); err != nil {
-		return nil, err
-	}
-	return &cp, nil
-}
-
-// references builds the structured references of the invoice, naming
-// EInvoice fields in errors.
-func (inv EInvoice) references() ([]StructuredRemittance, error) {
-	issuer := cmp.Or(inv.Issuer, DefaultInvoiceIssuer)
-	refs, err := EInvoiceReferencesWithIssuer(inv.KID, inv.InvoiceNumber, issuer)
-	if ve, ok := errors.AsType[*ValidationError](err); ok {
+	refs, err := EInvoiceReferencesWithIssuer(inv.KID, inv.InvoiceNumber, cmp.Or(inv.Issuer, DefaultInvoiceIssuer))
+	if ve, ok := errors.AsType[*ValidationError](err); ok { // named as the EInvoice field
 		fields := map[string]string{"kid": "EInvoice.KID", "invoiceNumber": "EInvoice.InvoiceNumber", "issuer": "EInvoice.Issuer"}
-		return nil, &ValidationError{Field: fields[ve.Field], Reason: ve.Reason}
+		return nil, nil, &ValidationError{Field: fields[ve.Field], Reason: ve.Reason}
 	}
-	return refs, err
+	body := *p
+	body.RemittanceInformationStructuredArray = refs
+	if err := body.validate("Payment"); err != nil {
+		return nil, nil, err
+	}
+	return s.initiate(ctx, psu, paymentEndpoint{op: op, prefix: singleEndpoint.prefix, kind: kindSingle}, product, &body, opts)
 }

@@ -1,12 +1,11 @@
 package xs2a
 
 import (
+	"cmp"
+
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
-
-// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
-// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
 
 // PaymentDetails is a payment as GET on its self link answers it
 // (PaymentsService.Get, docs/interface.md PP5): the initiation body as the
@@ -101,10 +100,8 @@ func (d PaymentDetails) MarshalJSONTo(enc *jsontext.Encoder) error {
 		return encodeDetails(enc, head, *d.Bulk, d.Extra)
 	case d.Periodic != nil:
 		return encodeDetails(enc, head, *d.Periodic, d.Extra)
-	case d.Payment != nil:
-		return encodeDetails(enc, head, *d.Payment, d.Extra)
 	}
-	return encodeDetails(enc, head, Payment{}, d.Extra)
+	return encodeDetails(enc, head, *cmp.Or(d.Payment, &Payment{}), d.Extra)
 }
 
 // encodeDetails writes head, body and the members of extra neither names.

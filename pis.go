@@ -91,7 +91,7 @@ func checkInitiation(psu PSU, product string) error {
 	if psu.IPAddress == "" {
 		return invalid("PSU.IPAddress", "is required: payment initiation needs the PSU present (docs/interface.md, Limits)")
 	}
-	if !validProduct(product) {
+	if product == "" || len(product) > 100 || strings.Trim(product, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
 		return invalid("product", "must be a payment product such as %q: lower-case letters, digits and '-'", NorwegianDomesticCreditTransfers)
 	}
 	return nil
@@ -103,8 +103,7 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpo
 	if opts != nil && opts.AllowLogicalDuplicate {
 		r.query = url.Values{"allowLogicalDuplicate": {"true"}}
 	}
-	var out Initiation
-	resp, err := s.client.do(ctx, r, &out)
+	out, resp, err := doAs[Initiation](ctx, s.client, r)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -113,7 +112,7 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpo
 			Err: errors.New("the answer holds no paymentId")}
 	}
 	out.kind = ep.kind
-	return &out, resp, nil
+	return out, resp, nil
 }
 
 // StartAuthorisation starts the PSU's SCA of a payment (or signing basket):
@@ -185,28 +184,25 @@ func (s *PaymentsService) Get(ctx context.Context, psu PSU, link Link) (*Payment
 // (docs/interface.md PP5, SB7). A bank that wants the PSU to authorise the
 // cancellation answers with a scaRedirect, a *SCARequiredError.
 func (s *PaymentsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
-	return s.client.follow(ctx, "payments.cancel", http.MethodDelete, psu, link, "Initiation.Links.Self", nil, routePayment)
+	return s.client.deleteLink(ctx, "payments.cancel", psu, link, "Initiation.Links.Self", routePayment)
 }
 
-// follow sends a bodiless request to a link of an earlier answer and
-// decodes a 2xx body into into (when non-nil). An empty link, or one the
-// bank routes to another endpoint than kinds, is a *ValidationError on
-// "link" (pass names the link to give).
-func (c *Client) follow(ctx context.Context, op, method string, psu PSU, link Link, pass string, into any, kinds ...routeKind) (*Response, error) {
+// deleteLink sends DELETE to a link of an earlier answer. An empty link, or
+// one the bank routes to another endpoint than kinds, is a *ValidationError
+// on "link" (pass names the link to give).
+func (c *Client) deleteLink(ctx context.Context, op string, psu PSU, link Link, pass string, kinds ...routeKind) (*Response, error) {
 	if link.IsZero() {
 		return nil, invalid("link", "is empty: pass %s", pass)
 	}
-	return c.do(ctx, &request{op: op, method: method, href: link.Href, psu: &psu, rule: routeRule{kinds: kinds}}, into)
+	return c.do(ctx, &request{op: op, method: http.MethodDelete, href: link.Href, psu: &psu, rule: routeRule{kinds: kinds}}, nil)
 }
 
-// getLink is follow with GET, decoding the answer into a new T.
+// getLink is deleteLink with GET, decoding the answer into a new T.
 func getLink[T any](ctx context.Context, c *Client, op string, psu PSU, link Link, pass string, kinds ...routeKind) (*T, *Response, error) {
-	out := new(T)
-	resp, err := c.follow(ctx, op, http.MethodGet, psu, link, pass, out, kinds...)
-	if err != nil {
-		return nil, resp, err
+	if link.IsZero() {
+		return nil, nil, invalid("link", "is empty: pass %s", pass)
 	}
-	return out, resp, nil
+	return doAs[T](ctx, c, &request{op: op, method: http.MethodGet, href: link.Href, psu: &psu, rule: routeRule{kinds: kinds}})
 }
 
 // doAs sends r and returns its 2xx answer decoded into a new T.
@@ -217,6 +213,17 @@ func doAs[T any](ctx context.Context, c *Client, r *request) (*T, *Response, err
 		return nil, resp, err
 	}
 	return out, resp, nil
+}
+
+// doList sends r and returns the list its answer holds as {key: [...]} or a
+// bare array; none is an empty, non-nil slice.
+func doList[T any](ctx context.Context, c *Client, r *request, key string) ([]T, *Response, error) {
+	body := listBody[T]{key: key}
+	resp, err := c.do(ctx, r, &body)
+	if err != nil {
+		return nil, resp, err
+	}
+	return body.list(), resp, nil
 }
 
 // Create sends a signing basket, POST /v1/signing-baskets (docs/interface.md
@@ -252,7 +259,7 @@ func (s *SigningBasketsService) Status(ctx context.Context, psu PSU, link Link) 
 // which the bank allows only before the basket is authorised; the payments
 // in it stay as they are.
 func (s *SigningBasketsService) Cancel(ctx context.Context, psu PSU, link Link) (*Response, error) {
-	return s.client.follow(ctx, "signing_baskets.cancel", http.MethodDelete, psu, link, "BasketInitiation.Links.Self", nil, routeBasket)
+	return s.client.deleteLink(ctx, "signing_baskets.cancel", psu, link, "BasketInitiation.Links.Self", routeBasket)
 }
 
 // body checks a signing basket and returns the JSON to send.
@@ -260,8 +267,7 @@ func (b *SigningBasket) body() (*signingBasketBody, error) {
 	if err := firstError(checkIDs("SigningBasket.PaymentIDs", b.PaymentIDs), checkIDs("SigningBasket.ConsentIDs", b.ConsentIDs)); err != nil {
 		return nil, err
 	}
-	out := &signingBasketBody{ConsentIDs: b.ConsentIDs}
-	out.PaymentIDs = append(out.PaymentIDs, b.PaymentIDs...)
+	out := &signingBasketBody{PaymentIDs: slices.Clone(b.PaymentIDs), ConsentIDs: b.ConsentIDs}
 	for i, ini := range b.Payments {
 		f := "SigningBasket.Payments[" + strconv.Itoa(i) + "]"
 		if ini == nil {

@@ -28,13 +28,17 @@ const (
 	CrossBorderCreditTransfers = "cross-border-credit-transfers"
 )
 
-// Text limits of the payment initiation fields (Berlin Group data types).
+// Limits of the Berlin Group data types (Max35Text and so on), for the
+// payment and sandbox fields.
 const (
-	maxCreditorName  = 70  // Max70Text
-	maxUnstructured  = 140 // Max140Text
-	maxEndToEndID    = 35  // Max35Text
-	maxPurposeCode   = 4   // ExternalPurpose1Code
-	maxPaymentInfoID = 35
+	max35Text       = 35
+	max70Text       = 70
+	max140Text      = 140
+	max500Text      = 500
+	max1000Text     = 1000
+	maxReferenceLen = max35Text // a structured remittance reference and its issuer
+	maxPurposeCode  = 4         // ExternalPurpose1Code
+	maxMonths       = 11        // monthsOfExecution, maxItems 11
 )
 
 // Payment is the body of a single payment initiation, POST
@@ -42,21 +46,15 @@ const (
 // BulkPayment.Payments. Initiation checks it before sending (PIS5, PIS8,
 // PIS9, G2), each failure a *ValidationError naming the Go field.
 type Payment struct {
-	// EndToEndIdentification is the TPP's reference (at most 35 characters).
-	EndToEndIdentification string `json:"endToEndIdentification,omitempty"`
-	// InstructedAmount is the amount and currency to pay.
-	InstructedAmount Amount `json:"instructedAmount"`
+	EndToEndIdentification string `json:"endToEndIdentification,omitempty"` // the TPP's reference, at most 35 characters
+	InstructedAmount       Amount `json:"instructedAmount"`                 // the amount and currency to pay
 	// DebtorAccount is the account to pay from; nil lets the PSU choose it
 	// during SCA (PIS10). Nil in the entries of a bulk payment.
-	DebtorAccount *AccountReference `json:"debtorAccount,omitempty"`
-	// CreditorAccount is the account to pay to. Required.
-	CreditorAccount AccountReference `json:"creditorAccount"`
-	// CreditorName is the payee's name, 1 to 70 characters. Required.
-	CreditorName string `json:"creditorName"`
-	// CreditorAddress is the payee's address (cross-border payments).
-	CreditorAddress *Address `json:"creditorAddress,omitempty"`
-	// PurposeCode is an ISO 20022 purpose code (4 characters).
-	PurposeCode string `json:"purposeCode,omitempty"`
+	DebtorAccount   *AccountReference `json:"debtorAccount,omitempty"`
+	CreditorAccount AccountReference  `json:"creditorAccount"`           // the account to pay to; required
+	CreditorName    string            `json:"creditorName"`              // the payee's name, 1 to 70 characters; required
+	CreditorAddress *Address          `json:"creditorAddress,omitempty"` // the payee's address (cross-border payments)
+	PurposeCode     string            `json:"purposeCode,omitempty"`     // an ISO 20022 purpose code (4 characters)
 	// RequestedExecutionDate is the day to pay; zero: as soon as possible.
 	// The bank may move it (PIS10). Zero in a periodic payment and in the
 	// entries of a bulk payment.
@@ -161,28 +159,21 @@ const (
 )
 
 func (k paymentKind) String() string {
-	switch k {
-	case kindSingle:
-		return "single"
-	case kindPeriodic:
-		return "periodic"
-	case kindBulk:
-		return "bulk"
+	if k > kindBulk {
+		k = kindUnknown
 	}
-	return "unknown"
+	return [...]string{"unknown", "single", "periodic", "bulk"}[k]
 }
 
 // Initiation is the answer to a payment initiation (docs/interface.md PIS4,
 // PP2). SCA says what comes next; pass Links.Status to Status or PollStatus.
 type Initiation struct {
-	PaymentID         string            `json:"paymentId"`
-	TransactionStatus TransactionStatus `json:"transactionStatus"`
-	// TransactionFees is the fee, when one applies.
-	TransactionFees *Amount `json:"transactionFees,omitempty"`
-	// TransactionFeeIndicator tells whether a fee applies (nil: not said).
-	TransactionFeeIndicator *bool           `json:"transactionFeeIndicator,omitempty"`
-	Links                   InitiationLinks `json:"_links"`
-	Messages                []TPPMessage    `json:"tppMessages,omitempty"`
+	PaymentID               string            `json:"paymentId"`
+	TransactionStatus       TransactionStatus `json:"transactionStatus"`
+	TransactionFees         *Amount           `json:"transactionFees,omitempty"`         // the fee, when one applies
+	TransactionFeeIndicator *bool             `json:"transactionFeeIndicator,omitempty"` // nil: not said
+	Links                   InitiationLinks   `json:"_links"`
+	Messages                []TPPMessage      `json:"tppMessages,omitempty"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 
@@ -208,11 +199,9 @@ func (l InitiationLinks) IsZero() bool {
 // (docs/interface.md PS5, PS6): the next signer of a PATC payment starts at
 // Links.StartAuthorisation.
 type PaymentStatus struct {
-	// PaymentID is the payment's id ("" when the bank did not send it).
-	PaymentID         string            `json:"paymentId,omitempty"`
+	PaymentID         string            `json:"paymentId,omitempty"` // "" when the bank did not send it
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
-	// FundsAvailable is false for too little money (nil: not said).
-	FundsAvailable *bool `json:"fundsAvailable,omitempty"`
+	FundsAvailable    *bool             `json:"fundsAvailable,omitempty"` // false for too little money (nil: not said)
 	// RequestedExecutionDate is the execution date, when the bank reports
 	// one: a date it moved at the PSU's SCA (PIS10).
 	RequestedExecutionDate Date               `json:"requestedExecutionDate,omitzero"`
@@ -237,9 +226,8 @@ func (l PaymentStatusLinks) IsZero() bool {
 // AuthorisationStatus is the answer of GET on an authorisation's link: the
 // state of that PSU's SCA (docs/interface.md PS8).
 type AuthorisationStatus struct {
-	SCAStatus SCAStatus `json:"scaStatus"`
-	// PSUMessage is a text for the PSU, when the bank sends one.
-	PSUMessage string       `json:"psuMessage,omitempty"`
+	SCAStatus  SCAStatus    `json:"scaStatus"`
+	PSUMessage string       `json:"psuMessage,omitempty"` // a text for the PSU, when the bank sends one
 	Links      SCALinkSet   `json:"_links,omitzero"`
 	Messages   []TPPMessage `json:"tppMessages,omitempty"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
@@ -298,12 +286,6 @@ type signingBasketBody struct {
 	ConsentIDs []string `json:"consentIds,omitempty"`
 }
 
-// validProduct reports whether product is a safe path segment: 1 to 100
-// lower-case letters, digits and '-'.
-func validProduct(product string) bool {
-	return product != "" && len(product) <= 100 && strings.Trim(product, "abcdefghijklmnopqrstuvwxyz0123456789-") == ""
-}
-
 // validate checks a payment; field is the Go path of p ("Payment",
 // "BulkPayment.Payments[2]").
 func (p *Payment) validate(field string) error {
@@ -314,44 +296,32 @@ func (p *Payment) validate(field string) error {
 		return invalid(field+".InstructedAmount.Amount", "must be greater than zero")
 	}
 	return firstError(
-		p.validateParties(field),
+		validateSet(field+".DebtorAccount", p.DebtorAccount),
+		p.CreditorAccount.validate(field+".CreditorAccount"),
+		checkRequired(field+".CreditorName", p.CreditorName, max70Text),
+		validateSet(field+".CreditorAddress", p.CreditorAddress),
 		checkTexts(field,
 			textRule{".PurposeCode", p.PurposeCode, maxPurposeCode},
-			textRule{".EndToEndIdentification", p.EndToEndIdentification, maxEndToEndID}),
+			textRule{".EndToEndIdentification", p.EndToEndIdentification, max35Text}),
 		checkDate(field+".RequestedExecutionDate", p.RequestedExecutionDate),
 		p.validateRemittance(field),
 	)
 }
 
-// validateParties checks the accounts and the creditor of a payment.
-func (p *Payment) validateParties(field string) error {
-	if err := firstError(validateSet(field+".DebtorAccount", p.DebtorAccount),
-		p.CreditorAccount.validate(field+".CreditorAccount")); err != nil {
-		return err
-	}
-	if p.CreditorName == "" {
-		return invalid(field+".CreditorName", "is required")
-	}
-	return firstError(checkText(field+".CreditorName", p.CreditorName, maxCreditorName),
-		validateSet(field+".CreditorAddress", p.CreditorAddress))
-}
-
 // validateRemittance checks the remittance information of a payment: a
 // text, or structured references, never both.
 func (p *Payment) validateRemittance(field string) error {
-	if err := checkText(field+".RemittanceInformationUnstructured", p.RemittanceInformationUnstructured, maxUnstructured); err != nil {
+	if err := firstError(
+		checkText(field+".RemittanceInformationUnstructured", p.RemittanceInformationUnstructured, max140Text),
+		checkEach(field+".RemittanceInformationStructuredArray", p.RemittanceInformationStructuredArray, checkRemittance),
+	); err != nil {
 		return err
-	}
-	for i, r := range p.RemittanceInformationStructuredArray {
-		if err := r.validatePayment(field + ".RemittanceInformationStructuredArray[" + strconv.Itoa(i) + "]"); err != nil {
-			return err
-		}
 	}
 	if p.RemittanceInformationStructured != nil {
 		if len(p.RemittanceInformationStructuredArray) > 0 {
 			return invalid(field+".RemittanceInformationStructured", "is deprecated: put every reference into RemittanceInformationStructuredArray, not both")
 		}
-		if err := p.RemittanceInformationStructured.validatePayment(field + ".RemittanceInformationStructured"); err != nil {
+		if err := checkRemittance(field+".RemittanceInformationStructured", *p.RemittanceInformationStructured); err != nil {
 			return err
 		}
 	}
@@ -362,11 +332,11 @@ func (p *Payment) validateRemittance(field string) error {
 	return nil
 }
 
-// validatePayment checks one structured reference of a payment: a
+// checkRemittance checks one structured reference of a payment: a
 // reference and a type of at most 35 characters, and in a SCOR reference a
 // valid KID or ISO 11649 RF creditor reference (docs/interface.md PIS8).
-func (r *StructuredRemittance) validatePayment(field string) error {
-	if err := checkReference(field+".Reference", r.Reference); err != nil {
+func checkRemittance(field string, r StructuredRemittance) error {
+	if err := checkRequired(field+".Reference", r.Reference, maxReferenceLen); err != nil {
 		return err
 	}
 	if r.ReferenceType == "" {
@@ -389,9 +359,9 @@ func (a *Address) validate(field string) error {
 		return invalid(field+".Country", "must be an ISO 3166 alpha-2 country code (two upper-case letters)")
 	}
 	return checkTexts(field,
-		textRule{".StreetName", a.StreetName, 70},
+		textRule{".StreetName", a.StreetName, max70Text},
 		textRule{".BuildingNumber", a.BuildingNumber, 16},
-		textRule{".TownName", a.TownName, 35},
+		textRule{".TownName", a.TownName, max35Text},
 		textRule{".PostCode", a.PostCode, 16})
 }
 
@@ -412,6 +382,14 @@ func checkTexts(field string, rules ...textRule) error {
 	return nil
 }
 
+// checkRequired is checkText for a field that must not be empty.
+func checkRequired(field, s string, max int) error {
+	if s == "" {
+		return invalid(field, "is required")
+	}
+	return checkText(field, s, max)
+}
+
 // checkDate refuses a set Date that is not a real calendar date.
 func checkDate(field string, d Date) error {
 	if !d.IsZero() && !d.valid() {
@@ -426,17 +404,14 @@ func (p *PeriodicPayment) validate() error {
 	if err := p.Payment.validate(field); err != nil {
 		return err
 	}
-	switch {
+	months := len(p.MonthsOfExecution)
+	switch err := firstError(checkDate(field+".StartDate", p.StartDate), checkDate(field+".EndDate", p.EndDate)); {
 	case !p.RequestedExecutionDate.IsZero():
 		return invalid(field+".RequestedExecutionDate", "is not used by periodic payments: set StartDate")
 	case p.StartDate.IsZero():
 		return invalid(field+".StartDate", "is required")
-	}
-	if err := firstError(checkDate(field+".StartDate", p.StartDate), checkDate(field+".EndDate", p.EndDate)); err != nil {
+	case err != nil:
 		return err
-	}
-	months := len(p.MonthsOfExecution)
-	switch {
 	case !p.EndDate.IsZero() && p.EndDate.Before(p.StartDate):
 		return invalid(field+".EndDate", "is before StartDate")
 	case p.ExecutionRule != "" && p.ExecutionRule != ExecutionFollowing && p.ExecutionRule != ExecutionPreceding:
@@ -451,7 +426,7 @@ func (p *PeriodicPayment) validate() error {
 		return invalid(field+".MonthsOfExecution", "is only used with Frequency MonthlyVariable")
 	case p.Frequency == MonthlyVariable && months == 0:
 		return invalid(field+".MonthsOfExecution", "is required with Frequency MonthlyVariable")
-	case months > maxMonthsOfExecution:
+	case months > maxMonths:
 		return invalid(field+".MonthsOfExecution", "has more than 11 months: every month is Frequency Monthly (Berlin Group monthsOfExecution, maxItems 11)")
 	}
 	for i, m := range p.MonthsOfExecution {
@@ -466,18 +441,11 @@ func (p *PeriodicPayment) validate() error {
 	return nil
 }
 
-// maxMonthsOfExecution is the Berlin Group limit of monthsOfExecution (the
-// 1.3.12 schema: "restricted to 11 entries").
-const maxMonthsOfExecution = 11
-
 // numberIn reports whether s is a decimal number in [lo, hi] written without
 // sign or leading zero.
 func numberIn(s string, lo, hi int) bool {
-	if s == "" || len(s) > 2 || s[0] == '0' || !allDigits(s) {
-		return false
-	}
-	n, _ := strconv.Atoi(s)
-	return lo <= n && n <= hi
+	n, err := strconv.Atoi(s)
+	return err == nil && lo <= n && n <= hi && strconv.Itoa(n) == s
 }
 
 // validate checks a bulk payment.
@@ -485,7 +453,7 @@ func (b *BulkPayment) validate() error {
 	const field = "BulkPayment"
 	if err := firstError(
 		b.DebtorAccount.validate(field+".DebtorAccount"),
-		checkText(field+".PaymentInformationID", b.PaymentInformationID, maxPaymentInfoID),
+		checkText(field+".PaymentInformationID", b.PaymentInformationID, max35Text),
 		checkDate(field+".RequestedExecutionDate", b.RequestedExecutionDate),
 	); err != nil {
 		return err
@@ -535,6 +503,16 @@ func (i *Initiation) effectiveKind() paymentKind {
 func firstError(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkEach checks each element of list with check, naming it field[i].
+func checkEach[T any](field string, list []T, check func(field string, v T) error) error {
+	for i, v := range list {
+		if err := check(field+"["+strconv.Itoa(i)+"]", v); err != nil {
 			return err
 		}
 	}

@@ -22,30 +22,22 @@ const (
 // PollOptions tune PaymentsService.PollStatus; the zero value (or nil) takes
 // the defaults.
 type PollOptions struct {
-	// MinDelay is the first wait between two reads (default 2 s).
-	MinDelay time.Duration
-	// MaxDelay caps every wait, the bank's Retry-After included (default 30 s).
-	MaxDelay time.Duration
-	// Backoff multiplies the wait after each read (default 1.5; below 1 refused).
-	Backoff float64
-	// MaxAttempts is the number of status reads (default 100); used up, it
-	// ends the poll with ErrPollAttempts.
-	MaxAttempts int
-	// OnStatus, when set, is called with every status read.
-	OnStatus func(*PaymentStatus)
+	MinDelay    time.Duration        // the first wait between two reads (default 2 s)
+	MaxDelay    time.Duration        // caps every wait, the bank's Retry-After included (default 30 s)
+	Backoff     float64              // multiplies the wait after each read (default 1.5; below 1 refused)
+	MaxAttempts int                  // the number of status reads (default 100); used up, the poll ends with ErrPollAttempts
+	OnStatus    func(*PaymentStatus) // when set, called with every status read
 	// OnPATC, when set, is called each time the status becomes PATC (signers
 	// missing, docs/interface.md PS4): send the next signer through
 	// StartAuthorisation with the status answer's Links.StartAuthorisation.
 	OnPATC func(*PaymentStatus)
-	// Strict makes an unknown status ErrUnknownStatus; otherwise polling goes on.
-	Strict bool
+	Strict bool // an unknown status ends the poll with ErrUnknownStatus; otherwise polling goes on
 	// NotYetFor is how long, from the start of the poll, a 404, or a 4xx
 	// (not 401 or 429) whose code is RESOURCE_UNKNOWN, counts as a status
 	// that does not exist yet (docs/interface.md PS7); any other 4xx ends the
 	// poll. Default 2 minutes; negative: none.
 	NotYetFor time.Duration
-	// Bulk makes PART final, as it is for bulk payments (PS3).
-	Bulk bool
+	Bulk      bool // PART is final, as it is for bulk payments (PS3)
 	// UntilSettled polls past an accepted status until a final one (PS3),
 	// which may take days: bound it with MaxAttempts or a context deadline.
 	UntilSettled bool
@@ -53,10 +45,7 @@ type PollOptions struct {
 
 // withDefaults checks o and fills in the defaults.
 func (o *PollOptions) withDefaults() (PollOptions, error) {
-	var p PollOptions
-	if o != nil {
-		p = *o
-	}
+	p := *cmp.Or(o, &PollOptions{})
 	switch {
 	case p.MinDelay < 0:
 		return p, invalid("PollOptions.MinDelay", "must not be negative")
@@ -116,15 +105,29 @@ type poll struct {
 }
 
 // run reads until the status settles, the reads are used up or a read fails
-// for good.
+// for good; a "not yet" or a 429/503 to wait out is read again.
 func (p *poll) run(ctx context.Context) error {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return pollContextError(err)
 		}
-		wait, done, err := p.read(ctx)
-		if done {
-			return err
+		st, resp, err := p.s.Status(ctx, p.psu, p.link)
+		p.resp = cmp.Or(resp, p.resp)
+		wait := p.delay
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return pollContextError(ctx.Err())
+		case err != nil:
+			ra, ok := p.o.transient(err, p.s.client.cfg.now().Sub(p.start))
+			if !ok {
+				return err
+			}
+			wait = max(wait, ra)
+		default:
+			if done, err := p.settled(st); done {
+				return err
+			}
+			wait = max(wait, retryAfter(p.resp.Header, p.s.client.cfg.now()))
 		}
 		if attempt >= p.o.MaxAttempts {
 			return p.exhausted(attempt, err)
@@ -132,41 +135,18 @@ func (p *poll) run(ctx context.Context) error {
 		if err := p.s.client.sleep(ctx, min(wait, p.o.MaxDelay)); err != nil {
 			return pollContextError(err)
 		}
-		p.grow()
+		if next := float64(p.delay) * p.o.Backoff; next < float64(p.o.MaxDelay) {
+			p.delay = time.Duration(next)
+		} else {
+			p.delay = p.o.MaxDelay // also when next is beyond what a Duration holds
+		}
 	}
 }
 
-// read reads the status once. done says the poll ends with err; otherwise
-// wait is how long to wait before the next read, and err a failure worth
-// another read (nil after a status that is not final).
-func (p *poll) read(ctx context.Context) (wait time.Duration, done bool, err error) {
-	st, resp, err := p.s.Status(ctx, p.psu, p.link)
-	if resp != nil {
-		p.resp = resp
-	}
-	if err != nil {
-		return p.failed(ctx, err)
-	}
-	return p.settled(st)
-}
-
-// failed judges a failed read: the end of ctx or a lasting error ends the
-// poll; a "not yet" or a 429/503 to wait out does not.
-func (p *poll) failed(ctx context.Context, err error) (time.Duration, bool, error) {
-	if cerr := ctx.Err(); cerr != nil {
-		return 0, true, pollContextError(cerr)
-	}
-	ra, ok := p.o.transient(err, p.s.client.cfg.now().Sub(p.start))
-	if !ok {
-		return 0, true, err
-	}
-	return max(p.delay, ra), false, err
-}
-
-// settled records the status st, tells the callbacks, and ends the poll on
-// an accepted status (UntilSettled: a final one), a refusal, missing funds
-// or (Strict) an unknown code.
-func (p *poll) settled(st *PaymentStatus) (time.Duration, bool, error) {
+// settled records the status st, tells the callbacks, and reports whether
+// the poll ends: on an accepted status (UntilSettled: a final one), a
+// refusal, missing funds or (Strict, with an error) an unknown code.
+func (p *poll) settled(st *PaymentStatus) (bool, error) {
 	prev := p.last
 	p.last = st
 	if p.o.OnStatus != nil {
@@ -179,11 +159,11 @@ func (p *poll) settled(st *PaymentStatus) (time.Duration, bool, error) {
 	switch {
 	case st.TransactionStatus.Final(), p.o.Bulk && st.TransactionStatus == TransactionStatusPART,
 		st.InsufficientFunds(), !p.o.UntilSettled && st.TransactionStatus.Accepted():
-		return 0, true, nil
+		return true, nil
 	case p.o.Strict && !st.TransactionStatus.Known():
-		return 0, true, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, idsOfCall(&p.psu, p.link.Href, "").text(string(st.TransactionStatus), 35), p.resp.RequestID)
+		return true, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, idsOfCall(&p.psu, p.link.Href, "").text(string(st.TransactionStatus), 35), p.resp.RequestID)
 	}
-	return max(p.delay, retryAfter(p.resp.Header, p.s.client.cfg.now())), false, nil
+	return false, nil
 }
 
 // exhausted is the error of a poll whose reads are used up; err is the
@@ -193,15 +173,6 @@ func (p *poll) exhausted(attempt int, err error) error {
 		return fmt.Errorf("%w (%d reads; the last one failed): %w", ErrPollAttempts, attempt, err)
 	}
 	return fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt, idsOfCall(&p.psu, p.link.Href, "").text(string(p.last.TransactionStatus), 35))
-}
-
-// grow lengthens the next wait by the backoff, up to MaxDelay.
-func (p *poll) grow() {
-	if next := float64(p.delay) * p.o.Backoff; next < float64(p.o.MaxDelay) {
-		p.delay = time.Duration(next)
-	} else {
-		p.delay = p.o.MaxDelay // also when next is beyond what a Duration holds
-	}
 }
 
 // transient reports whether a failed status read is worth another one, and

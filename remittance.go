@@ -12,10 +12,6 @@ const (
 // default, not a certainty (docs/interface.md PIS7).
 const DefaultInvoiceIssuer = "BITS-EFAKTURA"
 
-// maxReferenceLen is the Berlin Group Max35Text limit of a structured
-// remittance reference and issuer.
-const maxReferenceLen = 35
-
 // StructuredRemittance is one entry of remittanceInformationStructuredArray in
 // a payment initiation (docs/interface.md PIS1, PIS6); for an electronic
 // invoice, EInvoiceReferences builds them.
@@ -42,22 +38,12 @@ func EInvoiceReferencesWithIssuer(kid, invoiceNumber, issuer string) ([]Structur
 	if !ValidKID(kid) {
 		return nil, invalid("kid", "must be a KID of 2 to 25 digits with a MOD10 or MOD11 control digit last")
 	}
-	if err := checkReference("invoiceNumber", invoiceNumber); err != nil {
-		return nil, err
-	}
-	if err := checkReference("issuer", issuer); err != nil {
+	if err := firstError(checkRequired("invoiceNumber", invoiceNumber, maxReferenceLen),
+		checkRequired("issuer", issuer, maxReferenceLen)); err != nil {
 		return nil, err
 	}
 	return []StructuredRemittance{
 		{Reference: kid, ReferenceType: ReferenceTypeSCOR},
 		{Reference: invoiceNumber, ReferenceType: ReferenceTypeCINV, ReferenceIssuer: issuer},
 	}, nil
-}
-
-// checkReference checks a required Max35Text reference.
-func checkReference(field, s string) error {
-	if s == "" {
-		return invalid(field, "is required")
-	}
-	return checkText(field, s, maxReferenceLen)
 }

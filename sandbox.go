@@ -18,16 +18,6 @@ import (
 // answers, typically 400 FORMAT_ERROR.
 type SandboxService service
 
-// Sandbox text limits (Berlin Group Max70Text, Max140Text, Max35Text,
-// Max500Text, Max1000Text).
-const (
-	sandboxMaxName        = 70
-	sandboxMaxRemittance  = 140
-	sandboxMaxCode        = 35
-	sandboxMaxInfo        = 500
-	sandboxMaxCardDetails = 1000
-)
-
 // MaxSandboxTransactions is the most transactions one request creates
 // (docs/interface.md SB11).
 const MaxSandboxTransactions = 1000
@@ -52,17 +42,12 @@ func (s *SandboxService) Customers(ctx context.Context, opts *CustomersOptions) 
 	if opts != nil && opts.IncludeAgreements {
 		q.Set("includeAgreements", "true")
 	}
-	body := listBody[SandboxCustomer]{key: "customers"}
-	resp, err := s.client.do(ctx, &request{op: "sandbox.customers", method: http.MethodGet,
-		href: "/v1/sandbox/customers", query: q}, &body)
-	if err != nil {
-		return nil, resp, err
-	}
-	customers := body.list()
+	customers, resp, err := doList[SandboxCustomer](ctx, s.client, &request{op: "sandbox.customers", method: http.MethodGet,
+		href: "/v1/sandbox/customers", query: q}, "customers")
 	for i := range customers {
 		fillAccountOwner(&customers[i])
 	}
-	return customers, resp, nil
+	return customers, resp, err
 }
 
 // fillAccountOwner sets CustomerNumber on the accounts of c that have none.
@@ -87,23 +72,19 @@ func (s *SandboxService) UpdateCustomer(ctx context.Context, c *SandboxCustomer)
 	return s.sendCustomer(ctx, "sandbox.updateCustomer", http.MethodPut, c, true)
 }
 
-func validateSandboxCustomer(c *SandboxCustomer) error {
-	if c == nil {
-		return invalid("SandboxCustomer", "is required")
-	}
-	if err := checkCustomerNumber("SandboxCustomer.CustomerNumber", c.CustomerNumber); err != nil {
-		return err
-	}
-	if !c.CustomerType.Valid() {
-		return invalid("SandboxCustomer.CustomerType", "must be PRIVATE or CORPORATE")
-	}
-	return checkRequiredText("SandboxCustomer.Name", c.Name, sandboxMaxName)
-}
-
 // sendCustomer checks c, sends it in the scripts' shape (to the customer's own
 // path when update is set) and reads the customer back.
 func (s *SandboxService) sendCustomer(ctx context.Context, op, method string, c *SandboxCustomer, update bool) (*SandboxCustomer, *Response, error) {
-	if err := validateSandboxCustomer(c); err != nil {
+	if c == nil {
+		return nil, nil, invalid("SandboxCustomer", "is required")
+	}
+	if err := checkCustomerNumber("SandboxCustomer.CustomerNumber", c.CustomerNumber); err != nil {
+		return nil, nil, err
+	}
+	if !c.CustomerType.Valid() {
+		return nil, nil, invalid("SandboxCustomer.CustomerType", "must be PRIVATE or CORPORATE")
+	}
+	if err := checkNonBlank("SandboxCustomer.Name", c.Name, max70Text); err != nil {
 		return nil, nil, err
 	}
 	href := "/v1/sandbox/customers"
@@ -128,9 +109,6 @@ func (s *SandboxService) sendCustomer(ctx context.Context, op, method string, c 
 // (docs/interface.md SB7, SB9). IBAN is never sent; the result's ResourceID
 // is the mockAccountId. a is not modified.
 func (s *SandboxService) CreateAccount(ctx context.Context, a *SandboxAccount) (*SandboxAccount, *Response, error) {
-	if err := validateSandboxAccount(a); err != nil {
-		return nil, nil, err
-	}
 	return s.sendAccount(ctx, "sandbox.createAccount", http.MethodPost, a, true)
 }
 
@@ -154,24 +132,22 @@ type sandboxBalance struct {
 	BalanceAmount Amount `json:"balanceAmount"`
 }
 
-// sendAccount sends a in the scripts' shape to the accounts (with Card, the
-// card accounts): with create, to the list with owner, number and currency,
-// else to a.ResourceID. It reads the account back.
+// sendAccount checks a and sends it in the scripts' shape to the accounts
+// (with Card, the card accounts): with create, to the list with owner, number
+// and currency, else to a.ResourceID. It reads the account back.
 func (s *SandboxService) sendAccount(ctx context.Context, op, method string, a *SandboxAccount, create bool) (*SandboxAccount, *Response, error) {
-	href := "/v1/sandbox/accounts"
-	if a.Card {
-		href = "/v1/sandbox/card-accounts"
+	if err := validateSandboxAccount(a, create); err != nil {
+		return nil, nil, err
 	}
-	body := sandboxAccountBody{Product: a.Product, CashAccountType: a.CashAccountType, MaskedPAN: a.MaskedPAN}
+	href := "/v1/sandbox/accounts"
+	body := sandboxAccountBody{AccountName: a.Name, Product: a.Product, CashAccountType: a.CashAccountType, MaskedPAN: a.MaskedPAN}
+	if a.Card { // a card account's name is "name"
+		href, body.AccountName, body.Name = "/v1/sandbox/card-accounts", "", a.Name
+	}
 	if create {
 		body.CustomerNumber, body.BBAN, body.Currency = a.CustomerNumber, a.BBAN, a.Currency
 	} else {
 		href += "/" + pathSegment(a.ResourceID)
-	}
-	if a.Card {
-		body.Name = a.Name
-	} else {
-		body.AccountName = a.Name
 	}
 	if a.CreditLimit != "" {
 		body.CreditLimit = &Amount{Currency: a.Currency, Amount: a.CreditLimit}
@@ -188,26 +164,37 @@ func (s *SandboxService) sendAccount(ctx context.Context, op, method string, a *
 	return out, resp, nil
 }
 
-func validateSandboxAccount(a *SandboxAccount) error {
+// validateSandboxAccount checks a for CreateAccount or, unless create, for
+// UpdateAccount, which names the account by ResourceID, changes the name
+// only when set, needs Currency only with an amount, and never sends BBAN.
+func validateSandboxAccount(a *SandboxAccount, create bool) error {
 	const f = "SandboxAccount"
 	if a == nil {
 		return invalid(f, "is required")
 	}
+	owner := checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber)
+	name := checkNonBlank(f+".Name", a.Name, max70Text)
+	if !create {
+		owner = checkSandboxID(f+".ResourceID", a.ResourceID)
+		if a.Name == "" {
+			name = nil
+		}
+	}
 	if err := firstError(
-		checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
-		checkCurrency(f+".Currency", a.Currency, true),
-		checkRequiredText(f+".Name", a.Name, sandboxMaxName),
+		owner,
+		checkCurrency(f+".Currency", a.Currency, create || a.Balance != "" || a.CreditLimit != ""),
+		name,
 		checkTexts(f,
-			textRule{".Product", a.Product, sandboxMaxName},
-			textRule{".CashAccountType", a.CashAccountType, sandboxMaxName},
-			textRule{".MaskedPAN", a.MaskedPAN, sandboxMaxName}),
+			textRule{".Product", a.Product, max70Text},
+			textRule{".CashAccountType", a.CashAccountType, max70Text},
+			textRule{".MaskedPAN", a.MaskedPAN, max70Text}),
 	); err != nil {
 		return err
 	}
 	switch {
-	case a.BBAN != "" && a.Card:
+	case create && a.BBAN != "" && a.Card:
 		return invalid(f+".BBAN", "must be empty for a card account")
-	case a.BBAN != "" && !ValidBBAN(a.BBAN):
+	case create && a.BBAN != "" && !ValidBBAN(a.BBAN):
 		return invalid(f+".BBAN", "must be a Norwegian account number of 11 digits with a valid MOD11 control digit")
 	case a.Balance != "" && !amountPattern.MatchString(a.Balance):
 		return invalid(f+".Balance", "must be a decimal number with up to 14 digits before and 3 after a '.'")
@@ -235,24 +222,16 @@ func validateSandboxAgreement(a *SandboxAgreement, update bool) error {
 	if a == nil {
 		return invalid(f, "is required")
 	}
+	var id error
 	if update {
-		if err := checkSandboxID(f+".ID", a.ID); err != nil {
-			return err
-		}
+		id = checkSandboxID(f+".ID", a.ID)
 	}
-	if err := firstError(checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
-		checkRequiredText(f+".Name", a.Name, sandboxMaxName)); err != nil {
+	if err := firstError(id,
+		checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
+		checkNonBlank(f+".Name", a.Name, max70Text),
+		checkEach(f+".Accounts", a.Accounts, checkSandboxID),
+		checkEach(f+".Members", a.Members, checkCustomerNumber)); err != nil {
 		return err
-	}
-	for i, id := range a.Accounts {
-		if err := checkSandboxID(fmt.Sprintf("%s.Accounts[%d]", f, i), id); err != nil {
-			return err
-		}
-	}
-	for i, m := range a.Members {
-		if err := checkCustomerNumber(fmt.Sprintf("%s.Members[%d]", f, i), m); err != nil {
-			return err
-		}
 	}
 	if a.SignersRequired < 0 {
 		return invalid(f+".SignersRequired", "must not be negative")
@@ -263,8 +242,7 @@ func validateSandboxAgreement(a *SandboxAgreement, update bool) error {
 // validateEngagements checks each engagement: an 11-digit customer, an account
 // named by IBAN, BBAN or MaskedPAN alone, and known roles.
 func validateEngagements(field string, es []SandboxEngagement) error {
-	for i, e := range es {
-		f := fmt.Sprintf("%s[%d]", field, i)
+	return checkEach(field, es, func(f string, e SandboxEngagement) error {
 		if err := checkCustomerNumber(f+".Customer", e.Customer); err != nil {
 			return err
 		}
@@ -274,13 +252,13 @@ func validateEngagements(field string, es []SandboxEngagement) error {
 		if err := e.Account.validate(f + ".Account"); err != nil {
 			return err
 		}
-		for j, r := range e.Roles {
+		return checkEach(f+".Roles", e.Roles, func(f string, r EngagementRole) error {
 			if !r.Valid() {
-				return invalid(fmt.Sprintf("%s.Roles[%d]", f, j), "must be VIEW or REGISTER")
+				return invalid(f, "must be VIEW or REGISTER")
 			}
-		}
-	}
-	return nil
+			return nil
+		})
+	})
 }
 
 // sendAgreement checks a, sends it in the scripts' shape (to the agreement's
@@ -380,16 +358,13 @@ func (s *SandboxService) createTransactions(ctx context.Context, op, base, id st
 // decodeSandboxTransactions reads the answer to a transactions POST: an array
 // of n transactions, or one object when n is 1.
 func decodeSandboxTransactions(raw json.RawMessage, n int) ([]SandboxTransaction, error) {
-	raw = bytes.TrimSpace(raw)
 	var out []SandboxTransaction
-	if len(raw) > 0 && raw[0] == '{' && n == 1 {
+	into := any(&out)
+	if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '{' && n == 1 {
 		out = make([]SandboxTransaction, 1)
-		if err := json.Unmarshal(raw, &out[0]); err != nil {
-			return nil, err
-		}
-		return out, nil
+		into = &out[0]
 	}
-	if err := json.Unmarshal(raw, &out); err != nil {
+	if err := json.Unmarshal(raw, into); err != nil {
 		return nil, err
 	}
 	if len(out) != n {
@@ -402,9 +377,6 @@ func decodeSandboxTransactions(raw json.RawMessage, n int) ([]SandboxTransaction
 // bank: BookingDate (default today) and ValueDate (default BookingDate) not
 // after today nor ValueDate before BookingDate (docs/interface.md PO2, SB11).
 func validateSandboxTransaction(tx *SandboxTransaction, f string, today Date) error {
-	if tx == nil {
-		return invalid(f, "is required")
-	}
 	if err := firstError(
 		tx.TransactionAmount.validate(f+".TransactionAmount"),
 		validateSet(f+".OriginalAmount", tx.OriginalAmount),
@@ -430,13 +402,13 @@ func validateSandboxTransaction(tx *SandboxTransaction, f string, today Date) er
 		validateSet(f+".CreditorAccount", tx.CreditorAccount),
 		validateSet(f+".DebtorAccount", tx.DebtorAccount),
 		checkTexts(f,
-			textRule{".CreditorName", tx.CreditorName, sandboxMaxName},
-			textRule{".DebtorName", tx.DebtorName, sandboxMaxName},
-			textRule{".RemittanceInformationUnstructured", tx.RemittanceInformationUnstructured, sandboxMaxRemittance},
-			textRule{".ProprietaryBankTransactionCode.Value", tx.ProprietaryBankTransactionCode.Value, sandboxMaxCode},
-			textRule{".ProprietaryBankTransactionCode.Code", tx.ProprietaryBankTransactionCode.Code, sandboxMaxCode},
-			textRule{".AdditionalInformation", tx.AdditionalInformation, sandboxMaxInfo},
-			textRule{".TransactionDetails", tx.TransactionDetails, sandboxMaxCardDetails}))
+			textRule{".CreditorName", tx.CreditorName, max70Text},
+			textRule{".DebtorName", tx.DebtorName, max70Text},
+			textRule{".RemittanceInformationUnstructured", tx.RemittanceInformationUnstructured, max140Text},
+			textRule{".ProprietaryBankTransactionCode.Value", tx.ProprietaryBankTransactionCode.Value, max35Text},
+			textRule{".ProprietaryBankTransactionCode.Code", tx.ProprietaryBankTransactionCode.Code, max35Text},
+			textRule{".AdditionalInformation", tx.AdditionalInformation, max500Text},
+			textRule{".TransactionDetails", tx.TransactionDetails, max1000Text}))
 }
 
 // SetBalance sets the booked balance of the account mockAccountID (a
@@ -467,8 +439,8 @@ func checkCustomerNumber(field, n string) error {
 	return nil
 }
 
-// checkRequiredText is checkText for a field that must not be blank.
-func checkRequiredText(field, s string, max int) error {
+// checkNonBlank is checkText for a field that must not be blank.
+func checkNonBlank(field, s string, max int) error {
 	if strings.TrimSpace(s) == "" {
 		return invalid(field, "is required")
 	}

@@ -1,7 +1,6 @@
 package xs2a
 
 import (
-	"cmp"
 	"context"
 	"net/http"
 )
@@ -15,23 +14,6 @@ import (
 // CreditLimit. a is not modified. The platform's sandbox may not serve this
 // route (docs/interface.md SB12).
 func (s *SandboxService) UpdateAccount(ctx context.Context, a *SandboxAccount) (*SandboxAccount, *Response, error) {
-	const f = "SandboxAccount"
-	if a == nil {
-		return nil, nil, invalid(f, "is required")
-	}
-	if err := checkSandboxID(f+".ResourceID", a.ResourceID); err != nil {
-		return nil, nil, err
-	}
-	// the checks of CreateAccount, on a copy with what it requires
-	v := *a
-	v.CustomerNumber, v.BBAN = SandboxPrivateCustomer1, ""
-	v.Name = cmp.Or(v.Name, "-")
-	if v.Currency == "" && a.Balance == "" && a.CreditLimit == "" {
-		v.Currency = "NOK"
-	}
-	if err := validateSandboxAccount(&v); err != nil {
-		return nil, nil, err
-	}
 	return s.sendAccount(ctx, "sandbox.updateAccount", http.MethodPut, a, false)
 }
 
@@ -74,10 +56,8 @@ func (s *SandboxService) UpdateTransaction(ctx context.Context, mockAccountID st
 	if tx == nil {
 		return nil, nil, invalid("SandboxTransaction", "is required")
 	}
-	if err := checkSandboxID("SandboxTransaction.TransactionID", tx.TransactionID); err != nil {
-		return nil, nil, err
-	}
-	if err := validateSandboxTransaction(tx, "SandboxTransaction", sandboxToday(s.client.cfg.now())); err != nil {
+	if err := firstError(checkSandboxID("SandboxTransaction.TransactionID", tx.TransactionID),
+		validateSandboxTransaction(tx, "SandboxTransaction", sandboxToday(s.client.cfg.now()))); err != nil {
 		return nil, nil, err
 	}
 	body := *tx

@@ -1,8 +1,5 @@
 package xs2a
 
-// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
-// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
-
 // TransactionStatus is a payment's status code (transactionStatus), one of
 // the ISO 20022 codes of the Berlin Group guidelines (docs/interface.md PS1,
 // PS2). Unknown codes decode as they are; Known reports them.
@@ -46,14 +43,8 @@ func (s TransactionStatus) Accepted() bool {
 
 // Known reports whether s is one of the Berlin Group codes above.
 func (s TransactionStatus) Known() bool {
-	switch s {
-	case TransactionStatusACCC, TransactionStatusACCP, TransactionStatusACSC, TransactionStatusACSP,
-		TransactionStatusACTC, TransactionStatusACWC, TransactionStatusACWP, TransactionStatusRCVD,
-		TransactionStatusPDNG, TransactionStatusRJCT, TransactionStatusCANC, TransactionStatusACFC,
-		TransactionStatusPATC, TransactionStatusPART:
-		return true
-	}
-	return false
+	return s.Accepted() || s.Final() || s == TransactionStatusRCVD || s == TransactionStatusACFC ||
+		s == TransactionStatusPATC || s == TransactionStatusPART
 }
 
 // SCAStatus is the Berlin Group status of an authorisation (scaStatus) of a
@@ -82,10 +73,6 @@ func (s SCAStatus) Final() bool {
 
 // Known reports whether s is one of the Berlin Group codes above.
 func (s SCAStatus) Known() bool {
-	switch s {
-	case SCAStatusReceived, SCAStatusPSUIdentified, SCAStatusPSUAuthenticated, SCAStatusSCAMethodSelected,
-		SCAStatusStarted, SCAStatusUnconfirmed, SCAStatusFinalised, SCAStatusFailed, SCAStatusExempted:
-		return true
-	}
-	return false
+	return s.Final() || s == SCAStatusReceived || s == SCAStatusPSUIdentified || s == SCAStatusPSUAuthenticated ||
+		s == SCAStatusSCAMethodSelected || s == SCAStatusStarted || s == SCAStatusUnconfirmed
 }

@@ -30,10 +30,7 @@ func tppContactPath(tppID string) string {
 // TPP's authorisation number, like "NO-FSA-987654321"; email a bare address
 // (no display name) with a dot in its domain, at most 254 characters.
 func (s *TPPService) SetContactEmail(ctx context.Context, tppID, email string) (*Response, error) {
-	if err := checkTPPID(tppID); err != nil {
-		return nil, err
-	}
-	if err := checkContactEmail("email", email); err != nil {
+	if err := firstError(checkTPPID(tppID), checkContactEmail("email", email)); err != nil {
 		return nil, err
 	}
 	return s.client.do(ctx, &request{op: "tpp.setContactEmail", method: http.MethodPut, href: tppContactPath(tppID),
@@ -48,8 +45,7 @@ func (s *TPPService) ContactEmail(ctx context.Context, tppID string) (string, *R
 	if err := checkTPPID(tppID); err != nil {
 		return "", nil, err
 	}
-	var out contactInformation
-	resp, err := s.client.do(ctx, &request{op: "tpp.contactEmail", method: http.MethodGet, href: tppContactPath(tppID)}, &out)
+	out, resp, err := doAs[contactInformation](ctx, s.client, &request{op: "tpp.contactEmail", method: http.MethodGet, href: tppContactPath(tppID)})
 	if err != nil {
 		return "", resp, err
 	}
@@ -76,10 +72,7 @@ func checkTPPID(id string) error {
 // dot that does not end it, and it is printable Latin-1 of at most 254
 // characters. The error never repeats the address.
 func checkContactEmail(field, email string) error {
-	if email == "" {
-		return invalid(field, "is required")
-	}
-	if err := checkText(field, email, maxEmailLen); err != nil {
+	if err := checkRequired(field, email, maxEmailLen); err != nil {
 		return err
 	}
 	a, err := mail.ParseAddress(email)

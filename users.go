@@ -31,10 +31,6 @@ func (s *UsersService) Agreements(ctx context.Context, psu PSU) ([]Agreement, *R
 	if psu.ID == "" {
 		return nil, nil, invalid("PSU.ID", "is required: GET /v1/agreements needs the psu-id of an earlier SCA")
 	}
-	body := listBody[Agreement]{key: "agreements"}
-	resp, err := s.client.do(ctx, &request{op: "users.agreements", method: http.MethodGet, href: "/v1/agreements", psu: &psu}, &body)
-	if err != nil {
-		return nil, resp, err
-	}
-	return body.list(), resp, nil
+	return doList[Agreement](ctx, s.client, &request{op: "users.agreements", method: http.MethodGet,
+		href: "/v1/agreements", psu: &psu}, "agreements")
 }
