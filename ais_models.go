@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -220,19 +221,25 @@ func (b *Balance) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if null, err := unmarshalJSONFromNull(d); null {
 		return err
 	}
-	type plain Balance
-	var w struct {
-		*plain
-		LastChange dateTimeText `json:"lastChangeDateTime"`
-	}
 	*b = Balance{}
-	w.plain = (*plain)(b)
-	if err := jsonv2.UnmarshalDecode(d, &w); err != nil {
+	w := (*balanceWire)(unsafe.Pointer(b))
+	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
+		w.LastChangeDateTime.t = nil
 		return err
 	}
-	t, err := w.LastChange.time("lastChangeDateTime")
-	b.LastChangeDateTime = t
-	return err
+	return w.LastChangeDateTime.check("lastChangeDateTime")
+}
+
+// balanceWire is a Balance as it is decoded (TestWireLayouts):
+// lastChangeDateTime through a dateTimeField.
+type balanceWire struct {
+	BalanceAmount            Amount        `json:"balanceAmount"`
+	BalanceType              BalanceType   `json:"balanceType"`
+	CreditLimitIncluded      *bool         `json:"creditLimitIncluded,omitempty"`
+	LastChangeDateTime       dateTimeField `json:"lastChangeDateTime,omitempty"`
+	ReferenceDate            Date          `json:"referenceDate,omitzero"`
+	LastCommittedTransaction string        `json:"lastCommittedTransaction,omitempty"`
+	Extra                    Extra         `json:",embed"`
 }
 
 // MarshalJSONTo encodes lastChangeDateTime as "+00:00", not "Z" (docs/interface.md

@@ -448,42 +448,96 @@ func (t *CardTransaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		return err
 	}
 	*t = CardTransaction{}
-	w := cardTransactionWires.Get().(*cardTransactionWire)
-	defer func() {
-		w.plainCardTransaction = nil // the pool keeps no transaction
-		cardTransactionWires.Put(w)
-	}()
-	w.plainCardTransaction, w.Acceptor = (*plainCardTransaction)(t), dateTimeText{}
+	w := (*cardTransactionWire)(unsafe.Pointer(t))
 	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
+		w.AcceptorTransactionDateTime.t = nil
 		return err
 	}
-	at, err := w.Acceptor.time("acceptorTransactionDateTime")
-	t.AcceptorTransactionDateTime = at
+	return w.AcceptorTransactionDateTime.check("acceptorTransactionDateTime")
+}
+
+// cardTransactionWire is a CardTransaction as it is decoded (the same
+// fields at the same offsets, TestWireLayouts): acceptorTransactionDateTime
+// through a dateTimeField, and no method of its own, so that json/v2 decodes
+// a list of them field by field.
+type cardTransactionWire struct {
+	CardTransactionID              string               `json:"cardTransactionId,omitempty"`
+	TerminalID                     string               `json:"terminalId,omitempty"`
+	TransactionDate                Date                 `json:"transactionDate,omitzero"`
+	AcceptorTransactionDateTime    dateTimeField        `json:"acceptorTransactionDateTime,omitempty"`
+	BookingDate                    Date                 `json:"bookingDate,omitzero"`
+	ValueDate                      Date                 `json:"valueDate,omitzero"`
+	TransactionAmount              Amount               `json:"transactionAmount"`
+	GrandTotalAmount               *Amount              `json:"grandTotalAmount,omitempty"`
+	CurrencyExchange               []ReportExchangeRate `json:"currencyExchange,omitempty"`
+	OriginalAmount                 *Amount              `json:"originalAmount,omitempty"`
+	MarkupFee                      *Amount              `json:"markupFee,omitempty"`
+	MarkupFeePercentage            string               `json:"markupFeePercentage,omitempty"`
+	CardAcceptorID                 string               `json:"cardAcceptorId,omitempty"`
+	CardAcceptorAddress            *CardAcceptorAddress `json:"cardAcceptorAddress,omitempty"`
+	CardAcceptorPhone              string               `json:"cardAcceptorPhone,omitempty"`
+	MerchantCategoryCode           string               `json:"merchantCategoryCode,omitempty"`
+	MaskedPAN                      string               `json:"maskedPAN,omitempty"`
+	TransactionDetails             string               `json:"transactionDetails,omitempty"`
+	Invoiced                       *bool                `json:"invoiced,omitempty"`
+	ProprietaryBankTransactionCode TransactionCode      `json:"proprietaryBankTransactionCode,omitzero"`
+	Status                         BookingStatus        `json:"-"`
+	Extra                          Extra                `json:",embed"`
+}
+
+// cardTransactionList is a list of card transactions decoded as
+// cardTransactionWire, each checked as CardTransaction.UnmarshalJSONFrom
+// checks one, in order: the first failure is the list's error.
+type cardTransactionList []cardTransactionWire
+
+// UnmarshalJSONFrom decodes the list.
+func (l *cardTransactionList) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	err := jsonv2.UnmarshalDecode(d, (*[]cardTransactionWire)(l))
+	done := len(*l) // entries decoded whole; an error leaves the last one part decoded
+	if err != nil {
+		done--
+	}
+	var first error
+	for i := range *l {
+		if e := (*l)[i].AcceptorTransactionDateTime.check("acceptorTransactionDateTime"); e != nil && i < done && first == nil {
+			first = e
+		}
+	}
+	if first != nil {
+		return first
+	}
 	return err
 }
 
-// plainCardTransaction is a CardTransaction without its methods.
-type plainCardTransaction CardTransaction
-
-// cardTransactionWire is what CardTransaction.UnmarshalJSONFrom decodes:
-// the transaction's fields, acceptorTransactionDateTime as its text. The
-// wires are reused: a page decodes hundreds.
-type cardTransactionWire struct {
-	*plainCardTransaction `json:",embed"`
-	Acceptor              dateTimeText `json:"acceptorTransactionDateTime"`
+// cardTransactionReportWire is a cardTransactionReport as it is decoded.
+type cardTransactionReportWire struct {
+	CardAccount      AccountReference `json:"cardAccount,omitzero"`
+	DebitAccounting  *bool            `json:"debitAccounting,omitempty"`
+	CardTransactions struct {
+		Booked  cardTransactionList `json:"booked,omitempty"`
+		Pending cardTransactionList `json:"pending,omitempty"`
+		Links   cardReportLinks     `json:"_links,omitzero"`
+	} `json:"cardTransactions"`
+	Balances []Balance `json:"balances,omitempty"`
 }
 
-// dateTimeText is a date-time member decoded as a *string would be (the
-// last member wins; "" and null, as absent, give no time), parsed in place
-// in dateTimeLayouts, without a string of its text.
-type dateTimeText struct {
-	set, ok bool // a text that is not ""; it parsed
-	t       time.Time
+// UnmarshalJSONFrom decodes a card transaction page.
+func (r *cardTransactionReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	return jsonv2.UnmarshalDecode(d, (*cardTransactionReportWire)(unsafe.Pointer(r)))
 }
+
+// dateTimeField is a date-time member (*time.Time) decoded as a *string
+// would be (the last member wins; "" and null, as absent, give no time),
+// parsed in place in dateTimeLayouts, without a string of its text. A text
+// that does not parse is held as invalidDateTime until check.
+type dateTimeField struct{ t *time.Time }
+
+// invalidDateTime marks a dateTimeField whose text does not parse.
+var invalidDateTime time.Time
 
 // UnmarshalJSONFrom reads and parses the value next in d.
-func (x *dateTimeText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	*x = dateTimeText{}
+func (x *dateTimeField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	x.t = nil
 	if d.PeekKind() != '"' {
 		var s *string
 		return jsonv2.UnmarshalDecode(d, &s) // null, or the error a *string gives
@@ -499,32 +553,27 @@ func (x *dateTimeText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if len(text) == 0 {
 		return nil
 	}
-	x.set = true
 	// time.Parse keeps no part of the text, which lives only in this call.
 	s := unsafe.String(&text[0], len(text))
 	for _, layout := range dateTimeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			x.t, x.ok = t, true
+			x.t = &t
 			return nil
 		}
 	}
+	x.t = &invalidDateTime
 	return nil
 }
 
-// time is the date-time read: nil for none, the error naming field of a
-// text that is no date-time with an offset.
-func (x *dateTimeText) time(field string) (*time.Time, error) {
-	if !x.set {
-		return nil, nil
+// check is the error naming field of a text that is no date-time with an
+// offset, which it takes out; nil for any other.
+func (x *dateTimeField) check(field string) error {
+	if x.t != &invalidDateTime {
+		return nil
 	}
-	if !x.ok {
-		return nil, fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
-	}
-	t := x.t
-	return &t, nil
+	x.t = nil
+	return fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
 }
-
-var cardTransactionWires = sync.Pool{New: func() any { return new(cardTransactionWire) }}
 
 // MarshalJSONTo encodes acceptorTransactionDateTime in the offset form of
 // docs/interface.md G3, and the Extra members.
@@ -580,12 +629,16 @@ type cardTransactionReport struct {
 type cardAccountReport struct {
 	Booked  []CardTransaction `json:"booked,omitempty"`
 	Pending []CardTransaction `json:"pending,omitempty"`
-	Links   struct {
-		CardAccount Link `json:"cardAccount,omitzero"`
-		Card        Link `json:"card,omitzero"`
-		First       Link `json:"first,omitzero"`
-		Next        Link `json:"next,omitzero"`
-		Previous    Link `json:"previous,omitzero"`
-		Last        Link `json:"last,omitzero"`
-	} `json:"_links,omitzero"`
+	Links   cardReportLinks   `json:"_links,omitzero"`
+}
+
+// cardReportLinks are a card transaction page's _links (an alias: the page
+// keeps the type it had).
+type cardReportLinks = struct {
+	CardAccount Link `json:"cardAccount,omitzero"`
+	Card        Link `json:"card,omitzero"`
+	First       Link `json:"first,omitzero"`
+	Next        Link `json:"next,omitzero"`
+	Previous    Link `json:"previous,omitzero"`
+	Last        Link `json:"last,omitzero"`
 }
