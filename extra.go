@@ -3,6 +3,7 @@ package xs2a
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"sync"
@@ -48,10 +49,7 @@ func (e Extra) without(model any) (Extra, error) {
 		}
 		if names.known(k) {
 			if out == nil {
-				out = make(Extra, len(e))
-				for k, v := range e {
-					out[k] = v
-				}
+				out = maps.Clone(e)
 			}
 			delete(out, k)
 		}

@@ -27,15 +27,13 @@ type TransactionReport struct {
 	Balances     []Balance        `json:"balances,omitempty"`
 }
 
-// AccountReport holds one page of transactions, grouped into booked (fully
-// processed) and pending ones (docs/interface.md, "Account, balance and transaction
-// fields"). A next link points to the following page, a previous link
-// (where the bank sends one) to the page before.
+// AccountReport holds one page of transactions, booked (fully processed)
+// and pending ones (docs/interface.md, "Account, balance and transaction
+// fields"), and the links to the pages next to it.
 type AccountReport struct {
 	Booked  []Transaction `json:"booked,omitempty"`
 	Pending []Transaction `json:"pending,omitempty"`
-	// Information holds standing orders (bookingStatus "information" of the
-	// Berlin Group), where a bank offers them.
+	// Information holds standing orders (bookingStatus information).
 	Information []Transaction `json:"information,omitempty"`
 	Links       ReportLinks   `json:"_links,omitzero"`
 }
@@ -54,10 +52,8 @@ type ReportLinks struct {
 const additionalProprietaryPrefix = "additionalInformationProprietary"
 
 // Transaction is a booked or pending account transaction (docs/interface.md,
-// "Account, balance and transaction fields"; Berlin Group transactions). For
-// booked transactions TransactionID is stable; properties of pending ones may
-// change between reads. CreditorName and DebtorName are filled when the
-// bank's backend has them.
+// "Account, balance and transaction fields"). A booked one's TransactionID
+// is stable; a pending one may change between reads.
 type Transaction struct {
 	TransactionID             string `json:"transactionId,omitempty"`
 	EntryReference            string `json:"entryReference,omitempty"`
@@ -92,12 +88,9 @@ type Transaction struct {
 	// AdditionalInformationStructured is the raw JSON object (standing order
 	// details), as the bank sent it.
 	AdditionalInformationStructured json.RawMessage `json:"additionalInformationStructured,omitempty"`
-	// AdditionalInformationProprietary collects the keys starting with
-	// "additionalInformationProprietary" (additionalInformationProprietary1,
-	// ...), which the bank adds only when it has such references
-	// (docs/interface.md). A value that is not a JSON string is kept as its JSON
-	// text. On encoding, keys with that prefix are written back as
-	// top-level fields; other keys are left out.
+	// AdditionalInformationProprietary collects the members named
+	// additionalInformationProprietary* (a value that is no JSON string as
+	// its JSON text); they are written back as members, other keys left out.
 	AdditionalInformationProprietary map[string]string `json:"-"`
 	PurposeCode                      string            `json:"purposeCode,omitempty"`
 	// BankTransactionCode is the ISO 20022 domain-family-subfamily code
@@ -106,11 +99,9 @@ type Transaction struct {
 	ProprietaryBankTransactionCode TransactionCode  `json:"proprietaryBankTransactionCode,omitzero"`
 	BalanceAfterTransaction        *Balance         `json:"balanceAfterTransaction,omitempty"`
 	Links                          TransactionLinks `json:"_links,omitzero"`
-	// Status says which group of the report the transaction came from,
-	// BookingBooked, BookingPending or (a standing order)
-	// BookingInformation. AccountsService.Transactions and
-	// TransactionsPage set it; it is empty on AccountsService.Transaction,
-	// whose answer does not say. It is not part of the bank's JSON.
+	// Status is the report's group the transaction came from (BookingBooked,
+	// BookingPending, BookingInformation); empty on AccountsService.Transaction.
+	// It is not part of the bank's JSON.
 	Status BookingStatus `json:"-"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
@@ -294,10 +285,8 @@ func (t *Transaction) UnmarshalJSON(data []byte) error { return decodeJSON(data,
 // MarshalJSON is MarshalJSONTo for encoding/json.
 func (t Transaction) MarshalJSON() ([]byte, error) { return encodeJSON(t) }
 
-// TransactionCode is a bank transaction code. The bank sends it as a JSON
-// string, and the sandbox also as an object {"value": ..., "code": ...}
-// (docs/interface.md: "Transaction code can be given with both value and code in
-// the sandbox"); both decode. A string decodes into Value.
+// TransactionCode is a bank transaction code: a JSON string (into Value),
+// or in the sandbox an object {"value": ..., "code": ...} (docs/interface.md).
 type TransactionCode struct {
 	Value string `json:"value,omitempty"`
 	Code  string `json:"code,omitempty"`
@@ -399,14 +388,9 @@ func (r *ReportExchangeRate) UnmarshalJSON(data []byte) error { return decodeJSO
 const maxRateFraction = 15
 
 // CardTransaction is a booked or pending card account transaction (docs/interface.md,
-// "Account, balance and transaction fields"; Berlin Group cardTransaction).
-//
-// TransactionAmount is always the amount in the card account's currency and
-// OriginalAmount the amount in the currency of the purchase: the SDK asks for
-// that mapping with the x-accept-fix
-// cardaccount-switch-originalamount-and-transactionamount, and when the
-// caller removed that fix (ContextWithoutAcceptFixes) it swaps the two
-// values of the bank's legacy mapping back (see
+// "Account, balance and transaction fields"). TransactionAmount is always in
+// the card account's currency, OriginalAmount in the purchase's, whether or
+// not the x-accept-fix CardAccountSwitchAmounts was sent (see
 // CardAccountsService.Transactions).
 type CardTransaction struct {
 	CardTransactionID           string     `json:"cardTransactionId,omitempty"`
@@ -433,8 +417,7 @@ type CardTransaction struct {
 	// ProprietaryBankTransactionCode decodes from a string or an object (see
 	// TransactionCode).
 	ProprietaryBankTransactionCode TransactionCode `json:"proprietaryBankTransactionCode,omitzero"`
-	// Status is the report's group (BookingBooked or BookingPending), not in the
-	// JSON.
+	// Status is the report's group (BookingBooked or BookingPending).
 	Status BookingStatus `json:"-"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
