@@ -5,19 +5,16 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
-// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
-
 // BookingStatus is the bookingStatus query parameter of
 // GET /v1/accounts/{id}/transactions (docs/interface.md, Endpoints), and the group
-// (booked or pending) a yielded transaction came from. Values other than the
-// constants are sent as they are, so a status the bank adds later can be
-// used without an SDK update; they must be printable ASCII.
+// a yielded transaction came from. Other values are sent as they are; they
+// must be printable ASCII.
 type BookingStatus string
 
 // The booking statuses docs/interface.md names (and booked, the Berlin Group
@@ -25,27 +22,18 @@ type BookingStatus string
 const (
 	// BookingBooked asks for booked (fully processed) transactions only.
 	BookingBooked BookingStatus = "booked"
-	// BookingPending asks for pending transactions only. For accounts in
-	// production the bank returns all of them whatever dateFrom, dateTo and
-	// limit say; the sandbox and card accounts filter and page them like
-	// booked ones (docs/interface.md, Endpoints).
+	// BookingPending asks for pending transactions only; production
+	// accounts return all of them unfiltered (docs/interface.md, Endpoints).
 	BookingPending BookingStatus = "pending"
-	// BookingBoth asks for booked and pending transactions. Pending ones
-	// are, for accounts in production, all returned unfiltered; the sandbox
-	// and card accounts filter and page them (docs/interface.md, Endpoints). The
-	// iterators yield each pending entry once either way.
+	// BookingBoth asks for booked and pending transactions; the iterators
+	// yield each pending entry once.
 	BookingBoth BookingStatus = "both"
-	// BookingAll asks for every entry the bank has (release 1.11.7): in the
-	// Berlin Group's meaning, booked, pending and information (standing
-	// orders). Booked and pending entries come as for BookingBoth; standing
-	// orders in AccountReport.Information, which the iterator yields once
-	// each, after the booked entries of the page they first appear on,
-	// with Status BookingInformation. Card accounts read it as BookingBoth.
+	// BookingAll asks for booked, pending and standing orders (in
+	// AccountReport.Information, yielded once each with Status
+	// BookingInformation). Card accounts read it as BookingBoth.
 	BookingAll BookingStatus = "all"
-	// BookingInformation asks for the account's standing orders only
-	// (Berlin Group "information": one entry per active standing order,
-	// its schedule in AdditionalInformationStructured), where a bank
-	// offers them; it is also the Status of a yielded standing order.
+	// BookingInformation asks for the standing orders only (one entry per
+	// active standing order), where a bank offers them.
 	BookingInformation BookingStatus = "information"
 )
 
@@ -56,10 +44,9 @@ func (s BookingStatus) IncludesPending() bool {
 }
 
 // CashAccountType is the cashAccountType of an account (docs/interface.md, "Account,
-// balance and transaction fields"). With the x-accept-fix
-// cash-account-type-iso (CashAccountTypeISO) the bank sends the ISO 20022
-// ExternalCashAccountType1Code values below; without it, it may send its own
-// proprietary values, which decode as they are (see ISO).
+// balance and transaction fields"): ISO 20022 with the x-accept-fix
+// cash-account-type-iso (CashAccountTypeISO), else possibly the bank's own
+// values, which decode as they are (see ISO).
 type CashAccountType string
 
 // The ISO 20022 ExternalCashAccountType1Code values.
@@ -131,15 +118,11 @@ type Account struct {
 	// OwnerNames lists the owners, where the bank gives more than one.
 	OwnerNames []AccountOwner `json:"ownerNames,omitempty"`
 	PSUName    string         `json:"psuName,omitempty"`
-	// Name is the account's name as the bank assigned it. It holds up to
-	// 70 characters when the x-accept-fix longer-names (LongerNames) is sent
-	// (docs/interface.md, Limits and Versioning), fewer without it; the SDK passes
-	// it through as it comes.
-	Name        string `json:"name,omitempty"`
-	DisplayName string `json:"displayName,omitempty"` // name the PSU gave the account online
-	Product     string `json:"product,omitempty"`
-	// CashAccountType is ISO 20022 with the x-accept-fix
-	// cash-account-type-iso (CashAccountTypeISO), proprietary otherwise.
+	// Name is the account's name as the bank assigned it: up to 70
+	// characters with the x-accept-fix longer-names (LongerNames).
+	Name            string          `json:"name,omitempty"`
+	DisplayName     string          `json:"displayName,omitempty"` // name the PSU gave the account online
+	Product         string          `json:"product,omitempty"`
 	CashAccountType CashAccountType `json:"cashAccountType,omitempty"`
 	Status          AccountStatus   `json:"status,omitempty"`
 	BIC             string          `json:"bic,omitempty"`
@@ -213,26 +196,31 @@ type Balance struct {
 	Extra Extra `json:",embed"`
 }
 
-// UnmarshalJSONFrom decodes a balance, accepting lastChangeDateTime with
-// or without a colon in its offset; members it does not name go to Extra.
-// null leaves it as it is.
+// UnmarshalJSONFrom decodes a balance, lastChangeDateTime with or without a
+// colon in its offset; null leaves it as it is.
 func (b *Balance) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if null, err := unmarshalJSONFromNull(d); null {
 		return err
 	}
-	type plain Balance
-	var w struct {
-		*plain
-		LastChange dateTimeText `json:"lastChangeDateTime"`
-	}
 	*b = Balance{}
-	w.plain = (*plain)(b)
-	if err := jsonv2.UnmarshalDecode(d, &w); err != nil {
+	w := (*balanceWire)(unsafe.Pointer(b))
+	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
+		w.LastChangeDateTime.t = nil
 		return err
 	}
-	t, err := w.LastChange.time("lastChangeDateTime")
-	b.LastChangeDateTime = t
-	return err
+	return w.LastChangeDateTime.check("lastChangeDateTime")
+}
+
+// balanceWire is a Balance as it is decoded (TestWireLayouts):
+// lastChangeDateTime through a dateTimeField.
+type balanceWire struct {
+	BalanceAmount            Amount        `json:"balanceAmount"`
+	BalanceType              BalanceType   `json:"balanceType"`
+	CreditLimitIncluded      *bool         `json:"creditLimitIncluded,omitempty"`
+	LastChangeDateTime       dateTimeField `json:"lastChangeDateTime,omitempty"`
+	ReferenceDate            Date          `json:"referenceDate,omitzero"`
+	LastCommittedTransaction string        `json:"lastCommittedTransaction,omitempty"`
+	Extra                    Extra         `json:",embed"`
 }
 
 // MarshalJSONTo encodes lastChangeDateTime as "+00:00", not "Z" (docs/interface.md

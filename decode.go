@@ -267,10 +267,10 @@ func zeroBytes(x uint64) uint64 {
 }
 
 // jsonOptions are the semantics answers are decoded with, encoding/json's
-// (v1) on json/v2's one pass: member names in any letter case (Unicode simple
-// folding), the last repeated member wins, invalid UTF-8 replaced, unknown
-// members ignored or collected into an Extra; but decoding stops at the first
-// value of the wrong type. The scaRedirect check decodes with them too.
+// (v1) on json/v2's one pass: member names in any letter case, the last
+// repeated member wins, invalid UTF-8 replaced, unknown members ignored or
+// collected into an Extra; but decoding stops at the first value of the
+// wrong type.
 var jsonOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
 
 // decodeJSON decodes the JSON document data into into, with jsonOptions.
@@ -341,21 +341,13 @@ func fieldPath(p jsontext.Pointer) string {
 	return strings.Join(parts, ".")
 }
 
-// kindName names a JSON kind as encoding/json's errors do.
+// kindNames name JSON kinds as encoding/json's errors do.
+var kindNames = map[jsontext.Kind]string{'n': "null", 't': "bool", 'f': "bool", '"': "string", '0': "number", '{': "object", '[': "array"}
+
+// kindName names a JSON kind as encoding/json's errors do ("value" for another).
 func kindName(k jsontext.Kind) string {
-	switch k {
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "bool"
-	case '"':
-		return "string"
-	case '0':
-		return "number"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
+	if name, ok := kindNames[k]; ok {
+		return name
 	}
 	return "value"
 }
@@ -371,12 +363,11 @@ func fieldBelow(key string, err error) error {
 	return err
 }
 
-// Lists made once at their length, not grown by copies that cost several
-// times the list: before decoding a transaction page, card transaction page
-// or account list, each list is made at the length the last list at its
-// place had (pages of one walk are alike), or for a long body at the length
-// its tokens count (TestLargeAnswerAllocationIsBoundedByItsSize). A wrong
-// length costs room or copies, never a wrong value.
+// Lists made once at their length, not grown by copies: before decoding a
+// page or account list, each list is made at the length the last list at
+// its place had, or for a long body at the length its tokens count
+// (TestLargeAnswerAllocationIsBoundedByItsSize). A wrong length costs room
+// or copies, never a wrong value.
 
 // minPresized is the smallest body read for the length of its lists: below
 // it the copies cost less than the reading (BenchmarkPageVsPlain, 220 kB).
@@ -574,7 +565,7 @@ func readText(d *jsontext.Decoder, s *string, field string) error {
 }
 
 // recentTexts are short texts readText made lately, by a hash of their
-// bytes: the currencies and codes an answer repeats are made once.
+// bytes: the currencies and codes a page repeats are made once.
 var recentTexts [64]atomic.Pointer[string]
 
 // recentText is string(b), the string made for the same bytes lately

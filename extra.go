@@ -3,6 +3,7 @@ package xs2a
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"sync"
@@ -12,14 +13,11 @@ import (
 )
 
 // Extra holds the members of a JSON object from the bank that its model does
-// not name, each value as the bank sent it (for instance accountName on an
-// account); nil when there are none (docs/interface.md AIS8). It is the
-// model's embedded fallback (`json:",embed"`): collected in the pass that
-// decodes the named fields, and written back after them, sorted by name. A
-// member whose name a field takes (in any letter case) is never collected,
-// and left out when written: the named field wins. Page and reference types
-// (TransactionReport, AccountReport, AccountReference, links, Amount) carry no
-// Extra.
+// not name, each as the bank sent it; nil when there are none
+// (docs/interface.md AIS8). It is collected in the pass that decodes the
+// named fields and written back after them, sorted by name. A member whose
+// name a field takes (in any letter case) is never collected, and left out
+// when written. Page and reference types carry no Extra.
 type Extra map[string]json.RawMessage
 
 // Decode unmarshals the member name into v (as json.Unmarshal does) and
@@ -48,10 +46,7 @@ func (e Extra) without(model any) (Extra, error) {
 		}
 		if names.known(k) {
 			if out == nil {
-				out = make(Extra, len(e))
-				for k, v := range e {
-					out[k] = v
-				}
+				out = maps.Clone(e)
 			}
 			delete(out, k)
 		}

@@ -2,7 +2,7 @@ package xs2a
 
 import (
 	"context"
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
@@ -17,24 +17,6 @@ type pageOf[T any] struct {
 	booked, pending []T
 	info            []T    // standing orders (bookingStatus information, all)
 	next            string // _links.next href, "" on the last page
-}
-
-// pageSignature identifies a list of entries by the SHA-256 of the keys of
-// all its entries; "" for an empty list or when an entry has no key.
-func pageSignature[T any](list []T, key func(*T) string) string {
-	if len(list) == 0 {
-		return ""
-	}
-	h := sha256.New()
-	for i := range list {
-		k := key(&list[i])
-		if k == "" {
-			return ""
-		}
-		h.Write([]byte(k))
-		h.Write([]byte{0})
-	}
-	return string(h.Sum(nil))
 }
 
 // pageWalk runs the paging of the transaction iterators.
@@ -52,54 +34,47 @@ type pageWalk[T any] struct {
 	probe          func(*walkMemory) // for tests: handed the walk's memory when it starts
 }
 
-// key identifies an entry: "i" and its id, or "j" and the SHA-256 of its
-// JSON encoding when it has no id; "" when it cannot be encoded.
-func (w *pageWalk[T]) key(x *T) string {
+// print is the fingerprint of the entry x for kind: of its id, or when it
+// has none and content counts, of its JSON encoding (kind in upper case); 0
+// when it has neither.
+func (w *pageWalk[T]) print(m *walkMemory, kind byte, x *T, content bool) uint64 {
 	if id := w.id(x); id != "" {
-		return "i" + id
+		return m.fingerprint(kind, id)
+	}
+	if !content {
+		return 0
 	}
 	b, err := json.Marshal(x)
 	if err != nil {
-		return ""
+		return 0
 	}
-	sum := sha256.Sum256(b)
-	return "j" + string(sum[:])
+	return m.fingerprint(kind-'a'+'A', string(b))
 }
 
-// idKey is key for an entry with an id, "" for one without.
-func (w *pageWalk[T]) idKey(x *T) string {
-	if id := w.id(x); id != "" {
-		return "i" + id
+// listPrint is the fingerprint of list for kind, of its entries' prints in
+// turn; 0 for an empty list or one holding an entry without a print.
+func (w *pageWalk[T]) listPrint(m *walkMemory, kind byte, list []T, content bool) uint64 {
+	if len(list) == 0 {
+		return 0
 	}
-	return ""
-}
-
-// repeatKey is the key that tells a page the bank sent twice
-// (docs/interface.md EP21): on card pages linked by next, ids only, as equal
-// content proves nothing there (a repeated next href stops the walk
-// instead); otherwise equal content.
-func (w *pageWalk[T]) repeatKey(linked bool) func(*T) string {
-	if linked && !w.repeatsPending {
-		return w.idKey
+	h := m.hash(kind)
+	var b [8]byte
+	for i := range list {
+		f := w.print(m, 'e', &list[i], content)
+		if f == 0 {
+			return 0
+		}
+		binary.LittleEndian.PutUint64(b[:], f)
+		h.Write(b[:])
 	}
-	return w.key
-}
-
-// pendingKey identifies a pending entry, to recognise it when the bank
-// repeats it on a later page; "" when it cannot be recognised (it is then
-// yielded every time).
-func (w *pageWalk[T]) pendingKey(x *T) string {
-	if !w.repeatsPending && w.id(x) == "" {
-		return ""
-	}
-	return w.key(x)
+	return max(h.Sum64(), 1)
 }
 
 // unseen returns the entries of list (pending entries or standing orders,
-// kind 'p' or 'o') not yielded yet, and records in m, per pendingKey, the
-// most entries with that key one page has held: two equal entries on one page
+// kind 'p' or 'o') not yielded yet, and records in m, per print, the
+// most entries with that print one page has held: two equal entries on one page
 // are two transactions, the same entry on every page is one. An entry without
-// a key is always new.
+// a print (pending entries without an id on card pages) is always new.
 func (w *pageWalk[T]) unseen(list []T, m *walkMemory, kind byte) []T {
 	if len(list) == 0 {
 		return nil
@@ -107,8 +82,7 @@ func (w *pageWalk[T]) unseen(list []T, m *walkMemory, kind byte) []T {
 	onPage := make(map[uint64]uint32, len(list))
 	fresh := list[:0:0]
 	for i := range list {
-		if k := w.pendingKey(&list[i]); k != "" {
-			f := m.fingerprint(kind, k)
+		if f := w.print(m, kind, &list[i], w.repeatsPending); f != 0 {
 			onPage[f]++
 			if onPage[f] <= m.counts.get(f) {
 				continue
@@ -133,9 +107,9 @@ const (
 
 // walkMemory is what a walk remembers of what it has read, in bounded memory
 // whatever the bank sends: fingerprints of booked entries' ids ('b'), pages
-// ('s', 'q') and next links ('l') in seen; of pending entries and standing
-// orders ('p', 'o') in counts. The walk's own seed keeps a bank from aiming
-// two keys at one fingerprint.
+// ('s', 'q', of their entries' prints 'e') and next links ('l') in seen; of
+// pending entries and standing orders ('p', 'o') in counts. The walk's own
+// seed keeps a bank from aiming two keys at one fingerprint.
 type walkMemory struct {
 	seed   maphash.Seed
 	seen   generations
@@ -144,19 +118,30 @@ type walkMemory struct {
 
 func newWalkMemory() *walkMemory { return &walkMemory{seed: maphash.MakeSeed()} }
 
-// fingerprint is the keyed fingerprint of key of kind; never 0.
-func (m *walkMemory) fingerprint(kind byte, key string) uint64 {
-	var h maphash.Hash
+// hash is a hash keyed with the walk's seed, kind written.
+func (m *walkMemory) hash(kind byte) (h maphash.Hash) {
 	h.SetSeed(m.seed)
 	h.WriteByte(kind)
+	return h
+}
+
+// fingerprint is the keyed fingerprint of key of kind; never 0.
+func (m *walkMemory) fingerprint(kind byte, key string) uint64 {
+	h := m.hash(kind)
 	h.WriteString(key)
 	return max(h.Sum64(), 1)
 }
 
 // repeat reports whether the walk has met key of kind before, and
 // remembers it.
-func (m *walkMemory) repeat(kind byte, key string) bool {
-	f := m.fingerprint(kind, key)
+func (m *walkMemory) repeat(kind byte, key string) bool { return m.again(m.fingerprint(kind, key)) }
+
+// again reports whether the walk has met the fingerprint f before (0:
+// none, never met), and remembers it.
+func (m *walkMemory) again(f uint64) bool {
+	if f == 0 {
+		return false
+	}
 	if m.seen.get(f) != 0 {
 		return true
 	}
@@ -310,8 +295,10 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 // Before anything is yielded it refuses a page read before, or one holding
 // a booked entry (by id) yielded before.
 func (w *pageWalk[T]) entries(s *walkState, p pageOf[T]) (fresh, info []T, end bool, err error) {
-	repeatKey := w.repeatKey(s.linked || p.next != "")
-	if sig := pageSignature(p.booked, repeatKey); sig != "" && s.mem.repeat('s', sig) {
+	// On card pages linked by next, ids only: equal content proves nothing
+	// there (a repeated next href stops the walk instead).
+	content := w.repeatsPending || !(s.linked || p.next != "")
+	if s.mem.again(w.listPrint(s.mem, 's', p.booked, content)) {
 		return nil, nil, false, w.errSamePage()
 	}
 	for i := range p.booked {
@@ -328,7 +315,7 @@ func (w *pageWalk[T]) entries(s *walkState, p pageOf[T]) (fresh, info []T, end b
 		return nil, nil, true, nil
 	}
 	// Only pending entries, none recognised: a bank ignoring offset would send them for ever.
-	if psig := pageSignature(fresh, repeatKey); psig != "" && s.mem.repeat('q', psig) {
+	if s.mem.again(w.listPrint(s.mem, 'q', fresh, content)) {
 		return nil, nil, false, w.errSamePage()
 	}
 	return fresh, info, false, nil

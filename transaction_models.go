@@ -17,9 +17,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
-// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
-
 // TransactionReport is the answer of GET /v1/accounts/{id}/transactions.
 type TransactionReport struct {
 	Account      AccountReference `json:"account,omitzero"`
@@ -27,15 +24,13 @@ type TransactionReport struct {
 	Balances     []Balance        `json:"balances,omitempty"`
 }
 
-// AccountReport holds one page of transactions, grouped into booked (fully
-// processed) and pending ones (docs/interface.md, "Account, balance and transaction
-// fields"). A next link points to the following page, a previous link
-// (where the bank sends one) to the page before.
+// AccountReport holds one page of transactions, booked (fully processed)
+// and pending ones (docs/interface.md, "Account, balance and transaction
+// fields"), and the links to the pages next to it.
 type AccountReport struct {
 	Booked  []Transaction `json:"booked,omitempty"`
 	Pending []Transaction `json:"pending,omitempty"`
-	// Information holds standing orders (bookingStatus "information" of the
-	// Berlin Group), where a bank offers them.
+	// Information holds standing orders (bookingStatus information).
 	Information []Transaction `json:"information,omitempty"`
 	Links       ReportLinks   `json:"_links,omitzero"`
 }
@@ -54,10 +49,8 @@ type ReportLinks struct {
 const additionalProprietaryPrefix = "additionalInformationProprietary"
 
 // Transaction is a booked or pending account transaction (docs/interface.md,
-// "Account, balance and transaction fields"; Berlin Group transactions). For
-// booked transactions TransactionID is stable; properties of pending ones may
-// change between reads. CreditorName and DebtorName are filled when the
-// bank's backend has them.
+// "Account, balance and transaction fields"). A booked one's TransactionID
+// is stable; a pending one may change between reads.
 type Transaction struct {
 	TransactionID             string `json:"transactionId,omitempty"`
 	EntryReference            string `json:"entryReference,omitempty"`
@@ -92,12 +85,9 @@ type Transaction struct {
 	// AdditionalInformationStructured is the raw JSON object (standing order
 	// details), as the bank sent it.
 	AdditionalInformationStructured json.RawMessage `json:"additionalInformationStructured,omitempty"`
-	// AdditionalInformationProprietary collects the keys starting with
-	// "additionalInformationProprietary" (additionalInformationProprietary1,
-	// ...), which the bank adds only when it has such references
-	// (docs/interface.md). A value that is not a JSON string is kept as its JSON
-	// text. On encoding, keys with that prefix are written back as
-	// top-level fields; other keys are left out.
+	// AdditionalInformationProprietary collects the members named
+	// additionalInformationProprietary* (a value that is no JSON string as
+	// its JSON text); they are written back as members, other keys left out.
 	AdditionalInformationProprietary map[string]string `json:"-"`
 	PurposeCode                      string            `json:"purposeCode,omitempty"`
 	// BankTransactionCode is the ISO 20022 domain-family-subfamily code
@@ -106,11 +96,9 @@ type Transaction struct {
 	ProprietaryBankTransactionCode TransactionCode  `json:"proprietaryBankTransactionCode,omitzero"`
 	BalanceAfterTransaction        *Balance         `json:"balanceAfterTransaction,omitempty"`
 	Links                          TransactionLinks `json:"_links,omitzero"`
-	// Status says which group of the report the transaction came from,
-	// BookingBooked, BookingPending or (a standing order)
-	// BookingInformation. AccountsService.Transactions and
-	// TransactionsPage set it; it is empty on AccountsService.Transaction,
-	// whose answer does not say. It is not part of the bank's JSON.
+	// Status is the report's group the transaction came from (BookingBooked,
+	// BookingPending, BookingInformation); empty on AccountsService.Transaction.
+	// It is not part of the bank's JSON.
 	Status BookingStatus `json:"-"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
@@ -294,10 +282,8 @@ func (t *Transaction) UnmarshalJSON(data []byte) error { return decodeJSON(data,
 // MarshalJSON is MarshalJSONTo for encoding/json.
 func (t Transaction) MarshalJSON() ([]byte, error) { return encodeJSON(t) }
 
-// TransactionCode is a bank transaction code. The bank sends it as a JSON
-// string, and the sandbox also as an object {"value": ..., "code": ...}
-// (docs/interface.md: "Transaction code can be given with both value and code in
-// the sandbox"); both decode. A string decodes into Value.
+// TransactionCode is a bank transaction code: a JSON string (into Value),
+// or in the sandbox an object {"value": ..., "code": ...} (docs/interface.md).
 type TransactionCode struct {
 	Value string `json:"value,omitempty"`
 	Code  string `json:"code,omitempty"`
@@ -399,14 +385,9 @@ func (r *ReportExchangeRate) UnmarshalJSON(data []byte) error { return decodeJSO
 const maxRateFraction = 15
 
 // CardTransaction is a booked or pending card account transaction (docs/interface.md,
-// "Account, balance and transaction fields"; Berlin Group cardTransaction).
-//
-// TransactionAmount is always the amount in the card account's currency and
-// OriginalAmount the amount in the currency of the purchase: the SDK asks for
-// that mapping with the x-accept-fix
-// cardaccount-switch-originalamount-and-transactionamount, and when the
-// caller removed that fix (ContextWithoutAcceptFixes) it swaps the two
-// values of the bank's legacy mapping back (see
+// "Account, balance and transaction fields"). TransactionAmount is always in
+// the card account's currency, OriginalAmount in the purchase's, whether or
+// not the x-accept-fix CardAccountSwitchAmounts was sent (see
 // CardAccountsService.Transactions).
 type CardTransaction struct {
 	CardTransactionID           string     `json:"cardTransactionId,omitempty"`
@@ -433,8 +414,7 @@ type CardTransaction struct {
 	// ProprietaryBankTransactionCode decodes from a string or an object (see
 	// TransactionCode).
 	ProprietaryBankTransactionCode TransactionCode `json:"proprietaryBankTransactionCode,omitzero"`
-	// Status is the report's group (BookingBooked or BookingPending), not in the
-	// JSON.
+	// Status is the report's group (BookingBooked or BookingPending).
 	Status BookingStatus `json:"-"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
@@ -448,42 +428,96 @@ func (t *CardTransaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		return err
 	}
 	*t = CardTransaction{}
-	w := cardTransactionWires.Get().(*cardTransactionWire)
-	defer func() {
-		w.plainCardTransaction = nil // the pool keeps no transaction
-		cardTransactionWires.Put(w)
-	}()
-	w.plainCardTransaction, w.Acceptor = (*plainCardTransaction)(t), dateTimeText{}
+	w := (*cardTransactionWire)(unsafe.Pointer(t))
 	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
+		w.AcceptorTransactionDateTime.t = nil
 		return err
 	}
-	at, err := w.Acceptor.time("acceptorTransactionDateTime")
-	t.AcceptorTransactionDateTime = at
+	return w.AcceptorTransactionDateTime.check("acceptorTransactionDateTime")
+}
+
+// cardTransactionWire is a CardTransaction as it is decoded (the same
+// fields at the same offsets, TestWireLayouts): acceptorTransactionDateTime
+// through a dateTimeField, and no method of its own, so that json/v2 decodes
+// a list of them field by field.
+type cardTransactionWire struct {
+	CardTransactionID              string               `json:"cardTransactionId,omitempty"`
+	TerminalID                     string               `json:"terminalId,omitempty"`
+	TransactionDate                Date                 `json:"transactionDate,omitzero"`
+	AcceptorTransactionDateTime    dateTimeField        `json:"acceptorTransactionDateTime,omitempty"`
+	BookingDate                    Date                 `json:"bookingDate,omitzero"`
+	ValueDate                      Date                 `json:"valueDate,omitzero"`
+	TransactionAmount              Amount               `json:"transactionAmount"`
+	GrandTotalAmount               *Amount              `json:"grandTotalAmount,omitempty"`
+	CurrencyExchange               []ReportExchangeRate `json:"currencyExchange,omitempty"`
+	OriginalAmount                 *Amount              `json:"originalAmount,omitempty"`
+	MarkupFee                      *Amount              `json:"markupFee,omitempty"`
+	MarkupFeePercentage            string               `json:"markupFeePercentage,omitempty"`
+	CardAcceptorID                 string               `json:"cardAcceptorId,omitempty"`
+	CardAcceptorAddress            *CardAcceptorAddress `json:"cardAcceptorAddress,omitempty"`
+	CardAcceptorPhone              string               `json:"cardAcceptorPhone,omitempty"`
+	MerchantCategoryCode           string               `json:"merchantCategoryCode,omitempty"`
+	MaskedPAN                      string               `json:"maskedPAN,omitempty"`
+	TransactionDetails             string               `json:"transactionDetails,omitempty"`
+	Invoiced                       *bool                `json:"invoiced,omitempty"`
+	ProprietaryBankTransactionCode TransactionCode      `json:"proprietaryBankTransactionCode,omitzero"`
+	Status                         BookingStatus        `json:"-"`
+	Extra                          Extra                `json:",embed"`
+}
+
+// cardTransactionList is a list of card transactions decoded as
+// cardTransactionWire, each checked as CardTransaction.UnmarshalJSONFrom
+// checks one, in order: the first failure is the list's error.
+type cardTransactionList []cardTransactionWire
+
+// UnmarshalJSONFrom decodes the list.
+func (l *cardTransactionList) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	err := jsonv2.UnmarshalDecode(d, (*[]cardTransactionWire)(l))
+	done := len(*l) // entries decoded whole; an error leaves the last one part decoded
+	if err != nil {
+		done--
+	}
+	var first error
+	for i := range *l {
+		if e := (*l)[i].AcceptorTransactionDateTime.check("acceptorTransactionDateTime"); e != nil && i < done && first == nil {
+			first = e
+		}
+	}
+	if first != nil {
+		return first
+	}
 	return err
 }
 
-// plainCardTransaction is a CardTransaction without its methods.
-type plainCardTransaction CardTransaction
-
-// cardTransactionWire is what CardTransaction.UnmarshalJSONFrom decodes:
-// the transaction's fields, acceptorTransactionDateTime as its text. The
-// wires are reused: a page decodes hundreds.
-type cardTransactionWire struct {
-	*plainCardTransaction `json:",embed"`
-	Acceptor              dateTimeText `json:"acceptorTransactionDateTime"`
+// cardTransactionReportWire is a cardTransactionReport as it is decoded.
+type cardTransactionReportWire struct {
+	CardAccount      AccountReference `json:"cardAccount,omitzero"`
+	DebitAccounting  *bool            `json:"debitAccounting,omitempty"`
+	CardTransactions struct {
+		Booked  cardTransactionList `json:"booked,omitempty"`
+		Pending cardTransactionList `json:"pending,omitempty"`
+		Links   cardReportLinks     `json:"_links,omitzero"`
+	} `json:"cardTransactions"`
+	Balances []Balance `json:"balances,omitempty"`
 }
 
-// dateTimeText is a date-time member decoded as a *string would be (the
-// last member wins; "" and null, as absent, give no time), parsed in place
-// in dateTimeLayouts, without a string of its text.
-type dateTimeText struct {
-	set, ok bool // a text that is not ""; it parsed
-	t       time.Time
+// UnmarshalJSONFrom decodes a card transaction page.
+func (r *cardTransactionReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	return jsonv2.UnmarshalDecode(d, (*cardTransactionReportWire)(unsafe.Pointer(r)))
 }
+
+// dateTimeField is a date-time member (*time.Time) decoded as a *string
+// would be (the last member wins; "" and null, as absent, give no time),
+// parsed in place in dateTimeLayouts, without a string of its text. A text
+// that does not parse is held as invalidDateTime until check.
+type dateTimeField struct{ t *time.Time }
+
+// invalidDateTime marks a dateTimeField whose text does not parse.
+var invalidDateTime time.Time
 
 // UnmarshalJSONFrom reads and parses the value next in d.
-func (x *dateTimeText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	*x = dateTimeText{}
+func (x *dateTimeField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	x.t = nil
 	if d.PeekKind() != '"' {
 		var s *string
 		return jsonv2.UnmarshalDecode(d, &s) // null, or the error a *string gives
@@ -499,32 +533,27 @@ func (x *dateTimeText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if len(text) == 0 {
 		return nil
 	}
-	x.set = true
 	// time.Parse keeps no part of the text, which lives only in this call.
 	s := unsafe.String(&text[0], len(text))
 	for _, layout := range dateTimeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			x.t, x.ok = t, true
+			x.t = &t
 			return nil
 		}
 	}
+	x.t = &invalidDateTime
 	return nil
 }
 
-// time is the date-time read: nil for none, the error naming field of a
-// text that is no date-time with an offset.
-func (x *dateTimeText) time(field string) (*time.Time, error) {
-	if !x.set {
-		return nil, nil
+// check is the error naming field of a text that is no date-time with an
+// offset, which it takes out; nil for any other.
+func (x *dateTimeField) check(field string) error {
+	if x.t != &invalidDateTime {
+		return nil
 	}
-	if !x.ok {
-		return nil, fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
-	}
-	t := x.t
-	return &t, nil
+	x.t = nil
+	return fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
 }
-
-var cardTransactionWires = sync.Pool{New: func() any { return new(cardTransactionWire) }}
 
 // MarshalJSONTo encodes acceptorTransactionDateTime in the offset form of
 // docs/interface.md G3, and the Extra members.
@@ -580,12 +609,16 @@ type cardTransactionReport struct {
 type cardAccountReport struct {
 	Booked  []CardTransaction `json:"booked,omitempty"`
 	Pending []CardTransaction `json:"pending,omitempty"`
-	Links   struct {
-		CardAccount Link `json:"cardAccount,omitzero"`
-		Card        Link `json:"card,omitzero"`
-		First       Link `json:"first,omitzero"`
-		Next        Link `json:"next,omitzero"`
-		Previous    Link `json:"previous,omitzero"`
-		Last        Link `json:"last,omitzero"`
-	} `json:"_links,omitzero"`
+	Links   cardReportLinks   `json:"_links,omitzero"`
+}
+
+// cardReportLinks are a card transaction page's _links (an alias: the page
+// keeps the type it had).
+type cardReportLinks = struct {
+	CardAccount Link `json:"cardAccount,omitzero"`
+	Card        Link `json:"card,omitzero"`
+	First       Link `json:"first,omitzero"`
+	Next        Link `json:"next,omitzero"`
+	Previous    Link `json:"previous,omitzero"`
+	Last        Link `json:"last,omitzero"`
 }

@@ -2,12 +2,12 @@ package xs2a
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,7 +15,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// The models' shapes (here and in ais_models.go, transaction_models.go and
+// links.go) follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
 // (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
 
 // Amount is an amount of money as the interface carries it in
@@ -263,18 +264,28 @@ func dateError() error {
 // convention 3), strictly: four-digit year 0001..9999, two-digit month and
 // day, a day that exists in that month. The error is a *ValidationError.
 func ParseDate(s string) (Date, error) {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' ||
-		!allDigits(s[:4]) || !allDigits(s[5:7]) || !allDigits(s[8:]) {
-		return Date{}, dateError()
-	}
-	y, _ := strconv.Atoi(s[:4])
-	m, _ := strconv.Atoi(s[5:7])
-	dd, _ := strconv.Atoi(s[8:])
-	d := Date{Year: y, Month: time.Month(m), Day: dd}
-	if !d.valid() {
+	d, ok := parseDate(s)
+	if !ok {
 		return Date{}, dateError()
 	}
 	return d, nil
+}
+
+// parseDate parses "YYYY-MM-DD" as ParseDate does, without making a string
+// of a []byte; false for anything else.
+func parseDate[S ~string | ~[]byte](b S) (Date, bool) {
+	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
+		return Date{}, false
+	}
+	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9} {
+		if b[i]-'0' > 9 {
+			return Date{}, false
+		}
+	}
+	digit := func(i int) int { return int(b[i] - '0') }
+	d := Date{Year: digit(0)*1000 + digit(1)*100 + digit(2)*10 + digit(3),
+		Month: time.Month(digit(5)*10 + digit(6)), Day: digit(8)*10 + digit(9)}
+	return d, d.valid()
 }
 
 // valid reports whether d is a real date of the years 1..9999.
@@ -310,23 +321,7 @@ func (d Date) IsZero() bool { return d == Date{} }
 
 // Compare returns -1, 0 or +1 as d is before, equal to or after other.
 func (d Date) Compare(other Date) int {
-	switch {
-	case d.Year != other.Year:
-		return cmpInt(d.Year, other.Year)
-	case d.Month != other.Month:
-		return cmpInt(int(d.Month), int(other.Month))
-	}
-	return cmpInt(d.Day, other.Day)
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(d.Year, other.Year), cmp.Compare(d.Month, other.Month), cmp.Compare(d.Day, other.Day))
 }
 
 // Before reports whether d is before other.
@@ -388,24 +383,6 @@ func (d *Date) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// dateOf parses a quoted "YYYY-MM-DD" as ParseDate does, without making a
-// string of it; false for anything else.
-func dateOf(quoted []byte) (Date, bool) {
-	b := quoted[1 : len(quoted)-1]
-	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
-		return Date{}, false
-	}
-	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9} {
-		if b[i]-'0' > 9 {
-			return Date{}, false
-		}
-	}
-	digit := func(i int) int { return int(b[i] - '0') }
-	d := Date{Year: digit(0)*1000 + digit(1)*100 + digit(2)*10 + digit(3),
-		Month: time.Month(digit(5)*10 + digit(6)), Day: digit(8)*10 + digit(9)}
-	return d, d.valid()
-}
-
 // isDateTimeTail reports whether rest looks like the time part of an ISO 8601
 // date-time: a 'T' (or a space) followed by a time and an optional zone.
 func isDateTimeTail(rest string) bool {
@@ -443,7 +420,7 @@ func (d *Date) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		if err != nil {
 			return err
 		}
-		if v, ok := dateOf(raw); ok {
+		if v, ok := parseDate(raw[1 : len(raw)-1]); ok {
 			*d = v
 			return nil
 		}

@@ -1,0 +1,107 @@
+package xs2a
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWireLayouts: each wire type has the fields of the model it decodes
+// (same names, tags, offsets and types), but for a date-time, which it
+// holds as a dateTimeField where the model has a *time.Time.
+func TestWireLayouts(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ wire, model reflect.Type }{
+		{reflect.TypeFor[cardTransactionWire](), reflect.TypeFor[CardTransaction]()},
+		{reflect.TypeFor[cardTransactionReportWire](), reflect.TypeFor[cardTransactionReport]()},
+		{reflect.TypeFor[balanceWire](), reflect.TypeFor[Balance]()},
+	} {
+		assertSameLayout(t, c.wire, c.model, c.model.Name())
+	}
+}
+
+func assertSameLayout(t *testing.T, wire, model reflect.Type, at string) {
+	t.Helper()
+	if wire == reflect.TypeFor[dateTimeField]() && model == reflect.TypeFor[*time.Time]() {
+		return
+	}
+	require.Equal(t, model.Kind(), wire.Kind(), at)
+	require.Equal(t, model.Size(), wire.Size(), at)
+	switch model.Kind() {
+	case reflect.Slice:
+		assertSameLayout(t, wire.Elem(), model.Elem(), at+"[]")
+	case reflect.Struct:
+		require.Equal(t, model.NumField(), wire.NumField(), at)
+		for i := range model.NumField() {
+			m, w := model.Field(i), wire.Field(i)
+			require.Equal(t, m.Name, w.Name, at)
+			require.Equal(t, m.Tag, w.Tag, at+"."+m.Name)
+			require.Equal(t, m.Offset, w.Offset, at+"."+m.Name)
+			assertSameLayout(t, w.Type, m.Type, at+"."+m.Name)
+		}
+	default:
+		require.Equal(t, model, wire, at)
+	}
+}
+
+// TestCardListDecodesAsEntries: a page's card transactions, decoded as a
+// list of wires, give what decoding each with CardTransaction's own method
+// gives: the same values, and the first error of the first entry that
+// fails, a bad date-time counting when its entry ends (the last member
+// wins; a value of the wrong type after it in its entry is the error).
+func TestCardListDecodesAsEntries(t *testing.T) {
+	t.Parallel()
+	const bad, good = `"acceptorTransactionDateTime":"yesterday"`, `"acceptorTransactionDateTime":"2026-02-27T18:30:00+0100"`
+	const badDate = "xs2a: decoding acceptorTransactionDateTime: not an ISO 8601 date-time with an offset"
+	const badAmount = "json: cannot unmarshal string that is not a plain decimal into Go struct field .cardTransactions.booked.transactionAmount.amount of type string"
+	for _, c := range []struct{ name, booked, pending, err string }{
+		{"good", `[{` + good + `},{"acceptorTransactionDateTime":""},null,{"acceptorTransactionDateTime":null}]`, `[{` + good + `}]`, ""},
+		{"bad date first", `[{` + bad + `},{"transactionAmount":{"amount":"x"}}]`, ``, badDate},
+		{"type error first", `[{"transactionAmount":{"amount":"x"}},{` + bad + `}]`, ``, badAmount},
+		{"type error after the date in its entry", `[{` + bad + `,"transactionAmount":{"amount":"x"}}]`, ``, badAmount},
+		{"the last date-time wins", `[{` + bad + `,` + good + `}]`, ``, ""},
+		{"a bad last date-time", `[{` + good + `,` + bad + `}]`, ``, badDate},
+		{"a number", `[{"acceptorTransactionDateTime":5}]`, ``,
+			"json: cannot unmarshal number into Go struct field .cardTransactions.booked.acceptorTransactionDateTime of type string"},
+		{"bad date, then pending", `[{` + bad + `}]`, `[{"transactionAmount":5}]`, badDate},
+		{"bad date in the last entry", `[{},{` + bad + `}]`, `[5]`, badDate},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := `{"cardTransactions":{"booked":` + c.booked
+			if c.pending != "" {
+				body += `,"pending":` + c.pending
+			}
+			body += `}}`
+			var page cardTransactionReport
+			err := decodeJSON([]byte(body), &page)
+			if c.err != "" {
+				assert.EqualError(t, err, c.err)
+				return
+			}
+			require.NoError(t, err)
+			var entries struct {
+				CardTransactions struct {
+					Booked  []CardTransaction `json:"booked,omitempty"`
+					Pending []CardTransaction `json:"pending,omitempty"`
+				} `json:"cardTransactions"`
+			}
+			require.NoError(t, decodeJSON([]byte(body), &entries))
+			assert.Equal(t, entries.CardTransactions.Booked, page.CardTransactions.Booked)
+			assert.Equal(t, entries.CardTransactions.Pending, page.CardTransactions.Pending)
+		})
+	}
+}
+
+// TestCardListRepeatedMember: a list repeated in a page is checked each
+// time, as its entries would be: a bad date-time in the first is the error
+// even when the second list mends it.
+func TestCardListRepeatedMember(t *testing.T) {
+	t.Parallel()
+	body := `{"cardTransactions":{"booked":[{"acceptorTransactionDateTime":"x"}],` +
+		`"booked":[{"acceptorTransactionDateTime":"2026-02-27T18:30:00Z"}]}}`
+	var page cardTransactionReport
+	assert.EqualError(t, decodeJSON([]byte(body), &page), "xs2a: decoding acceptorTransactionDateTime: not an ISO 8601 date-time with an offset")
+}
