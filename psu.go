@@ -3,6 +3,8 @@ package xs2a
 import (
 	"net/http"
 	"net/netip"
+
+	"github.com/google/uuid"
 )
 
 // PSU is the payment service user a call acts for, passed by value to every
@@ -89,25 +91,7 @@ func (p PSU) setContextHeader(h http.Header) {
 
 // isUUID reports whether s is an RFC 4122 UUID in the canonical 8-4-4-4-12
 // hex form (either case).
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
-}
+func isUUID(s string) bool { return len(s) == 36 && uuid.Validate(s) == nil }
 
 // headerSafe reports whether s is 1..max printable ASCII characters.
 func headerSafe(s string, max int) bool {
