@@ -15,10 +15,11 @@ const maxPrealloc = 4 << 20
 // maxChunk is the largest piece a body of unknown length is read in.
 const maxChunk = 1 << 20
 
-// readCapped reads at most limit bytes of r into a buffer of its own (see
-// readInto).
+// readCapped reads at most limit bytes of r into a buffer of its own
+// (readUpTo), joined into one slice.
 func readCapped(r io.Reader, limit, size int64) ([]byte, error) {
-	return readInto(nil, r, limit, size)
+	p, err := readUpTo(nil, r, limit, size, false)
+	return p.join(), err
 }
 
 // readAnswer reads a successful answer into buf when it has room (see
@@ -36,25 +37,14 @@ func readAnswer(buf []byte, r io.Reader, size int64) (pieces, error) {
 	return p, err
 }
 
-// readInto reads at most limit bytes of r, into buf when it has room. size
-// is the length announced (Content-Length, -1 when unknown); the bytes
-// returned do not depend on it. What it allocates is bounded by the body,
-// never by growing a buffer by copies (a 60 MB body grown as io.ReadAll
-// grows it cost five times its size):
-//   - announced: a buffer of that length (at most maxPrealloc ahead of the
-//     bytes; a 500-entry transaction page of about 220 kB is read at once,
-//     BenchmarkDecodeTransactions), made once;
-//   - otherwise: pieces of at most maxChunk, never past limit, joined at the
-//     end into one buffer of the exact length: about twice the body
-//     (readAnswer leaves them apart).
-func readInto(buf []byte, r io.Reader, limit, size int64) ([]byte, error) {
-	p, err := readUpTo(buf, r, limit, size, false)
-	return p.join(), err
-}
-
-// readUpTo is readInto without the join: the body in one piece when it fit
-// the first buffer, else in the pieces it was read in. With refuse, a body
-// of unknown length that reaches limit is errBodyTooLarge.
+// readUpTo reads at most limit bytes of r, into buf when it has room: in
+// one piece when it fit the first buffer, else in the pieces it was read
+// in. size is the length announced (Content-Length, -1 when unknown); the
+// bytes returned do not depend on it. What it allocates is bounded by the
+// body, never by a buffer grown by copies: for an announced length, one
+// buffer of it (at most maxPrealloc ahead of the bytes); otherwise pieces
+// of at most maxChunk, never past limit. With refuse, a body of unknown
+// length that reaches limit is errBodyTooLarge.
 func readUpTo(buf []byte, r io.Reader, limit, size int64, refuse bool) (pieces, error) {
 	lr := &io.LimitedReader{R: r, N: limit}
 	b := buf[:0]
