@@ -130,14 +130,4 @@ func BBANFromIBAN(iban string) (bban string, ok bool) {
 }
 
 // allDigits reports whether s is non-empty and holds only ASCII digits.
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := range len(s) {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func allDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }

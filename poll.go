@@ -122,15 +122,19 @@ func (p *poll) run(ctx context.Context) error {
 			if !ok {
 				return err
 			}
+			if attempt >= p.o.MaxAttempts { // the "not yet" or 429/503 kept in the chain
+				return fmt.Errorf("%w (%d reads; the last one failed): %w", ErrPollAttempts, attempt, err)
+			}
 			wait = max(wait, ra)
 		default:
 			if done, err := p.settled(st); done {
 				return err
 			}
+			if attempt >= p.o.MaxAttempts {
+				return fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt,
+					idsOfCall(&p.psu, p.link.Href, "").text(string(st.TransactionStatus), 35))
+			}
 			wait = max(wait, retryAfter(p.resp.Header, p.s.client.cfg.now()))
-		}
-		if attempt >= p.o.MaxAttempts {
-			return p.exhausted(attempt, err)
 		}
 		if err := p.s.client.sleep(ctx, min(wait, p.o.MaxDelay)); err != nil {
 			return pollContextError(err)
@@ -164,15 +168,6 @@ func (p *poll) settled(st *PaymentStatus) (bool, error) {
 		return true, fmt.Errorf("%w %q (X-Request-ID %s)", ErrUnknownStatus, idsOfCall(&p.psu, p.link.Href, "").text(string(st.TransactionStatus), 35), p.resp.RequestID)
 	}
 	return false, nil
-}
-
-// exhausted is the error of a poll whose reads are used up; err is the
-// failure of the last read, if it failed.
-func (p *poll) exhausted(attempt int, err error) error {
-	if err != nil { // a "not yet" or a 429/503 to wait out: kept in the chain
-		return fmt.Errorf("%w (%d reads; the last one failed): %w", ErrPollAttempts, attempt, err)
-	}
-	return fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt, idsOfCall(&p.psu, p.link.Href, "").text(string(p.last.TransactionStatus), 35))
 }
 
 // transient reports whether a failed status read is worth another one, and
