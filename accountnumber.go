@@ -31,12 +31,9 @@ func mod10Control(payload string) byte {
 // payload: weights 2..7 from the right, '0' for remainder 0, '-' for 1, else
 // 11 minus it.
 func mod11Control(payload string) byte {
-	sum, w := 0, 2
-	for i := len(payload) - 1; i >= 0; i-- {
-		sum += int(payload[i]-'0') * w
-		if w++; w > 7 {
-			w = 2
-		}
+	sum := 0
+	for i := range len(payload) {
+		sum += int(payload[len(payload)-1-i]-'0') * (2 + i%6)
 	}
 	return "0-987654321"[sum%11] // by remainder
 }

@@ -40,26 +40,9 @@ var initiations = [...]struct{ prefix, op string }{
 	kindBulk:     {"/v1/bulk-payments/", "payments.initiate_bulk"},
 }
 
-func (p *Payment) initiation() (paymentKind, error) {
-	if p == nil {
-		return kindUnknown, invalid("Payment", "is nil")
-	}
-	return kindSingle, p.validate("Payment")
-}
-
-func (p *PeriodicPayment) initiation() (paymentKind, error) {
-	if p == nil {
-		return kindUnknown, invalid("PeriodicPayment", "is nil")
-	}
-	return kindPeriodic, p.validate()
-}
-
-func (b *BulkPayment) initiation() (paymentKind, error) {
-	if b == nil {
-		return kindUnknown, invalid("BulkPayment", "is nil")
-	}
-	return kindBulk, b.validate()
-}
+func (p *Payment) initiation() (paymentKind, error)         { return kindSingle, p.validate("Payment") }
+func (p *PeriodicPayment) initiation() (paymentKind, error) { return kindPeriodic, p.validate() }
+func (b *BulkPayment) initiation() (paymentKind, error)     { return kindBulk, b.validate() }
 
 // Initiate sends the payment p to POST /v1/{payments,periodic-payments,
 // bulk-payments}/{product} (docs/interface.md PIS1 to PIS5, PP1). product is

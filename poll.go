@@ -174,16 +174,13 @@ func (p *poll) settled(st *PaymentStatus) (bool, error) {
 // the wait the bank asked for.
 func (o *PollOptions) transient(err error, elapsed time.Duration) (time.Duration, bool) {
 	e, ok := errors.AsType[*Error](err)
-	if !ok {
-		return 0, false
-	}
 	switch {
+	case !ok || e.StatusCode == http.StatusUnauthorized:
+		return 0, false
 	case e.StatusCode == http.StatusServiceUnavailable:
 		return e.RetryAfter, true
 	case e.StatusCode == http.StatusTooManyRequests:
 		return e.RetryAfter, !e.HasCode(CodeAccessExceeded)
-	case e.StatusCode == http.StatusUnauthorized:
-		return 0, false
 	case e.StatusCode == http.StatusNotFound || (e.StatusCode >= 400 && e.StatusCode < 500 && e.HasCode(CodeResourceUnknown)):
 		return 0, o.NotYetFor > 0 && elapsed < o.NotYetFor && !e.HasCode(CodeFundsNotAvailable)
 	}
