@@ -31,12 +31,9 @@ func mod10Control(payload string) byte {
 // payload: weights 2..7 from the right, '0' for remainder 0, '-' for 1, else
 // 11 minus it.
 func mod11Control(payload string) byte {
-	sum, w := 0, 2
-	for i := len(payload) - 1; i >= 0; i-- {
-		sum += int(payload[i]-'0') * w
-		if w++; w > 7 {
-			w = 2
-		}
+	sum := 0
+	for i := range len(payload) {
+		sum += int(payload[len(payload)-1-i]-'0') * (2 + i%6)
 	}
 	return "0-987654321"[sum%11] // by remainder
 }
@@ -130,14 +127,4 @@ func BBANFromIBAN(iban string) (bban string, ok bool) {
 }
 
 // allDigits reports whether s is non-empty and holds only ASCII digits.
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := range len(s) {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func allDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }

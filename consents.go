@@ -16,18 +16,15 @@ type ConsentsService service
 // Links.SCARedirect; the callback (ParseCallback) carries the psu-id and the
 // context the PSU chose.
 func (s *ConsentsService) CreateBankOffered(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
-	return s.create(ctx, psu, "consents.createBankOffered", "/v1/bank-offered-consents")
+	links, resp, err := s.client.startSCA(ctx, psu, "consents.createBankOffered", http.MethodPost, "/v1/bank-offered-consents")
+	return links, resp, corporateHint(psu, err)
 }
 
 // Create is CreateBankOffered with POST /v1/consents, the interface
 // description's form (docs/interface.md EP4), for a bank that serves only
 // that one.
 func (s *ConsentsService) Create(ctx context.Context, psu PSU) (*SCALinks, *Response, error) {
-	return s.create(ctx, psu, "consents.create", "/v1/consents")
-}
-
-func (s *ConsentsService) create(ctx context.Context, psu PSU, op, path string) (*SCALinks, *Response, error) {
-	links, resp, err := s.client.startSCA(ctx, psu, op, http.MethodPost, path)
+	links, resp, err := s.client.startSCA(ctx, psu, "consents.create", http.MethodPost, "/v1/consents")
 	return links, resp, corporateHint(psu, err)
 }
 

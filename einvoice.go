@@ -82,5 +82,5 @@ func (s *PaymentsService) initiateEInvoice(ctx context.Context, op string, psu P
 	if err := body.validate("Payment"); err != nil {
 		return nil, nil, err
 	}
-	return s.initiate(ctx, psu, paymentEndpoint{op: op, prefix: singleEndpoint.prefix, kind: kindSingle}, product, &body, opts)
+	return s.initiate(ctx, psu, op, kindSingle, product, &body, opts)
 }

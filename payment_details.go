@@ -13,29 +13,25 @@ import (
 // Payment, Periodic and Bulk is set, by the answer's shape: a payments member
 // makes it bulk, frequency or startDate periodic.
 type PaymentDetails struct {
-	PaymentID         string
-	TransactionStatus TransactionStatus
-	FundsAvailable    *bool            // false for too little money (nil: not said)
-	Payment           *Payment         // a single payment's body (POST /v1/payments/{product})
-	Periodic          *PeriodicPayment // a standing order's body (POST /v1/periodic-payments/{product})
-	Bulk              *BulkPayment     // a bulk payment's body (POST /v1/bulk-payments/{product})
-	Messages          []TPPMessage
-	// Extra holds members neither the fields above nor the body name (see Extra).
-	Extra Extra
-}
-
-// paymentDetailsHead is what a payment read adds to the initiation body.
-type paymentDetailsHead struct {
 	PaymentID         string            `json:"paymentId,omitempty"`
 	TransactionStatus TransactionStatus `json:"transactionStatus,omitempty"`
-	FundsAvailable    *bool             `json:"fundsAvailable,omitempty"`
+	FundsAvailable    *bool             `json:"fundsAvailable,omitempty"` // false for too little money (nil: not said)
+	Payment           *Payment          `json:"-"`                        // a single payment's body
+	Periodic          *PeriodicPayment  `json:"-"`                        // a standing order's body
+	Bulk              *BulkPayment      `json:"-"`                        // a bulk payment's body
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
+	// Extra holds members neither the fields above nor the body name (see Extra).
+	Extra Extra `json:"-"`
 }
+
+// detailsHead is PaymentDetails without its methods: its tagged fields are
+// what a payment read adds to the initiation body.
+type detailsHead PaymentDetails
 
 // detailsWire is the wire form of a payment read: the head and the body B
 // at one level, the members neither names in Extra.
 type detailsWire[B any] struct {
-	paymentDetailsHead
+	detailsHead
 	Body  B     `json:",embed"`
 	Extra Extra `json:",embed"`
 }
@@ -81,9 +77,8 @@ func decodeDetails[B any](data []byte, d *PaymentDetails) (*B, error) {
 	if err := decodeJSON(data, &w); err != nil {
 		return nil, err
 	}
-	h := w.paymentDetailsHead
-	d.PaymentID, d.TransactionStatus = h.PaymentID, h.TransactionStatus
-	d.FundsAvailable, d.Messages, d.Extra = h.FundsAvailable, h.Messages, w.Extra
+	*d = PaymentDetails(w.detailsHead)
+	d.Extra = w.Extra
 	return &w.Body, nil
 }
 
@@ -94,26 +89,26 @@ func present(v jsontext.Value) bool { return len(v) > 0 && v.Kind() != 'n' }
 // the body that is set (Bulk, else Periodic, else Payment) and the Extra
 // members neither names.
 func (d PaymentDetails) MarshalJSONTo(enc *jsontext.Encoder) error {
-	head := paymentDetailsHead{PaymentID: d.PaymentID, TransactionStatus: d.TransactionStatus, FundsAvailable: d.FundsAvailable, Messages: d.Messages}
 	switch {
 	case d.Bulk != nil:
-		return encodeDetails(enc, head, *d.Bulk, d.Extra)
+		return encodeDetails(enc, d, *d.Bulk)
 	case d.Periodic != nil:
-		return encodeDetails(enc, head, *d.Periodic, d.Extra)
+		return encodeDetails(enc, d, *d.Periodic)
 	}
-	return encodeDetails(enc, head, *cmp.Or(d.Payment, &Payment{}), d.Extra)
+	return encodeDetails(enc, d, *cmp.Or(d.Payment, &Payment{}))
 }
 
-// encodeDetails writes head, body and the members of extra neither names.
-func encodeDetails[B any](enc *jsontext.Encoder, head paymentDetailsHead, body B, extra Extra) error {
-	extra, err := extra.without(head)
+// encodeDetails writes the head of d, body and the members of d.Extra
+// neither names.
+func encodeDetails[B any](enc *jsontext.Encoder, d PaymentDetails, body B) error {
+	extra, err := d.Extra.without(detailsHead{})
 	if err == nil {
 		extra, err = extra.without(body)
 	}
 	if err != nil {
 		return err
 	}
-	return jsonv2.MarshalEncode(enc, detailsWire[B]{head, body, extra})
+	return jsonv2.MarshalEncode(enc, detailsWire[B]{detailsHead(d), body, extra})
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.

@@ -29,42 +29,20 @@ type SigningBasketsService service
 // *Payment, a *PeriodicPayment (a standing order) or a *BulkPayment
 // (docs/interface.md PP1). Only those three implement it.
 type PaymentRequest interface {
-	// initiation checks the payment and names where it is sent.
-	initiation() (paymentEndpoint, error)
+	// initiation checks the payment and names its kind.
+	initiation() (paymentKind, error)
 }
 
-// paymentEndpoint is what tells the initiations of the trio apart.
-type paymentEndpoint struct {
-	op, prefix string
-	kind       paymentKind
+// initiations are each kind's path prefix and operation name.
+var initiations = [...]struct{ prefix, op string }{
+	kindSingle:   {"/v1/payments/", "payments.initiate"},
+	kindPeriodic: {"/v1/periodic-payments/", "payments.initiate_periodic"},
+	kindBulk:     {"/v1/bulk-payments/", "payments.initiate_bulk"},
 }
 
-var (
-	singleEndpoint   = paymentEndpoint{op: "payments.initiate", prefix: "/v1/payments/", kind: kindSingle}
-	periodicEndpoint = paymentEndpoint{op: "payments.initiate_periodic", prefix: "/v1/periodic-payments/", kind: kindPeriodic}
-	bulkEndpoint     = paymentEndpoint{op: "payments.initiate_bulk", prefix: "/v1/bulk-payments/", kind: kindBulk}
-)
-
-func (p *Payment) initiation() (paymentEndpoint, error) {
-	if p == nil {
-		return paymentEndpoint{}, invalid("Payment", "is nil")
-	}
-	return singleEndpoint, p.validate("Payment")
-}
-
-func (p *PeriodicPayment) initiation() (paymentEndpoint, error) {
-	if p == nil {
-		return paymentEndpoint{}, invalid("PeriodicPayment", "is nil")
-	}
-	return periodicEndpoint, p.validate()
-}
-
-func (b *BulkPayment) initiation() (paymentEndpoint, error) {
-	if b == nil {
-		return paymentEndpoint{}, invalid("BulkPayment", "is nil")
-	}
-	return bulkEndpoint, b.validate()
-}
+func (p *Payment) initiation() (paymentKind, error)         { return kindSingle, p.validate("Payment") }
+func (p *PeriodicPayment) initiation() (paymentKind, error) { return kindPeriodic, p.validate() }
+func (b *BulkPayment) initiation() (paymentKind, error)     { return kindBulk, b.validate() }
 
 // Initiate sends the payment p to POST /v1/{payments,periodic-payments,
 // bulk-payments}/{product} (docs/interface.md PIS1 to PIS5, PP1). product is
@@ -79,11 +57,11 @@ func (s *PaymentsService) Initiate(ctx context.Context, psu PSU, product string,
 	if p == nil {
 		return nil, nil, invalid("PaymentRequest", "is nil: pass a *Payment, *PeriodicPayment or *BulkPayment")
 	}
-	ep, err := p.initiation()
+	kind, err := p.initiation()
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.initiate(ctx, psu, ep, product, p, opts)
+	return s.initiate(ctx, psu, initiations[kind].op, kind, product, p, opts)
 }
 
 // checkInitiation checks what every initiation needs besides its body.
@@ -97,9 +75,9 @@ func checkInitiation(psu PSU, product string) error {
 	return nil
 }
 
-// initiate sends a checked initiation body to ep.
-func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpoint, product string, body any, opts *InitiateOptions) (*Initiation, *Response, error) {
-	r := &request{op: ep.op, method: http.MethodPost, href: ep.prefix + product, body: body, psu: &psu, scaResult: true}
+// initiate sends, as op, a checked initiation body of the kind given.
+func (s *PaymentsService) initiate(ctx context.Context, psu PSU, op string, kind paymentKind, product string, body any, opts *InitiateOptions) (*Initiation, *Response, error) {
+	r := &request{op: op, method: http.MethodPost, href: initiations[kind].prefix + product, body: body, psu: &psu, scaResult: true}
 	if opts != nil && opts.AllowLogicalDuplicate {
 		r.query = url.Values{"allowLogicalDuplicate": {"true"}}
 	}
@@ -108,10 +86,10 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, ep paymentEndpo
 		return nil, resp, err
 	}
 	if out.PaymentID == "" { // accepted, but it cannot be followed: as a lost answer
-		return nil, resp, &TransportError{Method: r.method, Op: ep.op, RequestID: resp.RequestID, Sent: true,
+		return nil, resp, &TransportError{Method: r.method, Op: op, RequestID: resp.RequestID, Sent: true,
 			Err: errors.New("the answer holds no paymentId")}
 	}
-	out.kind = ep.kind
+	out.kind = kind
 	return out, resp, nil
 }
 

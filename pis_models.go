@@ -286,9 +286,12 @@ type signingBasketBody struct {
 	ConsentIDs []string `json:"consentIds,omitempty"`
 }
 
-// validate checks a payment; field is the Go path of p ("Payment",
-// "BulkPayment.Payments[2]").
+// validate checks a payment, which must not be nil; field is the Go path of
+// p ("Payment", "BulkPayment.Payments[2]").
 func (p *Payment) validate(field string) error {
+	if p == nil {
+		return invalid(field, "is nil")
+	}
 	if err := p.InstructedAmount.validate(field + ".InstructedAmount"); err != nil {
 		return err
 	}
@@ -398,9 +401,12 @@ func checkDate(field string, d Date) error {
 	return nil
 }
 
-// validate checks a periodic payment.
+// validate checks a periodic payment, which must not be nil.
 func (p *PeriodicPayment) validate() error {
 	const field = "PeriodicPayment"
+	if p == nil {
+		return invalid(field, "is nil")
+	}
 	if err := p.Payment.validate(field); err != nil {
 		return err
 	}
@@ -448,9 +454,12 @@ func numberIn(s string, lo, hi int) bool {
 	return err == nil && lo <= n && n <= hi && strconv.Itoa(n) == s
 }
 
-// validate checks a bulk payment.
+// validate checks a bulk payment, which must not be nil.
 func (b *BulkPayment) validate() error {
 	const field = "BulkPayment"
+	if b == nil {
+		return invalid(field, "is nil")
+	}
 	if err := firstError(
 		b.DebtorAccount.validate(field+".DebtorAccount"),
 		checkText(field+".PaymentInformationID", b.PaymentInformationID, max35Text),

@@ -122,15 +122,19 @@ func (p *poll) run(ctx context.Context) error {
 			if !ok {
 				return err
 			}
+			if attempt >= p.o.MaxAttempts { // the "not yet" or 429/503 kept in the chain
+				return fmt.Errorf("%w (%d reads; the last one failed): %w", ErrPollAttempts, attempt, err)
+			}
 			wait = max(wait, ra)
 		default:
 			if done, err := p.settled(st); done {
 				return err
 			}
+			if attempt >= p.o.MaxAttempts {
+				return fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt,
+					idsOfCall(&p.psu, p.link.Href, "").text(string(st.TransactionStatus), 35))
+			}
 			wait = max(wait, retryAfter(p.resp.Header, p.s.client.cfg.now()))
-		}
-		if attempt >= p.o.MaxAttempts {
-			return p.exhausted(attempt, err)
 		}
 		if err := p.s.client.sleep(ctx, min(wait, p.o.MaxDelay)); err != nil {
 			return pollContextError(err)
@@ -166,29 +170,17 @@ func (p *poll) settled(st *PaymentStatus) (bool, error) {
 	return false, nil
 }
 
-// exhausted is the error of a poll whose reads are used up; err is the
-// failure of the last read, if it failed.
-func (p *poll) exhausted(attempt int, err error) error {
-	if err != nil { // a "not yet" or a 429/503 to wait out: kept in the chain
-		return fmt.Errorf("%w (%d reads; the last one failed): %w", ErrPollAttempts, attempt, err)
-	}
-	return fmt.Errorf("%w (%d reads, last status %s)", ErrPollAttempts, attempt, idsOfCall(&p.psu, p.link.Href, "").text(string(p.last.TransactionStatus), 35))
-}
-
 // transient reports whether a failed status read is worth another one, and
 // the wait the bank asked for.
 func (o *PollOptions) transient(err error, elapsed time.Duration) (time.Duration, bool) {
 	e, ok := errors.AsType[*Error](err)
-	if !ok {
-		return 0, false
-	}
 	switch {
+	case !ok || e.StatusCode == http.StatusUnauthorized:
+		return 0, false
 	case e.StatusCode == http.StatusServiceUnavailable:
 		return e.RetryAfter, true
 	case e.StatusCode == http.StatusTooManyRequests:
 		return e.RetryAfter, !e.HasCode(CodeAccessExceeded)
-	case e.StatusCode == http.StatusUnauthorized:
-		return 0, false
 	case e.StatusCode == http.StatusNotFound || (e.StatusCode >= 400 && e.StatusCode < 500 && e.HasCode(CodeResourceUnknown)):
 		return 0, o.NotYetFor > 0 && elapsed < o.NotYetFor && !e.HasCode(CodeFundsNotAvailable)
 	}

@@ -216,29 +216,6 @@ func (s *SandboxService) CreateAgreement(ctx context.Context, a *SandboxAgreemen
 	return s.sendAgreement(ctx, "sandbox.createAgreement", http.MethodPost, a, false)
 }
 
-// validateSandboxAgreement checks a, and its ID when update is set.
-func validateSandboxAgreement(a *SandboxAgreement, update bool) error {
-	const f = "SandboxAgreement"
-	if a == nil {
-		return invalid(f, "is required")
-	}
-	var id error
-	if update {
-		id = checkSandboxID(f+".ID", a.ID)
-	}
-	if err := firstError(id,
-		checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
-		checkNonBlank(f+".Name", a.Name, max70Text),
-		checkEach(f+".Accounts", a.Accounts, checkSandboxID),
-		checkEach(f+".Members", a.Members, checkCustomerNumber)); err != nil {
-		return err
-	}
-	if a.SignersRequired < 0 {
-		return invalid(f+".SignersRequired", "must not be negative")
-	}
-	return validateEngagements(f+".Engagements", a.Engagements)
-}
-
 // validateEngagements checks each engagement: an 11-digit customer, an account
 // named by IBAN, BBAN or MaskedPAN alone, and known roles.
 func validateEngagements(field string, es []SandboxEngagement) error {
@@ -264,12 +241,28 @@ func validateEngagements(field string, es []SandboxEngagement) error {
 // sendAgreement checks a, sends it in the scripts' shape (to the agreement's
 // own path when update is set) and reads the agreement back.
 func (s *SandboxService) sendAgreement(ctx context.Context, op, method string, a *SandboxAgreement, update bool) (*SandboxAgreement, *Response, error) {
-	if err := validateSandboxAgreement(a, update); err != nil {
-		return nil, nil, err
+	const f = "SandboxAgreement"
+	if a == nil {
+		return nil, nil, invalid(f, "is required")
 	}
+	var id error
 	href := "/v1/sandbox/agreements"
 	if update {
+		id = checkSandboxID(f+".ID", a.ID)
 		href += "/" + pathSegment(a.ID)
+	}
+	if err := firstError(id,
+		checkCustomerNumber(f+".CustomerNumber", a.CustomerNumber),
+		checkNonBlank(f+".Name", a.Name, max70Text),
+		checkEach(f+".Accounts", a.Accounts, checkSandboxID),
+		checkEach(f+".Members", a.Members, checkCustomerNumber)); err != nil {
+		return nil, nil, err
+	}
+	if a.SignersRequired < 0 {
+		return nil, nil, invalid(f+".SignersRequired", "must not be negative")
+	}
+	if err := validateEngagements(f+".Engagements", a.Engagements); err != nil {
+		return nil, nil, err
 	}
 	body := struct {
 		Owner           string              `json:"owner"`
@@ -330,11 +323,7 @@ func (s *SandboxService) createTransactions(ctx context.Context, op, base, id st
 	today := sandboxToday(s.client.cfg.now())
 	body := make([]SandboxTransaction, len(txs))
 	for i := range txs {
-		f := field
-		if f == "" {
-			f = fmt.Sprintf("SandboxTransactions[%d]", i)
-		}
-		if err := validateSandboxTransaction(&txs[i], f, today); err != nil {
+		if err := validateSandboxTransaction(&txs[i], cmp.Or(field, fmt.Sprintf("SandboxTransactions[%d]", i)), today); err != nil {
 			return nil, nil, err
 		}
 		body[i] = txs[i]
