@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -94,15 +95,8 @@ func fieldNamesOf(t reflect.Type) *fieldNames {
 // known reports whether a field takes the member k: a name in any letter
 // case (Unicode simple folding, as decoding matches them), or the prefix.
 func (f *fieldNames) known(k string) bool {
-	if f.prefix != "" && strings.HasPrefix(k, f.prefix) {
-		return true
-	}
-	for _, n := range f.all {
-		if strings.EqualFold(n, k) {
-			return true
-		}
-	}
-	return false
+	return f.prefix != "" && strings.HasPrefix(k, f.prefix) ||
+		slices.ContainsFunc(f.all, func(n string) bool { return strings.EqualFold(n, k) })
 }
 
 // encodeJSON encodes v as encoding/json (v1) does, through its

@@ -59,9 +59,8 @@ const (
 )
 
 var (
-	callbackParams = []string{paramPSUID, paramPSUCorporateID, paramTPPSessionID, paramContext,
-		paramSystem, paramStatus, paramCode, paramMessage}
-	failureParams = []string{paramSystem, paramStatus, paramCode, paramMessage}
+	failureParams  = []string{paramSystem, paramStatus, paramCode, paramMessage}
+	callbackParams = append([]string{paramPSUID, paramPSUCorporateID, paramTPPSessionID, paramContext}, failureParams...)
 )
 
 // The reasons a CallbackError gives. They are fixed texts, so an error can

@@ -14,7 +14,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/textproto"
@@ -50,7 +49,6 @@ type Signer struct {
 	paramsHead string   // `keyId="...",algorithm="...",headers="`
 	valueLen   int      // room for a Signature value (unless RFC 2047 encoded)
 	encode2047 bool     // RFC 2047 encode the value: non-ASCII keyId or RFC2047Signature
-	rand       io.Reader
 }
 
 // SignerOptions adjust a Signer for a bank's variant of the signing rules
@@ -114,7 +112,7 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 	if cert == nil {
 		return nil, invalid("cert", "is nil")
 	}
-	s := &Signer{key: key, cert: cert, rand: rand.Reader}
+	s := &Signer{key: key, cert: cert}
 	maxSig := 72 // an ASN.1 DER ECDSA P-256 signature
 	switch pub := key.Public().(type) {
 	case *rsa.PublicKey:
@@ -374,7 +372,7 @@ func (s *Signer) writeSignature(b *strings.Builder, src headerSource, sum *[sha2
 	var names [256]byte
 	str, used := appendSigningString(buf[:0], names[:0], s.headers, s.keys, src)
 	*sum = sha256.Sum256(str)
-	sig, err := s.key.Sign(s.rand, sum[:], crypto.SHA256)
+	sig, err := s.key.Sign(rand.Reader, sum[:], crypto.SHA256)
 	if err != nil {
 		return fmt.Errorf("xs2a: signing: %w", err)
 	}

@@ -368,16 +368,12 @@ func (d Date) MarshalText() ([]byte, error) {
 // without converting it to another zone.
 func (d *Date) UnmarshalText(b []byte) error {
 	s := string(b)
-	if s == "" {
-		*d = Date{}
-		return nil
-	}
 	if len(s) > 10 && isDateTimeTail(s[10:]) {
 		s = s[:10]
 	}
-	v, err := ParseDate(s)
-	if err != nil {
-		return err
+	v, ok := parseDate(s) // the zero Date for ""
+	if !ok && s != "" {
+		return dateError()
 	}
 	*d = v
 	return nil
@@ -386,15 +382,8 @@ func (d *Date) UnmarshalText(b []byte) error {
 // isDateTimeTail reports whether rest looks like the time part of an ISO 8601
 // date-time: a 'T' (or a space) followed by a time and an optional zone.
 func isDateTimeTail(rest string) bool {
-	if len(rest) < 2 || (rest[0] != 'T' && rest[0] != 't' && rest[0] != ' ') || rest[1] < '0' || rest[1] > '9' {
-		return false
-	}
-	for i := 2; i < len(rest); i++ {
-		if !strings.ContainsRune("0123456789:.+-Zz", rune(rest[i])) {
-			return false
-		}
-	}
-	return true
+	return len(rest) >= 2 && (rest[0] == 'T' || rest[0] == 't' || rest[0] == ' ') && '0' <= rest[1] && rest[1] <= '9' &&
+		strings.Trim(rest[2:], "0123456789:.+-Zz") == ""
 }
 
 // MarshalJSONTo writes "YYYY-MM-DD" (docs/interface.md G3), or null for zero.
