@@ -198,17 +198,16 @@ func decimalField(raw []byte, field string, maxFraction int, signed bool) (strin
 	case bytes.IndexByte(raw, '\\') < 0:
 		// A valid JSON string without escapes: its text is between the
 		// quotes (anything but ASCII fails isDecimal).
-		if s = string(raw[1 : len(raw)-1]); s == "" {
-			return "", nil
-		}
+		s = string(raw[1 : len(raw)-1])
 	default:
 		var text string // declared here: it escapes, and costs an allocation only for an escaped string
 		if err := json.Unmarshal(raw, &text); err != nil {
 			return "", keepPath(err, field)
 		}
-		if s = text; s == "" {
-			return "", nil
-		}
+		s = text
+	}
+	if s == "" {
+		return "", nil
 	}
 	if !isDecimal(s, maxFraction, signed) {
 		return "", &json.UnmarshalTypeError{Value: kindName(jsontext.Value(raw).Kind()) + " that is not a plain decimal",
