@@ -216,10 +216,9 @@ func (m *SessionManager) update(ctx context.Context, user string, fn func(Sessio
 		return invalid("user", "empty")
 	}
 	var fnErr error
-	err := m.store.Update(ctx, user, func(s SessionState) (SessionState, error) {
-		ns, err := fn(s)
-		fnErr = err
-		return ns, err
+	err := m.store.Update(ctx, user, func(s SessionState) (ns SessionState, _ error) {
+		ns, fnErr = fn(s)
+		return ns, fnErr
 	})
 	switch {
 	case err == nil:
