@@ -342,10 +342,7 @@ func (d Date) In(loc *time.Location) time.Time {
 	if d.IsZero() {
 		return time.Time{}
 	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
+	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, cmp.Or(loc, time.UTC))
 }
 
 // MarshalText returns YYYY-MM-DD (docs/interface.md G3), or empty
