@@ -287,22 +287,16 @@ func parseDate[S ~string | ~[]byte](b S) (Date, bool) {
 	return d, d.valid()
 }
 
+// monthDays are the days of each month of a common year.
+var monthDays = [...]int{time.January: 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
 // valid reports whether d is a real date of the years 1..9999.
 func (d Date) valid() bool {
 	if d.Year < 1 || d.Year > 9999 || d.Month < time.January || d.Month > time.December || d.Day < 1 {
 		return false
 	}
-	last := 31
-	switch d.Month {
-	case time.April, time.June, time.September, time.November:
-		last = 30
-	case time.February:
-		last = 28
-		if d.Year%4 == 0 && (d.Year%100 != 0 || d.Year%400 == 0) {
-			last = 29
-		}
-	}
-	return d.Day <= last
+	leap := d.Year%4 == 0 && (d.Year%100 != 0 || d.Year%400 == 0)
+	return d.Day <= monthDays[d.Month] || d.Month == time.February && leap && d.Day == 29
 }
 
 // String returns the date as YYYY-MM-DD (docs/interface.md G3), or
