@@ -89,10 +89,8 @@ const maxCallbackText = 200
 // (nil, *SCAFailedError) for a failed one (CB2, CB5), else a *CallbackError
 // (CB3). Parameters it does not know are ignored.
 func ParseCallback(q url.Values) (*Callback, error) {
-	for _, k := range callbackParams {
-		if len(q[k]) > 1 {
-			return nil, &CallbackError{Param: k, Reason: reasonRepeated}
-		}
+	if i := slices.IndexFunc(callbackParams, func(k string) bool { return len(q[k]) > 1 }); i >= 0 {
+		return nil, &CallbackError{Param: callbackParams[i], Reason: reasonRepeated}
 	}
 	if !slices.ContainsFunc(failureParams, func(k string) bool { return q.Get(k) != "" }) {
 		return parseSuccess(q)

@@ -334,17 +334,16 @@ func (hs headerSource) appendValue(dst []byte, name, key string) ([]byte, bool) 
 }
 
 // appendSigningString appends the signing string (docs/interface.md SIG6) of
-// the names present in src to str, and those names, space-separated, to used.
-// keys holds the names' canonical forms, in the same order (nil: computed).
+// the names present in src to str, and those names, space-separated, to the
+// empty used. keys holds the names' canonical forms, in the same order (nil: computed).
 func appendSigningString(str, used []byte, names, keys []string, src headerSource) ([]byte, []byte) {
-	first := true
 	for i, n := range names {
 		var key string
 		if keys != nil {
 			key = keys[i]
 		}
 		mark := len(str)
-		if !first {
+		if len(used) > 0 {
 			str = append(str, '\n')
 		}
 		str = append(str, n...)
@@ -354,11 +353,10 @@ func appendSigningString(str, used []byte, names, keys []string, src headerSourc
 			str = str[:mark]
 			continue
 		}
-		if !first {
+		if len(used) > 0 {
 			used = append(used, ' ')
 		}
 		used = append(used, n...)
-		first = false
 	}
 	return str, used
 }
