@@ -40,20 +40,15 @@ func (e Extra) Decode(name string, v any) (bool, error) {
 // member whose value is not JSON is an error naming it.
 func (e Extra) without(model any) (Extra, error) {
 	names := fieldNamesOf(reflect.TypeOf(model))
-	var out Extra
+	out := e
 	for k, v := range e {
 		if !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
 			return nil, fmt.Errorf("xs2a: encoding the Extra member %q: not valid JSON", k)
 		}
 		if names.known(k) {
-			if out == nil {
-				out = maps.Clone(e)
-			}
+			out = maps.Clone(out) // a copy: e is the caller's
 			delete(out, k)
 		}
-	}
-	if out == nil {
-		return e, nil
 	}
 	return out, nil
 }
@@ -76,8 +71,7 @@ func fieldNamesOf(t reflect.Type) *fieldNames {
 	if t == reflect.TypeFor[Transaction]() {
 		f.prefix = additionalProprietaryPrefix
 	}
-	for i := range t.NumField() {
-		sf := t.Field(i)
+	for sf := range t.Fields() {
 		tag := sf.Tag.Get("json")
 		name, opts, _ := strings.Cut(tag, ",")
 		if tag == "-" || !sf.IsExported() || opts == "embed" {
