@@ -164,8 +164,7 @@ const (
 // encoding/json can put the path of the enclosing fields in front of its
 // Field; any other error is wrapped with what was being decoded.
 func keepPath(err error, what string) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		return te
 	}
 	return fmt.Errorf("xs2a: decoding %s: %w", what, err)
@@ -176,8 +175,7 @@ func keepPath(err error, what string) error {
 // decode through a struct embedding *plain call it, so that the path of a
 // field they refuse is the JSON path ("balances.balanceAmount.amount").
 func plainPath(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		te.Field = strings.TrimPrefix(te.Field, "plain.")
 	}
 	return err
