@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -74,13 +75,9 @@ func fieldNamesOf(t reflect.Type) *fieldNames {
 	for sf := range t.Fields() {
 		tag := sf.Tag.Get("json")
 		name, opts, _ := strings.Cut(tag, ",")
-		if tag == "-" || !sf.IsExported() || opts == "embed" {
-			continue
+		if tag != "-" && sf.IsExported() && opts != "embed" {
+			f.all = append(f.all, cmp.Or(name, sf.Name))
 		}
-		if name == "" {
-			name = sf.Name
-		}
-		f.all = append(f.all, name)
 	}
 	modelNames.Store(t, f)
 	return f

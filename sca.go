@@ -174,10 +174,9 @@ func checkCallbackText(param, s string) *CallbackError {
 // decodeMessage decodes and makes inert the message of a failed SCA
 // (docs/interface.md CB5).
 func decodeMessage(s string) string {
-	if strings.Contains(s, "%") { // a %XX sequence left after the query's decoding
-		if d, err := url.QueryUnescape(s); err == nil {
-			s = d
-		}
+	// A %XX sequence left after the query's decoding ('+' stays as it is).
+	if d, err := url.QueryUnescape(s); err == nil && strings.Contains(s, "%") {
+		s = d
 	}
 	if !utf8.ValidString(s) {
 		r := make([]rune, len(s))

@@ -66,13 +66,10 @@ func (a Amount) validate(field string) error {
 
 // checkCurrency checks the shape of an ISO 4217 code: three letters A-Z.
 func checkCurrency(field, c string, required bool) error {
-	if c == "" {
-		if required {
-			return invalid(field, "is required")
-		}
-		return nil
-	}
-	if len(c) != 3 || !isUpper(c[0]) || !isUpper(c[1]) || !isUpper(c[2]) {
+	switch {
+	case c == "" && required:
+		return invalid(field, "is required")
+	case c != "" && (len(c) != 3 || !isUpper(c[0]) || !isUpper(c[1]) || !isUpper(c[2])):
 		return invalid(field, "must be an ISO 4217 currency code (three upper-case letters)")
 	}
 	return nil
@@ -261,11 +258,10 @@ func dateError() error {
 // convention 3), strictly: four-digit year 0001..9999, two-digit month and
 // day, a day that exists in that month. The error is a *ValidationError.
 func ParseDate(s string) (Date, error) {
-	d, ok := parseDate(s)
-	if !ok {
-		return Date{}, dateError()
+	if d, ok := parseDate(s); ok {
+		return d, nil
 	}
-	return d, nil
+	return Date{}, dateError()
 }
 
 // parseDate parses "YYYY-MM-DD" as ParseDate does, without making a string
