@@ -439,19 +439,16 @@ func (r AccountReference) Validate() error { return r.validate("AccountReference
 // validate is Validate with the Field prefixed by field
 // ("Payment.DebtorAccount" gives "Payment.DebtorAccount.BBAN").
 func (r AccountReference) validate(field string) error {
-	if r.IBAN == "" && r.BBAN == "" && r.PAN == "" && r.MaskedPAN == "" && r.MSISDN == "" {
+	bban, norwegian := BBANFromIBAN(r.IBAN)
+	switch {
+	case r.IBAN == "" && r.BBAN == "" && r.PAN == "" && r.MaskedPAN == "" && r.MSISDN == "":
 		return invalid(field, "needs one of iban, bban, pan, maskedPan or msisdn")
-	}
-	if r.BBAN != "" && !ValidBBAN(r.BBAN) {
+	case r.BBAN != "" && !ValidBBAN(r.BBAN):
 		return invalid(field+".BBAN", "must be a Norwegian account number of 11 digits with a valid MOD11 control digit")
-	}
-	if r.IBAN != "" {
-		if !ValidIBAN(r.IBAN) {
-			return invalid(field+".IBAN", "must be an IBAN in electronic form with a valid length and checksum")
-		}
-		if b, ok := BBANFromIBAN(r.IBAN); ok && r.BBAN != "" && b != r.BBAN {
-			return invalid(field+".BBAN", "does not match the account number in IBAN")
-		}
+	case r.IBAN != "" && !ValidIBAN(r.IBAN):
+		return invalid(field+".IBAN", "must be an IBAN in electronic form with a valid length and checksum")
+	case norwegian && r.BBAN != "" && bban != r.BBAN:
+		return invalid(field+".BBAN", "does not match the account number in IBAN")
 	}
 	for _, f := range []struct{ name, value string }{
 		{".PAN", r.PAN}, {".MaskedPAN", r.MaskedPAN}, {".MSISDN", r.MSISDN},
