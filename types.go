@@ -96,13 +96,8 @@ func (a Amount) String() string {
 // ("balances.balanceAmount.amount"). Unknown fields are ignored; null leaves
 // the Amount unchanged.
 func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	switch d.PeekKind() {
-	case 'n':
-		_, err := d.ReadToken()
-		return err
-	case '{':
-	default:
-		return jsonv2.UnmarshalDecode(d, new(struct{})) // the error a struct gives
+	if d.PeekKind() != '{' {
+		return jsonv2.UnmarshalDecode(d, new(struct{})) // null, or the error a struct gives
 	}
 	// Read member by member (readName, readText): an answer holds an
 	// amount or two per entry, and json/v2's struct decoding costs more.
