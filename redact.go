@@ -223,12 +223,11 @@ func urlErrors(err error, depth int) []*url.Error {
 		return nil
 	}
 	var out []*url.Error
-	if ue, ok := err.(*url.Error); ok {
-		out = append(out, ue)
-	}
 	switch u := err.(type) {
+	case *url.Error:
+		out = append([]*url.Error{u}, urlErrors(u.Err, depth-1)...)
 	case interface{ Unwrap() error }:
-		out = append(out, urlErrors(u.Unwrap(), depth-1)...)
+		out = urlErrors(u.Unwrap(), depth-1)
 	case interface{ Unwrap() []error }:
 		for _, e := range u.Unwrap() {
 			out = append(out, urlErrors(e, depth-1)...)

@@ -146,11 +146,8 @@ var oidOrganizationIdentifier = asn1.ObjectIdentifier{2, 5, 4, 97}
 // organizationIdentifier without "PSD", if that is a valid tppId; else "".
 func certTPPID(cert *x509.Certificate) string {
 	for _, atv := range cert.Subject.Names {
-		if !atv.Type.Equal(oidOrganizationIdentifier) {
-			continue
-		}
 		v, _ := atv.Value.(string)
-		if id, ok := strings.CutPrefix(v, "PSD"); ok && checkTPPID(id) == nil {
+		if id, ok := strings.CutPrefix(v, "PSD"); ok && atv.Type.Equal(oidOrganizationIdentifier) && checkTPPID(id) == nil {
 			return id
 		}
 	}
