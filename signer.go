@@ -332,7 +332,7 @@ func (hs headerSource) appendValue(dst []byte, name, key string) ([]byte, bool) 
 
 // appendSigningString appends the signing string (docs/interface.md SIG6) of
 // the names present in src to str, and those names, space-separated, to the
-// empty used. keys holds the names' canonical forms, in the same order (nil: computed).
+// empty used; keys holds their canonical forms, in order (nil: computed).
 func appendSigningString(str, used []byte, names, keys []string, src headerSource) ([]byte, []byte) {
 	for i, n := range names {
 		var key string
