@@ -159,10 +159,8 @@ type Balances struct {
 
 // Find returns the first balance of type t.
 func (b *Balances) Find(t BalanceType) (Balance, bool) {
-	for _, x := range b.Balances {
-		if x.BalanceType == t {
-			return x, true
-		}
+	if i := slices.IndexFunc(b.Balances, func(x Balance) bool { return x.BalanceType == t }); i >= 0 {
+		return b.Balances[i], true
 	}
 	return Balance{}, false
 }
@@ -227,14 +225,11 @@ type balanceWire struct {
 // G3), and Extra.
 func (b Balance) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain Balance
-	var err error
-	if b.Extra, err = b.Extra.without(b); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, struct {
+	w := struct {
 		plain
 		LastChange string `json:"lastChangeDateTime,omitempty"`
-	}{plain: plain(b), LastChange: formatDateTime(b.LastChangeDateTime)})
+	}{plain: plain(b), LastChange: formatDateTime(b.LastChangeDateTime)}
+	return marshalModel(e, &w, &w.Extra, b)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
@@ -352,29 +347,21 @@ type singleBody[T any] struct {
 	item T
 }
 
+// UnmarshalJSONFrom decodes the member named key when it is an object (the
+// last such member), else the whole value.
 func (b *singleBody[T]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	item, err := memberOrWhole(d, b.key)
-	if err == nil {
-		err = decodeJSON(item, &b.item)
-	}
-	return err
-}
-
-// memberOrWhole reads the next value: an object's member named key when it
-// is an object (the last such member), else the whole value.
-func memberOrWhole(d *jsontext.Decoder, key string) (jsontext.Value, error) {
 	whole, err := d.ReadValue()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var doc map[string]jsontext.Value
 	if err := decodeJSON(whole, &doc); err != nil {
-		return nil, err
+		return err
 	}
-	if v := doc[key]; len(v) > 0 && v[0] == '{' {
-		return v, nil
+	if v := doc[b.key]; len(v) > 0 && v[0] == '{' {
+		return decodeJSON(v, &b.item)
 	}
-	return whole, nil
+	return decodeJSON(whole, &b.item)
 }
 
 // cardBalancesBody decodes GET /v1/card-accounts/{id}/balances, whose
@@ -417,9 +404,7 @@ func (b *cardBalancesBody) balances() *Balances {
 	var members map[string]json.RawMessage
 	if json.Unmarshal(out.Extra["cardAccount"], &members) == nil {
 		for k := range members {
-			switch k {
-			case "iban", "bban", "pan", "maskedPan", "msisdn", "currency":
-			default:
+			if !slices.Contains([]string{"iban", "bban", "pan", "maskedPan", "msisdn", "currency"}, k) {
 				return &out
 			}
 		}

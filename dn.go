@@ -58,13 +58,10 @@ func rfc2253(rawDN []byte) (string, error) {
 			_, err := asn1.Unmarshal(tv.Value.FullBytes, &value)
 			str, isString := value.(string)
 			if !known || !isString || err != nil {
-				b.WriteString(oid)
-				b.WriteString("=#")
-				b.WriteString(hex.EncodeToString(tv.Value.FullBytes))
+				b.WriteString(oid + "=#" + hex.EncodeToString(tv.Value.FullBytes))
 				continue
 			}
-			b.WriteString(kw)
-			b.WriteByte('=')
+			b.WriteString(kw + "=")
 			escapeRFC2253(&b, str)
 		}
 	}

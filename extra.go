@@ -1,10 +1,12 @@
 package xs2a
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,20 +41,15 @@ func (e Extra) Decode(name string, v any) (bool, error) {
 // member whose value is not JSON is an error naming it.
 func (e Extra) without(model any) (Extra, error) {
 	names := fieldNamesOf(reflect.TypeOf(model))
-	var out Extra
+	out := e
 	for k, v := range e {
 		if !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
 			return nil, fmt.Errorf("xs2a: encoding the Extra member %q: not valid JSON", k)
 		}
 		if names.known(k) {
-			if out == nil {
-				out = maps.Clone(e)
-			}
+			out = maps.Clone(out) // a copy: e is the caller's
 			delete(out, k)
 		}
-	}
-	if out == nil {
-		return e, nil
 	}
 	return out, nil
 }
@@ -75,17 +72,12 @@ func fieldNamesOf(t reflect.Type) *fieldNames {
 	if t == reflect.TypeFor[Transaction]() {
 		f.prefix = additionalProprietaryPrefix
 	}
-	for i := range t.NumField() {
-		sf := t.Field(i)
+	for sf := range t.Fields() {
 		tag := sf.Tag.Get("json")
 		name, opts, _ := strings.Cut(tag, ",")
-		if tag == "-" || !sf.IsExported() || opts == "embed" {
-			continue
+		if tag != "-" && sf.IsExported() && opts != "embed" {
+			f.all = append(f.all, cmp.Or(name, sf.Name))
 		}
-		if name == "" {
-			name = sf.Name
-		}
-		f.all = append(f.all, name)
 	}
 	modelNames.Store(t, f)
 	return f
@@ -94,15 +86,8 @@ func fieldNamesOf(t reflect.Type) *fieldNames {
 // known reports whether a field takes the member k: a name in any letter
 // case (Unicode simple folding, as decoding matches them), or the prefix.
 func (f *fieldNames) known(k string) bool {
-	if f.prefix != "" && strings.HasPrefix(k, f.prefix) {
-		return true
-	}
-	for _, n := range f.all {
-		if strings.EqualFold(n, k) {
-			return true
-		}
-	}
-	return false
+	return f.prefix != "" && strings.HasPrefix(k, f.prefix) ||
+		slices.ContainsFunc(f.all, func(n string) bool { return strings.EqualFold(n, k) })
 }
 
 // encodeJSON encodes v as encoding/json (v1) does, through its

@@ -157,11 +157,7 @@ func replaceNumbers(s string, re *regexp.Regexp) string {
 		b.WriteString(redactedText)
 		last = end
 	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
+	return b.String() + s[last:] // s itself when nothing was replaced
 }
 
 // maskedPAN reports a run of digits and mask characters that reads as a
@@ -192,11 +188,7 @@ func replaceFold(s, id string) string {
 		b.WriteString(redactedText)
 		s, lower = s[i+len(id):], lower[i+len(id):]
 	}
-	if b.Len() == 0 { // no occurrence
-		return s
-	}
-	b.WriteString(s)
-	return b.String()
+	return b.String() + s // s itself when there was no occurrence
 }
 
 // asciiLower lower-cases the ASCII letters of s and leaves every other byte
@@ -231,12 +223,11 @@ func urlErrors(err error, depth int) []*url.Error {
 		return nil
 	}
 	var out []*url.Error
-	if ue, ok := err.(*url.Error); ok {
-		out = append(out, ue)
-	}
 	switch u := err.(type) {
+	case *url.Error:
+		out = append([]*url.Error{u}, urlErrors(u.Err, depth-1)...)
 	case interface{ Unwrap() error }:
-		out = append(out, urlErrors(u.Unwrap(), depth-1)...)
+		out = urlErrors(u.Unwrap(), depth-1)
 	case interface{ Unwrap() []error }:
 		for _, e := range u.Unwrap() {
 			out = append(out, urlErrors(e, depth-1)...)

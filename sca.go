@@ -59,9 +59,8 @@ const (
 )
 
 var (
-	callbackParams = []string{paramPSUID, paramPSUCorporateID, paramTPPSessionID, paramContext,
-		paramSystem, paramStatus, paramCode, paramMessage}
-	failureParams = []string{paramSystem, paramStatus, paramCode, paramMessage}
+	failureParams  = []string{paramSystem, paramStatus, paramCode, paramMessage}
+	callbackParams = append([]string{paramPSUID, paramPSUCorporateID, paramTPPSessionID, paramContext}, failureParams...)
 )
 
 // The reasons a CallbackError gives. They are fixed texts, so an error can
@@ -90,10 +89,8 @@ const maxCallbackText = 200
 // (nil, *SCAFailedError) for a failed one (CB2, CB5), else a *CallbackError
 // (CB3). Parameters it does not know are ignored.
 func ParseCallback(q url.Values) (*Callback, error) {
-	for _, k := range callbackParams {
-		if len(q[k]) > 1 {
-			return nil, &CallbackError{Param: k, Reason: reasonRepeated}
-		}
+	if i := slices.IndexFunc(callbackParams, func(k string) bool { return len(q[k]) > 1 }); i >= 0 {
+		return nil, &CallbackError{Param: callbackParams[i], Reason: reasonRepeated}
 	}
 	if !slices.ContainsFunc(failureParams, func(k string) bool { return q.Get(k) != "" }) {
 		return parseSuccess(q)
@@ -177,10 +174,9 @@ func checkCallbackText(param, s string) *CallbackError {
 // decodeMessage decodes and makes inert the message of a failed SCA
 // (docs/interface.md CB5).
 func decodeMessage(s string) string {
-	if strings.Contains(s, "%") { // a %XX sequence left after the query's decoding
-		if d, err := url.QueryUnescape(s); err == nil {
-			s = d
-		}
+	// A %XX sequence left after the query's decoding ('+' stays as it is).
+	if d, err := url.QueryUnescape(s); err == nil && strings.Contains(s, "%") {
+		s = d
 	}
 	if !utf8.ValidString(s) {
 		r := make([]rune, len(s))

@@ -83,7 +83,6 @@ func (s *memorySessionStore) Load(ctx context.Context, user string) (st SessionS
 type SessionManager struct {
 	store SessionStore
 	now   func() time.Time
-	newID func() string
 }
 
 // NewSessionManager returns a SessionManager over store (nil: in memory) and now.
@@ -94,7 +93,7 @@ func NewSessionManager(store SessionStore, now func() time.Time) *SessionManager
 	if now == nil {
 		now = time.Now
 	}
-	return &SessionManager{store: store, now: now, newID: NewSessionID}
+	return &SessionManager{store: store, now: now}
 }
 
 // Current returns the user's Active TPP-Session-ID while its SCA is valid
@@ -131,7 +130,7 @@ func (m *SessionManager) Valid(ctx context.Context, user, sessionID string) (boo
 // PendingValidity from now. The Active ID, if any, stays valid until the new
 // one's SCA completes.
 func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID string, err error) {
-	id := m.newID()
+	id := NewSessionID()
 	err = m.update(ctx, user, func(s SessionState) (SessionState, error) {
 		if s.Active != "" && !m.activeValid(s) {
 			s.Active, s.ActiveUntil = "", time.Time{}
@@ -217,10 +216,9 @@ func (m *SessionManager) update(ctx context.Context, user string, fn func(Sessio
 		return invalid("user", "empty")
 	}
 	var fnErr error
-	err := m.store.Update(ctx, user, func(s SessionState) (SessionState, error) {
-		ns, err := fn(s)
-		fnErr = err
-		return ns, err
+	err := m.store.Update(ctx, user, func(s SessionState) (ns SessionState, _ error) {
+		ns, fnErr = fn(s)
+		return ns, fnErr
 	})
 	switch {
 	case err == nil:

@@ -14,7 +14,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/textproto"
@@ -50,7 +49,6 @@ type Signer struct {
 	paramsHead string   // `keyId="...",algorithm="...",headers="`
 	valueLen   int      // room for a Signature value (unless RFC 2047 encoded)
 	encode2047 bool     // RFC 2047 encode the value: non-ASCII keyId or RFC2047Signature
-	rand       io.Reader
 }
 
 // SignerOptions adjust a Signer for a bank's variant of the signing rules
@@ -114,7 +112,7 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 	if cert == nil {
 		return nil, invalid("cert", "is nil")
 	}
-	s := &Signer{key: key, cert: cert, rand: rand.Reader}
+	s := &Signer{key: key, cert: cert}
 	maxSig := 72 // an ASN.1 DER ECDSA P-256 signature
 	switch pub := key.Public().(type) {
 	case *rsa.PublicKey:
@@ -148,11 +146,8 @@ var oidOrganizationIdentifier = asn1.ObjectIdentifier{2, 5, 4, 97}
 // organizationIdentifier without "PSD", if that is a valid tppId; else "".
 func certTPPID(cert *x509.Certificate) string {
 	for _, atv := range cert.Subject.Names {
-		if !atv.Type.Equal(oidOrganizationIdentifier) {
-			continue
-		}
 		v, _ := atv.Value.(string)
-		if id, ok := strings.CutPrefix(v, "PSD"); ok && checkTPPID(id) == nil {
+		if id, ok := strings.CutPrefix(v, "PSD"); ok && atv.Type.Equal(oidOrganizationIdentifier) && checkTPPID(id) == nil {
 			return id
 		}
 	}
@@ -336,17 +331,16 @@ func (hs headerSource) appendValue(dst []byte, name, key string) ([]byte, bool) 
 }
 
 // appendSigningString appends the signing string (docs/interface.md SIG6) of
-// the names present in src to str, and those names, space-separated, to used.
-// keys holds the names' canonical forms, in the same order (nil: computed).
+// the names present in src to str, and those names, space-separated, to the
+// empty used; keys holds their canonical forms, in order (nil: computed).
 func appendSigningString(str, used []byte, names, keys []string, src headerSource) ([]byte, []byte) {
-	first := true
 	for i, n := range names {
 		var key string
 		if keys != nil {
 			key = keys[i]
 		}
 		mark := len(str)
-		if !first {
+		if len(used) > 0 {
 			str = append(str, '\n')
 		}
 		str = append(str, n...)
@@ -356,11 +350,10 @@ func appendSigningString(str, used []byte, names, keys []string, src headerSourc
 			str = str[:mark]
 			continue
 		}
-		if !first {
+		if len(used) > 0 {
 			used = append(used, ' ')
 		}
 		used = append(used, n...)
-		first = false
 	}
 	return str, used
 }
@@ -374,7 +367,7 @@ func (s *Signer) writeSignature(b *strings.Builder, src headerSource, sum *[sha2
 	var names [256]byte
 	str, used := appendSigningString(buf[:0], names[:0], s.headers, s.keys, src)
 	*sum = sha256.Sum256(str)
-	sig, err := s.key.Sign(s.rand, sum[:], crypto.SHA256)
+	sig, err := s.key.Sign(rand.Reader, sum[:], crypto.SHA256)
 	if err != nil {
 		return fmt.Errorf("xs2a: signing: %w", err)
 	}

@@ -66,13 +66,10 @@ func (a Amount) validate(field string) error {
 
 // checkCurrency checks the shape of an ISO 4217 code: three letters A-Z.
 func checkCurrency(field, c string, required bool) error {
-	if c == "" {
-		if required {
-			return invalid(field, "is required")
-		}
-		return nil
-	}
-	if len(c) != 3 || !isUpper(c[0]) || !isUpper(c[1]) || !isUpper(c[2]) {
+	switch {
+	case c == "" && required:
+		return invalid(field, "is required")
+	case c != "" && (len(c) != 3 || !isUpper(c[0]) || !isUpper(c[1]) || !isUpper(c[2])):
 		return invalid(field, "must be an ISO 4217 currency code (three upper-case letters)")
 	}
 	return nil
@@ -99,13 +96,8 @@ func (a Amount) String() string {
 // ("balances.balanceAmount.amount"). Unknown fields are ignored; null leaves
 // the Amount unchanged.
 func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	switch d.PeekKind() {
-	case 'n':
-		_, err := d.ReadToken()
-		return err
-	case '{':
-	default:
-		return jsonv2.UnmarshalDecode(d, new(struct{})) // the error a struct gives
+	if d.PeekKind() != '{' {
+		return jsonv2.UnmarshalDecode(d, new(struct{})) // null, or the error a struct gives
 	}
 	// Read member by member (readName, readText): an answer holds an
 	// amount or two per entry, and json/v2's struct decoding costs more.
@@ -164,8 +156,7 @@ const (
 // encoding/json can put the path of the enclosing fields in front of its
 // Field; any other error is wrapped with what was being decoded.
 func keepPath(err error, what string) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		return te
 	}
 	return fmt.Errorf("xs2a: decoding %s: %w", what, err)
@@ -176,8 +167,7 @@ func keepPath(err error, what string) error {
 // decode through a struct embedding *plain call it, so that the path of a
 // field they refuse is the JSON path ("balances.balanceAmount.amount").
 func plainPath(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		te.Field = strings.TrimPrefix(te.Field, "plain.")
 	}
 	return err
@@ -198,17 +188,16 @@ func decimalField(raw []byte, field string, maxFraction int, signed bool) (strin
 	case bytes.IndexByte(raw, '\\') < 0:
 		// A valid JSON string without escapes: its text is between the
 		// quotes (anything but ASCII fails isDecimal).
-		if s = string(raw[1 : len(raw)-1]); s == "" {
-			return "", nil
-		}
+		s = string(raw[1 : len(raw)-1])
 	default:
 		var text string // declared here: it escapes, and costs an allocation only for an escaped string
 		if err := json.Unmarshal(raw, &text); err != nil {
 			return "", keepPath(err, field)
 		}
-		if s = text; s == "" {
-			return "", nil
-		}
+		s = text
+	}
+	if s == "" {
+		return "", nil
 	}
 	if !isDecimal(s, maxFraction, signed) {
 		return "", &json.UnmarshalTypeError{Value: kindName(jsontext.Value(raw).Kind()) + " that is not a plain decimal",
@@ -264,11 +253,10 @@ func dateError() error {
 // convention 3), strictly: four-digit year 0001..9999, two-digit month and
 // day, a day that exists in that month. The error is a *ValidationError.
 func ParseDate(s string) (Date, error) {
-	d, ok := parseDate(s)
-	if !ok {
-		return Date{}, dateError()
+	if d, ok := parseDate(s); ok {
+		return d, nil
 	}
-	return d, nil
+	return Date{}, dateError()
 }
 
 // parseDate parses "YYYY-MM-DD" as ParseDate does, without making a string
@@ -288,22 +276,16 @@ func parseDate[S ~string | ~[]byte](b S) (Date, bool) {
 	return d, d.valid()
 }
 
+// monthDays are the days of each month of a common year.
+var monthDays = [...]int{time.January: 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
 // valid reports whether d is a real date of the years 1..9999.
 func (d Date) valid() bool {
 	if d.Year < 1 || d.Year > 9999 || d.Month < time.January || d.Month > time.December || d.Day < 1 {
 		return false
 	}
-	last := 31
-	switch d.Month {
-	case time.April, time.June, time.September, time.November:
-		last = 30
-	case time.February:
-		last = 28
-		if d.Year%4 == 0 && (d.Year%100 != 0 || d.Year%400 == 0) {
-			last = 29
-		}
-	}
-	return d.Day <= last
+	leap := d.Year%4 == 0 && (d.Year%100 != 0 || d.Year%400 == 0)
+	return d.Day <= monthDays[d.Month] || d.Month == time.February && leap && d.Day == 29
 }
 
 // String returns the date as YYYY-MM-DD (docs/interface.md G3), or
@@ -343,10 +325,7 @@ func (d Date) In(loc *time.Location) time.Time {
 	if d.IsZero() {
 		return time.Time{}
 	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
+	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, cmp.Or(loc, time.UTC))
 }
 
 // MarshalText returns YYYY-MM-DD (docs/interface.md G3), or empty
@@ -368,16 +347,12 @@ func (d Date) MarshalText() ([]byte, error) {
 // without converting it to another zone.
 func (d *Date) UnmarshalText(b []byte) error {
 	s := string(b)
-	if s == "" {
-		*d = Date{}
-		return nil
-	}
 	if len(s) > 10 && isDateTimeTail(s[10:]) {
 		s = s[:10]
 	}
-	v, err := ParseDate(s)
-	if err != nil {
-		return err
+	v, ok := parseDate(s) // the zero Date for ""
+	if !ok && s != "" {
+		return dateError()
 	}
 	*d = v
 	return nil
@@ -386,15 +361,8 @@ func (d *Date) UnmarshalText(b []byte) error {
 // isDateTimeTail reports whether rest looks like the time part of an ISO 8601
 // date-time: a 'T' (or a space) followed by a time and an optional zone.
 func isDateTimeTail(rest string) bool {
-	if len(rest) < 2 || (rest[0] != 'T' && rest[0] != 't' && rest[0] != ' ') || rest[1] < '0' || rest[1] > '9' {
-		return false
-	}
-	for i := 2; i < len(rest); i++ {
-		if !strings.ContainsRune("0123456789:.+-Zz", rune(rest[i])) {
-			return false
-		}
-	}
-	return true
+	return len(rest) >= 2 && (rest[0] == 'T' || rest[0] == 't' || rest[0] == ' ') && '0' <= rest[1] && rest[1] <= '9' &&
+		strings.Trim(rest[2:], "0123456789:.+-Zz") == ""
 }
 
 // MarshalJSONTo writes "YYYY-MM-DD" (docs/interface.md G3), or null for zero.
@@ -466,19 +434,16 @@ func (r AccountReference) Validate() error { return r.validate("AccountReference
 // validate is Validate with the Field prefixed by field
 // ("Payment.DebtorAccount" gives "Payment.DebtorAccount.BBAN").
 func (r AccountReference) validate(field string) error {
-	if r.IBAN == "" && r.BBAN == "" && r.PAN == "" && r.MaskedPAN == "" && r.MSISDN == "" {
+	bban, norwegian := BBANFromIBAN(r.IBAN)
+	switch {
+	case r.IBAN == "" && r.BBAN == "" && r.PAN == "" && r.MaskedPAN == "" && r.MSISDN == "":
 		return invalid(field, "needs one of iban, bban, pan, maskedPan or msisdn")
-	}
-	if r.BBAN != "" && !ValidBBAN(r.BBAN) {
+	case r.BBAN != "" && !ValidBBAN(r.BBAN):
 		return invalid(field+".BBAN", "must be a Norwegian account number of 11 digits with a valid MOD11 control digit")
-	}
-	if r.IBAN != "" {
-		if !ValidIBAN(r.IBAN) {
-			return invalid(field+".IBAN", "must be an IBAN in electronic form with a valid length and checksum")
-		}
-		if b, ok := BBANFromIBAN(r.IBAN); ok && r.BBAN != "" && b != r.BBAN {
-			return invalid(field+".BBAN", "does not match the account number in IBAN")
-		}
+	case r.IBAN != "" && !ValidIBAN(r.IBAN):
+		return invalid(field+".IBAN", "must be an IBAN in electronic form with a valid length and checksum")
+	case norwegian && r.BBAN != "" && bban != r.BBAN:
+		return invalid(field+".BBAN", "does not match the account number in IBAN")
 	}
 	for _, f := range []struct{ name, value string }{
 		{".PAN", r.PAN}, {".MaskedPAN", r.MaskedPAN}, {".MSISDN", r.MSISDN},
