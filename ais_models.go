@@ -11,6 +11,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // BookingStatus is the bookingStatus query parameter of
 // GET /v1/accounts/{id}/transactions (docs/interface.md, Endpoints), and the group
 // a yielded transaction came from. Other values are sent as they are; they

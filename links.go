@@ -5,6 +5,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // Link is one entry of a response's _links: {"href": "...", "verbs": ["GET"]}.
 // Href is usually relative to the client's base address; pass the Link back to
 // the service method that follows it. A link given as a bare string decodes too.

@@ -7,6 +7,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // PaymentDetails is a payment as GET on its self link answers it
 // (PaymentsService.Get, docs/interface.md PP5): the initiation body as the
 // bank holds it now, with the payment's id and status. Exactly one of

@@ -1,5 +1,8 @@
 package xs2a
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // TransactionStatus is a payment's status code (transactionStatus), one of
 // the ISO 20022 codes of the Berlin Group guidelines (docs/interface.md PS1,
 // PS2). Unknown codes decode as they are; Known reports them.

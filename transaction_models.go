@@ -17,6 +17,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
+
 // TransactionReport is the answer of GET /v1/accounts/{id}/transactions.
 type TransactionReport struct {
 	Account      AccountReference `json:"account,omitzero"`

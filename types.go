@@ -15,8 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The models' shapes (here and in ais_models.go, transaction_models.go and
-// links.go) follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
+// Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
 // (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
 
 // Amount is an amount of money as the interface carries it in
