@@ -53,8 +53,7 @@ type acceptFixCtx struct {
 //	ctx = xs2a.ContextWithAcceptFixes(ctx, xs2a.LongerNames)
 //	accounts, _, err := client.Accounts.List(ctx, psu)
 func ContextWithAcceptFixes(ctx context.Context, fixes ...AcceptFix) context.Context {
-	cur, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
-	return context.WithValue(ctx, acceptFixKey{}, acceptFixCtx{add: merge(cur.add, fixes), remove: without(cur.remove, fixes)})
+	return adjustFixes(ctx, fixes, nil)
 }
 
 // ContextWithoutAcceptFixes returns a context under which calls do not send
@@ -63,24 +62,20 @@ func ContextWithAcceptFixes(ctx context.Context, fixes ...AcceptFix) context.Con
 // back itself, so CardTransaction.TransactionAmount keeps its meaning; do
 // not remove that fix once the bank has made it its default.
 func ContextWithoutAcceptFixes(ctx context.Context, fixes ...AcceptFix) context.Context {
+	return adjustFixes(ctx, nil, fixes)
+}
+
+// adjustFixes is ctx with add added to its adjustment and remove removed
+// (each in new slices: a parent context's lists are never written).
+func adjustFixes(ctx context.Context, add, remove []AcceptFix) context.Context {
 	cur, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
-	return context.WithValue(ctx, acceptFixKey{}, acceptFixCtx{add: without(cur.add, fixes), remove: merge(cur.remove, fixes)})
-}
-
-// merge returns a new slice of list followed by more.
-func merge(list, more []AcceptFix) []AcceptFix {
-	return append(append([]AcceptFix(nil), list...), more...)
-}
-
-// without returns a new slice of list less the values in drop.
-func without(list, drop []AcceptFix) []AcceptFix {
-	var out []AcceptFix
-	for _, f := range list {
-		if !slices.Contains(drop, f) {
-			out = append(out, f)
-		}
+	less := func(list, drop []AcceptFix) []AcceptFix {
+		return slices.DeleteFunc(slices.Clone(list), func(f AcceptFix) bool { return slices.Contains(drop, f) })
 	}
-	return out
+	return context.WithValue(ctx, acceptFixKey{}, acceptFixCtx{
+		add:    slices.Concat(less(cur.add, remove), add),
+		remove: slices.Concat(less(cur.remove, add), remove),
+	})
 }
 
 // acceptFixes returns the fixes a call sends: the client's, then the call's
