@@ -512,22 +512,19 @@ func countIn(d *jsontext.Decoder, at string, paths []string, counts []int) error
 	return d.SkipValue()
 }
 
-// readName reads the member name next in d, unquoted: the bytes in d's buffer
-// (valid until d reads on), or for a name with escapes or bytes outside ASCII
-// a copy, invalid UTF-8 replaced as encoding/json does.
-func readName(d *jsontext.Decoder) ([]byte, error) {
+// readString reads the JSON string next in d (a member name or a value),
+// unquoted: the bytes in d's buffer (valid until d reads on), or a copy for
+// one with escapes or invalid UTF-8 (replaced, as encoding/json does).
+func readString(d *jsontext.Decoder) ([]byte, error) {
 	raw, err := d.ReadValue()
 	if err != nil {
 		return nil, err
 	}
-	name := raw[1 : len(raw)-1]
-	for _, c := range name {
-		if c == '\\' || c >= utf8.RuneSelf {
-			name, _ = jsontext.AppendUnquote(nil, raw)
-			break
-		}
+	text := raw[1 : len(raw)-1]
+	if bytes.IndexByte(text, '\\') >= 0 || !utf8.Valid(text) {
+		text, _ = jsontext.AppendUnquote(nil, raw)
 	}
-	return name, nil
+	return text, nil
 }
 
 // isName reports whether a member name matches a field's name as
@@ -552,13 +549,9 @@ func readText(d *jsontext.Decoder, s *string, field string) error {
 		}
 		return &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[string](), Field: field}
 	}
-	raw, err := d.ReadValue()
+	text, err := readString(d)
 	if err != nil {
 		return err
-	}
-	text := raw[1 : len(raw)-1]
-	if bytes.IndexByte(text, '\\') >= 0 || !utf8.Valid(text) {
-		text, _ = jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
 	}
 	*s = recentText(text)
 	return nil

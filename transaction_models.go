@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -525,13 +524,9 @@ func (x *dateTimeField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		var s *string
 		return jsonv2.UnmarshalDecode(d, &s) // null, or the error a *string gives
 	}
-	raw, err := d.ReadValue()
+	text, err := readString(d)
 	if err != nil {
 		return err
-	}
-	text := raw[1 : len(raw)-1]
-	if bytes.IndexByte(text, '\\') >= 0 || !utf8.Valid(text) {
-		text, _ = jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
 	}
 	if len(text) == 0 {
 		return nil

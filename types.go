@@ -98,7 +98,7 @@ func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if d.PeekKind() != '{' {
 		return jsonv2.UnmarshalDecode(d, new(struct{})) // null, or the error a struct gives
 	}
-	// Read member by member (readName, readText): an answer holds an
+	// Read member by member (readString, readText): an answer holds an
 	// amount or two per entry, and json/v2's struct decoding costs more.
 	if _, err := d.ReadToken(); err != nil { // '{'
 		return err
@@ -106,7 +106,7 @@ func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	var cur, amount string
 	var amountErr error
 	for d.PeekKind() != '}' {
-		name, err := readName(d)
+		name, err := readString(d)
 		if err != nil {
 			return err
 		}
