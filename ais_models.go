@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
-	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -200,16 +199,7 @@ type Balance struct {
 // UnmarshalJSONFrom decodes a balance, lastChangeDateTime with or without a
 // colon in its offset; null leaves it as it is.
 func (b *Balance) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	if null, err := unmarshalJSONFromNull(d); null {
-		return err
-	}
-	*b = Balance{}
-	w := (*balanceWire)(unsafe.Pointer(b))
-	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
-		w.LastChangeDateTime.t = nil
-		return err
-	}
-	return w.LastChangeDateTime.check("lastChangeDateTime")
+	return decodeWithDateTime(d, b, func(w *balanceWire) *dateTimeField { return &w.LastChangeDateTime }, "lastChangeDateTime")
 }
 
 // balanceWire is a Balance as it is decoded (TestWireLayouts):

@@ -426,16 +426,8 @@ type CardTransaction struct {
 // acceptorTransactionDateTime with or without a colon in its offset;
 // members it does not name go to Extra. null leaves it as it is.
 func (t *CardTransaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	if null, err := unmarshalJSONFromNull(d); null {
-		return err
-	}
-	*t = CardTransaction{}
-	w := (*cardTransactionWire)(unsafe.Pointer(t))
-	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
-		w.AcceptorTransactionDateTime.t = nil
-		return err
-	}
-	return w.AcceptorTransactionDateTime.check("acceptorTransactionDateTime")
+	return decodeWithDateTime(d, t, func(w *cardTransactionWire) *dateTimeField { return &w.AcceptorTransactionDateTime },
+		"acceptorTransactionDateTime")
 }
 
 // cardTransactionWire is a CardTransaction as it is decoded (the same
@@ -541,6 +533,23 @@ func (x *dateTimeField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	x.t = &invalidDateTime
 	return nil
+}
+
+// decodeWithDateTime decodes the value next in d into *m through its wire
+// W, the same fields at the same offsets (TestWireLayouts), and checks W's
+// one date-time field (dt) naming field; null leaves *m as it is.
+func decodeWithDateTime[M, W any](d *jsontext.Decoder, m *M, dt func(*W) *dateTimeField, field string) error {
+	if null, err := unmarshalJSONFromNull(d); null {
+		return err
+	}
+	var zero M
+	*m = zero
+	w := (*W)(unsafe.Pointer(m))
+	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
+		dt(w).t = nil
+		return err
+	}
+	return dt(w).check(field)
 }
 
 // check is the error naming field of a text that is no date-time with an
