@@ -198,9 +198,8 @@ func (s *Server) sandboxSetBalance(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	a, ok := s.bank.Account(r.PathValue("mockAccountId"))
+	a, ok := s.accountAt(w, r, "mockAccountId", false)
 	if !ok {
-		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAccountId", "unknown account")
 		return
 	}
 	amount, path := req.BalanceAmount, "balanceAmount"
@@ -224,6 +223,27 @@ func (s *Server) sandboxSetBalance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"balances": balancesOf(&a)})
+}
+
+// accountAt is the account the path parameter param names (with card,
+// a card account); false, with a 404 written, when the bank has none.
+func (s *Server) accountAt(w http.ResponseWriter, r *http.Request, param string, card bool) (bank.Account, bool) {
+	a, ok := s.bank.Account(r.PathValue(param))
+	if !ok || card && !a.Card {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", param, "unknown account")
+		return a, false
+	}
+	return a, true
+}
+
+// agreementAt is the agreement of the path parameter mockAgreementId;
+// false, with a 404 written, when the bank has none.
+func (s *Server) agreementAt(w http.ResponseWriter, r *http.Request) (bank.Agreement, bool) {
+	ag, ok := s.bank.Agreement(r.PathValue("mockAgreementId"))
+	if !ok {
+		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAgreementId", "unknown agreement")
+	}
+	return ag, ok
 }
 
 // SetBalance sets the booked balance of an account (minor units are not

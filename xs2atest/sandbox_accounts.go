@@ -253,9 +253,8 @@ func (s *Server) sandboxUpdateAccount(card bool) http.HandlerFunc {
 		if !decodeBody(w, r, &req) {
 			return
 		}
-		a, ok := s.bank.Account(r.PathValue(param))
-		if !ok { // a card route on an account: the bank answers 404
-			writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", param, "unknown account")
+		a, ok := s.accountAt(w, r, param, false) // UpdateAccount tells a card route on an account apart
+		if !ok {
 			return
 		}
 		ch, balance, e := accountChange(&req, &a)
@@ -479,9 +478,8 @@ func (s *Server) sandboxUpdateAgreement(w http.ResponseWriter, r *http.Request) 
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	ag, ok := s.bank.Agreement(r.PathValue("mockAgreementId"))
+	ag, ok := s.agreementAt(w, r)
 	if !ok {
-		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAgreementId", "unknown agreement")
 		return
 	}
 	if owner, e := req.owner(); e == nil && owner == "" {
@@ -509,9 +507,8 @@ func (s *Server) sandboxEngage(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &raw) {
 		return
 	}
-	ag, ok := s.bank.Agreement(r.PathValue("mockAgreementId"))
+	ag, ok := s.agreementAt(w, r)
 	if !ok {
-		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAgreementId", "unknown agreement")
 		return
 	}
 	var engs []engagementReq

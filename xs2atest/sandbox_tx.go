@@ -236,9 +236,8 @@ func (s *Server) sandboxAddTransactions(card bool) http.HandlerFunc {
 		if !decodeBody(w, r, &raw) {
 			return
 		}
-		a, ok := s.bank.Account(r.PathValue(param))
-		if !ok || card && !a.Card {
-			writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", param, "unknown account")
+		a, ok := s.accountAt(w, r, param, card)
+		if !ok {
 			return
 		}
 		var reqs []sandboxTx
@@ -282,9 +281,8 @@ func (s *Server) sandboxReplaceTransaction(w http.ResponseWriter, r *http.Reques
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	a, ok := s.bank.Account(r.PathValue("mockAccountId"))
+	a, ok := s.accountAt(w, r, "mockAccountId", false)
 	if !ok {
-		writeError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", "mockAccountId", "unknown account")
 		return
 	}
 	t, e := sandboxTransaction(&req, &a, bank.DateOf(s.now()))
