@@ -127,6 +127,15 @@ func TestRefusedBeforeSending(t *testing.T) {
 		{"an escaped slash that leads to balances", raw("/v1/accounts/A%2Fbalances"), "path", false},
 		{"an escaped slash twice", raw("/v1/accounts/A%252Fbalances"), "path", false},
 		{"plain dots", raw("/v1/accounts/B/../A/balances"), "path", true},
+		// Out of the base path and back: the dots are read once, below
+		// the base path, whatever the spelling or form of the href.
+		{"dots out of the base path", raw("/../../admin"), "path", true},
+		{"escaped dots out of the base path", raw("/%2e%2e/%2E%2E/admin"), "path", true},
+		{"an absolute href climbing out", raw(c.BaseURL() + "/v1/../../admin"), "path", true},
+		{"a link climbing out", func() error {
+			_, _, err := c.Payments.Get(ctx, aisPresent, Link{Href: "/v1/payments/p/X/../../../../admin"})
+			return err
+		}, "link", true},
 		{"id with a semicolon", balances("a;b"), "accountID", false},
 		{"id dot-dot-semicolon", balances("..;"), "accountID", true},
 		{"id with a backslash", balances(`a\b`), "accountID", false},
