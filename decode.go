@@ -412,7 +412,10 @@ func makeLists[T any](body pieces, paths []string, lists ...*[]T) (trim func()) 
 		counts = countLists(body, paths...)
 	}
 	for i, list := range lists {
-		n := int(lastLengths[paths[i]].Load())
+		n := 0
+		if last := lastLengths[paths[i]]; last != nil { // nil: a list key lastLengths does not name
+			n = int(last.Load())
+		}
 		if counts != nil {
 			n = counts[i]
 			if len(lists) == 1 {
@@ -429,7 +432,9 @@ func makeLists[T any](body pieces, paths []string, lists ...*[]T) (trim func()) 
 			case cap(l) > 2*len(l)+8:
 				*list = slices.Clone(l)
 			}
-			lastLengths[paths[i]].Store(int32(min(len(*list), maxHinted)))
+			if last := lastLengths[paths[i]]; last != nil {
+				last.Store(int32(min(len(*list), maxHinted)))
+			}
 		}
 	}
 }

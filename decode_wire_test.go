@@ -105,3 +105,13 @@ func TestCardListRepeatedMember(t *testing.T) {
 	var page cardTransactionReport
 	assert.EqualError(t, decodeJSON([]byte(body), &page), "xs2a: decoding acceptorTransactionDateTime: not an ISO 8601 date-time with an offset")
 }
+
+// TestListOfAnotherKey: a list answer under a key the remembered lengths do
+// not name decodes (it once found no counter and panicked).
+func TestListOfAnotherKey(t *testing.T) {
+	for _, key := range []string{"agreements", "items"} {
+		b := listBody[Account]{key: key}
+		require.NoError(t, unmarshal(pieces{[]byte(`{"` + key + `":[{"resourceId":"a"},{"resourceId":"b"}]}`)}, &b))
+		require.Len(t, b.list(), 2)
+	}
+}
