@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -199,8 +200,11 @@ type Balance struct {
 // UnmarshalJSONFrom decodes a balance, lastChangeDateTime with or without a
 // colon in its offset; null leaves it as it is.
 func (b *Balance) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	return decodeWithDateTime(d, b, func(w *balanceWire) *dateTimeField { return &w.LastChangeDateTime }, "lastChangeDateTime")
+	return decodeWire(d, b, (*balanceWire)(unsafe.Pointer(b)))
 }
+
+// finish checks lastChangeDateTime.
+func (w *balanceWire) finish() error { return w.LastChangeDateTime.check("lastChangeDateTime") }
 
 // balanceWire is a Balance as it is decoded (TestWireLayouts):
 // lastChangeDateTime through a dateTimeField.

@@ -18,6 +18,8 @@ func TestWireLayouts(t *testing.T) {
 		{reflect.TypeFor[cardTransactionWire](), reflect.TypeFor[CardTransaction]()},
 		{reflect.TypeFor[cardTransactionReportWire](), reflect.TypeFor[cardTransactionReport]()},
 		{reflect.TypeFor[balanceWire](), reflect.TypeFor[Balance]()},
+		{reflect.TypeFor[transactionWire](), reflect.TypeFor[Transaction]()},
+		{reflect.TypeFor[accountReportWire](), reflect.TypeFor[AccountReport]()},
 	} {
 		assertSameLayout(t, c.wire, c.model, c.model.Name())
 	}
@@ -25,7 +27,8 @@ func TestWireLayouts(t *testing.T) {
 
 func assertSameLayout(t *testing.T, wire, model reflect.Type, at string) {
 	t.Helper()
-	if wire == reflect.TypeFor[dateTimeField]() && model == reflect.TypeFor[*time.Time]() {
+	if wire == reflect.TypeFor[dateTimeField]() && model == reflect.TypeFor[*time.Time]() ||
+		wire == reflect.TypeFor[structuredField]() && model == reflect.TypeFor[*StructuredRemittance]() {
 		return
 	}
 	require.Equal(t, model.Kind(), wire.Kind(), at)
@@ -113,5 +116,49 @@ func TestListOfAnotherKey(t *testing.T) {
 		b := listBody[Account]{key: key}
 		require.NoError(t, unmarshal(pieces{[]byte(`{"` + key + `":[{"resourceId":"a"},{"resourceId":"b"}]}`)}, &b))
 		require.Len(t, b.list(), 2)
+	}
+}
+
+// TestTransactionListDecodesAsEntries: a page of transactions decodes its
+// lists as the entries' own UnmarshalJSONFrom gives them, values and first
+// error alike, lists repeated in the page included (the second is decoded
+// by the entries' method into the list the first left).
+func TestTransactionListDecodesAsEntries(t *testing.T) {
+	t.Parallel()
+	const full = `{"transactionId":"a","remittanceInformationStructured":{"reference":"1234","referenceType":"KID"},` +
+		`"remittanceInformationUnstructuredArray":["x","y"],"additionalInformationProprietaryA":"p","odd":1,` +
+		`"transactionAmount":{"currency":"NOK","amount":"-1.50"}}`
+	for _, c := range []struct{ name, booked string }{
+		{"good", `{"booked":[` + full + `,null,{"remittanceInformationStructured":"5555"}]}`},
+		{"repeated list", `{"booked":[` + full + `,` + full + `],"booked":[{"transactionId":"b"}]}`},
+		{"repeated list, longer", `{"booked":[{"transactionId":"b"}],"booked":[` + full + `,` + full + `]}`},
+		{"three lists", `{"booked":[` + full + `],"pending":[{"transactionId":"p"}],"information":[{"transactionId":"i"}]}`},
+		{"bad structured", `{"booked":[{"remittanceInformationStructured":5},` + full + `]}`},
+		{"bad amount after a bad structured", `{"booked":[{"remittanceInformationStructured":5},{"transactionAmount":{"amount":"x"}}]}`},
+		{"bad amount first", `{"booked":[{"transactionAmount":{"amount":"x"}},{"remittanceInformationStructured":5}]}`},
+		{"a number entry", `{"booked":[` + full + `,5]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := []byte(`{"transactions":` + c.booked + `}`)
+			var page TransactionReport
+			err := decodeJSON(body, &page)
+			var entries struct {
+				Transactions struct {
+					Booked      []Transaction `json:"booked,omitempty"`
+					Pending     []Transaction `json:"pending,omitempty"`
+					Information []Transaction `json:"information,omitempty"`
+				} `json:"transactions"`
+			}
+			want := decodeJSON(body, &entries)
+			if want != nil {
+				require.Error(t, err)
+				assert.Equal(t, want.Error(), err.Error())
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, entries.Transactions.Booked, page.Transactions.Booked)
+			assert.Equal(t, entries.Transactions.Pending, page.Transactions.Pending)
+			assert.Equal(t, entries.Transactions.Information, page.Transactions.Information)
+		})
 	}
 }

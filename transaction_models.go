@@ -2,6 +2,7 @@ package xs2a
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,62 +117,95 @@ type TransactionLinks struct {
 // into AdditionalInformationProprietary, and the other members it does not
 // name into Extra. null leaves it as it is.
 func (t *Transaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	return decodeWire(d, t, (*transactionWire)(unsafe.Pointer(t)))
+}
+
+// decodeWire decodes the value next in d into the model m through its
+// wire w, then finishes w; null leaves m as it is.
+func decodeWire[M any, W interface{ finish() error }](d *jsontext.Decoder, m *M, w W) error {
 	if null, err := unmarshalJSONFromNull(d); null {
 		return err
 	}
-	*t = Transaction{}
-	w := transactionWires.Get().(*transactionWire)
-	defer func() {
-		w.plainTransaction = nil // the pool keeps no transaction
-		transactionWires.Put(w)
-	}()
-	w.plainTransaction, w.Structured = (*plainTransaction)(t), w.Structured[:0]
-	t.RemittanceInformationUnstructuredArray = w.texts[:0]
+	*m = *new(M)
 	err := jsonv2.UnmarshalDecode(d, w)
-	t.RemittanceInformationUnstructuredArray = w.ownTexts(t.RemittanceInformationUnstructuredArray)
-	if err != nil {
-		return err
-	}
-	s, err := structuredRemittance(w.Structured)
-	if err != nil {
-		return err
-	}
-	t.RemittanceInformationStructured = s
-	t.takeProprietary()
-	return nil
+	return cmp.Or(err, w.finish())
 }
 
-// plainTransaction is a Transaction without its methods.
-type plainTransaction Transaction
-
-// transactionWire is what Transaction.UnmarshalJSONFrom decodes: the
-// transaction's fields, remittanceInformationStructured as it lies in the
-// answer (a string or an object). The wires are reused: a page decodes
-// hundreds.
+// transactionWire is a Transaction as it is decoded (the same fields at the
+// same offsets, TestWireLayouts): remittanceInformationStructured through a
+// structuredField, remittanceInformationUnstructuredArray through a
+// textsField, and no method of its own, so that json/v2 decodes a list of
+// them field by field.
 type transactionWire struct {
-	*plainTransaction `json:",embed"`
-	Structured        jsontext.Value `json:"remittanceInformationStructured"`
-	// texts is the room remittanceInformationUnstructuredArray is decoded
-	// in, then copied out at its length (ownTexts), not grown by copies.
-	texts [8]string
+	TransactionID                          string                 `json:"transactionId,omitempty"`
+	EntryReference                         string                 `json:"entryReference,omitempty"`
+	EndToEndID                             string                 `json:"endToEndId,omitempty"`
+	BatchIndicator                         *bool                  `json:"batchIndicator,omitempty"`
+	BatchNumberOfTransactions              int                    `json:"batchNumberOfTransactions,omitempty"`
+	MandateID                              string                 `json:"mandateId,omitempty"`
+	CheckID                                string                 `json:"checkId,omitempty"`
+	CreditorID                             string                 `json:"creditorId,omitempty"`
+	BookingDate                            Date                   `json:"bookingDate,omitzero"`
+	ValueDate                              Date                   `json:"valueDate,omitzero"`
+	TransactionAmount                      Amount                 `json:"transactionAmount"`
+	CurrencyExchange                       []ReportExchangeRate   `json:"currencyExchange,omitempty"`
+	CreditorName                           string                 `json:"creditorName,omitempty"`
+	CreditorAccount                        AccountReference       `json:"creditorAccount,omitzero"`
+	CreditorAgent                          string                 `json:"creditorAgent,omitempty"`
+	UltimateCreditor                       string                 `json:"ultimateCreditor,omitempty"`
+	DebtorName                             string                 `json:"debtorName,omitempty"`
+	DebtorAccount                          AccountReference       `json:"debtorAccount,omitzero"`
+	DebtorAgent                            string                 `json:"debtorAgent,omitempty"`
+	UltimateDebtor                         string                 `json:"ultimateDebtor,omitempty"`
+	RemittanceInformationUnstructured      string                 `json:"remittanceInformationUnstructured,omitempty"`
+	RemittanceInformationUnstructuredArray textsField             `json:"remittanceInformationUnstructuredArray,omitempty"`
+	RemittanceInformationStructured        structuredField        `json:"remittanceInformationStructured,omitempty"`
+	RemittanceInformationStructuredArray   []StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
+	EntryDetails                           json.RawMessage        `json:"entryDetails,omitempty"`
+	AdditionalInformation                  string                 `json:"additionalInformation,omitempty"`
+	AdditionalInformationStructured        json.RawMessage        `json:"additionalInformationStructured,omitempty"`
+	AdditionalInformationProprietary       map[string]string      `json:"-"`
+	PurposeCode                            string                 `json:"purposeCode,omitempty"`
+	BankTransactionCode                    TransactionCode        `json:"bankTransactionCode,omitzero"`
+	ProprietaryBankTransactionCode         TransactionCode        `json:"proprietaryBankTransactionCode,omitzero"`
+	BalanceAfterTransaction                *Balance               `json:"balanceAfterTransaction,omitempty"`
+	Links                                  TransactionLinks       `json:"_links,omitzero"`
+	Status                                 BookingStatus          `json:"-"`
+	Extra                                  Extra                  `json:",embed"`
 }
 
-// ownTexts is list, decoded into w.texts, as the transaction's own: nil when
-// absent, a copy at its length when it lies in w.texts, else list itself
-// (null, [], more than 8 elements). It zeroes w.texts for the next decoding.
-func (w *transactionWire) ownTexts(list []string) []string {
-	if cap(list) > 0 && unsafe.SliceData(list) == &w.texts[0] {
-		if len(list) == 0 {
-			list = nil // absent: json/v2 makes [] another empty list
-		} else {
-			list = slices.Clone(list)
+// finish checks remittanceInformationStructured and moves the
+// additionalInformationProprietary* members out of Extra.
+func (w *transactionWire) finish() error {
+	err := w.RemittanceInformationStructured.check()
+	(*Transaction)(unsafe.Pointer(w)).takeProprietary()
+	return err
+}
+
+// textsField is a list of texts decoded in a room of 8, then copied out at
+// its length, not grown by copies.
+type textsField []string
+
+var textRooms = sync.Pool{New: func() any { return new([8]string) }}
+
+// UnmarshalJSONFrom decodes the list; a repeated member into the list before.
+func (x *textsField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if *x != nil {
+		return jsonv2.UnmarshalDecode(d, (*[]string)(x))
+	}
+	room := textRooms.Get().(*[8]string)
+	*x = room[:0]
+	err := jsonv2.UnmarshalDecode(d, (*[]string)(x))
+	if list := *x; unsafe.SliceData(list) == &room[0] { // not null, [] or more than 8
+		*x = nil
+		if len(list) > 0 {
+			*x = slices.Clone(list)
 		}
 	}
-	clear(w.texts[:])
-	return list
+	clear(room[:])
+	textRooms.Put(room)
+	return err
 }
-
-var transactionWires = sync.Pool{New: func() any { return new(transactionWire) }}
 
 // takeProprietary moves the additionalInformationProprietary* members
 // from Extra into AdditionalInformationProprietary (null ones are
@@ -194,28 +228,49 @@ func (t *Transaction) takeProprietary() {
 	}
 }
 
-// structuredRemittance decodes the raw value of
-// remittanceInformationStructured: a string (into Reference) or an object;
-// nil when absent or null.
-func structuredRemittance(raw []byte) (*StructuredRemittance, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
-		return nil, nil
+// structuredField is remittanceInformationStructured as it is decoded: a
+// string (into Reference) or an object, the last member winning; null gives
+// none. A value that does not decode is held with its error until check.
+type structuredField struct{ s *StructuredRemittance }
+
+// heldStructured is a value held with its error: its Reference lies at
+// heldMark, where no decoded text does.
+type heldStructured struct {
+	StructuredRemittance
+	err error
+}
+
+var heldMark = new(byte)
+
+// UnmarshalJSONFrom reads the value next in d.
+func (x *structuredField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	raw, err := d.ReadValue()
+	if x.s = nil; err != nil || raw[0] == 'n' {
+		return err
 	}
-	var s StructuredRemittance
+	s := new(StructuredRemittance)
 	switch raw[0] {
 	case '"':
-		if err := decodeJSON(raw, &s.Reference); err != nil {
-			return nil, err
-		}
+		err = decodeJSON(raw, &s.Reference)
 	case '{':
-		if err := decodeJSON(raw, &s); err != nil {
-			return nil, err
-		}
+		err = decodeJSON(raw, s)
 	default:
-		return nil, errors.New("xs2a: decoding transaction: remittanceInformationStructured is neither a string nor an object")
+		err = errors.New("xs2a: decoding transaction: remittanceInformationStructured is neither a string nor an object")
 	}
-	return &s, nil
+	if x.s = s; err != nil {
+		x.s = &(&heldStructured{StructuredRemittance{Reference: unsafe.String(heldMark, 1)}, err}).StructuredRemittance
+	}
+	return nil
+}
+
+// check is the error of a value held, which it takes out; nil for another.
+func (x *structuredField) check() error {
+	if x.s == nil || unsafe.StringData(x.s.Reference) != heldMark {
+		return nil
+	}
+	err := (*heldStructured)(unsafe.Pointer(x.s)).err
+	x.s = nil
+	return err
 }
 
 // proprietaryText is the text of an additionalInformationProprietary*
@@ -426,8 +481,12 @@ type CardTransaction struct {
 // acceptorTransactionDateTime with or without a colon in its offset;
 // members it does not name go to Extra. null leaves it as it is.
 func (t *CardTransaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	return decodeWithDateTime(d, t, func(w *cardTransactionWire) *dateTimeField { return &w.AcceptorTransactionDateTime },
-		"acceptorTransactionDateTime")
+	return decodeWire(d, t, (*cardTransactionWire)(unsafe.Pointer(t)))
+}
+
+// finish checks acceptorTransactionDateTime.
+func (w *cardTransactionWire) finish() error {
+	return w.AcceptorTransactionDateTime.check("acceptorTransactionDateTime")
 }
 
 // cardTransactionWire is a CardTransaction as it is decoded (the same
@@ -459,28 +518,46 @@ type cardTransactionWire struct {
 	Extra                          Extra                `json:",embed"`
 }
 
-// cardTransactionList is a list of card transactions decoded as
-// cardTransactionWire, each checked as CardTransaction.UnmarshalJSONFrom
-// checks one, in order: the first failure is the list's error.
-type cardTransactionList []cardTransactionWire
+// wireList is a list of models M decoded as their wires W (the same
+// layout), each finished as M's UnmarshalJSONFrom finishes one, in order:
+// the first failure is the list's error. A list decoded again (a repeated
+// member) is decoded by M's method, which starts each entry afresh.
+type wireList[M, W any, P interface {
+	*W
+	finish() error
+}] []W
 
 // UnmarshalJSONFrom decodes the list.
-func (l *cardTransactionList) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	err := jsonv2.UnmarshalDecode(d, (*[]cardTransactionWire)(l))
+func (l *wireList[M, W, P]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if len(*l) > 0 {
+		return jsonv2.UnmarshalDecode(d, (*[]M)(unsafe.Pointer(l)))
+	}
+	err := jsonv2.UnmarshalDecode(d, (*[]W)(l))
 	done := len(*l) // entries decoded whole; an error leaves the last one part decoded
 	if err != nil {
 		done--
 	}
 	var first error
 	for i := range *l {
-		if e := (*l)[i].AcceptorTransactionDateTime.check("acceptorTransactionDateTime"); e != nil && i < done && first == nil {
+		if e := P(&(*l)[i]).finish(); e != nil && i < done && first == nil {
 			first = e
 		}
 	}
-	if first != nil {
-		return first
-	}
-	return err
+	return cmp.Or(first, err)
+}
+
+// accountReportWire is an AccountReport as it is decoded.
+type accountReportWire struct {
+	Booked      wireList[Transaction, transactionWire, *transactionWire] `json:"booked,omitempty"`
+	Pending     wireList[Transaction, transactionWire, *transactionWire] `json:"pending,omitempty"`
+	Information wireList[Transaction, transactionWire, *transactionWire] `json:"information,omitempty"`
+	Links       ReportLinks                                              `json:"_links,omitzero"`
+}
+
+// UnmarshalJSONFrom decodes a page of transactions as each transaction's
+// UnmarshalJSONFrom would.
+func (r *AccountReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	return jsonv2.UnmarshalDecode(d, (*accountReportWire)(unsafe.Pointer(r)))
 }
 
 // cardTransactionReportWire is a cardTransactionReport as it is decoded.
@@ -488,9 +565,9 @@ type cardTransactionReportWire struct {
 	CardAccount      AccountReference `json:"cardAccount,omitzero"`
 	DebitAccounting  *bool            `json:"debitAccounting,omitempty"`
 	CardTransactions struct {
-		Booked  cardTransactionList `json:"booked,omitempty"`
-		Pending cardTransactionList `json:"pending,omitempty"`
-		Links   cardReportLinks     `json:"_links,omitzero"`
+		Booked  wireList[CardTransaction, cardTransactionWire, *cardTransactionWire] `json:"booked,omitempty"`
+		Pending wireList[CardTransaction, cardTransactionWire, *cardTransactionWire] `json:"pending,omitempty"`
+		Links   cardReportLinks                                                      `json:"_links,omitzero"`
 	} `json:"cardTransactions"`
 	Balances []Balance `json:"balances,omitempty"`
 }
@@ -533,23 +610,6 @@ func (x *dateTimeField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	x.t = &invalidDateTime
 	return nil
-}
-
-// decodeWithDateTime decodes the value next in d into *m through its wire
-// W, the same fields at the same offsets (TestWireLayouts), and checks W's
-// one date-time field (dt) naming field; null leaves *m as it is.
-func decodeWithDateTime[M, W any](d *jsontext.Decoder, m *M, dt func(*W) *dateTimeField, field string) error {
-	if null, err := unmarshalJSONFromNull(d); null {
-		return err
-	}
-	var zero M
-	*m = zero
-	w := (*W)(unsafe.Pointer(m))
-	if err := jsonv2.UnmarshalDecode(d, w); err != nil {
-		dt(w).t = nil
-		return err
-	}
-	return dt(w).check(field)
 }
 
 // check is the error naming field of a text that is no date-time with an
