@@ -78,36 +78,26 @@ func adjustFixes(ctx context.Context, add, remove []AcceptFix) context.Context {
 	})
 }
 
-// acceptFixes returns the fixes a call sends: the client's, then the call's
-// own (callFixes, added by the SDK for an endpoint), then the context's
-// additions, less the context's removals, without duplicates.
-func acceptFixes(ctx context.Context, client, callFixes []AcceptFix) []AcceptFix {
+// acceptFixes returns the fixes a call sends and their x-accept-fix value:
+// the client's, then the call's own (callFixes, added by the SDK for an
+// endpoint), then the context's additions, less the context's removals,
+// without duplicates. It refuses a fix that cannot be sent in the header.
+func acceptFixes(ctx context.Context, client, callFixes []AcceptFix) (fixes []AcceptFix, header string, err error) {
 	adj, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
-	var out []AcceptFix
 	for _, list := range [][]AcceptFix{client, callFixes, adj.add} {
 		for _, f := range list {
-			if !slices.Contains(out, f) && !slices.Contains(adj.remove, f) {
-				out = append(out, f)
+			switch {
+			case slices.Contains(fixes, f) || slices.Contains(adj.remove, f):
+				continue
+			case !f.valid():
+				return nil, "", invalid("AcceptFix", "a value from the context cannot be sent in x-accept-fix")
+			case header == "":
+				header = string(f)
+			default:
+				header = header + "," + string(f)
 			}
+			fixes = append(fixes, f)
 		}
 	}
-	return out
-}
-
-// acceptFixHeader joins fixes into the header value.
-func acceptFixHeader(fixes []AcceptFix) string {
-	switch len(fixes) {
-	case 0:
-		return ""
-	case 1:
-		return string(fixes[0])
-	}
-	var b strings.Builder
-	for i, f := range fixes {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(string(f))
-	}
-	return b.String()
+	return fixes, header, nil
 }

@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -152,10 +153,12 @@ func (c *Client) run(ctx context.Context, cl *call, into any) outcome {
 }
 
 // prepare checks r and builds what each of its attempts sends: the URL,
-// the body, the x-accept-fix values and the header.
+// the body, the x-accept-fix values and the header (the Transport adds the
+// signature and what goes with it; each attempt its OAuth2 token).
 func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
+	h := make(http.Header, 8)
 	if r.psu != nil {
-		if err := r.psu.validate(); err != nil {
+		if err := r.psu.writeHeaders(h, r.psuContext); err != nil {
 			return nil, err
 		}
 	}
@@ -169,51 +172,31 @@ func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 			return nil, fmt.Errorf("xs2a: %s: encoding the request: %w", r.op, err)
 		}
 	}
-	fixes := acceptFixes(ctx, c.cfg.fixes, r.fixes)
-	for _, f := range fixes {
-		if !f.valid() {
-			return nil, invalid("AcceptFix", "a value from the context cannot be sent in x-accept-fix")
-		}
+	fixes, fixHeader, err := acceptFixes(ctx, c.cfg.fixes, r.fixes)
+	if err != nil {
+		return nil, err
 	}
-	cl := &call{r: r, u: u, body: body, fixes: fixes, requestID: uuid.NewString(),
+	cl := &call{r: r, u: u, body: body, fixes: fixes, requestID: uuid.NewString(), header: h,
 		budgeted: r.budgetEndpoint != "" && r.psu != nil && !r.psu.Present() && r.psu.ID != ""}
-	cl.header = c.header(r, cl.requestID, fixes, len(body) > 0)
 	cl.trace.WroteHeaders = cl.wrote
-	return cl, nil
-}
-
-// header builds the header every attempt of r sends (the Transport adds
-// the signature and what goes with it). Its own values share one slice.
-func (c *Client) header(r *request, requestID string, fixes []AcceptFix, hasBody bool) http.Header {
-	h := make(http.Header, 8)
-	vals := make([]string, 0, 6)
+	vals := make([]string, 0, 6) // the values set here share one slice
 	set := func(key, v string) { // key in canonical form
 		vals = append(vals, v)
 		h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
 	}
 	set("Accept", "application/json")
-	if hasBody {
+	if len(body) > 0 {
 		set("Content-Type", "application/json")
 	}
-	ua := c.cfg.userAgent
-	if ua == "" {
-		ua = "tppkit-xs2a-go/" + Version
-	}
-	set("User-Agent", ua)
-	set("X-Request-Id", requestID)
-	if v := acceptFixHeader(fixes); v != "" {
-		set("X-Accept-Fix", v)
+	set("User-Agent", cmp.Or(c.cfg.userAgent, "tppkit-xs2a-go/"+Version))
+	set("X-Request-Id", cl.requestID)
+	if fixHeader != "" {
+		set("X-Accept-Fix", fixHeader)
 	}
 	if c.cfg.aspspID != "" {
 		set("Aspsp-Id", c.cfg.aspspID)
 	}
-	if r.psu != nil {
-		r.psu.setHeaders(h)
-		if r.psuContext {
-			r.psu.setContextHeader(h)
-		}
-	}
-	return h
+	return cl, nil
 }
 
 // newHTTPRequest builds one attempt's request (each attempt is signed afresh
