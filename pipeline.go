@@ -22,7 +22,7 @@ const defaultTimeout = 30 * time.Second
 
 // Client.do runs a call in stages (docs/architecture.md): prepare once; per
 // attempt make the request, spend the budget, send, interpret (decode.go)
-// and decide (retry.go); then logCall.
+// and decide (retry.go); then log the call.
 
 // call is one logical call of Client.do: what each of its attempts sends,
 // and how many requests reached the wire.
@@ -36,9 +36,8 @@ type call struct {
 	// Transport signs a copy of it, and each attempt sets its token anew,
 	// so the attempts share it.
 	header   http.Header
-	budgeted bool      // a PSU-not-present call to a counted endpoint
-	spent    int       // calls taken from the access budget
-	start    time.Time // when the first attempt began, for the log
+	budgeted bool // a PSU-not-present call to a counted endpoint
+	spent    int  // calls taken from the access budget
 	// writes counts the requests written (httptrace WroteHeaders): one per
 	// attempt, as the Transport of a Client makes requests net/http cannot
 	// send again by itself, plus any a caller's RoundTripper or a followed
@@ -74,14 +73,16 @@ type outcome struct {
 }
 
 // do runs the pipeline for r (prepare; then per attempt send, interpret and
-// decide; then logCall) and decodes a 2xx body into into (when non-nil). It
-// returns the *Response whenever the bank answered. The call, its retries
-// and the reading of the answer end by the context's deadline, or by the
-// client's timeout when the context has none. A nil ctx is refused
-// (checkContext), for every call, which all come here.
+// decide) and decodes a 2xx body into into (when non-nil). It returns the
+// *Response whenever the bank answered. The call, its retries and the
+// reading of the answer end by the context's deadline, or by the client's
+// timeout when the context has none. A nil ctx is refused (checkContext).
+// A call that sent something is logged once when it ends (WithLogger): at
+// warn level when it failed (no answer, a refusal, a redirect not
+// followed), at debug level otherwise.
 func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error) {
-	if err := checkContext(ctx); err != nil {
-		return nil, err
+	if ctx == nil {
+		return nil, checkContext(ctx)
 	}
 	cl, err := c.prepare(ctx, r)
 	if err != nil {
@@ -93,9 +94,28 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 		defer cancel()
 	}
 	ctx = httptrace.WithClientTrace(ctx, &cl.trace) // counts the requests written
-	cl.start = time.Now()
+	start := time.Now()
 	o := c.run(ctx, cl, into)
-	c.logCall(ctx, cl, o)
+	level := slog.LevelDebug
+	if o.warn {
+		level = slog.LevelWarn
+	}
+	if o.attempts > 0 && c.cfg.logger != nil && c.cfg.logger.Enabled(ctx, level) {
+		attrs := []slog.Attr{
+			slog.String("op", r.op),
+			slog.String("method", r.method),
+			slog.String("request_id", cl.requestID),
+			slog.Int("attempt", o.attempts),
+			slog.Duration("duration", time.Since(start)),
+		}
+		if o.status != 0 {
+			attrs = append(attrs, slog.Int("status", o.status))
+		}
+		if o.warn && o.err != nil {
+			attrs = append(attrs, errorAttr(o.err, r.ids()))
+		}
+		c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
+	}
 	return o.resp, o.err
 }
 
@@ -279,32 +299,4 @@ func (c *Client) spend(ctx context.Context, cl *call, n int) error {
 		cl.spent++
 	}
 	return nil
-}
-
-// logCall logs the call once, when it ends (WithLogger): at warn level
-// when it failed (no answer, a refusal, a redirect not followed), at debug
-// level otherwise. A call that sent nothing is not logged.
-func (c *Client) logCall(ctx context.Context, cl *call, o outcome) {
-	level := slog.LevelDebug
-	if o.warn {
-		level = slog.LevelWarn
-	}
-	if o.attempts == 0 || c.cfg.logger == nil || !c.cfg.logger.Enabled(ctx, level) {
-		return
-	}
-	r := cl.r
-	attrs := []slog.Attr{
-		slog.String("op", r.op),
-		slog.String("method", r.method),
-		slog.String("request_id", cl.requestID),
-		slog.Int("attempt", o.attempts),
-		slog.Duration("duration", time.Since(cl.start)),
-	}
-	if o.status != 0 {
-		attrs = append(attrs, slog.Int("status", o.status))
-	}
-	if o.warn && o.err != nil {
-		attrs = append(attrs, errorAttr(o.err, r.ids()))
-	}
-	c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
 }

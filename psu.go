@@ -32,16 +32,17 @@ func (p PSU) Present() bool { return p.IPAddress != "" }
 // to h, PSU-Context only when withContext (the calls that take it). Nothing
 // is written when a field is refused.
 func (p PSU) writeHeaders(h http.Header, withContext bool) error {
-	if p.ID != "" && !isUUID(p.ID) {
-		return invalid("PSU.ID", "must be the RFC 4122 UUID from the SCA callback (psu-id)")
+	for _, id := range [...]struct{ field, v, from string }{
+		{"PSU.ID", p.ID, "the SCA callback (psu-id)"},
+		{"PSU.CorporateID", p.CorporateID, "the SCA callback or Agreements"},
+	} {
+		// The canonical 8-4-4-4-12 hex form (either case) only.
+		if id.v != "" && (len(id.v) != 36 || uuid.Validate(id.v) != nil) {
+			return invalid(id.field, "must be the RFC 4122 UUID from %s", id.from)
+		}
 	}
-	if p.CorporateID != "" {
-		if !isUUID(p.CorporateID) {
-			return invalid("PSU.CorporateID", "must be the RFC 4122 UUID from the SCA callback or Agreements")
-		}
-		if p.ID == "" {
-			return invalid("PSU.CorporateID", "needs PSU.ID as well")
-		}
+	if p.CorporateID != "" && p.ID == "" {
+		return invalid("PSU.CorporateID", "needs PSU.ID as well")
 	}
 	if p.IPAddress != "" {
 		// netip accepts an IPv6 zone ("fe80::1%eth0") of any bytes, CR and
@@ -77,10 +78,6 @@ func (p PSU) writeHeaders(h http.Header, withContext bool) error {
 	}
 	return nil
 }
-
-// isUUID reports whether s is an RFC 4122 UUID in the canonical 8-4-4-4-12
-// hex form (either case).
-func isUUID(s string) bool { return len(s) == 36 && uuid.Validate(s) == nil }
 
 // headerSafe reports whether s is 1..max printable ASCII characters.
 func headerSafe(s string, max int) bool {
