@@ -77,27 +77,3 @@ func adjustFixes(ctx context.Context, add, remove []AcceptFix) context.Context {
 		remove: slices.Concat(less(cur.remove, add), remove),
 	})
 }
-
-// acceptFixes returns the fixes a call sends and their x-accept-fix value:
-// the client's, then the call's own (callFixes, added by the SDK for an
-// endpoint), then the context's additions, less the context's removals,
-// without duplicates. It refuses a fix that cannot be sent in the header.
-func acceptFixes(ctx context.Context, client, callFixes []AcceptFix) (fixes []AcceptFix, header string, err error) {
-	adj, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
-	for _, list := range [][]AcceptFix{client, callFixes, adj.add} {
-		for _, f := range list {
-			switch {
-			case slices.Contains(fixes, f) || slices.Contains(adj.remove, f):
-				continue
-			case !f.valid():
-				return nil, "", invalid("AcceptFix", "a value from the context cannot be sent in x-accept-fix")
-			case header == "":
-				header = string(f)
-			default:
-				header = header + "," + string(f)
-			}
-			fixes = append(fixes, f)
-		}
-	}
-	return fixes, header, nil
-}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -217,6 +218,30 @@ func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 		set("Aspsp-Id", c.cfg.aspspID)
 	}
 	return cl, nil
+}
+
+// acceptFixes returns the fixes a call sends and their x-accept-fix value:
+// the client's, then the call's own (callFixes, added by the SDK for an
+// endpoint), then the context's additions, less the context's removals,
+// without duplicates. It refuses a fix that cannot be sent in the header.
+func acceptFixes(ctx context.Context, client, callFixes []AcceptFix) (fixes []AcceptFix, header string, err error) {
+	adj, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
+	for _, list := range [][]AcceptFix{client, callFixes, adj.add} {
+		for _, f := range list {
+			switch {
+			case slices.Contains(fixes, f) || slices.Contains(adj.remove, f):
+				continue
+			case !f.valid():
+				return nil, "", invalid("AcceptFix", "a value from the context cannot be sent in x-accept-fix")
+			case header == "":
+				header = string(f)
+			default:
+				header = header + "," + string(f)
+			}
+			fixes = append(fixes, f)
+		}
+	}
+	return fixes, header, nil
 }
 
 // newHTTPRequest builds one attempt's request (each attempt is signed afresh
