@@ -77,37 +77,3 @@ func adjustFixes(ctx context.Context, add, remove []AcceptFix) context.Context {
 		remove: slices.Concat(less(cur.remove, add), remove),
 	})
 }
-
-// acceptFixes returns the fixes a call sends: the client's, then the call's
-// own (callFixes, added by the SDK for an endpoint), then the context's
-// additions, less the context's removals, without duplicates.
-func acceptFixes(ctx context.Context, client, callFixes []AcceptFix) []AcceptFix {
-	adj, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
-	var out []AcceptFix
-	for _, list := range [][]AcceptFix{client, callFixes, adj.add} {
-		for _, f := range list {
-			if !slices.Contains(out, f) && !slices.Contains(adj.remove, f) {
-				out = append(out, f)
-			}
-		}
-	}
-	return out
-}
-
-// acceptFixHeader joins fixes into the header value.
-func acceptFixHeader(fixes []AcceptFix) string {
-	switch len(fixes) {
-	case 0:
-		return ""
-	case 1:
-		return string(fixes[0])
-	}
-	var b strings.Builder
-	for i, f := range fixes {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(string(f))
-	}
-	return b.String()
-}

@@ -29,7 +29,9 @@ func TestAcceptFixesCompose(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, acceptFixHeader(acceptFixes(tt.ctx, tt.client, tt.call)))
+			_, got, err := acceptFixes(tt.ctx, tt.client, tt.call)
+			assert.NoError(t, err)
+			assert.Equal(t, tt.want, got)
 		})
 	}
 	assert.True(t, AmountAsString.Default())

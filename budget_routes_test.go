@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -381,4 +382,29 @@ func FuzzBankView(f *testing.F) {
 			}
 		}
 	})
+}
+
+// dotSpelling reports whether seg is a dot segment in any of the spellings
+// a servlet container or gateway resolves: "." or "..", with ";params"
+// ("..;x"), escaped once or twice ("%2e%2e", "%252e"), or as a piece
+// between encoded slashes or backslashes ("a%2F.."). FuzzBankView's
+// oracle, written apart from bankSegment.
+func dotSpelling(seg string) bool {
+	s := seg
+	for range 3 {
+		for piece := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == '/' || r == '\\' }) {
+			piece, _, _ = strings.Cut(piece, ";")
+			if piece == "." || piece == ".." {
+				return true
+			}
+		}
+		if strings.IndexByte(s, '%') < 0 {
+			return false
+		}
+		var err error
+		if s, err = url.PathUnescape(s); err != nil {
+			return false
+		}
+	}
+	return false
 }

@@ -210,7 +210,8 @@ func (c *Client) sameOrigin(u *url.URL) bool {
 // with no dot segment that would take it out at the server.
 func (c *Client) underBasePath(p string) bool {
 	path, err := url.PathUnescape(p)
-	return err == nil && c.inBasePath(p) && !hasDotSegment(path)
+	in := c.basePath == "" || p == c.basePath || strings.HasPrefix(p, c.basePath+"/")
+	return err == nil && in && !hasDotSegment(path)
 }
 
 // Response is the bank's answer to a successful call; its body is read and closed.

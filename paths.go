@@ -115,18 +115,13 @@ type route struct {
 	sub     string // transaction or authorisation id
 }
 
-// budget is the access budget's endpoint and account of a request routed
-// to rt; "" for an endpoint the budget does not count.
-func (rt route) budget() (BudgetEndpoint, string) {
-	switch rt.kind {
-	case routeBalances, routeCardBalances:
-		return BudgetBalances, rt.id
-	case routeTransactions:
-		return BudgetTransactions, rt.id
-	case routeTransaction:
-		return BudgetTransaction, rt.id
-	}
-	return "", ""
+// routeBudgets are the access budget's endpoints by the route they count
+// (docs/interface.md L1, L2); "" for a route the budget does not count.
+var routeBudgets = [len(routeNames)]BudgetEndpoint{
+	routeBalances:     BudgetBalances,
+	routeCardBalances: BudgetBalances,
+	routeTransactions: BudgetTransactions,
+	routeTransaction:  BudgetTransaction,
 }
 
 // routeRule is what a request's path may route to.
@@ -137,19 +132,6 @@ type routeRule struct {
 	field string
 	kinds []routeKind // the endpoints allowed; nil: any
 	id    string      // when set, the id the route must hold (a walk's account)
-}
-
-// check refuses rt, in a *ValidationError naming field, when the rule does
-// not allow it.
-func (rr routeRule) check(rt route, field string) error {
-	if len(rr.kinds) == 0 || slices.Contains(rr.kinds, rt.kind) && (rr.id == "" || rr.id == rt.id) {
-		return nil
-	}
-	want := rr.kinds[0].String()
-	if rr.id != "" {
-		want = "the same " + strings.TrimPrefix(want, "an ")
-	}
-	return invalid(field, "leads at the bank to %s, not to %s", rt.kind, want)
 }
 
 // maxRouteSegments is the most segments a named endpoint has.
@@ -190,68 +172,48 @@ func bankView(p, field string) (route, error) {
 	return rt, nil
 }
 
-// bankSegment checks one escaped segment (not empty) and returns it
-// unescaped.
+// bankSegment checks one escaped segment (not empty) as the bank's server
+// may read it: as it is, unescaped once and unescaped twice. It returns the
+// segment unescaped once. A dot segment in any reading (".", "..", "..;x",
+// "%2e%2e", "%252e", a piece between escaped slashes or backslashes) is
+// refused before anything else, as errDotSegment.
 func bankSegment(seg, field string) (string, error) {
-	if dotSpelling(seg) {
-		return "", errDotSegment(field)
-	}
-	if strings.IndexByte(seg, ';') >= 0 {
-		return "", invalid(field, "holds a ';', which starts path parameters the bank's server drops")
-	}
-	if strings.IndexByte(seg, '%') < 0 {
-		if strings.IndexByte(seg, '\\') >= 0 {
-			return "", invalid(field, "holds a '\\', which the bank's server may read as '/'")
-		}
-		return seg, nil
-	}
-	d, err := url.PathUnescape(seg)
-	if err != nil {
-		return "", invalid(field, "has a malformed escape")
-	}
-	// Once unescaped, and once more for a server that unescapes twice.
-	for i, s := 0, d; i < 2; i++ {
-		switch {
-		case strings.ContainsAny(s, ";\\"):
-			return "", invalid(field, "holds an escaped ';' or '\\', which the bank's server may read as a path parameter or '/'")
-		case !utf8.ValidString(s):
-			return "", invalid(field, "holds bytes that are not UTF-8 once unescaped (an overlong '.' or '/')")
-		}
-		if strings.IndexByte(s, '%') < 0 {
-			break
-		}
-		if s, err = url.PathUnescape(s); err != nil {
-			break // "100%": no second unescaping reads it
-		}
-	}
-	if strings.Contains(seg, "%2e") || strings.Contains(seg, "%2E") || strings.Contains(d, "%2e") || strings.Contains(d, "%2E") {
-		return "", invalid(field, "holds an escaped '.', which the bank's server may read as a dot segment")
-	}
-	return d, nil
-}
-
-// dotSpelling reports whether seg is a dot segment in any of the spellings
-// a servlet container or gateway resolves: "." or "..", with ";params"
-// ("..;x"), escaped once or twice ("%2e%2e", "%252e"), or as a piece
-// between encoded slashes or backslashes ("a%2F..").
-func dotSpelling(seg string) bool {
-	s := seg
-	for range 3 {
+	var refused error // the first refusal but a dot segment
+	d, s := seg, seg
+	for level := 0; ; level++ {
 		for piece := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == '/' || r == '\\' }) {
-			piece, _, _ = strings.Cut(piece, ";")
-			if piece == "." || piece == ".." {
-				return true
+			if piece, _, _ = strings.Cut(piece, ";"); piece == "." || piece == ".." {
+				return "", errDotSegment(field)
 			}
 		}
-		if strings.IndexByte(s, '%') < 0 {
-			return false
+		switch {
+		case refused != nil:
+		case strings.ContainsAny(s, ";\\"):
+			refused = invalid(field, "holds a ';' or '\\', raw or escaped, which the bank's server may read as a path parameter or '/'")
+		case !utf8.ValidString(s):
+			refused = invalid(field, "holds bytes that are not UTF-8 once unescaped (an overlong '.' or '/')")
+		case level < 2 && (strings.Contains(s, "%2e") || strings.Contains(s, "%2E")):
+			refused = invalid(field, "holds an escaped '.', which the bank's server may read as a dot segment")
 		}
-		var err error
-		if s, err = url.PathUnescape(s); err != nil {
-			return false
+		if level == 2 || strings.IndexByte(s, '%') < 0 {
+			break
 		}
+		next, err := url.PathUnescape(s)
+		if err != nil {
+			if level == 0 && refused == nil {
+				refused = invalid(field, "has a malformed escape")
+			}
+			break // "100%" once unescaped: no second unescaping reads it
+		}
+		if level == 0 {
+			d = next
+		}
+		s = next
 	}
-	return false
+	if refused != nil {
+		return "", refused
+	}
+	return d, nil
 }
 
 // sameWhenSplit refuses segs (unescaped, routed to rt) when reading their
@@ -377,13 +339,20 @@ func (c *Client) target(r *request) (*url.URL, error) {
 		return nil, invalid(field, "is not under the base path")
 	}
 	rt, err := bankView(p, field)
-	if err == nil {
-		err = r.rule.check(rt, field)
-	}
 	if err != nil {
 		return nil, err
 	}
-	r.budgetEndpoint, r.accountID = rt.budget()
+	if rr := r.rule; len(rr.kinds) > 0 && !(slices.Contains(rr.kinds, rt.kind) && (rr.id == "" || rr.id == rt.id)) {
+		want := rr.kinds[0].String()
+		if rr.id != "" {
+			want = "the same " + strings.TrimPrefix(want, "an ")
+		}
+		return nil, invalid(field, "leads at the bank to %s, not to %s", rt.kind, want)
+	}
+	r.budgetEndpoint, r.accountID = routeBudgets[rt.kind], ""
+	if r.budgetEndpoint != "" {
+		r.accountID = rt.id
+	}
 	if len(r.query) > 0 {
 		q := u.Query()
 		for k, vs := range r.query {
@@ -392,11 +361,6 @@ func (c *Client) target(r *request) (*url.URL, error) {
 		u.RawQuery = q.Encode()
 	}
 	return u, nil
-}
-
-// inBasePath reports whether an escaped path starts with the base path.
-func (c *Client) inBasePath(p string) bool {
-	return c.basePath == "" || p == c.basePath || strings.HasPrefix(p, c.basePath+"/")
 }
 
 // hasDotSegment reports a "." or ".." segment in an unescaped path ("..",
@@ -435,18 +399,16 @@ func (c *Client) resolveAs(href, field string) (*url.URL, error) {
 	if u.Fragment != "" || u.User != nil {
 		return nil, invalid(field, "must have no fragment or user info")
 	}
-	p := u.EscapedPath()
-	if u.IsAbs() || u.Host != "" {
-		if !c.sameOrigin(u) || !c.inBasePath(p) {
-			return nil, ErrCrossOrigin
-		}
-	} else {
-		if !strings.HasPrefix(p, "/") {
-			p = "/" + p
-		}
-		if !c.inBasePath(p) {
-			p = c.basePath + p
-		}
+	p, abs := u.EscapedPath(), u.IsAbs() || u.Host != ""
+	if !abs && !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	in := c.basePath == "" || p == c.basePath || strings.HasPrefix(p, c.basePath+"/")
+	switch {
+	case abs && (!in || !c.sameOrigin(u)):
+		return nil, ErrCrossOrigin
+	case !in:
+		p = c.basePath + p
 	}
 	path, err := url.PathUnescape(p)
 	if err != nil {

@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -21,7 +23,7 @@ const defaultTimeout = 30 * time.Second
 
 // Client.do runs a call in stages (docs/architecture.md): prepare once; per
 // attempt make the request, spend the budget, send, interpret (decode.go)
-// and decide (retry.go); then logCall.
+// and decide (retry.go); then log the call.
 
 // call is one logical call of Client.do: what each of its attempts sends,
 // and how many requests reached the wire.
@@ -35,9 +37,8 @@ type call struct {
 	// Transport signs a copy of it, and each attempt sets its token anew,
 	// so the attempts share it.
 	header   http.Header
-	budgeted bool      // a PSU-not-present call to a counted endpoint
-	spent    int       // calls taken from the access budget
-	start    time.Time // when the first attempt began, for the log
+	budgeted bool // a PSU-not-present call to a counted endpoint
+	spent    int  // calls taken from the access budget
 	// writes counts the requests written (httptrace WroteHeaders): one per
 	// attempt, as the Transport of a Client makes requests net/http cannot
 	// send again by itself, plus any a caller's RoundTripper or a followed
@@ -73,14 +74,16 @@ type outcome struct {
 }
 
 // do runs the pipeline for r (prepare; then per attempt send, interpret and
-// decide; then logCall) and decodes a 2xx body into into (when non-nil). It
-// returns the *Response whenever the bank answered. The call, its retries
-// and the reading of the answer end by the context's deadline, or by the
-// client's timeout when the context has none. A nil ctx is refused
-// (checkContext), for every call, which all come here.
+// decide) and decodes a 2xx body into into (when non-nil). It returns the
+// *Response whenever the bank answered. The call, its retries and the
+// reading of the answer end by the context's deadline, or by the client's
+// timeout when the context has none. A nil ctx is refused (checkContext).
+// A call that sent something is logged once when it ends (WithLogger): at
+// warn level when it failed (no answer, a refusal, a redirect not
+// followed), at debug level otherwise.
 func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error) {
-	if err := checkContext(ctx); err != nil {
-		return nil, err
+	if ctx == nil {
+		return nil, checkContext(ctx)
 	}
 	cl, err := c.prepare(ctx, r)
 	if err != nil {
@@ -92,9 +95,28 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 		defer cancel()
 	}
 	ctx = httptrace.WithClientTrace(ctx, &cl.trace) // counts the requests written
-	cl.start = time.Now()
+	start := time.Now()
 	o := c.run(ctx, cl, into)
-	c.logCall(ctx, cl, o)
+	level := slog.LevelDebug
+	if o.warn {
+		level = slog.LevelWarn
+	}
+	if o.attempts > 0 && c.cfg.logger != nil && c.cfg.logger.Enabled(ctx, level) {
+		attrs := []slog.Attr{
+			slog.String("op", r.op),
+			slog.String("method", r.method),
+			slog.String("request_id", cl.requestID),
+			slog.Int("attempt", o.attempts),
+			slog.Duration("duration", time.Since(start)),
+		}
+		if o.status != 0 {
+			attrs = append(attrs, slog.Int("status", o.status))
+		}
+		if o.warn && o.err != nil {
+			attrs = append(attrs, errorAttr(o.err, r.ids()))
+		}
+		c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
+	}
 	return o.resp, o.err
 }
 
@@ -152,10 +174,12 @@ func (c *Client) run(ctx context.Context, cl *call, into any) outcome {
 }
 
 // prepare checks r and builds what each of its attempts sends: the URL,
-// the body, the x-accept-fix values and the header.
+// the body, the x-accept-fix values and the header (the Transport adds the
+// signature and what goes with it; each attempt its OAuth2 token).
 func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
+	h := make(http.Header, 8)
 	if r.psu != nil {
-		if err := r.psu.validate(); err != nil {
+		if err := r.psu.writeHeaders(h, r.psuContext); err != nil {
 			return nil, err
 		}
 	}
@@ -169,51 +193,55 @@ func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 			return nil, fmt.Errorf("xs2a: %s: encoding the request: %w", r.op, err)
 		}
 	}
-	fixes := acceptFixes(ctx, c.cfg.fixes, r.fixes)
-	for _, f := range fixes {
-		if !f.valid() {
-			return nil, invalid("AcceptFix", "a value from the context cannot be sent in x-accept-fix")
-		}
+	fixes, fixHeader, err := acceptFixes(ctx, c.cfg.fixes, r.fixes)
+	if err != nil {
+		return nil, err
 	}
-	cl := &call{r: r, u: u, body: body, fixes: fixes, requestID: uuid.NewString(),
+	cl := &call{r: r, u: u, body: body, fixes: fixes, requestID: uuid.NewString(), header: h,
 		budgeted: r.budgetEndpoint != "" && r.psu != nil && !r.psu.Present() && r.psu.ID != ""}
-	cl.header = c.header(r, cl.requestID, fixes, len(body) > 0)
 	cl.trace.WroteHeaders = cl.wrote
-	return cl, nil
-}
-
-// header builds the header every attempt of r sends (the Transport adds
-// the signature and what goes with it). Its own values share one slice.
-func (c *Client) header(r *request, requestID string, fixes []AcceptFix, hasBody bool) http.Header {
-	h := make(http.Header, 8)
-	vals := make([]string, 0, 6)
+	vals := make([]string, 0, 6) // the values set here share one slice
 	set := func(key, v string) { // key in canonical form
 		vals = append(vals, v)
 		h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
 	}
 	set("Accept", "application/json")
-	if hasBody {
+	if len(body) > 0 {
 		set("Content-Type", "application/json")
 	}
-	ua := c.cfg.userAgent
-	if ua == "" {
-		ua = "tppkit-xs2a-go/" + Version
-	}
-	set("User-Agent", ua)
-	set("X-Request-Id", requestID)
-	if v := acceptFixHeader(fixes); v != "" {
-		set("X-Accept-Fix", v)
+	set("User-Agent", cmp.Or(c.cfg.userAgent, "tppkit-xs2a-go/"+Version))
+	set("X-Request-Id", cl.requestID)
+	if fixHeader != "" {
+		set("X-Accept-Fix", fixHeader)
 	}
 	if c.cfg.aspspID != "" {
 		set("Aspsp-Id", c.cfg.aspspID)
 	}
-	if r.psu != nil {
-		r.psu.setHeaders(h)
-		if r.psuContext {
-			r.psu.setContextHeader(h)
+	return cl, nil
+}
+
+// acceptFixes returns the fixes a call sends and their x-accept-fix value:
+// the client's, then the call's own (callFixes, added by the SDK for an
+// endpoint), then the context's additions, less the context's removals,
+// without duplicates. It refuses a fix that cannot be sent in the header.
+func acceptFixes(ctx context.Context, client, callFixes []AcceptFix) (fixes []AcceptFix, header string, err error) {
+	adj, _ := ctx.Value(acceptFixKey{}).(acceptFixCtx)
+	for _, list := range [][]AcceptFix{client, callFixes, adj.add} {
+		for _, f := range list {
+			switch {
+			case slices.Contains(fixes, f) || slices.Contains(adj.remove, f):
+				continue
+			case !f.valid():
+				return nil, "", invalid("AcceptFix", "a value from the context cannot be sent in x-accept-fix")
+			case header == "":
+				header = string(f)
+			default:
+				header = header + "," + string(f)
+			}
+			fixes = append(fixes, f)
 		}
 	}
-	return h
+	return fixes, header, nil
 }
 
 // newHTTPRequest builds one attempt's request (each attempt is signed afresh
@@ -296,32 +324,4 @@ func (c *Client) spend(ctx context.Context, cl *call, n int) error {
 		cl.spent++
 	}
 	return nil
-}
-
-// logCall logs the call once, when it ends (WithLogger): at warn level
-// when it failed (no answer, a refusal, a redirect not followed), at debug
-// level otherwise. A call that sent nothing is not logged.
-func (c *Client) logCall(ctx context.Context, cl *call, o outcome) {
-	level := slog.LevelDebug
-	if o.warn {
-		level = slog.LevelWarn
-	}
-	if o.attempts == 0 || c.cfg.logger == nil || !c.cfg.logger.Enabled(ctx, level) {
-		return
-	}
-	r := cl.r
-	attrs := []slog.Attr{
-		slog.String("op", r.op),
-		slog.String("method", r.method),
-		slog.String("request_id", cl.requestID),
-		slog.Int("attempt", o.attempts),
-		slog.Duration("duration", time.Since(cl.start)),
-	}
-	if o.status != 0 {
-		attrs = append(attrs, slog.Int("status", o.status))
-	}
-	if o.warn && o.err != nil {
-		attrs = append(attrs, errorAttr(o.err, r.ids()))
-	}
-	c.cfg.logger.LogAttrs(ctx, level, "xs2a call", attrs...)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -232,3 +233,7 @@ func TestOneRequestIDSource(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// isUUID reports whether s is an RFC 4122 UUID in the canonical 8-4-4-4-12
+// hex form (either case), as uuid.NewString writes it.
+func isUUID(s string) bool { return len(s) == 36 && uuid.Validate(s) == nil }

@@ -28,18 +28,21 @@ type PSU struct {
 // Present reports whether the PSU takes part in real time (IPAddress set).
 func (p PSU) Present() bool { return p.IPAddress != "" }
 
-// validate checks every field before a request is built.
-func (p PSU) validate() error {
-	if p.ID != "" && !isUUID(p.ID) {
-		return invalid("PSU.ID", "must be the RFC 4122 UUID from the SCA callback (psu-id)")
+// writeHeaders checks every field (H16) and then writes the PSU's headers
+// to h, PSU-Context only when withContext (the calls that take it). Nothing
+// is written when a field is refused.
+func (p PSU) writeHeaders(h http.Header, withContext bool) error {
+	for _, id := range [...]struct{ field, v, from string }{
+		{"PSU.ID", p.ID, "the SCA callback (psu-id)"},
+		{"PSU.CorporateID", p.CorporateID, "the SCA callback or Agreements"},
+	} {
+		// The canonical 8-4-4-4-12 hex form (either case) only.
+		if id.v != "" && (len(id.v) != 36 || uuid.Validate(id.v) != nil) {
+			return invalid(id.field, "must be the RFC 4122 UUID from %s", id.from)
+		}
 	}
-	if p.CorporateID != "" {
-		if !isUUID(p.CorporateID) {
-			return invalid("PSU.CorporateID", "must be the RFC 4122 UUID from the SCA callback or Agreements")
-		}
-		if p.ID == "" {
-			return invalid("PSU.CorporateID", "needs PSU.ID as well")
-		}
+	if p.CorporateID != "" && p.ID == "" {
+		return invalid("PSU.CorporateID", "needs PSU.ID as well")
 	}
 	if p.IPAddress != "" {
 		// netip accepts an IPv6 zone ("fe80::1%eth0") of any bytes, CR and
@@ -54,23 +57,16 @@ func (p PSU) validate() error {
 	if p.Context != "" && !p.Context.Valid() {
 		return invalid("PSU.Context", "must be PRIVATE or CORPORATE (ContextPrivate, ContextCorporate)")
 	}
-	return nil
-}
-
-// setHeaders writes the PSU headers but PSU-Context (setContextHeader); the
-// PSU must have passed validate.
-func (p PSU) setHeaders(h http.Header) {
-	if p.ID != "" {
-		h.Set("PSU-ID", p.ID)
+	for _, kv := range [...][2]string{
+		{"PSU-ID", p.ID}, {"PSU-CORPORATE-ID", p.CorporateID}, {"PSU-IP-Address", p.IPAddress},
+		{"TPP-Session-ID", p.SessionID},
+	} {
+		if kv[1] != "" {
+			h.Set(kv[0], kv[1])
+		}
 	}
-	if p.CorporateID != "" {
-		h.Set("PSU-CORPORATE-ID", p.CorporateID)
-	}
-	if p.IPAddress != "" {
-		h.Set("PSU-IP-Address", p.IPAddress)
-	}
-	if p.SessionID != "" {
-		h.Set("TPP-Session-ID", p.SessionID)
+	if withContext && p.Context != "" {
+		h.Set("PSU-Context", string(p.Context))
 	}
 	if p.RedirectPreferred != nil {
 		// docs/interface.md writes the value as False (and so True).
@@ -80,18 +76,8 @@ func (p PSU) setHeaders(h http.Header) {
 		}
 		h.Set("TPP-Redirect-Preferred", v)
 	}
+	return nil
 }
-
-// setContextHeader writes PSU-Context, for the calls that take it (see PSU).
-func (p PSU) setContextHeader(h http.Header) {
-	if p.Context != "" {
-		h.Set("PSU-Context", string(p.Context))
-	}
-}
-
-// isUUID reports whether s is an RFC 4122 UUID in the canonical 8-4-4-4-12
-// hex form (either case).
-func isUUID(s string) bool { return len(s) == 36 && uuid.Validate(s) == nil }
 
 // headerSafe reports whether s is 1..max printable ASCII characters.
 func headerSafe(s string, max int) bool {

@@ -215,12 +215,12 @@ func TestTransportGolden(t *testing.T) {
 	}{
 		{"payment-post", func(t *testing.T) *http.Request {
 			req := newPost(t, testBankURL+"/v1/payments/norwegian-domestic-credit-transfers", testPaymentBody)
-			PSU{ID: signPSUID, IPAddress: "192.0.2.10", SessionID: signSessionID}.setHeaders(req.Header)
+			require.NoError(t, PSU{ID: signPSUID, IPAddress: "192.0.2.10", SessionID: signSessionID}.writeHeaders(req.Header, false))
 			return req
 		}},
 		{"get-psu-corporate", func(t *testing.T) *http.Request {
 			req := newGet(t, testBankURL+"/v1/accounts")
-			PSU{ID: signPSUID, CorporateID: signCorporateID}.setHeaders(req.Header)
+			require.NoError(t, PSU{ID: signPSUID, CorporateID: signCorporateID}.writeHeaders(req.Header, false))
 			return req
 		}},
 		{"get-no-psu", func(t *testing.T) *http.Request {
@@ -250,7 +250,9 @@ func TestTransportGolden(t *testing.T) {
 // order, and when Digest is sent (docs/interface.md, Authentication, item 5).
 func TestTransportSignedHeaders(t *testing.T) {
 	t.Parallel()
-	psu := func(p PSU) func(*http.Request) { return func(r *http.Request) { p.setHeaders(r.Header) } }
+	psu := func(p PSU) func(*http.Request) {
+		return func(r *http.Request) { assert.NoError(t, p.writeHeaders(r.Header, false)) }
+	}
 	payment := func(t *testing.T) *http.Request {
 		return newPost(t, testBankURL+"/v1/payments/x?allowLogicalDuplicate=true", testPaymentBody)
 	}
@@ -406,7 +408,7 @@ func TestTransportLeavesRequestAlone(t *testing.T) {
 		} else {
 			req = newGet(t, testBankURL+"/v1/accounts?withBalance=true")
 		}
-		PSU{ID: signPSUID, CorporateID: signCorporateID, IPAddress: "192.0.2.1"}.setHeaders(req.Header)
+		require.NoError(t, PSU{ID: signPSUID, CorporateID: signCorporateID, IPAddress: "192.0.2.1"}.writeHeaders(req.Header, false))
 		req.Header["Tpp-Session-Id"] = []string{" spaced ", "twice"}
 		header := req.Header.Clone()
 		u := *req.URL
@@ -661,7 +663,7 @@ func TestTransportVerifiedIndependently(t *testing.T) {
 			} else {
 				req = newGet(t, srv.URL+"/api/v1/accounts?withBalance=true")
 			}
-			tt.psu.setHeaders(req.Header)
+			require.NoError(t, tt.psu.writeHeaders(req.Header, false))
 			resp, err := hc.Do(req)
 			require.NoError(t, err)
 			resp.Body.Close()
