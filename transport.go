@@ -52,14 +52,13 @@ type Transport struct {
 	RedirectURI string           // TPP-Redirect-URI, set when the request has none
 	Now         func() time.Time // nil: time.Now
 
-	// once makes every request handed to Base one that net/http cannot
-	// send again by itself, GETs included (see stamp); set by
-	// NewClient, whose retry loop is then the only thing that re-sends.
-	once bool
-	// direct: Base is an *http.Transport NewClient configured itself (TLS
-	// 1.2 at least, no proxy for a loopback base, no dialer of the
-	// caller's own for TLS), so connections need no check per request.
-	direct bool
+	// once and direct are set by NewClient, whose requests all go to its
+	// base address. once makes every request handed to Base one that
+	// net/http cannot send again by itself, GETs included (see stamp): its
+	// retry loop is then the only thing that re-sends. direct: Base cannot
+	// make a connection unfit for the base address (checksConns, decided
+	// once), so none is checked. Without once, checksConns decides per request.
+	once, direct bool
 }
 
 var (
@@ -100,7 +99,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	base := cmp.Or(t.Base, http.DefaultTransport)
-	if !t.checksConns(base, r2.URL) {
+	checks := !t.direct
+	if !t.once {
+		checks = checksConns(base, r2.URL)
+	}
+	if !checks {
 		return base.RoundTrip(r2)
 	}
 	// A trace (composed with any the caller's context holds) sees every
@@ -312,13 +315,10 @@ func (e *redirectRefusal) GoString() string { return goString("redirectRefusal",
 func (e *redirectRefusal) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // checksConns reports whether the connections a request to u is written on
-// must be checked (RoundTrip): not for a Base NewClient configured,
-// nor for an *http.Transport that cannot make them unfit (over https with
-// its own TLS at 1.2 at least; in plain http, straight to a loopback host).
-func (t *Transport) checksConns(base http.RoundTripper, u *url.URL) bool {
-	if t.direct {
-		return false
-	}
+// must be checked (RoundTrip): not for an *http.Transport that cannot make
+// them unfit (over https with its own TLS at 1.2 at least; in plain http,
+// straight to a loopback host).
+func checksConns(base http.RoundTripper, u *url.URL) bool {
 	tr, ok := base.(*http.Transport)
 	if !ok {
 		return true
