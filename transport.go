@@ -151,23 +151,19 @@ func (t *Transport) refuse(req *http.Request) error {
 	return nil
 }
 
-// stamp makes r2, o's copy of req as it is sent: a shallow copy (as
-// req.WithContext makes) with its own header map, holding the caller's
-// slices, which RoundTrip and net/http replace or read, never write into (so
-// the caller's request and header map are never written); the headers
-// RoundTrip adds, Signature last; and body, the bytes digested, in a form
-// net/http cannot send again by itself unless r2 is a GET of a Transport on
-// its own.
+// stamp makes r2, o's copy of req as it is sent: its own header map over
+// the caller's slices, which are replaced or read, never written into (the
+// caller's request and header map are never written); the headers
+// RoundTrip adds, Signature last; and body, the bytes digested, without
+// GetBody unless r2 is a GET of a Transport on its own.
 //
-// Without GetBody net/http cannot send a body again: its HTTP/1 transport
-// silently resends a request on a new connection when a reused one fails
-// (for any method whose header holds Idempotency-Key), its HTTP/2 transport
-// after GOAWAY and some stream resets (golang/go#47635), but neither for a
-// Body that is set, is not http.NoBody and has no GetBody. So an empty body
-// is an emptyBody with Transfer-Encoding "identity" (the wire stays as for
-// no body; HTTP/2 ends the stream with an empty DATA frame), and POST, PUT
-// and PATCH keep HTTP/1's "Content-Length: 0" through the header's
-// lower-case key, which HTTP/1 writes as it is and HTTP/2 leaves out.
+// net/http sends a request again by itself (HTTP/1 on a new connection when
+// a reused one fails, for any method whose header holds Idempotency-Key;
+// HTTP/2 after GOAWAY and some stream resets, golang/go#47635) only with
+// GetBody or a nil or NoBody body. So an empty body is an emptyBody with
+// Transfer-Encoding "identity" (the wire stays as for no body), and POST,
+// PUT and PATCH keep HTTP/1's "Content-Length: 0" through the lower-case
+// header key, which HTTP/1 writes as it is and HTTP/2 leaves out.
 func (t *Transport) stamp(o *outgoing, req *http.Request, body []byte) (*http.Request, error) {
 	o.req = *req
 	r2 := &o.req
@@ -209,7 +205,6 @@ func (t *Transport) stamp(o *outgoing, req *http.Request, body []byte) (*http.Re
 		return nil, err
 	}
 	set("Signature", sb.String()[n:])
-
 	resend := (r2.Method == http.MethodGet || r2.Method == "") && !t.once // net/http may send it again
 	switch {
 	case len(body) > 0:
