@@ -134,14 +134,13 @@ func (c *Client) httpClient(from *http.Client) *http.Client {
 	case nil:
 		// No http.Client.Timeout: every call has a deadline (WithTimeout),
 		// its retries included.
-		c.transport.Base, c.transport.direct = defaultTransport(loopback), true
+		c.transport.Base = defaultTransport(loopback)
 	case *http.Transport:
 		c.transport.Base = ownTransport(rt, loopback)
-		//lint:ignore SA1019 a caller's DialTLS makes the TLS connections.
-		c.transport.direct = rt.DialTLSContext == nil && rt.DialTLS == nil
 	default:
 		c.transport.Base = rt
 	}
+	c.transport.direct = !checksConns(c.transport.Base, c.base) // the one address it sends to
 	hc.Transport = c.transport
 	hc.CheckRedirect = c.checkRedirect
 	return &hc

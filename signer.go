@@ -293,61 +293,47 @@ type headerSource struct {
 	host   string
 }
 
-// appendValue appends the value of the header name (key: its canonical
-// form, "" to compute it) to dst, and reports whether the request has it.
-// Several values are joined by ", ", each trimmed of spaces.
-func (hs headerSource) appendValue(dst []byte, name, key string) ([]byte, bool) {
-	switch name {
-	case "(request-target)":
-		if hs.method == "" {
-			return dst, false
-		}
-		target := hs.target
-		if target == "" && hs.url != nil {
-			target = hs.url.RequestURI()
-		}
-		dst = append(dst, strings.ToLower(hs.method)...)
-		dst = append(dst, ' ')
-		return append(dst, target...), true
-	case "host":
-		if hs.host != "" {
-			return append(dst, hs.host...), true
-		}
-	}
-	if key == "" {
-		key = textproto.CanonicalMIMEHeaderKey(name)
-	}
-	vs := hs.h[key]
-	if len(vs) == 0 {
-		return dst, false
-	}
-	for i, v := range vs {
-		if i > 0 {
-			dst = append(dst, ", "...)
-		}
-		dst = append(dst, strings.TrimSpace(v)...)
-	}
-	return dst, true
-}
-
 // appendSigningString appends the signing string (docs/interface.md SIG6) of
 // the names present in src to str, and those names, space-separated, to the
 // empty used; keys holds their canonical forms, in order (nil: computed).
-func appendSigningString(str, used []byte, names, keys []string, src headerSource) ([]byte, []byte) {
+// A header's values are joined by ", ", each trimmed of spaces. missing is
+// the first name src lacks, "" if none.
+func appendSigningString(str, used []byte, names, keys []string, src headerSource) (_, _ []byte, missing string) {
 	for i, n := range names {
-		var key string
-		if keys != nil {
-			key = keys[i]
-		}
 		mark := len(str)
 		if len(used) > 0 {
 			str = append(str, '\n')
 		}
-		str = append(str, n...)
-		str = append(str, ": "...)
-		var ok bool
-		if str, ok = src.appendValue(str, n, key); !ok {
-			str = str[:mark]
+		str = append(append(str, n...), ": "...)
+		ok := true
+		switch {
+		case n == "(request-target)":
+			if ok = src.method != ""; ok {
+				target := src.target
+				if target == "" && src.url != nil {
+					target = src.url.RequestURI()
+				}
+				str = append(append(append(str, strings.ToLower(src.method)...), ' '), target...)
+			}
+		case n == "host" && src.host != "":
+			str = append(str, src.host...)
+		default:
+			var vs []string
+			if keys != nil {
+				vs = src.h[keys[i]]
+			} else {
+				vs = src.h[textproto.CanonicalMIMEHeaderKey(n)]
+			}
+			ok = len(vs) > 0
+			for j, v := range vs {
+				if j > 0 {
+					str = append(str, ", "...)
+				}
+				str = append(str, strings.TrimSpace(v)...)
+			}
+		}
+		if !ok {
+			str, missing = str[:mark], cmp.Or(missing, n)
 			continue
 		}
 		if len(used) > 0 {
@@ -355,41 +341,38 @@ func appendSigningString(str, used []byte, names, keys []string, src headerSourc
 		}
 		used = append(used, n...)
 	}
-	return str, used
+	return str, used, missing
 }
 
 // writeSignature writes the Signature header value for the request
-// described by src to b, sized by the caller (valueLen). It allocates nothing
-// but the key's: the caller provides sum, whose address escapes into the
+// described by src to b, sized by the caller (valueLen): keyId, algorithm,
+// headers (the names signed) and signature. It allocates nothing but the
+// key's: the caller provides sum, whose address escapes into the
 // crypto.Signer.
 func (s *Signer) writeSignature(b *strings.Builder, src headerSource, sum *[sha256.Size]byte) error {
 	var buf [1024]byte
 	var names [256]byte
-	str, used := appendSigningString(buf[:0], names[:0], s.headers, s.keys, src)
+	str, used, _ := appendSigningString(buf[:0], names[:0], s.headers, s.keys, src)
 	*sum = sha256.Sum256(str)
 	sig, err := s.key.Sign(rand.Reader, sum[:], crypto.SHA256)
 	if err != nil {
 		return fmt.Errorf("xs2a: signing: %w", err)
 	}
-	// buf is free again (the signing string is hashed): room for the base64.
+	var plain strings.Builder
+	w := b
 	if s.encode2047 {
-		var plain strings.Builder
-		s.writeValue(&plain, used, sig, buf[:0])
-		b.WriteString(encodeRFC2047([]byte(plain.String())))
-		return nil
+		w = &plain
 	}
-	s.writeValue(b, used, sig, buf[:0])
+	w.WriteString(s.paramsHead)
+	w.Write(used)
+	w.WriteString(`",signature="`)
+	// buf is free again (the signing string is hashed): room for the base64.
+	w.Write(base64.StdEncoding.AppendEncode(buf[:0], sig))
+	w.WriteByte('"')
+	if s.encode2047 {
+		b.WriteString(encodeRFC2047([]byte(plain.String())))
+	}
 	return nil
-}
-
-// writeValue writes keyId, algorithm, headers (the names used) and
-// signature; scratch is room for the base64 of sig.
-func (s *Signer) writeValue(b *strings.Builder, used, sig, scratch []byte) {
-	b.WriteString(s.paramsHead)
-	b.Write(used)
-	b.WriteString(`",signature="`)
-	b.Write(base64.StdEncoding.AppendEncode(scratch, sig))
-	b.WriteByte('"')
 }
 
 // encodeRFC2047 wraps a value in the RFC 2047 encoded-word form

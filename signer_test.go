@@ -727,7 +727,7 @@ func TestSignerTPPID(t *testing.T) {
 // signingString returns the signing string for names over src and the
 // space-separated list of the names used.
 func signingString(names []string, src headerSource) (str, used string) {
-	b, u := appendSigningString(nil, nil, names, nil, src)
+	b, u, _ := appendSigningString(nil, nil, names, nil, src)
 	return string(b), string(u)
 }
 

@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -139,8 +140,8 @@ func TestTLSFloorLetsTLS12Through(t *testing.T) {
 }
 
 // TestTransportChecksOnlyWhatItCannotTrust: connections are checked per
-// request unless Base is an *http.Transport that cannot make unfit ones,
-// or one NewClient configured.
+// request unless Base is an *http.Transport that cannot make unfit ones;
+// NewClient decides that once, for its base address.
 func TestTransportChecksOnlyWhatItCannotTrust(t *testing.T) {
 	t.Parallel()
 	parse := func(s string) *url.URL {
@@ -162,10 +163,27 @@ func TestTransportChecksOnlyWhatItCannotTrust(t *testing.T) {
 		{"*http.Transport, plain http elsewhere", &Transport{Base: &http.Transport{}}, []*url.URL{remote}, true},
 		{"*http.Transport allowing TLS 1.0", &Transport{Base: weak}, []*url.URL{https}, true},
 		{"a wrapper", &Transport{Base: wrappedRT{&http.Transport{}}}, []*url.URL{https, local}, true},
-		{"configured by NewClient", &Transport{Base: wrappedRT{weak}, direct: true}, []*url.URL{https, local}, false},
 	} {
 		for _, u := range tt.u {
-			assert.Equal(t, tt.checks, tt.tr.checksConns(tt.tr.base(), u), "%s: %s", tt.name, u)
+			assert.Equal(t, tt.checks, checksConns(cmp.Or(tt.tr.Base, http.DefaultTransport), u), "%s: %s", tt.name, u)
 		}
+	}
+	// NewClient decides once, for its base address.
+	dialTLS := &http.Transport{DialTLSContext: func(context.Context, string, string) (net.Conn, error) { return nil, errors.New("no") }}
+	for _, tt := range []struct {
+		name, base string
+		rt         http.RoundTripper
+		checks     bool
+	}{
+		{"its own transport", https.String(), nil, false},
+		{"an *http.Transport allowing TLS 1.0, raised", https.String(), weak, false},
+		{"an *http.Transport with its own DialTLSContext", https.String(), dialTLS, true},
+		{"the same, plain http to loopback", local.String(), dialTLS, false},
+		{"a wrapper", https.String(), wrappedRT{&http.Transport{}}, true},
+		{"a wrapper, plain http to loopback", local.String(), wrappedRT{&http.Transport{}}, true},
+	} {
+		c, err := NewClient(tt.base, testSigner(t), WithRedirectURI(testRedirectURI), WithHTTPClient(&http.Client{Transport: tt.rt}))
+		require.NoError(t, err)
+		assert.Equal(t, tt.checks, !c.transport.direct, tt.name)
 	}
 }

@@ -2,11 +2,13 @@ package xs2a
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -50,14 +52,13 @@ type Transport struct {
 	RedirectURI string           // TPP-Redirect-URI, set when the request has none
 	Now         func() time.Time // nil: time.Now
 
-	// once makes every request handed to Base one that net/http cannot
-	// send again by itself, GETs included (see setBody); set by
-	// NewClient, whose retry loop is then the only thing that re-sends.
-	once bool
-	// direct: Base is an *http.Transport NewClient configured itself (TLS
-	// 1.2 at least, no proxy for a loopback base, no dialer of the
-	// caller's own for TLS), so connections need no check per request.
-	direct bool
+	// once and direct are set by NewClient, whose requests all go to its
+	// base address. once makes every request handed to Base one that
+	// net/http cannot send again by itself, GETs included (see stamp): its
+	// retry loop is then the only thing that re-sends. direct: Base cannot
+	// make a connection unfit for the base address (checksConns, decided
+	// once), so none is checked. Without once, checksConns decides per request.
+	once, direct bool
 }
 
 var (
@@ -67,27 +68,60 @@ var (
 	errNoURL          = errors.New("xs2a: request has no URL")
 )
 
-// RoundTrip implements http.RoundTripper.
+// RoundTrip implements http.RoundTripper: it refuses what it must not sign
+// (refuse), reads and closes the body, and sends the stamped copy (stamp)
+// through Base, on connections it checks unless Base cannot make an unfit
+// one (checksConns).
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := t.refuse(req); err != nil {
-		closeBody(req)
-		return nil, err
+	body, err := []byte(nil), t.refuse(req)
+	if req.Body != nil && req.Body != http.NoBody {
+		rb, ours := req.Body.(*replayBody)
+		switch {
+		case err != nil: // refused: closed unread
+		case req.GetBody == nil:
+			err = errBodyNotReplay
+		case ours && rb.Len() == len(rb.data) && req.ContentLength == int64(len(rb.data)):
+			body = rb.data // made by Client: used where it lies, not copied (BenchmarkBulkPayment10k)
+		default:
+			body, err = io.ReadAll(req.Body)
+			if err == nil && req.ContentLength > 0 && int64(len(body)) != req.ContentLength {
+				err = errBodyLengthDiff
+			}
+		}
+		req.Body.Close()
 	}
-	body, err := readBody(req)
 	if err != nil {
 		return nil, err
 	}
 	o := new(outgoing)
-	r2 := o.clone(req)
-	if err := t.stamp(o, r2, body); err != nil {
+	r2, err := t.stamp(o, req, body)
+	if err != nil {
 		return nil, err
 	}
-	t.setBody(o, r2, body)
-	base := t.base()
-	if !t.checksConns(base, r2.URL) {
+	base := cmp.Or(t.Base, http.DefaultTransport)
+	checks := !t.direct
+	if !t.once {
+		checks = checksConns(base, r2.URL)
+	}
+	if !checks {
 		return base.RoundTrip(r2)
 	}
-	return o.roundTripChecked(base, r2)
+	// A trace (composed with any the caller's context holds) sees every
+	// connection net/http gets for r2, new or reused, before anything is
+	// written on it, and closes one that is unfit (gotConn): net/http then
+	// fails the request, with the error of the refusal. Headers "written" on
+	// a closed connection never reach the wire, so the caller's WroteHeaders
+	// (Client counts writes with it) does not hear of them.
+	o.trace.GotConn = o.gotConn
+	o.req = *r2.WithContext(httptrace.WithClientTrace(r2.Context(), &o.trace))
+	if o.wrote = o.trace.WroteHeaders; o.wrote != nil {
+		o.trace.WroteHeaders = o.wroteHeaders
+	}
+	resp, err := base.RoundTrip(&o.req)
+	if why := o.refused.Load(); err != nil && why != 0 {
+		return nil, &connRefusedError{why: why, err: err}
+	}
+	return resp, err
 }
 
 // refuse is the error of a request RoundTrip does not sign: with no Signer
@@ -117,60 +151,61 @@ func (t *Transport) refuse(req *http.Request) error {
 	return nil
 }
 
-// stamp sets on r2, o's copy of the request, the headers RoundTrip adds,
-// Signature last.
-func (t *Transport) stamp(o *outgoing, r2 *http.Request, body []byte) error {
-	h := r2.Header
+// stamp makes r2, o's copy of req as it is sent: its own header map over
+// the caller's slices, which are replaced or read, never written into (the
+// caller's request and header map are never written); the headers
+// RoundTrip adds, Signature last; and body, the bytes digested, without
+// GetBody unless r2 is a GET of a Transport on its own.
+//
+// net/http sends a request again by itself (HTTP/1 on a new connection when
+// a reused one fails, for any method whose header holds Idempotency-Key;
+// HTTP/2 after GOAWAY and some stream resets, golang/go#47635) only with
+// GetBody or a nil or NoBody body. So an empty body is an emptyBody with
+// Transfer-Encoding "identity" (the wire stays as for no body), and POST,
+// PUT and PATCH keep HTTP/1's "Content-Length: 0" through the lower-case
+// header key, which HTTP/1 writes as it is and HTTP/2 leaves out.
+func (t *Transport) stamp(o *outgoing, req *http.Request, body []byte) (*http.Request, error) {
+	o.req = *req
+	r2 := &o.req
+	h := make(http.Header, len(req.Header)+newHeaders)
+	maps.Copy(h, req.Header)
+	r2.Header = h
+	used := 0 // o.vals taken
+	set := func(key, v string) {
+		o.vals[used] = v
+		h[key] = o.vals[used : used+1 : used+1]
+		used++
+	}
 	now := time.Now
 	if t.Now != nil {
 		now = t.Now
 	}
-	o.set(h, "Date", now().UTC().Format(http.TimeFormat))
+	set("Date", now().UTC().Format(http.TimeFormat))
 	if id := h["X-Request-Id"]; len(id) == 0 || id[0] == "" {
-		o.set(h, "X-Request-Id", uuid.NewString())
+		set("X-Request-Id", uuid.NewString())
 	}
+	if uri := h["Tpp-Redirect-Uri"]; t.RedirectURI != "" && (len(uri) == 0 || uri[0] == "") {
+		set("Tpp-Redirect-Uri", t.RedirectURI)
+	}
+	set("Tpp-Signature-Certificate", t.Signer.certHeader)
 	// Digest and Signature share one string: one allocation.
 	var sb strings.Builder
 	sb.Grow(digestLen + t.Signer.valueLen)
 	var scratch [64]byte
-	if uri := h["Tpp-Redirect-Uri"]; t.RedirectURI != "" && (len(uri) == 0 || uri[0] == "") {
-		o.set(h, "Tpp-Redirect-Uri", t.RedirectURI)
-	}
-	o.set(h, "Tpp-Signature-Certificate", t.Signer.certHeader)
-	if len(body) > 0 || t.Signer.digestGET || hasBodySemantics(r2.Method) {
-		n := sb.Len()
+	withBody := r2.Method == http.MethodPost || r2.Method == http.MethodPut || r2.Method == http.MethodPatch
+	if len(body) > 0 || t.Signer.digestGET || withBody {
 		sb.Write(appendDigest(scratch[:0], body))
-		o.set(h, "Digest", sb.String()[n:])
+		set("Digest", sb.String())
 	} else {
 		delete(h, "Digest")
 	}
-	host := r2.Host
-	if host == "" {
-		host = r2.URL.Host // what net/http sends
-	}
 	n := sb.Len()
-	if err := t.Signer.writeSignature(&sb, headerSource{h: h, method: r2.Method, url: r2.URL, host: host}, &o.sum); err != nil {
-		return err
+	src := headerSource{h: h, method: r2.Method, url: r2.URL, host: cmp.Or(r2.Host, r2.URL.Host)} // the host net/http sends
+	if err := t.Signer.writeSignature(&sb, src, &o.sum); err != nil {
+		return nil, err
 	}
-	o.set(h, "Signature", sb.String()[n:])
-	return nil
-}
-
-// setBody gives r2, o's copy of the request, the body that was digested,
-// in a form net/http cannot send again by itself, unless r2 is a GET of a
-// Transport on its own.
-//
-// Without GetBody net/http cannot send a body again: its HTTP/1 transport
-// silently resends a request on a new connection when a reused one fails
-// (for any method whose header holds Idempotency-Key), its HTTP/2 transport
-// after GOAWAY and some stream resets (golang/go#47635), but neither for a
-// Body that is set, is not http.NoBody and has no GetBody. So an empty body
-// is an emptyBody with Transfer-Encoding "identity" (the wire stays as for
-// no body; HTTP/2 ends the stream with an empty DATA frame), and POST, PUT
-// and PATCH keep HTTP/1's "Content-Length: 0" through the header's
-// lower-case key, which HTTP/1 writes as it is and HTTP/2 leaves out.
-func (t *Transport) setBody(o *outgoing, r2 *http.Request, body []byte) {
-	resend := isGET(r2.Method) && !t.once // net/http may send it again
+	set("Signature", sb.String()[n:])
+	resend := (r2.Method == http.MethodGet || r2.Method == "") && !t.once // net/http may send it again
 	switch {
 	case len(body) > 0:
 		o.body = replayBody{data: body}
@@ -181,20 +216,13 @@ func (t *Transport) setBody(o *outgoing, r2 *http.Request, body []byte) {
 		}
 	case !resend:
 		r2.Body, r2.GetBody, r2.ContentLength, r2.TransferEncoding = emptyBody{}, nil, 0, identityEncoding
-		if hasBodySemantics(r2.Method) {
+		if withBody {
 			r2.Header[zeroLengthKey] = zeroLength
 		}
 	case body != nil:
 		r2.Body, r2.GetBody, r2.ContentLength = http.NoBody, nil, 0
 	}
-}
-
-// base is Base, or http.DefaultTransport.
-func (t *Transport) base() http.RoundTripper {
-	if t.Base == nil {
-		return http.DefaultTransport
-	}
-	return t.Base
+	return r2, nil
 }
 
 // outgoing holds, in one allocation, what RoundTrip needs for every request
@@ -207,9 +235,8 @@ type outgoing struct {
 	req  http.Request
 	body replayBody
 	vals [newHeaders]string
-	used int // vals taken
 	sum  [sha256.Size]byte
-	// trace and the rest serve roundTripChecked: refused is why a
+	// trace and the rest serve the checked send of RoundTrip: refused is why a
 	// connection was closed unused (a refusal), 0 if none was; unfit is
 	// set while the connection is one closed; wrote is the WroteHeaders
 	// of the caller's trace.
@@ -219,48 +246,16 @@ type outgoing struct {
 	wrote   func()
 }
 
-// set sets header key (in canonical form) of h to v, the value held in o.
-func (o *outgoing) set(h http.Header, key, v string) {
-	o.vals[o.used] = v
-	h[key] = o.vals[o.used : o.used+1 : o.used+1]
-	o.used++
-}
-
-// readBody reads and closes the request body. It returns nil for a request
-// without one, and refuses a body that could not be sent again.
-func readBody(req *http.Request) ([]byte, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	defer req.Body.Close()
-	if req.GetBody == nil {
-		return nil, errBodyNotReplay
-	}
-	// A body made by Client is used where it lies, unread, not copied
-	// (BenchmarkBulkPayment10k).
-	if rb, ok := req.Body.(*replayBody); ok && rb.Len() == len(rb.data) && req.ContentLength == int64(len(rb.data)) {
-		return rb.data, nil
-	}
-	b, err := io.ReadAll(req.Body)
-	if err == nil && req.ContentLength > 0 && int64(len(b)) != req.ContentLength {
-		err = errBodyLengthDiff
-	}
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// identityEncoding is the Transfer-Encoding of setBody (never written to).
+// identityEncoding is the Transfer-Encoding of stamp (never written to).
 var identityEncoding = []string{"identity"}
 
-// zeroLengthKey and zeroLength are setBody's Content-Length of an empty
+// zeroLengthKey and zeroLength are stamp's Content-Length of an empty
 // body (the value is never written to: its capacity is its length).
 const zeroLengthKey = "content-length"
 
 var zeroLength = []string{"0"}[:1:1]
 
-// emptyBody is a body with nothing in it (setBody); being a zero-size
+// emptyBody is a body with nothing in it (stamp); being a zero-size
 // value, it costs no allocation in an interface.
 type emptyBody struct{}
 
@@ -268,31 +263,8 @@ func (emptyBody) Read([]byte) (int, error)         { return 0, io.EOF }
 func (emptyBody) WriteTo(io.Writer) (int64, error) { return 0, nil }
 func (emptyBody) Close() error                     { return nil }
 
-// hasBodySemantics reports whether a method carries a body, if only an empty
-// one (an authorisation POST): such requests always carry a Digest.
-func hasBodySemantics(method string) bool {
-	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
-}
-
 // newHeaders is how many headers RoundTrip may add.
 const newHeaders = 7
-
-// clone copies req into o for signing: a shallow copy of the request (as
-// req.WithContext makes) with its own header map, sized for the newHeaders
-// that RoundTrip adds. The map's values are the caller's slices: RoundTrip
-// and net/http replace or read values, never write into them, so the
-// caller's request and header map are never written. The fields left shared
-// (URL, Body, Trailer, Form...) are only read, by RoundTrip and by net/http.
-func (o *outgoing) clone(req *http.Request) *http.Request {
-	o.req = *req
-	r2 := &o.req
-	h := make(http.Header, len(req.Header)+newHeaders)
-	for k, vs := range req.Header {
-		h[k] = vs
-	}
-	r2.Header = h
-	return r2
-}
 
 // replayBody is the body sent: the bytes digested, readable again through
 // GetBody.
@@ -311,12 +283,6 @@ func newReplayBody(data []byte) *replayBody {
 	rb := &replayBody{data: data}
 	rb.Reset(data)
 	return rb
-}
-
-func closeBody(req *http.Request) {
-	if req.Body != nil {
-		req.Body.Close()
-	}
 }
 
 // isGET reports the method of a GET ("" is GET to net/http).
@@ -344,13 +310,10 @@ func (e *redirectRefusal) GoString() string { return goString("redirectRefusal",
 func (e *redirectRefusal) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
 // checksConns reports whether the connections a request to u is written on
-// must be checked (roundTripChecked): not for a Base NewClient configured,
-// nor for an *http.Transport that cannot make them unfit (over https with
-// its own TLS at 1.2 at least; in plain http, straight to a loopback host).
-func (t *Transport) checksConns(base http.RoundTripper, u *url.URL) bool {
-	if t.direct {
-		return false
-	}
+// must be checked (RoundTrip): not for an *http.Transport that cannot make
+// them unfit (over https with its own TLS at 1.2 at least; in plain http,
+// straight to a loopback host).
+func checksConns(base http.RoundTripper, u *url.URL) bool {
 	tr, ok := base.(*http.Transport)
 	if !ok {
 		return true
@@ -367,28 +330,6 @@ func (t *Transport) checksConns(base http.RoundTripper, u *url.URL) bool {
 // says).
 func belowTLS12(cfg *tls.Config) bool {
 	return cfg != nil && cfg.MinVersion != 0 && cfg.MinVersion < tls.VersionTLS12
-}
-
-// roundTripChecked sends r2 through base with a trace (composed with any the
-// caller's context holds) that sees every connection net/http gets for it,
-// new or reused, before anything is written on it, and closes one that is
-// unfit (connRefusal): net/http then fails the request, with the error of
-// the refusal. Headers "written" on a closed connection never reach the
-// wire, so the caller's WroteHeaders (Client counts writes with it) does not
-// hear of them.
-func (o *outgoing) roundTripChecked(base http.RoundTripper, r2 *http.Request) (*http.Response, error) {
-	o.trace.GotConn = o.gotConn
-	o.req = *r2.WithContext(httptrace.WithClientTrace(r2.Context(), &o.trace))
-	if o.wrote = o.trace.WroteHeaders; o.wrote != nil {
-		o.trace.WroteHeaders = o.wroteHeaders
-	}
-	resp, err := base.RoundTrip(&o.req)
-	if err != nil {
-		if why := o.refused.Load(); why != 0 {
-			return nil, &connRefusedError{why: why, err: err}
-		}
-	}
-	return resp, err
 }
 
 // gotConn closes a connection the request must not be written on.
@@ -458,7 +399,7 @@ func directToLoopback(remote net.Addr, u *url.URL) bool {
 }
 
 // connRefusedError is the error of a request whose connection
-// roundTripChecked closed before writing it: err is what net/http made of
+// RoundTrip closed before writing it: err is what net/http made of
 // that.
 type connRefusedError struct {
 	why uint32
@@ -486,7 +427,7 @@ func (e *connRefusedError) Unwrap() error { return e.err }
 // CloseIdleConnections closes the idle connections of Base (or
 // http.DefaultTransport).
 func (t *Transport) CloseIdleConnections() {
-	if c, ok := t.base().(interface{ CloseIdleConnections() }); ok {
+	if c, ok := cmp.Or(t.Base, http.DefaultTransport).(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
 }

@@ -80,15 +80,9 @@ func verifySignature(p signatureParams, src headerSource, cert *x509.Certificate
 			return errors.New("keyId does not name the bank's certificate")
 		}
 	}
-	var str []byte // the signing string (docs/interface.md SIG6), every header present
-	for i, name := range p.Headers {
-		if i > 0 {
-			str = append(str, '\n')
-		}
-		var ok bool
-		if str, ok = src.appendValue(append(str, name+": "...), name, ""); !ok {
-			return errors.New("signed header " + bankText(name, 40) + " is missing")
-		}
+	str, _, missing := appendSigningString(nil, nil, p.Headers, nil, src) // docs/interface.md SIG6
+	if missing != "" {
+		return errors.New("signed header " + bankText(missing, 40) + " is missing")
 	}
 	sum := sha256.Sum256(str)
 	var want, keyType string // the algorithm the key signs, besides hs2019
