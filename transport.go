@@ -200,7 +200,7 @@ func (t *Transport) stamp(o *outgoing, req *http.Request, body []byte) (*http.Re
 		delete(h, "Digest")
 	}
 	n := sb.Len()
-	src := headerSource{h: h, method: r2.Method, url: r2.URL, host: cmp.Or(r2.Host, r2.URL.Host)} // the host net/http sends
+	src := headerSource{h: h, method: cmp.Or(r2.Method, http.MethodGet), url: r2.URL, host: cmp.Or(r2.Host, r2.URL.Host)} // the host net/http sends
 	if err := t.Signer.writeSignature(&sb, src, &o.sum); err != nil {
 		return nil, err
 	}

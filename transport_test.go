@@ -2,6 +2,7 @@ package xs2a
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -196,7 +197,7 @@ func verifyRequest(t testing.TB, r *http.Request, body []byte) (map[string]strin
 	if host == "" {
 		host = r.URL.Host
 	}
-	str := buildSigningString(t, strings.Fields(p["headers"]), r.Header, r.Method, r.URL.RequestURI(), host)
+	str := buildSigningString(t, strings.Fields(p["headers"]), r.Header, cmp.Or(r.Method, http.MethodGet), r.URL.RequestURI(), host)
 	require.NoError(t, verifyWithPublicKey(cert.PublicKey, []byte(str), sig), "signing string:\n%s", str)
 	if d := r.Header.Get("Digest"); d != "" {
 		sum := sha256.Sum256(body)
@@ -306,6 +307,11 @@ func TestTransportSignedHeaders(t *testing.T) {
 			edit:    func(r *http.Request) { r.Header["Tpp-Session-Id"] = []string{" a ", "b"} },
 			opts:    &SignerOptions{SignedHeaders: []string{"tpp-session-id"}},
 			headers: "date x-request-id tpp-session-id"},
+		{name: "a request with no Method (net/http sends GET) still signs its target", req: func(t *testing.T) *http.Request {
+			r := newGet(t, testBankURL+"/v1/accounts")
+			r.Method = ""
+			return r
+		}, opts: &SignerOptions{SignedHeaders: []string{"(request-target)"}}, headers: "date x-request-id (request-target)"},
 		{name: "host of a request made without NewRequest", req: func(t *testing.T) *http.Request {
 			r := newGet(t, testBankURL+"/v1/accounts")
 			r.Host = "" // the URL's host is sent
