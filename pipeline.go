@@ -158,6 +158,9 @@ func (c *Client) run(ctx context.Context, cl *call, into any) outcome {
 		// seen by the bank too: the budget counts them, after the fact.
 		_ = c.spend(ctx, cl, int(cl.writes.Load()))
 		o := c.interpret(cl, a, into)
+		if o.err == nil {
+			return o // an answer the call takes is never tried again
+		}
 		t := try{method: cl.r.method, n: n, attempts: o.attempts, status: o.status, body: o.body, err: err, sent: a.sent, ctxErr: ctx.Err()}
 		if resp != nil {
 			t.header = resp.Header
