@@ -52,6 +52,24 @@ type SCALinks struct {
 	Extra Extra `json:",embed"`
 }
 
+// UnmarshalJSONFrom decodes an SCA-starting answer; unnamed members go to Extra.
+func (l *SCALinks) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	type plain SCALinks
+	return jsonv2.UnmarshalDecode(d, (*plain)(l))
+}
+
+// MarshalJSONTo encodes an answer that starts an SCA with its Extra members.
+func (l SCALinks) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain SCALinks
+	return marshalModel(e, (*plain)(&l), &l.Extra, l)
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (l *SCALinks) UnmarshalJSON(data []byte) error { return decodeJSON(data, l) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (l SCALinks) MarshalJSON() ([]byte, error) { return encodeJSON(l) }
+
 // SCALinkSet holds an SCALinks answer's _links; SCAStatus goes to
 // PaymentsService.AuthorisationStatus.
 type SCALinkSet struct {
