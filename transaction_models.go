@@ -593,10 +593,12 @@ func (x *dateTimeField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		var s *string
 		return jsonv2.UnmarshalDecode(d, &s) // null, or the error a *string gives
 	}
-	text, err := readString(d)
+	raw, err := d.ReadValue()
 	if err != nil {
 		return err
 	}
+	var room [64]byte
+	text, _ := jsontext.AppendUnquote(room[:0], raw) // invalid UTF-8 replaced, as encoding/json does
 	if len(text) == 0 {
 		return nil
 	}

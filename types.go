@@ -9,7 +9,9 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -98,22 +100,22 @@ func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if d.PeekKind() != '{' {
 		return jsonv2.UnmarshalDecode(d, new(struct{})) // null, or the error a struct gives
 	}
-	// Read member by member (readString, readText): an answer holds an
-	// amount or two per entry, and json/v2's struct decoding costs more.
+	// Read member by member (readText): an answer holds an amount or two
+	// per entry, and json/v2's struct decoding costs more.
 	if _, err := d.ReadToken(); err != nil { // '{'
 		return err
 	}
-	var cur, amount string
+	var name, cur, amount string
 	var amountErr error
 	for d.PeekKind() != '}' {
-		name, err := readString(d)
-		if err != nil {
+		if err := readText(d, &name, ""); err != nil {
 			return err
 		}
+		var err error
 		switch {
-		case isName(name, "currency"):
+		case strings.EqualFold(name, "currency"): // in any letter case, as encoding/json matches names
 			err = readText(d, &cur, "currency")
-		case isName(name, "amount"):
+		case strings.EqualFold(name, "amount"):
 			var raw jsontext.Value
 			if raw, err = d.ReadValue(); err == nil {
 				// The last amount member is the one decoded.
@@ -135,6 +137,49 @@ func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*a = Amount{Currency: cur, Amount: amount}
 	return nil
 }
+
+// readText reads the JSON string next in d (a member name or a value) into
+// *s as encoding/json does: escapes read, invalid UTF-8 replaced; null
+// leaves *s as it is, another kind of value is a *json.UnmarshalTypeError
+// naming field. A short text made lately is the string made then.
+func readText(d *jsontext.Decoder, s *string, field string) error {
+	switch kind := d.PeekKind(); kind {
+	case 'n':
+		_, err := d.ReadToken()
+		return err
+	case '"':
+	default:
+		if err := d.SkipValue(); err != nil {
+			return err
+		}
+		return &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[string](), Field: field}
+	}
+	raw, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	text := raw[1 : len(raw)-1]
+	if bytes.IndexByte(text, '\\') >= 0 || !utf8.Valid(text) {
+		text, _ = jsontext.AppendUnquote(nil, raw)
+	}
+	if len(text) == 0 || len(text) > 16 {
+		*s = string(text)
+		return nil
+	}
+	slot := &recentTexts[(len(text)*31+int(text[0])*7+int(text[len(text)-1]))%len(recentTexts)]
+	if p := slot.Load(); p != nil && *p == string(text) {
+		*s = *p
+		return nil
+	}
+	made := string(text)
+	slot.Store(&made)
+	*s = made
+	return nil
+}
+
+// recentTexts are short texts readText made lately, by a hash of their
+// bytes: the names, currencies and codes a page repeats are made once.
+var recentTexts [64]atomic.Pointer[string]
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
 func (a *Amount) UnmarshalJSON(data []byte) error {
