@@ -218,11 +218,13 @@ func plainPath(err error) error {
 }
 
 // decimalField decodes the raw JSON value of the decimal field named field: a
-// string or number holding a plain decimal (isDecimal); missing, null and ""
-// give "". Anything else is a *json.UnmarshalTypeError naming field, not the value.
+// string or number holding a plain decimal, an optional leading '-' (when
+// signed), 1 to 14 digits, and optionally a '.' and 1 to maxFraction digits;
+// missing, null and "" give "". Anything else is a *json.UnmarshalTypeError
+// naming field, not the value.
 func decimalField(raw []byte, field string, maxFraction int, signed bool) (string, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
+	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
 	var s string
@@ -231,7 +233,7 @@ func decimalField(raw []byte, field string, maxFraction int, signed bool) (strin
 		s = string(raw)
 	case bytes.IndexByte(raw, '\\') < 0:
 		// A valid JSON string without escapes: its text is between the
-		// quotes (anything but ASCII fails isDecimal).
+		// quotes (anything but ASCII is no decimal).
 		s = string(raw[1 : len(raw)-1])
 	default:
 		var text string // declared here: it escapes, and costs an allocation only for an escaped string
@@ -243,25 +245,17 @@ func decimalField(raw []byte, field string, maxFraction int, signed bool) (strin
 	if s == "" {
 		return "", nil
 	}
-	if !isDecimal(s, maxFraction, signed) {
+	digits := s
+	if signed {
+		digits = strings.TrimPrefix(s, "-")
+	}
+	ip, fp, point := strings.Cut(digits, ".")
+	nonDigit := strings.Trim(ip, "0123456789") != "" || strings.Trim(fp, "0123456789") != ""
+	if nonDigit || ip == "" || len(ip) > maxAmountIntegerDigits || point && (fp == "" || len(fp) > maxFraction) {
 		return "", &json.UnmarshalTypeError{Value: kindName(jsontext.Value(raw).Kind()) + " that is not a plain decimal",
 			Type: reflect.TypeFor[string](), Field: field}
 	}
 	return s, nil
-}
-
-// isDecimal reports whether s is a plain decimal: an optional leading '-'
-// (when signed), 1 to 14 digits, and optionally a '.' followed by 1 to
-// maxFraction digits.
-func isDecimal(s string, maxFraction int, signed bool) bool {
-	if signed {
-		s = strings.TrimPrefix(s, "-")
-	}
-	ip, fp, point := strings.Cut(s, ".")
-	if len(ip) > maxAmountIntegerDigits || !allDigits(ip) {
-		return false
-	}
-	return !point || (len(fp) <= maxFraction && allDigits(fp))
 }
 
 // Date is a calendar date without a time or zone, the ISO 8601 YYYY-MM-DD
