@@ -345,19 +345,6 @@ func (a Agreement) MarshalJSON() ([]byte, error) { return encodeJSON(a) }
 // isNull reports whether data is the JSON null.
 func isNull(data []byte) bool { return string(bytes.TrimSpace(data)) == "null" }
 
-// dateTimeLayouts are the date-time forms accepted in responses: RFC 3339,
-// and the same with an offset without a colon ("+0200").
-var dateTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"}
-
-// formatDateTime writes a date-time in the offset form of docs/interface.md General
-// convention 3 ("2024-05-02T10:00:00+00:00"); "" for nil.
-func formatDateTime(t *time.Time) string {
-	if t == nil {
-		return ""
-	}
-	return t.Format("2006-01-02T15:04:05.999999999-07:00")
-}
-
 // listBody decodes a list answer: {"<key>": [...]} or a bare array. A missing
 // key or null gives an empty list.
 type listBody[T any] struct {

@@ -8,35 +8,6 @@ import (
 // Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
 // (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
 
-// Link is one entry of a response's _links: {"href": "...", "verbs": ["GET"]}.
-// Href is usually relative to the client's base address; pass the Link back to
-// the service method that follows it. A link given as a bare string decodes too.
-type Link struct {
-	Href  string   `json:"href"`
-	Verbs []string `json:"verbs,omitempty"`
-}
-
-// UnmarshalJSONFrom accepts {"href": "..."} and a bare "..." string; null
-// gives the zero Link.
-func (l *Link) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	switch d.PeekKind() {
-	case '"':
-		tok, err := d.ReadToken()
-		*l = Link{Href: tok.String()}
-		return err
-	case 'n', '{':
-		*l = Link{} // an object replaces the link
-	}
-	type plain Link
-	return jsonv2.UnmarshalDecode(d, (*plain)(l))
-}
-
-// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
-func (l *Link) UnmarshalJSON(b []byte) error { return decodeJSON(b, l) }
-
-// IsZero reports whether the link is absent.
-func (l Link) IsZero() bool { return l.Href == "" }
-
 // SCALinks is an answer that starts an SCA: consent creation, user
 // registration, payment authorisation. Send the PSU's browser to
 // Links.SCARedirect; the bank returns it to the TPP-Redirect-URI (see

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -118,17 +117,6 @@ type TransactionLinks struct {
 // name into Extra. null leaves it as it is.
 func (t *Transaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	return decodeWire(d, t, (*transactionWire)(unsafe.Pointer(t)))
-}
-
-// decodeWire decodes the value next in d into the model m through its
-// wire w, then finishes w; null leaves m as it is.
-func decodeWire[M any, W interface{ finish() error }](d *jsontext.Decoder, m *M, w W) error {
-	if null, err := unmarshalJSONFromNull(d); null {
-		return err
-	}
-	*m = *new(M)
-	err := jsonv2.UnmarshalDecode(d, w)
-	return cmp.Or(err, w.finish())
 }
 
 // transactionWire is a Transaction as it is decoded (the same fields at the
@@ -575,53 +563,6 @@ type cardTransactionReportWire struct {
 // UnmarshalJSONFrom decodes a card transaction page.
 func (r *cardTransactionReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	return jsonv2.UnmarshalDecode(d, (*cardTransactionReportWire)(unsafe.Pointer(r)))
-}
-
-// dateTimeField is a date-time member (*time.Time) decoded as a *string
-// would be (the last member wins; "" and null, as absent, give no time),
-// parsed in place in dateTimeLayouts, without a string of its text. A text
-// that does not parse is held as invalidDateTime until check.
-type dateTimeField struct{ t *time.Time }
-
-// invalidDateTime marks a dateTimeField whose text does not parse.
-var invalidDateTime time.Time
-
-// UnmarshalJSONFrom reads and parses the value next in d.
-func (x *dateTimeField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	x.t = nil
-	if d.PeekKind() != '"' {
-		var s *string
-		return jsonv2.UnmarshalDecode(d, &s) // null, or the error a *string gives
-	}
-	raw, err := d.ReadValue()
-	if err != nil {
-		return err
-	}
-	var room [64]byte
-	text, _ := jsontext.AppendUnquote(room[:0], raw) // invalid UTF-8 replaced, as encoding/json does
-	if len(text) == 0 {
-		return nil
-	}
-	// time.Parse keeps no part of the text, which lives only in this call.
-	s := unsafe.String(&text[0], len(text))
-	for _, layout := range dateTimeLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			x.t = &t
-			return nil
-		}
-	}
-	x.t = &invalidDateTime
-	return nil
-}
-
-// check is the error naming field of a text that is no date-time with an
-// offset, which it takes out; nil for any other.
-func (x *dateTimeField) check(field string) error {
-	if x.t != &invalidDateTime {
-		return nil
-	}
-	x.t = nil
-	return fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
 }
 
 // MarshalJSONTo encodes acceptorTransactionDateTime in the offset form of

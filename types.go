@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -444,6 +445,106 @@ func (d Date) MarshalJSON() ([]byte, error) { return encodeJSON(d) }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
 func (d *Date) UnmarshalJSON(b []byte) error { return decodeJSON(b, d) }
+
+// Link is one entry of a response's _links: {"href": "...", "verbs": ["GET"]}.
+// Href is usually relative to the client's base address; pass the Link back to
+// the service method that follows it. A link given as a bare string decodes too.
+type Link struct {
+	Href  string   `json:"href"`
+	Verbs []string `json:"verbs,omitempty"`
+}
+
+// UnmarshalJSONFrom accepts {"href": "..."} and a bare "..." string; null
+// gives the zero Link.
+func (l *Link) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	switch d.PeekKind() {
+	case '"':
+		tok, err := d.ReadToken()
+		*l = Link{Href: tok.String()}
+		return err
+	case 'n', '{':
+		*l = Link{} // an object replaces the link
+	}
+	type plain Link
+	return jsonv2.UnmarshalDecode(d, (*plain)(l))
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (l *Link) UnmarshalJSON(b []byte) error { return decodeJSON(b, l) }
+
+// IsZero reports whether the link is absent.
+func (l Link) IsZero() bool { return l.Href == "" }
+
+// decodeWire decodes the value next in d into the model m through its
+// wire w, then finishes w; null leaves m as it is.
+func decodeWire[M any, W interface{ finish() error }](d *jsontext.Decoder, m *M, w W) error {
+	if d.PeekKind() == 'n' {
+		_, err := d.ReadToken()
+		return err
+	}
+	*m = *new(M)
+	return cmp.Or(jsonv2.UnmarshalDecode(d, w), w.finish())
+}
+
+// dateTimeLayouts are the date-time forms accepted in responses: RFC 3339,
+// and the same with an offset without a colon ("+0200").
+var dateTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"}
+
+// formatDateTime writes a date-time in the offset form of docs/interface.md General
+// convention 3 ("2024-05-02T10:00:00+00:00"); "" for nil.
+func formatDateTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.Format("2006-01-02T15:04:05.999999999-07:00")
+}
+
+// dateTimeField is a date-time member (*time.Time) decoded as a *string
+// would be (the last member wins; "" and null, as absent, give no time),
+// parsed in place in dateTimeLayouts, without a string of its text. A text
+// that does not parse is held as invalidDateTime until check.
+type dateTimeField struct{ t *time.Time }
+
+// invalidDateTime marks a dateTimeField whose text does not parse.
+var invalidDateTime time.Time
+
+// UnmarshalJSONFrom reads and parses the value next in d.
+func (x *dateTimeField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	x.t = nil
+	if d.PeekKind() != '"' {
+		var s *string
+		return jsonv2.UnmarshalDecode(d, &s) // null, or the error a *string gives
+	}
+	raw, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	var room [64]byte
+	text, _ := jsontext.AppendUnquote(room[:0], raw) // invalid UTF-8 replaced, as encoding/json does
+	if len(text) == 0 {
+		return nil
+	}
+	// time.Parse keeps no part of the text, which lives only in this call.
+	s := unsafe.String(&text[0], len(text))
+	for _, layout := range dateTimeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			x.t = &t
+			return nil
+		}
+	}
+	x.t = &invalidDateTime
+	return nil
+}
+
+// check is the error naming field of a text that is no date-time with an
+// offset, which it takes out; nil for any other.
+func (x *dateTimeField) check(field string) error {
+	if x.t != &invalidDateTime {
+		return nil
+	}
+	x.t = nil
+	return fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
+}
 
 // AccountReference identifies an account in a request or a response
 // (debtorAccount, creditorAccount, account, cardAccount): docs/interface.md's
