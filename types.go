@@ -91,12 +91,10 @@ func (a Amount) String() string {
 }
 
 // UnmarshalJSONFrom decodes an amount object from an answer. amount may be a
-// JSON string or (as sent before release 1.7.6) a JSON number, either a plain
-// decimal in the grammar Validate checks (no '+', spaces or exponent), kept
-// as sent, without floating point; missing, null or "" decodes as "". A
-// malformed amount is a *json.UnmarshalTypeError whose Field is its path
-// ("balances.balanceAmount.amount"). Unknown fields are ignored; null leaves
-// the Amount unchanged.
+// JSON string or number holding a plain decimal (Validate's grammar), kept as
+// sent; missing, null or "" decodes as "". A malformed amount is a
+// *json.UnmarshalTypeError whose Field is its path
+// ("balances.balanceAmount.amount"). null leaves the Amount unchanged.
 func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if d.PeekKind() != '{' {
 		return jsonv2.UnmarshalDecode(d, new(struct{})) // null, or the error a struct gives
@@ -433,11 +431,11 @@ func (d *Date) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		text, _ := jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
 		return d.UnmarshalText(text)
 	}
-	kind := dec.PeekKind()
+	kind := kindName(dec.PeekKind())
 	if err := dec.SkipValue(); err != nil {
 		return err
 	}
-	return fmt.Errorf("xs2a: decoding date: %w", &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[string]()})
+	return fmt.Errorf("xs2a: decoding date: %w", &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[string]()})
 }
 
 // MarshalJSON is MarshalJSONTo for encoding/json.
@@ -500,9 +498,9 @@ func formatDateTime(t *time.Time) string {
 }
 
 // dateTimeField is a date-time member (*time.Time) decoded as a *string
-// would be (the last member wins; "" and null, as absent, give no time),
-// parsed in place in dateTimeLayouts, without a string of its text. A text
-// that does not parse is held as invalidDateTime until check.
+// would be ("" and null give no time), parsed in one of dateTimeLayouts
+// without a string of its text. A text that does not parse is held as
+// invalidDateTime until check.
 type dateTimeField struct{ t *time.Time }
 
 // invalidDateTime marks a dateTimeField whose text does not parse.
