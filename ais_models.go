@@ -242,8 +242,8 @@ func (b *Balance) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // finish checks lastChangeDateTime.
 func (w *balanceWire) finish() error { return w.LastChangeDateTime.check("lastChangeDateTime") }
 
-// balanceWire is a Balance as it is decoded (TestWireLayouts):
-// lastChangeDateTime through a dateTimeField.
+// balanceWire is the wire of a Balance (decodeWire): lastChangeDateTime
+// through a dateTimeField.
 type balanceWire struct {
 	BalanceAmount            Amount        `json:"balanceAmount"`
 	BalanceType              BalanceType   `json:"balanceType"`

@@ -119,11 +119,9 @@ func (t *Transaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	return decodeWire(d, t, (*transactionWire)(unsafe.Pointer(t)))
 }
 
-// transactionWire is a Transaction as it is decoded (the same fields at the
-// same offsets, TestWireLayouts): remittanceInformationStructured through a
-// structuredField, remittanceInformationUnstructuredArray through a
-// textsField, and no method of its own, so that json/v2 decodes a list of
-// them field by field.
+// transactionWire is the wire of a Transaction (decodeWire):
+// remittanceInformationStructured through a structuredField,
+// remittanceInformationUnstructuredArray through a textsField.
 type transactionWire struct {
 	TransactionID                          string                 `json:"transactionId,omitempty"`
 	EntryReference                         string                 `json:"entryReference,omitempty"`
@@ -477,10 +475,8 @@ func (w *cardTransactionWire) finish() error {
 	return w.AcceptorTransactionDateTime.check("acceptorTransactionDateTime")
 }
 
-// cardTransactionWire is a CardTransaction as it is decoded (the same
-// fields at the same offsets, TestWireLayouts): acceptorTransactionDateTime
-// through a dateTimeField, and no method of its own, so that json/v2 decodes
-// a list of them field by field.
+// cardTransactionWire is the wire of a CardTransaction (decodeWire):
+// acceptorTransactionDateTime through a dateTimeField.
 type cardTransactionWire struct {
 	CardTransactionID              string               `json:"cardTransactionId,omitempty"`
 	TerminalID                     string               `json:"terminalId,omitempty"`
@@ -569,14 +565,11 @@ func (r *cardTransactionReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // docs/interface.md G3, and the Extra members.
 func (t CardTransaction) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain CardTransaction
-	var err error
-	if t.Extra, err = t.Extra.without(t); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, struct {
+	w := struct {
 		plain
 		Acceptor string `json:"acceptorTransactionDateTime,omitempty"`
-	}{plain: plain(t), Acceptor: formatDateTime(t.AcceptorTransactionDateTime)})
+	}{plain: plain(t), Acceptor: formatDateTime(t.AcceptorTransactionDateTime)}
+	return marshalModel(e, &w, &w.Extra, t)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.

@@ -474,7 +474,9 @@ func (l *Link) UnmarshalJSON(b []byte) error { return decodeJSON(b, l) }
 func (l Link) IsZero() bool { return l.Href == "" }
 
 // decodeWire decodes the value next in d into the model m through its
-// wire w, then finishes w; null leaves m as it is.
+// wire w, then finishes w; null leaves m as it is. A wire is its model's
+// layout (TestWireLayouts) with field types of its own and no method, so that
+// json/v2 decodes a list of them field by field (wireList).
 func decodeWire[M any, W interface{ finish() error }](d *jsontext.Decoder, m *M, w W) error {
 	if d.PeekKind() == 'n' {
 		_, err := d.ReadToken()
