@@ -138,6 +138,24 @@ type Account struct {
 	Extra Extra `json:",embed"`
 }
 
+// UnmarshalJSONFrom decodes an account; members it does not name go to Extra.
+func (a *Account) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	type plain Account
+	return jsonv2.UnmarshalDecode(d, (*plain)(a))
+}
+
+// MarshalJSONTo encodes an account with its Extra members.
+func (a Account) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain Account
+	return marshalModel(e, (*plain)(&a), &a.Extra, a)
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (a *Account) UnmarshalJSON(data []byte) error { return decodeJSON(data, a) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (a Account) MarshalJSON() ([]byte, error) { return encodeJSON(a) }
+
 // AccountOwner is one entry of ownerNames (Berlin Group accountOwner).
 type AccountOwner struct {
 	Name string `json:"name,omitempty"`
@@ -159,6 +177,24 @@ type Balances struct {
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
+
+// UnmarshalJSONFrom decodes a balances answer; members it does not name go to Extra.
+func (b *Balances) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	type plain Balances
+	return jsonv2.UnmarshalDecode(d, (*plain)(b))
+}
+
+// MarshalJSONTo encodes a balances answer with its Extra members.
+func (b Balances) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain Balances
+	return marshalModel(e, (*plain)(&b), &b.Extra, b)
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (b *Balances) UnmarshalJSON(data []byte) error { return decodeJSON(data, b) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (b Balances) MarshalJSON() ([]byte, error) { return encodeJSON(b) }
 
 // Find returns the first balance of type t.
 func (b *Balances) Find(t BalanceType) (Balance, bool) {
@@ -206,8 +242,8 @@ func (b *Balance) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // finish checks lastChangeDateTime.
 func (w *balanceWire) finish() error { return w.LastChangeDateTime.check("lastChangeDateTime") }
 
-// balanceWire is a Balance as it is decoded (TestWireLayouts):
-// lastChangeDateTime through a dateTimeField.
+// balanceWire is the wire of a Balance (decodeWire): lastChangeDateTime
+// through a dateTimeField.
 type balanceWire struct {
 	BalanceAmount            Amount        `json:"balanceAmount"`
 	BalanceType              BalanceType   `json:"balanceType"`
@@ -260,6 +296,24 @@ type CardAccount struct {
 	Extra Extra `json:",embed"`
 }
 
+// UnmarshalJSONFrom decodes a card account; members it does not name go to Extra.
+func (a *CardAccount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	type plain CardAccount
+	return jsonv2.UnmarshalDecode(d, (*plain)(a))
+}
+
+// MarshalJSONTo encodes a card account with its Extra members.
+func (a CardAccount) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain CardAccount
+	return marshalModel(e, (*plain)(&a), &a.Extra, a)
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (a *CardAccount) UnmarshalJSON(data []byte) error { return decodeJSON(data, a) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (a CardAccount) MarshalJSON() ([]byte, error) { return encodeJSON(a) }
+
 // Agreement is a PSU's corporate agreement (docs/interface.md F2); PSU.CorporateID
 // takes its ID.
 type Agreement struct {
@@ -270,21 +324,26 @@ type Agreement struct {
 	Extra Extra `json:",embed"`
 }
 
+// UnmarshalJSONFrom decodes an agreement; members it does not name go to Extra.
+func (a *Agreement) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	type plain Agreement
+	return jsonv2.UnmarshalDecode(d, (*plain)(a))
+}
+
+// MarshalJSONTo encodes an agreement with its Extra members.
+func (a Agreement) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain Agreement
+	return marshalModel(e, (*plain)(&a), &a.Extra, a)
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (a *Agreement) UnmarshalJSON(data []byte) error { return decodeJSON(data, a) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (a Agreement) MarshalJSON() ([]byte, error) { return encodeJSON(a) }
+
 // isNull reports whether data is the JSON null.
 func isNull(data []byte) bool { return string(bytes.TrimSpace(data)) == "null" }
-
-// dateTimeLayouts are the date-time forms accepted in responses: RFC 3339,
-// and the same with an offset without a colon ("+0200").
-var dateTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"}
-
-// formatDateTime writes a date-time in the offset form of docs/interface.md General
-// convention 3 ("2024-05-02T10:00:00+00:00"); "" for nil.
-func formatDateTime(t *time.Time) string {
-	if t == nil {
-		return ""
-	}
-	return t.Format("2006-01-02T15:04:05.999999999-07:00")
-}
 
 // listBody decodes a list answer: {"<key>": [...]} or a bare array. A missing
 // key or null gives an empty list.

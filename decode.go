@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"unicode/utf8"
 	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -515,68 +513,4 @@ func countIn(d *jsontext.Decoder, at string, paths []string, counts []int) error
 		return err
 	}
 	return d.SkipValue()
-}
-
-// readString reads the JSON string next in d (a member name or a value),
-// unquoted: the bytes in d's buffer (valid until d reads on), or a copy for
-// one with escapes or invalid UTF-8 (replaced, as encoding/json does).
-func readString(d *jsontext.Decoder) ([]byte, error) {
-	raw, err := d.ReadValue()
-	if err != nil {
-		return nil, err
-	}
-	text := raw[1 : len(raw)-1]
-	if bytes.IndexByte(text, '\\') >= 0 || !utf8.Valid(text) {
-		text, _ = jsontext.AppendUnquote(nil, raw)
-	}
-	return text, nil
-}
-
-// isName reports whether a member name matches a field's name as
-// encoding/json matches them: in any letter case (Unicode simple folding).
-func isName(name []byte, field string) bool {
-	return string(name) == field || strings.EqualFold(string(name), field)
-}
-
-// readText reads a JSON string into *s as encoding/json does: null leaves
-// *s as it is, another kind of value is a *json.UnmarshalTypeError naming
-// field.
-func readText(d *jsontext.Decoder, s *string, field string) error {
-	switch d.PeekKind() {
-	case 'n':
-		_, err := d.ReadToken()
-		return err
-	case '"':
-	default:
-		kind := d.PeekKind()
-		if err := d.SkipValue(); err != nil {
-			return err
-		}
-		return &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[string](), Field: field}
-	}
-	text, err := readString(d)
-	if err != nil {
-		return err
-	}
-	*s = recentText(text)
-	return nil
-}
-
-// recentTexts are short texts readText made lately, by a hash of their
-// bytes: the currencies and codes a page repeats are made once.
-var recentTexts [64]atomic.Pointer[string]
-
-// recentText is string(b), the string made for the same bytes lately
-// when there is one.
-func recentText(b []byte) string {
-	if len(b) == 0 || len(b) > 16 {
-		return string(b)
-	}
-	slot := &recentTexts[(len(b)*31+int(b[0])*7+int(b[len(b)-1]))%len(recentTexts)]
-	if p := slot.Load(); p != nil && *p == string(b) {
-		return *p
-	}
-	s := string(b)
-	slot.Store(&s)
-	return s
 }

@@ -105,3 +105,14 @@ func unmarshalJSONFromNull(d *jsontext.Decoder) (bool, error) {
 	_, err := d.ReadToken()
 	return true, err
 }
+
+// marshalModel encodes p, a model's fields without its methods, and extra,
+// its Extra, less the members a field of model takes. A model's
+// MarshalJSONTo calls it; its MarshalJSON and UnmarshalJSON go through the
+// json/v2 methods, so encoding/json (v1) gives the same form.
+func marshalModel[P any](e *jsontext.Encoder, p *P, extra *Extra, model any) (err error) {
+	if *extra, err = extra.without(model); err != nil {
+		return err
+	}
+	return jsonv2.MarshalEncode(e, p)
+}

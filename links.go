@@ -8,35 +8,6 @@ import (
 // Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
 // (https://www.berlin-group.org/nextgenpsd2-downloads); docs/interface.md lists where the platform differs.
 
-// Link is one entry of a response's _links: {"href": "...", "verbs": ["GET"]}.
-// Href is usually relative to the client's base address; pass the Link back to
-// the service method that follows it. A link given as a bare string decodes too.
-type Link struct {
-	Href  string   `json:"href"`
-	Verbs []string `json:"verbs,omitempty"`
-}
-
-// UnmarshalJSONFrom accepts {"href": "..."} and a bare "..." string; null
-// gives the zero Link.
-func (l *Link) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	switch d.PeekKind() {
-	case '"':
-		tok, err := d.ReadToken()
-		*l = Link{Href: tok.String()}
-		return err
-	case 'n', '{':
-		*l = Link{} // an object replaces the link
-	}
-	type plain Link
-	return jsonv2.UnmarshalDecode(d, (*plain)(l))
-}
-
-// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
-func (l *Link) UnmarshalJSON(b []byte) error { return decodeJSON(b, l) }
-
-// IsZero reports whether the link is absent.
-func (l Link) IsZero() bool { return l.Href == "" }
-
 // SCALinks is an answer that starts an SCA: consent creation, user
 // registration, payment authorisation. Send the PSU's browser to
 // Links.SCARedirect; the bank returns it to the TPP-Redirect-URI (see
@@ -51,6 +22,24 @@ type SCALinks struct {
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
+
+// UnmarshalJSONFrom decodes an SCA-starting answer; unnamed members go to Extra.
+func (l *SCALinks) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	type plain SCALinks
+	return jsonv2.UnmarshalDecode(d, (*plain)(l))
+}
+
+// MarshalJSONTo encodes an answer that starts an SCA with its Extra members.
+func (l SCALinks) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain SCALinks
+	return marshalModel(e, (*plain)(&l), &l.Extra, l)
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (l *SCALinks) UnmarshalJSON(data []byte) error { return decodeJSON(data, l) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (l SCALinks) MarshalJSON() ([]byte, error) { return encodeJSON(l) }
 
 // SCALinkSet holds an SCALinks answer's _links; SCAStatus goes to
 // PaymentsService.AuthorisationStatus.

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Shapes follow the Berlin Group NextGenPSD2 XS2A Framework 1.3.12
@@ -180,6 +183,24 @@ type Initiation struct {
 	kind paymentKind // set by Initiate and InitiateEInvoice
 }
 
+// UnmarshalJSONFrom decodes an initiation answer; members it does not name go to Extra.
+func (i *Initiation) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	type plain Initiation
+	return jsonv2.UnmarshalDecode(d, (*plain)(i))
+}
+
+// MarshalJSONTo encodes an initiation answer with its Extra members.
+func (i Initiation) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain Initiation
+	return marshalModel(e, (*plain)(&i), &i.Extra, i)
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (i *Initiation) UnmarshalJSON(data []byte) error { return decodeJSON(data, i) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (i Initiation) MarshalJSON() ([]byte, error) { return encodeJSON(i) }
+
 // InitiationLinks are an initiation's _links; absent ones are zero.
 type InitiationLinks struct {
 	Self               Link `json:"self,omitzero"`               // GET: the payment; DELETE: cancel it
@@ -211,6 +232,24 @@ type PaymentStatus struct {
 	Extra Extra `json:",embed"`
 }
 
+// UnmarshalJSONFrom decodes a payment status; members it does not name go to Extra.
+func (s *PaymentStatus) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	type plain PaymentStatus
+	return jsonv2.UnmarshalDecode(d, (*plain)(s))
+}
+
+// MarshalJSONTo encodes a payment status with its Extra members.
+func (s PaymentStatus) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain PaymentStatus
+	return marshalModel(e, (*plain)(&s), &s.Extra, s)
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (s *PaymentStatus) UnmarshalJSON(data []byte) error { return decodeJSON(data, s) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (s PaymentStatus) MarshalJSON() ([]byte, error) { return encodeJSON(s) }
+
 // PaymentStatusLinks are a status answer's _links; absent ones are zero.
 type PaymentStatusLinks struct {
 	Self               Link `json:"self,omitzero"`               // GET: the payment; DELETE: cancel it
@@ -233,6 +272,24 @@ type AuthorisationStatus struct {
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
+
+// UnmarshalJSONFrom decodes an authorisation status; members it does not name go to Extra.
+func (s *AuthorisationStatus) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	type plain AuthorisationStatus
+	return jsonv2.UnmarshalDecode(d, (*plain)(s))
+}
+
+// MarshalJSONTo encodes an authorisation status with its Extra members.
+func (s AuthorisationStatus) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain AuthorisationStatus
+	return marshalModel(e, (*plain)(&s), &s.Extra, s)
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (s *AuthorisationStatus) UnmarshalJSON(data []byte) error { return decodeJSON(data, s) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (s AuthorisationStatus) MarshalJSON() ([]byte, error) { return encodeJSON(s) }
 
 // InsufficientFunds reports whether the bank found too little money for the
 // payment: fundsAvailable is false, whatever the status (docs/interface.md
@@ -272,6 +329,24 @@ type BasketDetails struct {
 	Extra Extra `json:",embed"`
 }
 
+// UnmarshalJSONFrom decodes a signing basket; members it does not name go to Extra.
+func (b *BasketDetails) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	type plain BasketDetails
+	return jsonv2.UnmarshalDecode(d, (*plain)(b))
+}
+
+// MarshalJSONTo encodes a signing basket with its Extra members.
+func (b BasketDetails) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain BasketDetails
+	return marshalModel(e, (*plain)(&b), &b.Extra, b)
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (b *BasketDetails) UnmarshalJSON(data []byte) error { return decodeJSON(data, b) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (b BasketDetails) MarshalJSON() ([]byte, error) { return encodeJSON(b) }
+
 // BasketStatus is the answer of GET on a signing basket's status link.
 type BasketStatus struct {
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
@@ -279,6 +354,24 @@ type BasketStatus struct {
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
+
+// UnmarshalJSONFrom decodes a signing basket's status; members it does not name go to Extra.
+func (s *BasketStatus) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	type plain BasketStatus
+	return jsonv2.UnmarshalDecode(d, (*plain)(s))
+}
+
+// MarshalJSONTo encodes a signing basket's status with its Extra members.
+func (s BasketStatus) MarshalJSONTo(e *jsontext.Encoder) error {
+	type plain BasketStatus
+	return marshalModel(e, (*plain)(&s), &s.Extra, s)
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (s *BasketStatus) UnmarshalJSON(data []byte) error { return decodeJSON(data, s) }
+
+// MarshalJSON is MarshalJSONTo for encoding/json.
+func (s BasketStatus) MarshalJSON() ([]byte, error) { return encodeJSON(s) }
 
 // signingBasketBody is the JSON sent for a SigningBasket.
 type signingBasketBody struct {

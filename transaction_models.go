@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -120,22 +119,9 @@ func (t *Transaction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	return decodeWire(d, t, (*transactionWire)(unsafe.Pointer(t)))
 }
 
-// decodeWire decodes the value next in d into the model m through its
-// wire w, then finishes w; null leaves m as it is.
-func decodeWire[M any, W interface{ finish() error }](d *jsontext.Decoder, m *M, w W) error {
-	if null, err := unmarshalJSONFromNull(d); null {
-		return err
-	}
-	*m = *new(M)
-	err := jsonv2.UnmarshalDecode(d, w)
-	return cmp.Or(err, w.finish())
-}
-
-// transactionWire is a Transaction as it is decoded (the same fields at the
-// same offsets, TestWireLayouts): remittanceInformationStructured through a
-// structuredField, remittanceInformationUnstructuredArray through a
-// textsField, and no method of its own, so that json/v2 decodes a list of
-// them field by field.
+// transactionWire is the wire of a Transaction (decodeWire):
+// remittanceInformationStructured through a structuredField,
+// remittanceInformationUnstructuredArray through a textsField.
 type transactionWire struct {
 	TransactionID                          string                 `json:"transactionId,omitempty"`
 	EntryReference                         string                 `json:"entryReference,omitempty"`
@@ -489,10 +475,8 @@ func (w *cardTransactionWire) finish() error {
 	return w.AcceptorTransactionDateTime.check("acceptorTransactionDateTime")
 }
 
-// cardTransactionWire is a CardTransaction as it is decoded (the same
-// fields at the same offsets, TestWireLayouts): acceptorTransactionDateTime
-// through a dateTimeField, and no method of its own, so that json/v2 decodes
-// a list of them field by field.
+// cardTransactionWire is the wire of a CardTransaction (decodeWire):
+// acceptorTransactionDateTime through a dateTimeField.
 type cardTransactionWire struct {
 	CardTransactionID              string               `json:"cardTransactionId,omitempty"`
 	TerminalID                     string               `json:"terminalId,omitempty"`
@@ -577,63 +561,15 @@ func (r *cardTransactionReport) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	return jsonv2.UnmarshalDecode(d, (*cardTransactionReportWire)(unsafe.Pointer(r)))
 }
 
-// dateTimeField is a date-time member (*time.Time) decoded as a *string
-// would be (the last member wins; "" and null, as absent, give no time),
-// parsed in place in dateTimeLayouts, without a string of its text. A text
-// that does not parse is held as invalidDateTime until check.
-type dateTimeField struct{ t *time.Time }
-
-// invalidDateTime marks a dateTimeField whose text does not parse.
-var invalidDateTime time.Time
-
-// UnmarshalJSONFrom reads and parses the value next in d.
-func (x *dateTimeField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	x.t = nil
-	if d.PeekKind() != '"' {
-		var s *string
-		return jsonv2.UnmarshalDecode(d, &s) // null, or the error a *string gives
-	}
-	text, err := readString(d)
-	if err != nil {
-		return err
-	}
-	if len(text) == 0 {
-		return nil
-	}
-	// time.Parse keeps no part of the text, which lives only in this call.
-	s := unsafe.String(&text[0], len(text))
-	for _, layout := range dateTimeLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			x.t = &t
-			return nil
-		}
-	}
-	x.t = &invalidDateTime
-	return nil
-}
-
-// check is the error naming field of a text that is no date-time with an
-// offset, which it takes out; nil for any other.
-func (x *dateTimeField) check(field string) error {
-	if x.t != &invalidDateTime {
-		return nil
-	}
-	x.t = nil
-	return fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
-}
-
 // MarshalJSONTo encodes acceptorTransactionDateTime in the offset form of
 // docs/interface.md G3, and the Extra members.
 func (t CardTransaction) MarshalJSONTo(e *jsontext.Encoder) error {
 	type plain CardTransaction
-	var err error
-	if t.Extra, err = t.Extra.without(t); err != nil {
-		return err
-	}
-	return jsonv2.MarshalEncode(e, struct {
+	w := struct {
 		plain
 		Acceptor string `json:"acceptorTransactionDateTime,omitempty"`
-	}{plain: plain(t), Acceptor: formatDateTime(t.AcceptorTransactionDateTime)})
+	}{plain: plain(t), Acceptor: formatDateTime(t.AcceptorTransactionDateTime)}
+	return marshalModel(e, &w, &w.Extra, t)
 }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.

@@ -9,7 +9,10 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -88,32 +91,30 @@ func (a Amount) String() string {
 }
 
 // UnmarshalJSONFrom decodes an amount object from an answer. amount may be a
-// JSON string or (as sent before release 1.7.6) a JSON number, either a plain
-// decimal in the grammar Validate checks (no '+', spaces or exponent), kept
-// as sent, without floating point; missing, null or "" decodes as "". A
-// malformed amount is a *json.UnmarshalTypeError whose Field is its path
-// ("balances.balanceAmount.amount"). Unknown fields are ignored; null leaves
-// the Amount unchanged.
+// JSON string or number holding a plain decimal (Validate's grammar), kept as
+// sent; missing, null or "" decodes as "". A malformed amount is a
+// *json.UnmarshalTypeError whose Field is its path
+// ("balances.balanceAmount.amount"). null leaves the Amount unchanged.
 func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if d.PeekKind() != '{' {
 		return jsonv2.UnmarshalDecode(d, new(struct{})) // null, or the error a struct gives
 	}
-	// Read member by member (readString, readText): an answer holds an
-	// amount or two per entry, and json/v2's struct decoding costs more.
+	// Read member by member (readText): an answer holds an amount or two
+	// per entry, and json/v2's struct decoding costs more.
 	if _, err := d.ReadToken(); err != nil { // '{'
 		return err
 	}
-	var cur, amount string
+	var name, cur, amount string
 	var amountErr error
 	for d.PeekKind() != '}' {
-		name, err := readString(d)
-		if err != nil {
+		if err := readText(d, &name, ""); err != nil {
 			return err
 		}
+		var err error
 		switch {
-		case isName(name, "currency"):
+		case strings.EqualFold(name, "currency"): // in any letter case, as encoding/json matches names
 			err = readText(d, &cur, "currency")
-		case isName(name, "amount"):
+		case strings.EqualFold(name, "amount"):
 			var raw jsontext.Value
 			if raw, err = d.ReadValue(); err == nil {
 				// The last amount member is the one decoded.
@@ -135,6 +136,49 @@ func (a *Amount) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*a = Amount{Currency: cur, Amount: amount}
 	return nil
 }
+
+// readText reads the JSON string next in d (a member name or a value) into
+// *s as encoding/json does: escapes read, invalid UTF-8 replaced; null
+// leaves *s as it is, another kind of value is a *json.UnmarshalTypeError
+// naming field. A short text made lately is the string made then.
+func readText(d *jsontext.Decoder, s *string, field string) error {
+	switch kind := d.PeekKind(); kind {
+	case 'n':
+		_, err := d.ReadToken()
+		return err
+	case '"':
+	default:
+		if err := d.SkipValue(); err != nil {
+			return err
+		}
+		return &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[string](), Field: field}
+	}
+	raw, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	text := raw[1 : len(raw)-1]
+	if bytes.IndexByte(text, '\\') >= 0 || !utf8.Valid(text) {
+		text, _ = jsontext.AppendUnquote(nil, raw)
+	}
+	if len(text) == 0 || len(text) > 16 {
+		*s = string(text)
+		return nil
+	}
+	slot := &recentTexts[(len(text)*31+int(text[0])*7+int(text[len(text)-1]))%len(recentTexts)]
+	if p := slot.Load(); p != nil && *p == string(text) {
+		*s = *p
+		return nil
+	}
+	made := string(text)
+	slot.Store(&made)
+	*s = made
+	return nil
+}
+
+// recentTexts are short texts readText made lately, by a hash of their
+// bytes: the names, currencies and codes a page repeats are made once.
+var recentTexts [64]atomic.Pointer[string]
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
 func (a *Amount) UnmarshalJSON(data []byte) error {
@@ -173,11 +217,13 @@ func plainPath(err error) error {
 }
 
 // decimalField decodes the raw JSON value of the decimal field named field: a
-// string or number holding a plain decimal (isDecimal); missing, null and ""
-// give "". Anything else is a *json.UnmarshalTypeError naming field, not the value.
+// string or number holding a plain decimal, an optional leading '-' (when
+// signed), 1 to 14 digits, and optionally a '.' and 1 to maxFraction digits;
+// missing, null and "" give "". Anything else is a *json.UnmarshalTypeError
+// naming field, not the value.
 func decimalField(raw []byte, field string, maxFraction int, signed bool) (string, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
+	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
 	var s string
@@ -186,7 +232,7 @@ func decimalField(raw []byte, field string, maxFraction int, signed bool) (strin
 		s = string(raw)
 	case bytes.IndexByte(raw, '\\') < 0:
 		// A valid JSON string without escapes: its text is between the
-		// quotes (anything but ASCII fails isDecimal).
+		// quotes (anything but ASCII is no decimal).
 		s = string(raw[1 : len(raw)-1])
 	default:
 		var text string // declared here: it escapes, and costs an allocation only for an escaped string
@@ -198,25 +244,17 @@ func decimalField(raw []byte, field string, maxFraction int, signed bool) (strin
 	if s == "" {
 		return "", nil
 	}
-	if !isDecimal(s, maxFraction, signed) {
+	digits := s
+	if signed {
+		digits = strings.TrimPrefix(s, "-")
+	}
+	ip, fp, point := strings.Cut(digits, ".")
+	nonDigit := strings.Trim(ip, "0123456789") != "" || strings.Trim(fp, "0123456789") != ""
+	if nonDigit || ip == "" || len(ip) > maxAmountIntegerDigits || point && (fp == "" || len(fp) > maxFraction) {
 		return "", &json.UnmarshalTypeError{Value: kindName(jsontext.Value(raw).Kind()) + " that is not a plain decimal",
 			Type: reflect.TypeFor[string](), Field: field}
 	}
 	return s, nil
-}
-
-// isDecimal reports whether s is a plain decimal: an optional leading '-'
-// (when signed), 1 to 14 digits, and optionally a '.' followed by 1 to
-// maxFraction digits.
-func isDecimal(s string, maxFraction int, signed bool) bool {
-	if signed {
-		s = strings.TrimPrefix(s, "-")
-	}
-	ip, fp, point := strings.Cut(s, ".")
-	if len(ip) > maxAmountIntegerDigits || !allDigits(ip) {
-		return false
-	}
-	return !point || (len(fp) <= maxFraction && allDigits(fp))
 }
 
 // Date is a calendar date without a time or zone, the ISO 8601 YYYY-MM-DD
@@ -259,7 +297,7 @@ func ParseDate(s string) (Date, error) {
 }
 
 // parseDate parses "YYYY-MM-DD" as ParseDate does, without making a string
-// of a []byte; false for anything else.
+// of a []byte; false for anything else, a year 0 or a day its month lacks.
 func parseDate[S ~string | ~[]byte](b S) (Date, bool) {
 	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
 		return Date{}, false
@@ -270,21 +308,20 @@ func parseDate[S ~string | ~[]byte](b S) (Date, bool) {
 		}
 	}
 	digit := func(i int) int { return int(b[i] - '0') }
-	d := Date{Year: digit(0)*1000 + digit(1)*100 + digit(2)*10 + digit(3),
-		Month: time.Month(digit(5)*10 + digit(6)), Day: digit(8)*10 + digit(9)}
-	return d, d.valid()
+	y, m, day := digit(0)*1000+digit(1)*100+digit(2)*10+digit(3), time.Month(digit(5)*10+digit(6)), digit(8)*10+digit(9)
+	leap := y%4 == 0 && (y%100 != 0 || y%400 == 0)
+	inMonth := m >= time.January && m <= time.December && (day <= monthDays[m] || m == time.February && leap && day == 29)
+	return Date{Year: y, Month: m, Day: day}, y >= 1 && day >= 1 && inMonth
 }
 
 // monthDays are the days of each month of a common year.
 var monthDays = [...]int{time.January: 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 
-// valid reports whether d is a real date of the years 1..9999.
+// valid reports whether d is a real date of the years 1..9999: whether its
+// text parses.
 func (d Date) valid() bool {
-	if d.Year < 1 || d.Year > 9999 || d.Month < time.January || d.Month > time.December || d.Day < 1 {
-		return false
-	}
-	leap := d.Year%4 == 0 && (d.Year%100 != 0 || d.Year%400 == 0)
-	return d.Day <= monthDays[d.Month] || d.Month == time.February && leap && d.Day == 29
+	_, ok := parseDate(d.String())
+	return ok
 }
 
 // String returns the date as YYYY-MM-DD (docs/interface.md G3), or
@@ -394,11 +431,11 @@ func (d *Date) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		text, _ := jsontext.AppendUnquote(nil, raw) // invalid UTF-8 replaced, as encoding/json does
 		return d.UnmarshalText(text)
 	}
-	kind := dec.PeekKind()
+	kind := kindName(dec.PeekKind())
 	if err := dec.SkipValue(); err != nil {
 		return err
 	}
-	return fmt.Errorf("xs2a: decoding date: %w", &json.UnmarshalTypeError{Value: kindName(kind), Type: reflect.TypeFor[string]()})
+	return fmt.Errorf("xs2a: decoding date: %w", &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[string]()})
 }
 
 // MarshalJSON is MarshalJSONTo for encoding/json.
@@ -406,6 +443,108 @@ func (d Date) MarshalJSON() ([]byte, error) { return encodeJSON(d) }
 
 // UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
 func (d *Date) UnmarshalJSON(b []byte) error { return decodeJSON(b, d) }
+
+// Link is one entry of a response's _links: {"href": "...", "verbs": ["GET"]}.
+// Href is usually relative to the client's base address; pass the Link back to
+// the service method that follows it. A link given as a bare string decodes too.
+type Link struct {
+	Href  string   `json:"href"`
+	Verbs []string `json:"verbs,omitempty"`
+}
+
+// UnmarshalJSONFrom accepts {"href": "..."} and a bare "..." string; null
+// gives the zero Link.
+func (l *Link) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	switch d.PeekKind() {
+	case '"':
+		tok, err := d.ReadToken()
+		*l = Link{Href: tok.String()}
+		return err
+	case 'n', '{':
+		*l = Link{} // an object replaces the link
+	}
+	type plain Link
+	return jsonv2.UnmarshalDecode(d, (*plain)(l))
+}
+
+// UnmarshalJSON is UnmarshalJSONFrom for encoding/json.
+func (l *Link) UnmarshalJSON(b []byte) error { return decodeJSON(b, l) }
+
+// IsZero reports whether the link is absent.
+func (l Link) IsZero() bool { return l.Href == "" }
+
+// decodeWire decodes the value next in d into the model m through its
+// wire w, then finishes w; null leaves m as it is. A wire is its model's
+// layout (TestWireLayouts) with field types of its own and no method, so that
+// json/v2 decodes a list of them field by field (wireList).
+func decodeWire[M any, W interface{ finish() error }](d *jsontext.Decoder, m *M, w W) error {
+	if d.PeekKind() == 'n' {
+		_, err := d.ReadToken()
+		return err
+	}
+	*m = *new(M)
+	return cmp.Or(jsonv2.UnmarshalDecode(d, w), w.finish())
+}
+
+// dateTimeLayouts are the date-time forms accepted in responses: RFC 3339,
+// and the same with an offset without a colon ("+0200").
+var dateTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"}
+
+// formatDateTime writes a date-time in the offset form of docs/interface.md General
+// convention 3 ("2024-05-02T10:00:00+00:00"); "" for nil.
+func formatDateTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.Format("2006-01-02T15:04:05.999999999-07:00")
+}
+
+// dateTimeField is a date-time member (*time.Time) decoded as a *string
+// would be ("" and null give no time), parsed in one of dateTimeLayouts
+// without a string of its text. A text that does not parse is held as
+// invalidDateTime until check.
+type dateTimeField struct{ t *time.Time }
+
+// invalidDateTime marks a dateTimeField whose text does not parse.
+var invalidDateTime time.Time
+
+// UnmarshalJSONFrom reads and parses the value next in d.
+func (x *dateTimeField) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	x.t = nil
+	if d.PeekKind() != '"' {
+		var s *string
+		return jsonv2.UnmarshalDecode(d, &s) // null, or the error a *string gives
+	}
+	raw, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	var room [64]byte
+	text, _ := jsontext.AppendUnquote(room[:0], raw) // invalid UTF-8 replaced, as encoding/json does
+	if len(text) == 0 {
+		return nil
+	}
+	// time.Parse keeps no part of the text, which lives only in this call.
+	s := unsafe.String(&text[0], len(text))
+	for _, layout := range dateTimeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			x.t = &t
+			return nil
+		}
+	}
+	x.t = &invalidDateTime
+	return nil
+}
+
+// check is the error naming field of a text that is no date-time with an
+// offset, which it takes out; nil for any other.
+func (x *dateTimeField) check(field string) error {
+	if x.t != &invalidDateTime {
+		return nil
+	}
+	x.t = nil
+	return fmt.Errorf("xs2a: decoding %s: not an ISO 8601 date-time with an offset", field)
+}
 
 // AccountReference identifies an account in a request or a response
 // (debtorAccount, creditorAccount, account, cardAccount): docs/interface.md's
