@@ -308,20 +308,20 @@ func parseDate[S ~string | ~[]byte](b S) (Date, bool) {
 		}
 	}
 	digit := func(i int) int { return int(b[i] - '0') }
-	y, m, day := digit(0)*1000+digit(1)*100+digit(2)*10+digit(3), time.Month(digit(5)*10+digit(6)), digit(8)*10+digit(9)
-	leap := y%4 == 0 && (y%100 != 0 || y%400 == 0)
-	inMonth := m >= time.January && m <= time.December && (day <= monthDays[m] || m == time.February && leap && day == 29)
-	return Date{Year: y, Month: m, Day: day}, y >= 1 && day >= 1 && inMonth
+	d := Date{Year: digit(0)*1000 + digit(1)*100 + digit(2)*10 + digit(3), Month: time.Month(digit(5)*10 + digit(6)), Day: digit(8)*10 + digit(9)}
+	return d, d.valid()
 }
 
 // monthDays are the days of each month of a common year.
 var monthDays = [...]int{time.January: 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 
-// valid reports whether d is a real date of the years 1..9999: whether its
-// text parses.
+// valid reports whether d is a real date of the years 1..9999.
 func (d Date) valid() bool {
-	_, ok := parseDate(d.String())
-	return ok
+	if d.Year < 1 || d.Year > 9999 || d.Month < time.January || d.Month > time.December || d.Day < 1 {
+		return false
+	}
+	leap := d.Year%4 == 0 && (d.Year%100 != 0 || d.Year%400 == 0)
+	return d.Day <= monthDays[d.Month] || d.Month == time.February && leap && d.Day == 29
 }
 
 // String returns the date as YYYY-MM-DD (docs/interface.md G3), or
