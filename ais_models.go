@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -370,12 +371,12 @@ func (l *listBody[T]) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		if err != nil {
 			return err
 		}
-		if name.String() == l.key {
+		if key := name.String(); strings.EqualFold(key, l.key) { // in any letter case, as the models match names
 			if seen {
 				l.items = nil // a repeated member: the last is the list
 			}
 			seen = true
-			err = fieldBelow(l.key, jsonv2.UnmarshalDecode(d, &l.items))
+			err = fieldBelow(key, jsonv2.UnmarshalDecode(d, &l.items))
 		} else {
 			err = d.SkipValue()
 		}

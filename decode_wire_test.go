@@ -1,6 +1,7 @@
 package xs2a
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -116,6 +117,22 @@ func TestListOfAnotherKey(t *testing.T) {
 		b := listBody[Account]{key: key}
 		require.NoError(t, unmarshal(pieces{[]byte(`{"` + key + `":[{"resourceId":"a"},{"resourceId":"b"}]}`)}, &b))
 		require.Len(t, b.list(), 2)
+	}
+}
+
+// TestListKeyInAnyLetterCase: the list's key matches as the models' member
+// names do, in any letter case (Unicode simple folding), and an error inside
+// it names the field from the item whatever the key's spelling.
+func TestListKeyInAnyLetterCase(t *testing.T) {
+	for _, key := range []string{"accounts", "ACCOUNTS", "Accounts", "aCCOUNTſ"} {
+		b := listBody[Account]{key: "accounts"}
+		require.NoError(t, decodeJSON([]byte(`{"`+key+`":[{"resourceId":"a"},{"resourceId":"b"}]}`), &b), key)
+		require.Len(t, b.list(), 2, key)
+		b = listBody[Account]{key: "accounts"}
+		err := decodeJSON([]byte(`{"`+key+`":[{"resourceId":5}]}`), &b)
+		var te *json.UnmarshalTypeError
+		require.ErrorAs(t, err, &te, key)
+		assert.Equal(t, "resourceId", te.Field, key)
 	}
 }
 
