@@ -44,7 +44,8 @@ func (c *Client) interpret(cl *call, a attempt, into any) outcome {
 	o := outcome{resp: &Response{Response: resp, RequestID: cl.requestID, Attempts: n, AcceptFixes: cl.fixes}, status: resp.StatusCode, attempts: n}
 	switch {
 	case resp.StatusCode >= 400:
-		o.body, _ = readCapped(resp.Body, maxErrorBody, resp.ContentLength)
+		p, _ := readUpTo(nil, resp.Body, maxErrorBody, resp.ContentLength, false)
+		o.body = p.join()
 		closeAnswer(resp)
 		o.err, o.warn = c.answerError(r, resp, o.body, cl.requestID), true
 	case resp.StatusCode >= 300:
@@ -105,7 +106,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	if buf == nil {
 		buf = bodyBuffers.Get().(*[]byte)
 	}
-	body, err := readAnswer(*buf, resp.Body, resp.ContentLength)
+	body, err := readUpTo(*buf, resp.Body, maxBody, resp.ContentLength, true)
 	if r.readBuf == nil {
 		defer recycleBody(buf, body.head())
 	} else if body != nil {
@@ -289,37 +290,23 @@ const maxPrealloc = 4 << 20
 // maxChunk is the largest piece a body of unknown length is read in.
 const maxChunk = 1 << 20
 
-// readCapped reads at most limit bytes of r into a buffer of its own
-// (readUpTo), joined into one slice.
-func readCapped(r io.Reader, limit, size int64) ([]byte, error) {
-	p, err := readUpTo(nil, r, limit, size, false)
-	return p.join(), err
-}
-
-// readAnswer reads a successful answer into buf when it has room (see
-// readUpTo), leaving a body of unknown length in the pieces it was read in.
-// One longer than maxBody is errBodyTooLarge: refused by its Content-Length
-// before anything is read, or as soon as more than maxBody bytes arrived.
-func readAnswer(buf []byte, r io.Reader, size int64) (pieces, error) {
-	if size > maxBody {
-		return nil, errBodyTooLarge
-	}
-	p, err := readUpTo(buf, r, maxBody+1, size, true) // one byte more: to tell a body over the cap
-	if err == nil && p.len() > maxBody {
-		err = errBodyTooLarge // never cut a body and decode what is left
-	}
-	return p, err
-}
-
 // readUpTo reads at most limit bytes of r, into buf when it has room: in
 // one piece when it fit the first buffer, else in the pieces it was read
 // in. size is the length announced (Content-Length, -1 when unknown); the
 // bytes returned do not depend on it. What it allocates is bounded by the
 // body, never by a buffer grown by copies: for an announced length, one
 // buffer of it (at most maxPrealloc ahead of the bytes); otherwise pieces
-// of at most maxChunk, never past limit. With refuse, a body of unknown
-// length that reaches limit is errBodyTooLarge.
+// of at most maxChunk, never past limit. With refuse, a body longer than
+// limit is errBodyTooLarge: refused by its announced length before
+// anything is read, or as soon as more than limit bytes arrived (never cut
+// and decoded).
 func readUpTo(buf []byte, r io.Reader, limit, size int64, refuse bool) (pieces, error) {
+	if refuse {
+		if size > limit {
+			return nil, errBodyTooLarge
+		}
+		limit++ // one byte more: to tell a body over the cap
+	}
 	lr := &io.LimitedReader{R: r, N: limit}
 	b := buf[:0]
 	if size > 0 {
@@ -330,57 +317,33 @@ func readUpTo(buf []byte, r io.Reader, limit, size int64, refuse bool) (pieces, 
 	if cap(b) == 0 {
 		b = make([]byte, 0, 512)
 	}
-	b, done, err := fill(b, lr)
-	if done {
-		return pieces{b}, err
-	}
-	if size > int64(len(b)) {
-		whole := make([]byte, len(b), min(size, limit)+1)
-		copy(whole, b)
-		if b, done, err = fill(whole, lr); done {
-			return pieces{b}, err
-		}
-	}
-	return readChunks(b, lr, refuse)
-}
-
-// fill reads r into b until b is full (done false) or r ends (done true;
-// err nil at io.EOF).
-func fill(b []byte, r io.Reader) (_ []byte, done bool, err error) {
-	for len(b) < cap(b) {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, true, nil
-		}
-		if err != nil {
-			return b, true, err
-		}
-	}
-	return b, false, nil
-}
-
-// readChunks reads the rest of lr after head, in pieces of at most
-// maxChunk and never more than lr may still give (with refuse, not when lr
-// reached its limit: errBodyTooLarge).
-func readChunks(head []byte, lr *io.LimitedReader, refuse bool) (pieces, error) {
-	p := pieces{head}
-	next := max(2*cap(head), 4<<10)
+	var p pieces
+	next := 0 // the room of the piece after b
 	var err error
-	for lr.N > 0 {
-		c := make([]byte, 0, min(int64(next), lr.N))
-		var done bool
-		c, done, err = fill(c, lr)
-		p = append(p, c)
-		if done {
-			break
+	for err == nil && lr.N > 0 {
+		switch {
+		case len(b) < cap(b):
+		case p == nil && size > int64(len(b)): // the first buffer is full: one of the announced length
+			b = append(make([]byte, 0, min(size, limit)+1), b...)
+		default: // the next piece, twice as large, up to maxChunk
+			if p = append(p, b); len(p) == 1 {
+				next = max(2*cap(b), 4<<10)
+			} else {
+				next = min(2*next, maxChunk)
+			}
+			b = make([]byte, 0, min(int64(next), lr.N))
 		}
-		next = min(2*next, maxChunk)
+		var n int
+		n, err = lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
 	}
 	if refuse && lr.N == 0 {
 		return nil, errBodyTooLarge
 	}
-	return p, err
+	if err == io.EOF {
+		err = nil
+	}
+	return append(p, b), err
 }
 
 // pieces is a body as read: its bytes in order, in one slice or more.
