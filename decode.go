@@ -454,78 +454,62 @@ func recycleBody(buf *[]byte, body []byte) {
 // mayNameSCARedirect reports whether body may hold a member that
 // scaRedirectOf reads as scaRedirect; when false it cannot, and the
 // document need not be decoded for it (a transaction page is decoded
-// once). The decoding (jsonOptions, encoding/json's semantics) matches a member name to "scaRedirect"
-// exactly or under Unicode simple case folding, after reading its escapes.
-// Without an escape the name lies in the body as it is, and its "rect" is
-// r, e, c and t in either case: no other rune folds to those four letters
-// (as "ſ" folds to s and the Kelvin sign to k;
-// TestSCARedirectFoldsOnlyASCII checks all of Unicode). An escape that
-// makes a letter is a \u escape (\n, \t and the others make no letter).
-// So a name read as scaRedirect leaves "rect" in some letter case, or a
-// "\u", in the body.
+// once). The decoding (jsonOptions, encoding/json's semantics) matches a
+// member name to "scaRedirect" exactly or under Unicode simple case
+// folding, after reading its escapes. Without an escape the name lies in
+// the body as it is, and its "rect" is r, e, c and t in either case: no
+// other rune folds to those four letters (as "ſ" folds to s and the Kelvin
+// sign to k; TestSCARedirectFoldsOnlyASCII checks all of Unicode). An
+// escape that makes a letter is a \u escape (\n, \t and the others make no
+// letter). So a name read as scaRedirect leaves "rect" in some letter
+// case, or a "\u", in the body: it reports exactly those, wherever the
+// pieces are cut.
 func mayNameSCARedirect(body pieces) bool {
-	var carry [3]byte // the last bytes of the body so far
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	const lower = 0x2020202020202020 // a letter's bit of lower case
+	var carry [3]byte                // the last bytes of the body so far
 	nc := 0
-	for _, b := range body {
-		if bytes.Contains(b, []byte(`\u`)) || containsRect(b) {
-			return true
-		}
+	for _, piece := range body {
 		// Across the seam: the last 3 bytes before it and the first 3
 		// after it hold any "rect" or "\u" that crosses it.
 		var seam [6]byte
 		n := copy(seam[:], carry[:nc])
-		n += copy(seam[n:], b[:min(len(b), 3)])
-		if bytes.Contains(seam[:n], []byte(`\u`)) || containsRect(seam[:n]) {
-			return true
+		n += copy(seam[n:], piece[:min(len(piece), 3)])
+		for _, b := range [2][]byte{seam[:n], piece} {
+			if bytes.Contains(b, []byte(`\u`)) {
+				return true
+			}
+			// Eight places at a time: byte k of wN is b[i+N+k] with its
+			// 0x20 bit set, which makes r of R and r only (e, c and t
+			// alike), so a "rect" at i+k leaves byte k of x zero. The
+			// c, the rarest of the four in answers, is looked at first.
+			// (x-ones)&^x&high is not 0 exactly when a byte of x is 0.
+			i := 0
+			for ; i+11 <= len(b); i += 8 {
+				x := (binary.LittleEndian.Uint64(b[i+2:]) | lower) ^ ones*'c'
+				if (x-ones)&^x&high == 0 {
+					continue
+				}
+				x |= (binary.LittleEndian.Uint64(b[i:]) | lower) ^ ones*'r'
+				x |= (binary.LittleEndian.Uint64(b[i+1:]) | lower) ^ ones*'e'
+				x |= (binary.LittleEndian.Uint64(b[i+3:]) | lower) ^ ones*'t'
+				if (x-ones)&^x&high != 0 {
+					return true
+				}
+			}
+			for ; i+4 <= len(b); i++ {
+				if b[i]|0x20 == 'r' && b[i+1]|0x20 == 'e' && b[i+2]|0x20 == 'c' && b[i+3]|0x20 == 't' {
+					return true
+				}
+			}
 		}
-		if len(b) >= 3 {
-			nc = copy(carry[:], b[len(b)-3:])
+		if len(piece) >= 3 {
+			nc = copy(carry[:], piece[len(piece)-3:])
 		} else {
 			nc = copy(carry[:], seam[max(0, n-3):n])
 		}
 	}
 	return false
-}
-
-// containsRect reports "rect" in b, each letter in either case. It reads
-// eight bytes at a time: a page of transactions is read through in about
-// the time a bytes.Contains of one pattern takes.
-func containsRect(b []byte) bool {
-	const ones = 0x0101010101010101
-	const lower = 0x2020202020202020 // a letter's bit of lower case
-	i := 0
-	for ; i+11 <= len(b); i += 8 {
-		// Byte k of wN is b[i+N+k] with its 0x20 bit set, which makes
-		// r of R and r only (e, c and t alike): a "rect" at i+k has r,
-		// e, c, t at byte k of w0, w1, w2, w3. The c, the rarest of the
-		// four in answers, is looked at first.
-		w2 := binary.LittleEndian.Uint64(b[i+2:]) | lower
-		m := zeroBytes(w2 ^ ones*'c')
-		if m == 0 {
-			continue
-		}
-		w3 := binary.LittleEndian.Uint64(b[i+3:]) | lower
-		if m &= zeroBytes(w3 ^ ones*'t'); m == 0 {
-			continue
-		}
-		w0 := binary.LittleEndian.Uint64(b[i:]) | lower
-		w1 := binary.LittleEndian.Uint64(b[i+1:]) | lower
-		if m&zeroBytes(w0^ones*'r')&zeroBytes(w1^ones*'e') != 0 {
-			return true
-		}
-	}
-	for ; i+4 <= len(b); i++ {
-		if b[i]|0x20 == 'r' && b[i+1]|0x20 == 'e' && b[i+2]|0x20 == 'c' && b[i+3]|0x20 == 't' {
-			return true
-		}
-	}
-	return false
-}
-
-// zeroBytes has the high bit of each zero byte of x set, and no other bit.
-func zeroBytes(x uint64) uint64 {
-	const low7 = 0x7f7f7f7f7f7f7f7f
-	return ^((x&low7 + low7) | x | low7)
 }
 
 // jsonOptions are the semantics answers are decoded with, encoding/json's
