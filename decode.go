@@ -31,7 +31,7 @@ import (
 // request that got no answer; for an answer, the *Response and the error of
 // a refusal (status >= 400), of a redirect that was not followed, or of a
 // 2xx body that cannot be read, trusted or decoded into into. It reads and
-// closes the answer's body.
+// closes the answer's body, leaving an empty one.
 func (c *Client) interpret(cl *call, a attempt, into any) outcome {
 	r, n := cl.r, cl.attempts(a.n)
 	if a.err != nil {
@@ -41,33 +41,28 @@ func (c *Client) interpret(cl *call, a attempt, into any) outcome {
 		return outcome{err: err, warn: true, attempts: n}
 	}
 	resp := a.resp
+	defer func() {
+		resp.Body.Close()
+		resp.Body = http.NoBody
+	}()
 	o := outcome{resp: &Response{Response: resp, RequestID: cl.requestID, Attempts: n, AcceptFixes: cl.fixes}, status: resp.StatusCode, attempts: n}
 	switch {
 	case resp.StatusCode >= 400:
 		p, _ := readUpTo(nil, resp.Body, maxErrorBody, resp.ContentLength, false)
 		o.body = p.join()
-		closeAnswer(resp)
 		o.err, o.warn = c.answerError(r, resp, o.body, cl.requestID), true
 	case resp.StatusCode >= 300:
 		// A redirect that was not followed (no Location): no answer
 		// to decode, and for a POST no telling what the bank did.
-		closeAnswer(resp)
-		te := r.transportError(cl.requestID, true, fmt.Errorf("unexpected answer %s, a redirect that is not followed", resp.Status))
-		te.Attempts = n
-		o.err, o.warn = te, true
+		o.err = r.transportError(cl.requestID, true, fmt.Errorf("unexpected answer %s, a redirect that is not followed", resp.Status))
+		o.warn = true
 	default:
 		o.err = c.decode(r, resp, cl.requestID, into)
-		if te, ok := o.err.(*TransportError); ok {
-			te.Attempts = n
-		}
+	}
+	if te, ok := o.err.(*TransportError); ok {
+		te.Attempts = n
 	}
 	return o
-}
-
-// closeAnswer closes an answer's body, read or not, leaving an empty one.
-func closeAnswer(resp *http.Response) {
-	resp.Body.Close()
-	resp.Body = http.NoBody
 }
 
 // answerError turns a >= 400 answer into *SCARequiredError or *Error.
@@ -99,7 +94,8 @@ func (c *Client) answerError(r *request, resp *http.Response, body []byte, reque
 }
 
 // decode reads a 2xx body, verifies it if asked, turns an unexpected
-// scaRedirect into *SCARequiredError and unmarshals into into. The bytes
+// scaRedirect into *SCARequiredError, unmarshals into into and checks the
+// scaRedirect a result holds, resolving a relative one in place. The bytes
 // verified are the bytes decoded, both for the scaRedirect and for into.
 func (c *Client) decode(r *request, resp *http.Response, requestID string, into any) error {
 	buf := r.readBuf
@@ -107,12 +103,15 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		buf = bodyBuffers.Get().(*[]byte)
 	}
 	body, err := readUpTo(*buf, resp.Body, maxBody, resp.ContentLength, true)
-	if r.readBuf == nil {
-		defer recycleBody(buf, body.head())
-	} else if body != nil {
-		*buf = body.head()[:0]
+	head := *buf // the buffer the body was read into: buf's own when nothing was read
+	if len(body) > 0 {
+		head = body[0]
 	}
-	closeAnswer(resp)
+	if r.readBuf == nil {
+		defer recycleBody(buf, head)
+	} else {
+		*buf = head[:0]
+	}
 	if err != nil {
 		return r.transportError(requestID, true, fmt.Errorf("reading the response: %w", err))
 	}
@@ -129,23 +128,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 	if into == nil {
 		return nil
 	}
-	return c.decodeInto(r, resp, requestID, body, into)
-}
-
-// outcomeUnknown is err of an accepted request that created something (a
-// payment) whose answer cannot be trusted or read: its outcome is unknown
-// to the caller. It is err itself for an idempotent request.
-func outcomeUnknown(r *request, requestID string, err error) error {
-	if idempotent(r.method) {
-		return err
-	}
-	return r.transportError(requestID, true, err)
-}
-
-// decodeInto unmarshals a 2xx body into into and checks the redirect a
-// result holds.
-func (c *Client) decodeInto(r *request, resp *http.Response, requestID string, body pieces, into any) error {
-	if body.blank() {
+	if !slices.ContainsFunc(body, func(b []byte) bool { return len(bytes.TrimSpace(b)) > 0 }) {
 		if idempotent(r.method) {
 			return nil // an empty list or nothing to say
 		}
@@ -159,10 +142,24 @@ func (c *Client) decodeInto(r *request, resp *http.Response, requestID string, b
 		return &redactedError{err: err, ids: r.ids(),
 			msg: fmt.Sprintf("xs2a: %s: decoding the response (X-Request-ID %s)", r.op, requestID)}
 	}
-	if err := c.checkResultRedirect(r, resp, requestID, into); err != nil {
-		return outcomeUnknown(r, requestID, err)
+	if h, ok := into.(scaRedirectHolder); ok && !h.scaRedirectLink().IsZero() {
+		link, err := c.checkSCARedirect(r, resp.StatusCode, requestID, *h.scaRedirectLink())
+		if err != nil {
+			return outcomeUnknown(r, requestID, err)
+		}
+		*h.scaRedirectLink() = link
 	}
 	return nil
+}
+
+// outcomeUnknown is err of an accepted request that created something (a
+// payment) whose answer cannot be trusted or read: its outcome is unknown
+// to the caller. It is err itself for an idempotent request.
+func outcomeUnknown(r *request, requestID string, err error) error {
+	if idempotent(r.method) {
+		return err
+	}
+	return r.transportError(requestID, true, err)
 }
 
 // scaRequired is the *SCARequiredError of an answer carrying link, or a
@@ -265,21 +262,6 @@ type scaRedirectHolder interface{ scaRedirectLink() *Link }
 func (s *SCALinks) scaRedirectLink() *Link         { return &s.Links.SCARedirect }
 func (i *Initiation) scaRedirectLink() *Link       { return &i.Links.SCARedirect }
 func (b *BasketInitiation) scaRedirectLink() *Link { return &b.Links.SCARedirect }
-
-// checkResultRedirect checks the scaRedirect of a decoded result, resolving a
-// relative one in place.
-func (c *Client) checkResultRedirect(r *request, resp *http.Response, requestID string, into any) error {
-	h, ok := into.(scaRedirectHolder)
-	if !ok || h.scaRedirectLink().IsZero() {
-		return nil
-	}
-	link, err := c.checkSCARedirect(r, resp.StatusCode, requestID, *h.scaRedirectLink())
-	if err != nil {
-		return err
-	}
-	*h.scaRedirectLink() = link
-	return nil
-}
 
 // maxPrealloc bounds the buffer made ahead for a body from its
 // Content-Length, so that a false length cannot make the client allocate
@@ -397,30 +379,11 @@ func (r *piecesReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// head is the first piece, the buffer the body was read into (nil when
-// nothing was read).
-func (p pieces) head() []byte {
-	if len(p) == 0 {
-		return nil
-	}
-	return p[0]
-}
-
-// blank reports a body of nothing but white space.
-func (p pieces) blank() bool {
-	for _, b := range p {
-		if len(bytes.TrimSpace(b)) > 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // bodyBuffers recycles the buffers that successful answers are read into
 // (as *[]byte). Such a body is garbage once decoded: the decoding copies
 // what it keeps (and a model's UnmarshalJSONFrom must copy too), and nothing else in
 // decode keeps it (BenchmarkDecodeTransactions measures what the reuse
-// saves). Error bodies, which *Error keeps, are read with readCapped into
+// saves). Error bodies, which *Error keeps, are read by interpret into
 // buffers of their own.
 var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
