@@ -505,9 +505,24 @@ func decodeJSON(data []byte, into any) error {
 
 // unmarshal decodes a 2xx body into into with jsonOptions: a body in one
 // piece as it is, a body in pieces (of unknown length) read in turn, never
-// joined.
+// joined. The long lists of a page or account list are made ahead
+// (makeLists), and trimmed after.
 func unmarshal(body pieces, into any) error {
-	defer presize(into, body)()
+	trim := func() {}
+	switch v := into.(type) {
+	case *TransactionReport:
+		t := &v.Transactions
+		trim = makeLists(body, []string{"/transactions/booked", "/transactions/pending", "/transactions/information"},
+			&t.Booked, &t.Pending, &t.Information)
+	case *cardTransactionReport:
+		t := &v.CardTransactions
+		trim = makeLists(body, []string{"/cardTransactions/booked", "/cardTransactions/pending"}, &t.Booked, &t.Pending)
+	case *listBody[Account]:
+		trim = makeLists(body, []string{"/" + v.key, ""}, &v.items)
+	case *listBody[CardAccount]:
+		trim = makeLists(body, []string{"/" + v.key, ""}, &v.items)
+	}
+	defer trim()
 	if len(body) == 1 {
 		return decodeJSON(body[0], into)
 	}
@@ -582,25 +597,6 @@ func fieldBelow(key string, err error) error {
 // it the copies cost less than the reading (BenchmarkPageVsPlain, 220 kB).
 const minPresized = 1 << 20
 
-// presize makes the long lists of into ahead of decoding body; the function
-// it returns, called after, trims them.
-func presize(into any, body pieces) (trim func()) {
-	switch v := into.(type) {
-	case *TransactionReport:
-		t := &v.Transactions
-		return makeLists(body, []string{"/transactions/booked", "/transactions/pending", "/transactions/information"},
-			&t.Booked, &t.Pending, &t.Information)
-	case *cardTransactionReport:
-		t := &v.CardTransactions
-		return makeLists(body, []string{"/cardTransactions/booked", "/cardTransactions/pending"}, &t.Booked, &t.Pending)
-	case *listBody[Account]:
-		return makeLists(body, []string{"/" + v.key, ""}, &v.items)
-	case *listBody[CardAccount]:
-		return makeLists(body, []string{"/" + v.key, ""}, &v.items)
-	}
-	return func() {}
-}
-
 // lastLengths are the lengths of the last lists decoded at these JSON
 // pointers (up to maxHinted).
 var lastLengths = map[string]*atomic.Int32{
@@ -613,13 +609,19 @@ var lastLengths = map[string]*atomic.Int32{
 const maxHinted = 1024
 
 // makeLists makes each of lists (the array at the JSON pointer of its index
-// in paths; a single list at any) empty with room; the function it returns
-// makes a list left so (absent) nil again, and one less than half full a copy.
+// in paths; a single list at any) empty with room, but never more than 8
+// bytes of T for a byte of the body (a Transaction of 800 B is at least
+// 100 B of JSON): a list of elements the decoding then refuses makes no
+// large list first. The function it returns makes a list left so (absent)
+// nil again, and one less than half full a copy.
 func makeLists[T any](body pieces, paths []string, lists ...*[]T) (trim func()) {
+	size := body.len()
 	var counts []int
-	if body.len() >= minPresized {
+	if size >= minPresized {
 		counts = countLists(body, paths...)
 	}
+	var zero T
+	most := 8*size/max(int(unsafe.Sizeof(zero)), 1) + 1
 	for i, list := range lists {
 		n := 0
 		if last := lastLengths[paths[i]]; last != nil { // nil: a list key lastLengths does not name
@@ -631,7 +633,10 @@ func makeLists[T any](body pieces, paths []string, lists ...*[]T) (trim func()) 
 				n = slices.Max(counts)
 			}
 		}
-		*list = makeList[T](n, body)
+		*list = nil
+		if n > 0 {
+			*list = make([]T, 0, min(n, most))
+		}
 	}
 	return func() {
 		for i, list := range lists {
@@ -646,19 +651,6 @@ func makeLists[T any](body pieces, paths []string, lists ...*[]T) (trim func()) 
 			}
 		}
 	}
-}
-
-// makeList is an empty list with room for n elements (nil for none), but
-// never more than 8 bytes of T for a byte of the body (a Transaction of
-// 800 B is at least 100 B of JSON): a list of elements the decoding then
-// refuses makes no large list first.
-func makeList[T any](n int, body pieces) []T {
-	if n <= 0 {
-		return nil
-	}
-	var zero T
-	size := max(int(unsafe.Sizeof(zero)), 1)
-	return make([]T, 0, min(n, 8*body.len()/size+1))
 }
 
 // countLists returns the number of elements of the arrays at the JSON
