@@ -19,7 +19,7 @@ import (
 // bytes read are the same whatever the announced length says, and that a
 // reused buffer never shows through in what a call returned.
 
-// readInto is readUpTo joined, as readCapped reads an error body, into buf.
+// readInto is readUpTo joined, as interpret reads an error body, into buf.
 func readInto(buf []byte, r io.Reader, limit, size int64) ([]byte, error) {
 	p, err := readUpTo(buf, r, limit, size, false)
 	return p.join(), err

@@ -219,3 +219,17 @@ func transactionsAnswer(size int) []byte {
 	b.WriteString(`],"_links":{"next":{"href":"/v1/accounts/enc!!A=/transactions?page=2"}}}}`)
 	return b.Bytes()
 }
+
+// TestSmallAnswerAfterALongPage: the lists of a page are made at the length
+// the last page's had, but never with more than 8 bytes of element for a
+// byte of the body, so a page of one entry after one of thousands
+// allocates for one entry, not for the thousands.
+func TestSmallAnswerAfterALongPage(t *testing.T) {
+	var long, small TransactionReport
+	require.NoError(t, unmarshal(pieces{transactionsAnswer(1 << 20)}, &long))
+	require.Greater(t, len(long.Transactions.Booked), 1000)
+	body := []byte(`{"transactions":{"booked":[{"transactionId":"1"}]}}`)
+	got := allocated(func() { require.NoError(t, unmarshal(pieces{body}, &small)) })
+	require.Len(t, small.Transactions.Booked, 1)
+	assert.Less(t, got, uint64(64<<10), "bytes allocated for a body of %d", len(body))
+}

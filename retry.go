@@ -65,31 +65,25 @@ type verdict struct {
 // decide says what follows an attempt. Only a method in p.Methods is tried
 // again, up to p.MaxAttempts attempts in all. A request that got no answer
 // is tried again unless the context ended or a link left the base address,
-// and once it may have reached the bank only when a GET; an answer only
-// when a GET, as retryAnswer says. now is read only for a
+// and once it may have reached the bank only when a GET. An answer is tried
+// again only when a GET and 500, 502, 503 or 504, or 429 with a
+// Retry-After and without ACCESS_EXCEEDED: after the Retry-After (none
+// beyond p.MaxRetryAfter) or the backoff. now is read only for a
 // Retry-After date.
 func decide(p RetryPolicy, t try, now func() time.Time) verdict {
 	if !slices.Contains(p.Methods, t.method) || t.attempts >= max(p.MaxAttempts, 1) {
 		return verdict{}
 	}
 	idem := isGET(t.method) // only a GET is ever sent twice
-	if t.status != 0 {
-		if !idem {
+	if t.status == 0 {
+		if t.err == nil || t.ctxErr != nil || errors.Is(t.err, ErrCrossOrigin) || (t.sent && !idem) {
 			return verdict{}
 		}
-		return retryAnswer(p, t, now)
+		return verdict{retry: true, wait: backoff(p, t.n)}
 	}
-	if t.err == nil || t.ctxErr != nil || errors.Is(t.err, ErrCrossOrigin) || (t.sent && !idem) {
+	if !idem {
 		return verdict{}
 	}
-	return verdict{retry: true, wait: backoff(p, t.n)}
-}
-
-// retryAnswer decides whether an answer is tried again, and after how
-// long: 500, 502, 503 and 504, and 429 with a Retry-After and without
-// ACCESS_EXCEEDED, after the Retry-After (if not beyond p.MaxRetryAfter)
-// or the backoff.
-func retryAnswer(p RetryPolicy, t try, now func() time.Time) verdict {
 	switch t.status {
 	case http.StatusTooManyRequests:
 		for _, m := range parseErrorBody(t.header.Get("Content-Type"), t.body) {

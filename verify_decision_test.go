@@ -267,7 +267,7 @@ func TestSCARedirectFoldsOnlyASCII(t *testing.T) {
 
 // FuzzMayNameSCARedirect: whatever the body and wherever it is cut, the
 // cheap check never misses a redirect scaRedirectOf reads, and it finds
-// "rect" exactly where a byte-by-byte search does.
+// "rect" or "\u" exactly where a byte-by-byte search does.
 func FuzzMayNameSCARedirect(f *testing.F) {
 	for _, body := range redirectSpellings {
 		f.Add([]byte(body), uint16(7), uint16(20))
@@ -287,9 +287,9 @@ func FuzzMayNameSCARedirect(f *testing.F) {
 				return r + 'a' - 'A'
 			}
 			return r
-		}, string(body)), "rect")
-		if containsRect(body) != naive {
-			t.Fatalf("containsRect(%q) = %v", body, !naive)
+		}, string(body)), "rect") || strings.Contains(string(body), `\u`)
+		if mayNameSCARedirect(pieces{body}) != naive || mayNameSCARedirect(p) != naive {
+			t.Fatalf("mayNameSCARedirect(%q cut at %d and %d) = %v", body, a, b, !naive)
 		}
 	})
 }
