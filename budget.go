@@ -43,6 +43,15 @@ const (
 	HistoryLimit = 90 * 24 * time.Hour
 )
 
+// BudgetStatus is the access budget of one PSU, account and endpoint after
+// a call it counted (Response.Budget).
+type BudgetStatus struct {
+	Endpoint  BudgetEndpoint
+	Limit     int       // AccessLimit
+	Remaining int       // calls left in the window
+	Reset     time.Time // when the oldest call counted leaves the window and frees one
+}
+
 // budgetKeyPrefix starts every key the access budget hands to a BudgetStore.
 const budgetKeyPrefix = "xs2a:budget:"
 

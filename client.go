@@ -223,6 +223,10 @@ type Response struct {
 	// have reached the bank, never fewer; RetryPolicy.MaxAttempts bounds it.
 	Attempts    int
 	AcceptFixes []AcceptFix // the x-accept-fix values sent
+	// Budget is the access budget after a call it counts (PSU not present,
+	// a limited endpoint): the calls left and when the next frees up; nil
+	// for a call it does not count.
+	Budget *BudgetStatus
 }
 
 // request describes one call for Client.do.

@@ -20,6 +20,7 @@ type config struct {
 	hc           *http.Client
 	fixes        []AcceptFix
 	logger       *slog.Logger
+	observer     Observer
 	retry        RetryPolicy
 	tokens       oauth2.TokenSource
 	budgetStore  BudgetStore

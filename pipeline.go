@@ -10,6 +10,8 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -37,8 +39,9 @@ type call struct {
 	// Transport signs a copy of it, and each attempt sets its token anew,
 	// so the attempts share it.
 	header   http.Header
-	budgeted bool // a PSU-not-present call to a counted endpoint
-	spent    int  // calls taken from the access budget
+	budgeted bool          // a PSU-not-present call to a counted endpoint
+	spent    int           // calls taken from the access budget
+	budget   *BudgetStatus // the budget after the last call taken (Response.Budget)
 	// writes counts the requests written (httptrace WroteHeaders): one per
 	// attempt, as the Transport of a Client makes requests net/http cannot
 	// send again by itself, plus any a caller's RoundTripper or a followed
@@ -94,9 +97,19 @@ func (c *Client) do(ctx context.Context, r *request, into any) (*Response, error
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.timeout)
 		defer cancel()
 	}
-	ctx = httptrace.WithClientTrace(ctx, &cl.trace) // counts the requests written
 	start := time.Now()
+	if c.cfg.observer != nil {
+		ctx = c.startCall(ctx, cl)
+	}
+	ctx = httptrace.WithClientTrace(ctx, &cl.trace) // counts the requests written
 	o := c.run(ctx, cl, into)
+	if o.resp != nil {
+		o.resp.Budget = cl.budget
+	}
+	if c.cfg.observer != nil {
+		c.cfg.observer.EndCall(ctx, CallEnd{Attempts: o.attempts, StatusCode: o.status, ErrorType: ErrorType(o.err),
+			Duration: time.Since(start), Budget: cl.budget})
+	}
 	level := slog.LevelDebug
 	if o.warn {
 		level = slog.LevelWarn
@@ -151,13 +164,16 @@ func (c *Client) run(ctx context.Context, cl *call, into any) outcome {
 			}
 			return last
 		}
-		before := cl.writes.Load()
+		before, began := cl.writes.Load(), time.Now()
 		resp, err := c.hc.Do(req)
 		a := attempt{n: n, resp: resp, err: err, sent: cl.writes.Load() > before}
 		// Requests written below the Client beyond this attempt's own were
 		// seen by the bank too: the budget counts them, after the fact.
 		_ = c.spend(ctx, cl, int(cl.writes.Load()))
 		o := c.interpret(cl, a, into)
+		if c.cfg.observer != nil {
+			c.cfg.observer.Attempt(ctx, AttemptInfo{N: n, StatusCode: o.status, ErrorType: ErrorType(o.err), Duration: time.Since(began)})
+		}
 		if o.err == nil {
 			return o // an answer the call takes is never tried again
 		}
@@ -327,4 +343,24 @@ func (c *Client) spend(ctx context.Context, cl *call, n int) error {
 		cl.spent++
 	}
 	return nil
+}
+
+// startCall tells the observer that cl starts (Observer.StartCall) and
+// returns the call's context from then on.
+func (c *Client) startCall(ctx context.Context, cl *call) context.Context {
+	port, _ := strconv.Atoi(c.base.Port())
+	if port == 0 {
+		port = 443
+		if c.base.Scheme == "http" {
+			port = 80
+		}
+	}
+	info := &CallInfo{Operation: cl.r.op, Method: cl.r.method, ServerAddress: c.base.Hostname(), ServerPort: port,
+		URLTemplate: urlTemplate(strings.TrimPrefix(cl.u.EscapedPath(), c.basePath)), trace: &traceHeaders{cl.header}}
+	if cl.budgeted {
+		info.Budget = cl.r.budgetEndpoint
+	}
+	ctx = c.cfg.observer.StartCall(ctx, info)
+	info.trace = nil // trace headers are set while the call starts, not later
+	return ctx
 }
