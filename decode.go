@@ -137,7 +137,7 @@ func (c *Client) decode(r *request, resp *http.Response, requestID string, into 
 		if !idempotent(r.method) {
 			return outcomeUnknown(r, requestID, fmt.Errorf("decoding the answer: %w", err))
 		}
-		return &redactedError{err: err, ids: r.ids(),
+		return &redactedError{err: err, ids: r.ids(), requestID: requestID,
 			msg: fmt.Sprintf("xs2a: %s: decoding the response (X-Request-ID %s)", r.op, requestID)}
 	}
 	if h, ok := into.(scaRedirectHolder); ok && !h.scaRedirectLink().IsZero() {

@@ -148,6 +148,7 @@ func TestLimits90Days(t *testing.T) {
 	sca := requireSCA(t, err)
 	require.NotEmpty(t, sca.Messages)
 	assert.Equal(t, xs2a.CodeConsentExpired, sca.Messages[0].Code)
+	assert.ErrorIs(t, err, xs2a.ErrConsentInvalid, "re-consent needed, as after a revoked consent")
 	_, _, err = b.c.Accounts.Balances(ctx, away, account)
 	require.NoError(t, err)
 }

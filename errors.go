@@ -33,7 +33,9 @@ var (
 	// ErrDuplicatePayment: the bank refused a payment as a logical duplicate
 	// of a live one (docs/interface.md E14); the error is an *Error.
 	ErrDuplicatePayment = errors.New("xs2a: logical duplicate of an earlier payment")
-	// ErrConsentInvalid: consent is missing, expired or revoked at the bank (docs/interface.md CS2).
+	// ErrConsentInvalid: consent is missing, expired or revoked at the bank
+	// (docs/interface.md CS2): the PSU must consent again. A *SCARequiredError
+	// whose tppMessages give a consent code (CONSENT_EXPIRED) is one too.
 	ErrConsentInvalid = errors.New("xs2a: consent invalid")
 	// ErrCorporateIDRequired: a corporate PSU's request lacked PSU-CORPORATE-ID (docs/interface.md E6).
 	ErrCorporateIDRequired = errors.New("xs2a: PSU-CORPORATE-ID required: pick an agreement from Users.Agreements")
@@ -316,8 +318,16 @@ func (e *SCARequiredError) Error() string {
 	return withRequestID("xs2a: SCA required: send the PSU to the scaRedirect link", e.RequestID)
 }
 
-// Is reports target == ErrSCARequired; GoString and Format print the message alone (formatError).
-func (e *SCARequiredError) Is(target error) bool          { return target == ErrSCARequired }
+// Is reports ErrSCARequired, and ErrConsentInvalid when the bank says why
+// in a consent code (CONSENT_EXPIRED on a call without the PSU, CS2): the
+// PSU must consent again, as after a revoked consent.
+func (e *SCARequiredError) Is(target error) bool {
+	return target == ErrSCARequired || target == ErrConsentInvalid && slices.ContainsFunc(e.Messages, func(m TPPMessage) bool {
+		return m.Code == CodeConsentExpired || m.Code == CodeConsentInvalid || m.Code == CodeConsentUnknown
+	})
+}
+
+// GoString and Format print the message alone (formatError).
 func (e *SCARequiredError) GoString() string              { return goString("SCARequiredError", e.Error()) }
 func (e *SCARequiredError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
 
@@ -480,6 +490,26 @@ func (e *SCARedirectError) Error() string {
 func (e *SCARedirectError) Is(target error) bool          { return target == ErrSCARedirectInvalid }
 func (e *SCARedirectError) GoString() string              { return goString("SCARedirectError", e.Error()) }
 func (e *SCARedirectError) Format(f fmt.State, verb rune) { formatError(f, verb, e) }
+
+// RequestIDOf returns the X-Request-ID of the call err comes from, for every
+// error of a call that made its request: a refusal of the bank, SCA
+// required, no answer, an answer that could not be read, trusted or decoded.
+// It is "" for an error raised before a request was made (a
+// *ValidationError, a budget refusal) and for an error not the SDK's.
+func RequestIDOf(err error) string {
+	var e interface{ callRequestID() string }
+	if errors.As(err, &e) {
+		return e.callRequestID()
+	}
+	return ""
+}
+
+func (e *Error) callRequestID() string            { return e.RequestID }
+func (e *SCARequiredError) callRequestID() string { return e.RequestID }
+func (e *TransportError) callRequestID() string   { return e.RequestID }
+func (e *SignatureError) callRequestID() string   { return e.RequestID }
+func (e *SCARedirectError) callRequestID() string { return e.RequestID }
+func (e *redactedError) callRequestID() string    { return e.requestID }
 
 // withRequestID appends " (X-Request-ID <id>)" to an error message, unless id is "".
 func withRequestID(msg, id string) string {

@@ -240,9 +240,10 @@ func urlErrors(err error, depth int) []*url.Error {
 // decode) whose text is prefix and the cause's text made inert and
 // redacted; Unwrap returns the cause with its text as it was.
 type redactedError struct {
-	msg string // the SDK's own words: "xs2a: <op>: decoding the response (X-Request-ID ...)"
-	err error
-	ids callIDs
+	msg       string // the SDK's own words: "xs2a: <op>: decoding the response (X-Request-ID ...)"
+	err       error
+	ids       callIDs
+	requestID string // the call's X-Request-ID (RequestIDOf)
 }
 
 func (e *redactedError) Error() string {
