@@ -181,10 +181,23 @@ func (o *PollOptions) transient(err error, elapsed time.Duration) (time.Duration
 		return e.RetryAfter, true
 	case e.StatusCode == http.StatusTooManyRequests:
 		return e.RetryAfter, !e.HasCode(CodeAccessExceeded)
-	case e.StatusCode == http.StatusNotFound || (e.StatusCode >= 400 && e.StatusCode < 500 && e.HasCode(CodeResourceUnknown)):
-		return 0, o.NotYetFor > 0 && elapsed < o.NotYetFor && !e.HasCode(CodeFundsNotAvailable)
+	case IsNotYet(err):
+		return 0, o.NotYetFor > 0 && elapsed < o.NotYetFor
 	}
 	return 0, false
+}
+
+// IsNotYet reports an answer that may mean a payment's status or details do
+// not exist yet (docs/interface.md PS7): a 404, or a 4xx other than 401 and
+// 429 whose code is RESOURCE_UNKNOWN, without FUNDS_NOT_AVAILABLE. Right
+// after the initiation, until the PSU approved it, Payments.Status of a
+// domestic-norway-credit-transfers payment answers so; PollStatus waits it
+// out for PollOptions.NotYetFor.
+func IsNotYet(err error) bool {
+	e, ok := errors.AsType[*Error](err)
+	return ok && !e.HasCode(CodeFundsNotAvailable) && (e.StatusCode == http.StatusNotFound ||
+		e.StatusCode >= 400 && e.StatusCode < 500 && e.StatusCode != http.StatusUnauthorized &&
+			e.StatusCode != http.StatusTooManyRequests && e.HasCode(CodeResourceUnknown))
 }
 
 // pollContextError wraps the error of an ended context.

@@ -2,6 +2,7 @@ package xs2a
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"sync"
@@ -522,5 +523,75 @@ func TestPollReturnsLastResponse(t *testing.T) {
 			assert.Equal(t, tt.wantCode, resp.StatusCode)
 			assert.Equal(t, b.last().Header.Get("X-Request-ID"), resp.RequestID, "the last read's answer")
 		})
+	}
+}
+
+// TestIsNotYet: the answers a status read gives before the payment exists
+// for it (PS7) and none other: not a 401 or 429 with RESOURCE_UNKNOWN, not
+// FUNDS_NOT_AVAILABLE, not a 5xx, not another error type.
+func TestIsNotYet(t *testing.T) {
+	t.Parallel()
+	codes := func(cs ...string) []TPPMessage {
+		var m []TPPMessage
+		for _, c := range cs {
+			m = append(m, TPPMessage{Code: c})
+		}
+		return m
+	}
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&Error{StatusCode: 404}, true},
+		{errors.Join(errors.New("wrapped"), &Error{StatusCode: 404}), true},
+		{&Error{StatusCode: 400, Messages: codes(CodeResourceUnknown)}, true},
+		{&Error{StatusCode: 403, Messages: codes(CodeFormatError, CodeResourceUnknown)}, true},
+		{&Error{StatusCode: 401, Messages: codes(CodeResourceUnknown)}, false},
+		{&Error{StatusCode: 429, Messages: codes(CodeResourceUnknown)}, false},
+		{&Error{StatusCode: 404, Messages: codes(CodeFundsNotAvailable)}, false},
+		{&Error{StatusCode: 400}, false},
+		{&Error{StatusCode: 500, Messages: codes(CodeResourceUnknown)}, false},
+		{&SCARequiredError{StatusCode: 404}, false},
+		{ErrNotFound, false},
+		{nil, false},
+	} {
+		assert.Equal(t, c.want, IsNotYet(c.err), "%#v", c.err)
+	}
+}
+
+// TestPaymentOutcome: every status code has its outcome for people; funds
+// lacking wins over the code (ACCP is accepted otherwise), and a nil status
+// or a code not of the Berlin Group is unknown.
+func TestPaymentOutcome(t *testing.T) {
+	t.Parallel()
+	no := false
+	for _, c := range []struct {
+		st   *PaymentStatus
+		want PaymentOutcome
+	}{
+		{nil, OutcomeUnknown},
+		{&PaymentStatus{TransactionStatus: TransactionStatusRCVD}, OutcomeWaitingForSignature},
+		{&PaymentStatus{TransactionStatus: TransactionStatusPATC}, OutcomeWaitingForSignature},
+		{&PaymentStatus{TransactionStatus: TransactionStatusPDNG}, OutcomeAccepted},
+		{&PaymentStatus{TransactionStatus: TransactionStatusACTC}, OutcomeAccepted},
+		{&PaymentStatus{TransactionStatus: TransactionStatusACCP}, OutcomeAccepted},
+		{&PaymentStatus{TransactionStatus: TransactionStatusACCP, FundsAvailable: &no}, OutcomeOnHoldForFunds},
+		{&PaymentStatus{TransactionStatus: TransactionStatusACWC}, OutcomeAccepted},
+		{&PaymentStatus{TransactionStatus: TransactionStatusACWP}, OutcomeAccepted},
+		{&PaymentStatus{TransactionStatus: TransactionStatusACSP}, OutcomeAccepted},
+		{&PaymentStatus{TransactionStatus: TransactionStatusACSC}, OutcomeSettled},
+		{&PaymentStatus{TransactionStatus: TransactionStatusACCC}, OutcomeSettled},
+		{&PaymentStatus{TransactionStatus: TransactionStatusRJCT}, OutcomeRejected},
+		{&PaymentStatus{TransactionStatus: TransactionStatusCANC}, OutcomeCancelled},
+		{&PaymentStatus{TransactionStatus: TransactionStatusACFC}, OutcomeUnknown},
+		{&PaymentStatus{TransactionStatus: TransactionStatusPART}, OutcomeUnknown},
+		{&PaymentStatus{TransactionStatus: "acsc"}, OutcomeUnknown},
+		{&PaymentStatus{}, OutcomeUnknown},
+	} {
+		name := "nil"
+		if c.st != nil {
+			name = string(c.st.TransactionStatus)
+		}
+		assert.Equal(t, c.want, c.st.Outcome(), name)
 	}
 }

@@ -50,6 +50,46 @@ func (s TransactionStatus) Known() bool {
 		s == TransactionStatusPATC || s == TransactionStatusPART
 }
 
+// PaymentOutcome is what a payment's status means to the person who made
+// it, for a frontend to show (PaymentStatus.Outcome).
+type PaymentOutcome string
+
+// The outcomes of PaymentStatus.Outcome.
+const (
+	OutcomeWaitingForSignature PaymentOutcome = "waiting_for_signature" // RCVD; PATC: signers missing
+	OutcomeAccepted            PaymentOutcome = "accepted"              // signed and accepted, not yet settled
+	OutcomeSettled             PaymentOutcome = "settled"               // ACSC, ACCC: final
+	OutcomeRejected            PaymentOutcome = "rejected"              // RJCT: final
+	OutcomeOnHoldForFunds      PaymentOutcome = "on_hold_for_funds"     // fundsAvailable false (PS5): cancel it before paying again
+	OutcomeCancelled           PaymentOutcome = "cancelled"             // CANC: final
+	OutcomeUnknown             PaymentOutcome = "unknown"               // any other code (ACFC, PART, one not of the Berlin Group)
+)
+
+// Outcome is the status's PaymentOutcome (docs/interface.md PS10); a nil
+// status is OutcomeUnknown.
+func (s *PaymentStatus) Outcome() PaymentOutcome {
+	switch {
+	case s == nil:
+		return OutcomeUnknown
+	case s.InsufficientFunds():
+		return OutcomeOnHoldForFunds
+	}
+	switch s.TransactionStatus {
+	case TransactionStatusRCVD, TransactionStatusPATC:
+		return OutcomeWaitingForSignature
+	case TransactionStatusACSC, TransactionStatusACCC:
+		return OutcomeSettled
+	case TransactionStatusRJCT:
+		return OutcomeRejected
+	case TransactionStatusCANC:
+		return OutcomeCancelled
+	}
+	if s.TransactionStatus.Accepted() {
+		return OutcomeAccepted
+	}
+	return OutcomeUnknown
+}
+
 // SCAStatus is the Berlin Group status of an authorisation (scaStatus) of a
 // payment, a signing basket or a consent (docs/interface.md PS8). Unknown
 // codes decode as they are; Known reports them.
