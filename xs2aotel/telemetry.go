@@ -230,6 +230,6 @@ func (o *observer) EndCall(ctx context.Context, end xs2a.CallEnd) {
 // carrier writes a propagator's headers through CallInfo.SetTraceHeader.
 type carrier struct{ call *xs2a.CallInfo }
 
-func (c carrier) Get(string) string    { return "" }
+func (c carrier) Get(string) string     { return "" }
 func (c carrier) Set(key, value string) { c.call.SetTraceHeader(key, value) }
 func (c carrier) Keys() []string        { return nil }
