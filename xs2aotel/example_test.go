@@ -82,7 +82,7 @@ func attributes(kvs []attribute.KeyValue) string {
 	var out []string
 	for _, k := range []attribute.Key{"http.request.method", "url.template", "http.response.status_code", "error.type"} {
 		if v, ok := set.Value(k); ok {
-			out = append(out, v.Emit())
+			out = append(out, v.String())
 		}
 	}
 	return strings.Join(out, " ")

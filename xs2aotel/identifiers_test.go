@@ -95,7 +95,7 @@ func telemetryText(t *testing.T, f *fixture) []string {
 	var out []string
 	add := func(kvs []attribute.KeyValue) {
 		for _, kv := range kvs {
-			out = append(out, string(kv.Key), kv.Value.Emit())
+			out = append(out, string(kv.Key), kv.Value.String())
 		}
 	}
 	for _, s := range f.ended() {
