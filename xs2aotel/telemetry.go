@@ -17,27 +17,27 @@ import (
 	"github.com/tppkit/xs2a"
 )
 
-// ScopeName is the instrumentation scope of the tracer and the meter.
-const ScopeName = "github.com/tppkit/xs2a/xs2aotel"
+// scopeName is the instrumentation scope of the tracer and the meter.
+const scopeName = "github.com/tppkit/xs2a/xs2aotel"
 
 // The attributes of the SDK's own, beside the HTTP client semantic
 // conventions (semconv v1.43.0).
 const (
-	OperationKey       = attribute.Key("xs2a.operation")        // "accounts.balances"
-	AttemptsKey        = attribute.Key("xs2a.attempts")         // attempts that may have reached the bank
-	AttemptKey         = attribute.Key("xs2a.attempt")          // an attempt event's number, from 1
-	BudgetEndpointKey  = attribute.Key("xs2a.budget.endpoint")  // "balances", a counted call only
-	BudgetRemainingKey = attribute.Key("xs2a.budget.remaining") // calls left in the window after the call
-	BudgetResetKey     = attribute.Key("xs2a.budget.reset")     // RFC 3339 UTC: when the next call frees up
-	OutcomeKey         = attribute.Key("outcome")               // "ok" or the error.type, on the duration metric
+	operationKey       = attribute.Key("xs2a.operation")        // "accounts.balances"
+	attemptsKey        = attribute.Key("xs2a.attempts")         // attempts that may have reached the bank
+	attemptKey         = attribute.Key("xs2a.attempt")          // an attempt event's number, from 1
+	budgetEndpointKey  = attribute.Key("xs2a.budget.endpoint")  // "balances", a counted call only
+	budgetRemainingKey = attribute.Key("xs2a.budget.remaining") // calls left in the window after the call
+	budgetResetKey     = attribute.Key("xs2a.budget.reset")     // RFC 3339 UTC: when the next call frees up
+	outcomeKey         = attribute.Key("outcome")               // "ok" or the error.type, on the duration metric
 )
 
 // The instruments' names.
 const (
-	CallDurationName   = "xs2a.client.call.duration"   // Float64Histogram, s
-	CallAttemptsName   = "xs2a.client.call.attempts"   // Int64Counter, {attempt}
-	BudgetRefusalsName = "xs2a.client.budget.refusals" // Int64Counter, {call}
-	AttemptEventName   = "xs2a.attempt"                // the span event of each attempt
+	callDurationName   = "xs2a.client.call.duration"   // Float64Histogram, s
+	callAttemptsName   = "xs2a.client.call.attempts"   // Int64Counter, {attempt}
+	budgetRefusalsName = "xs2a.client.budget.refusals" // Int64Counter, {call}
+	attemptEventName   = "xs2a.attempt"                // the span event of each attempt
 )
 
 // durationBuckets are the HTTP client semantic conventions' boundaries for
@@ -107,27 +107,27 @@ func newObserver(c config) *observer {
 		c.mp = otel.GetMeterProvider()
 	}
 	o := &observer{prop: c.prop}
-	o.tracer = c.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(xs2a.Version), trace.WithSchemaURL(semconv.SchemaURL))
+	o.tracer = c.tp.Tracer(scopeName, trace.WithInstrumentationVersion(xs2a.Version), trace.WithSchemaURL(semconv.SchemaURL))
 	if o.tracer == nil {
-		o.tracer = tracenoop.NewTracerProvider().Tracer(ScopeName)
+		o.tracer = tracenoop.NewTracerProvider().Tracer(scopeName)
 	}
-	meter := c.mp.Meter(ScopeName, metric.WithInstrumentationVersion(xs2a.Version), metric.WithSchemaURL(semconv.SchemaURL))
+	meter := c.mp.Meter(scopeName, metric.WithInstrumentationVersion(xs2a.Version), metric.WithSchemaURL(semconv.SchemaURL))
 	if meter == nil {
-		meter = metricnoop.NewMeterProvider().Meter(ScopeName)
+		meter = metricnoop.NewMeterProvider().Meter(scopeName)
 	}
 	var err error
-	o.duration, err = meter.Float64Histogram(CallDurationName, metric.WithUnit("s"),
+	o.duration, err = meter.Float64Histogram(callDurationName, metric.WithUnit("s"),
 		metric.WithDescription("Duration of xs2a calls to the bank, all attempts and waits between them included."),
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	if handle(err); o.duration == nil {
 		o.duration = metricnoop.Float64Histogram{}
 	}
-	o.attempts, err = meter.Int64Counter(CallAttemptsName, metric.WithUnit("{attempt}"),
+	o.attempts, err = meter.Int64Counter(callAttemptsName, metric.WithUnit("{attempt}"),
 		metric.WithDescription("Requests of xs2a calls that may have reached the bank."))
 	if handle(err); o.attempts == nil {
 		o.attempts = metricnoop.Int64Counter{}
 	}
-	o.refusals, err = meter.Int64Counter(BudgetRefusalsName, metric.WithUnit("{call}"),
+	o.refusals, err = meter.Int64Counter(budgetRefusalsName, metric.WithUnit("{call}"),
 		metric.WithDescription("xs2a calls without the PSU present that the access budget refused before sending."))
 	if handle(err); o.refusals == nil {
 		o.refusals = metricnoop.Int64Counter{}
@@ -155,13 +155,13 @@ type callState struct {
 // StartCall starts the call's client span, a child of ctx's, and injects
 // its context through call.SetTraceHeader when WithPropagators asked for it.
 func (o *observer) StartCall(ctx context.Context, call *xs2a.CallInfo) context.Context {
-	op := OperationKey.String(call.Operation)
+	op := operationKey.String(call.Operation)
 	method := semconv.HTTPRequestMethodKey.String(call.Method)
 	template := semconv.URLTemplate(call.URLTemplate)
 	server := semconv.ServerAddress(call.ServerAddress)
 	attrs := []attribute.KeyValue{method, server, semconv.ServerPort(call.ServerPort), template, op}
 	if call.Budget != "" {
-		attrs = append(attrs, BudgetEndpointKey.String(string(call.Budget)))
+		attrs = append(attrs, budgetEndpointKey.String(string(call.Budget)))
 	}
 	ctx, span := o.tracer.Start(ctx, "xs2a "+call.Operation, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	if o.prop != nil {
@@ -178,14 +178,14 @@ func (o *observer) Attempt(ctx context.Context, a xs2a.AttemptInfo) {
 		return
 	}
 	attrs := make([]attribute.KeyValue, 1, 3)
-	attrs[0] = AttemptKey.Int(a.N)
+	attrs[0] = attemptKey.Int(a.N)
 	if a.StatusCode != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCode(a.StatusCode))
 	}
 	if a.ErrorType != "" {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(a.ErrorType))
 	}
-	st.span.AddEvent(AttemptEventName, trace.WithAttributes(attrs...))
+	st.span.AddEvent(attemptEventName, trace.WithAttributes(attrs...))
 }
 
 // EndCall ends the call's span and records its metrics.
@@ -195,14 +195,14 @@ func (o *observer) EndCall(ctx context.Context, end xs2a.CallEnd) {
 		return
 	}
 	attrs := make([]attribute.KeyValue, 0, 5)
-	attrs = append(attrs, AttemptsKey.Int(end.Attempts))
+	attrs = append(attrs, attemptsKey.Int(end.Attempts))
 	if end.StatusCode != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCode(end.StatusCode))
 	}
 	if end.Budget != nil {
-		attrs = append(attrs, BudgetRemainingKey.Int(end.Budget.Remaining))
+		attrs = append(attrs, budgetRemainingKey.Int(end.Budget.Remaining))
 		if !end.Budget.Reset.IsZero() {
-			attrs = append(attrs, BudgetResetKey.String(end.Budget.Reset.UTC().Format(time.RFC3339)))
+			attrs = append(attrs, budgetResetKey.String(end.Budget.Reset.UTC().Format(time.RFC3339)))
 		}
 	}
 	outcome := "ok"
@@ -214,7 +214,7 @@ func (o *observer) EndCall(ctx context.Context, end xs2a.CallEnd) {
 	st.span.SetAttributes(attrs...)
 	st.span.End()
 
-	o.duration.Record(ctx, end.Duration.Seconds(), metric.WithAttributes(append(st.attrs, OutcomeKey.String(outcome))...))
+	o.duration.Record(ctx, end.Duration.Seconds(), metric.WithAttributes(append(st.attrs, outcomeKey.String(outcome))...))
 	if end.Attempts > 0 {
 		o.attempts.Add(ctx, int64(end.Attempts), metric.WithAttributes(st.op))
 	}
@@ -223,7 +223,7 @@ func (o *observer) EndCall(ctx context.Context, end xs2a.CallEnd) {
 		if endpoint == "" && end.Budget != nil {
 			endpoint = end.Budget.Endpoint
 		}
-		o.refusals.Add(ctx, 1, metric.WithAttributes(BudgetEndpointKey.String(string(endpoint))))
+		o.refusals.Add(ctx, 1, metric.WithAttributes(budgetEndpointKey.String(string(endpoint))))
 	}
 }
 

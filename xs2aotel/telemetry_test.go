@@ -48,7 +48,8 @@ func TestSpanOfACall(t *testing.T) {
 	assert.Equal(t, trace.SpanKindClient, s.SpanKind())
 	assert.Equal(t, parent.SpanContext().SpanID(), s.Parent().SpanID())
 	assert.Equal(t, parent.SpanContext().TraceID(), s.SpanContext().TraceID())
-	assert.Equal(t, xs2aotel.ScopeName, s.InstrumentationScope().Name)
+	assert.Equal(t, "github.com/tppkit/xs2a/xs2aotel", s.InstrumentationScope().Name)
+	assert.Equal(t, xs2a.Version, s.InstrumentationScope().Version)
 	assert.Equal(t, map[string]any{
 		"http.request.method":       "GET",
 		"server.address":            base.Hostname(),
