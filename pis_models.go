@@ -385,11 +385,8 @@ func (p *Payment) validate(field string) error {
 	if p == nil {
 		return invalid(field, "is nil")
 	}
-	if err := p.InstructedAmount.validate(field + ".InstructedAmount"); err != nil {
+	if err := p.InstructedAmount.validatePayment(field + ".InstructedAmount"); err != nil {
 		return err
-	}
-	if strings.HasPrefix(p.InstructedAmount.Amount, "-") || strings.Trim(p.InstructedAmount.Amount, "0.") == "" {
-		return invalid(field+".InstructedAmount.Amount", "must be greater than zero")
 	}
 	return firstError(
 		validateSet(field+".DebtorAccount", p.DebtorAccount),

@@ -3,6 +3,7 @@ package xs2a
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -760,5 +761,34 @@ func FuzzPaymentStatus(f *testing.F) {
 		}
 		var basket BasketInitiation
 		_ = json.Unmarshal(data, &basket)
+	})
+}
+
+// FuzzPaymentAmountAgreesWithInitiate: ParsePaymentAmount accepts exactly
+// the amounts a payment's validation accepts, and refuses the others with
+// the same reason, whatever the text and currency.
+func FuzzPaymentAmountAgreesWithInitiate(f *testing.F) {
+	for _, s := range [][2]string{{"NOK", "100.50"}, {"NOK", "0"}, {"NOK", "0.000"}, {"NOK", "-1"}, {"NOK", "-0.0"},
+		{"EUR", "1e3"}, {"nok", "1"}, {"NOK", "12345678901234.123"}, {"NOK", "123456789012345"}, {"", "1"},
+		{"NOK", " 1"}, {"NOK", "1.2345"}, {"NOK", "00.01"}, {"NOK", "+1"}, {"NOK", "１"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, currency, amount string) {
+		_, parsed := ParsePaymentAmount(currency, amount)
+		p := &Payment{InstructedAmount: Amount{Currency: currency, Amount: amount},
+			CreditorAccount: AccountReference{BBAN: "12345678903"}, CreditorName: "Kari Nordmann"}
+		initiated := p.validate("Payment")
+		var pv, iv *ValidationError
+		if initiated != nil && errors.As(initiated, &iv) && !strings.HasPrefix(iv.Field, "Payment.InstructedAmount") {
+			initiated = nil // another field's complaint
+		}
+		if (parsed == nil) != (initiated == nil) {
+			t.Fatalf("%q %q: ParsePaymentAmount %v, Initiate %v", currency, amount, parsed, initiated)
+		}
+		if parsed != nil {
+			require.ErrorAs(t, parsed, &pv)
+			assert.Equal(t, iv.Reason, pv.Reason)
+			assert.Equal(t, strings.TrimPrefix(iv.Field, "Payment.Instructed"), pv.Field)
+		}
 	})
 }

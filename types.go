@@ -39,12 +39,38 @@ var amountPattern = regexp.MustCompile(`^-?[0-9]{1,14}(\.[0-9]{1,3})?$`)
 // Amount.Validate (docs/interface.md, payment initiation request: instructedAmount is
 // "currency (ISO 4217 code), amount (string)"). The text is kept as given:
 // ParseAmount("NOK", "100.50") holds "100.50". Errors are *ValidationError.
+// It accepts zero and negative amounts, which balances and sandbox
+// transactions hold; for a sum to pay use ParsePaymentAmount.
 func ParseAmount(currency, amount string) (Amount, error) {
 	a := Amount{Currency: currency, Amount: amount}
 	if err := a.Validate(); err != nil {
 		return Amount{}, err
 	}
 	return a, nil
+}
+
+// ParsePaymentAmount is ParseAmount for a payment's instructedAmount: the
+// same grammar, and greater than zero, as PaymentsService.Initiate checks
+// it; the error is Initiate's, with Field "Amount.Amount" or
+// "Amount.Currency". Use it on what a user types in as the sum to pay.
+func ParsePaymentAmount(currency, amount string) (Amount, error) {
+	a := Amount{Currency: currency, Amount: amount}
+	if err := a.validatePayment("Amount"); err != nil {
+		return Amount{}, err
+	}
+	return a, nil
+}
+
+// validatePayment is validate and, as a payment's amount must be, greater
+// than zero.
+func (a Amount) validatePayment(field string) error {
+	if err := a.validate(field); err != nil {
+		return err
+	}
+	if strings.HasPrefix(a.Amount, "-") || strings.Trim(a.Amount, "0.") == "" {
+		return invalid(field+".Amount", "must be greater than zero")
+	}
+	return nil
 }
 
 // Validate checks the amount against the Berlin Group Amount type that
