@@ -65,7 +65,9 @@ func MockSCARequired() ResponderOption { return func(c *config) { c.scaRequired 
 // The responders match by regular expression and httpmock tries regular
 // expressions in the order they were registered, so to override one answer
 // register an exact-URL responder (it wins over regular expressions), with
-// the path as the SDK sends it (ids escaped: "enc%21%21...").
+// the path as the SDK sends it: an id as written, only what a path segment
+// may not hold escaped ("/v1/accounts/enc!!QUNDVC0x=/balances", a "/" in an
+// id as %2F; not url.PathEscape, which escapes "!").
 func Responders(mt *httpmock.MockTransport, baseURL string, opts ...ResponderOption) {
 	cfg := config{customer: xs2atest.PrivateCustomer1, status: "ACSC"}
 	for _, o := range opts {

@@ -2,8 +2,10 @@ package mockbank_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/xs2a"
 	"github.com/tppkit/xs2a/xs2atest"
 	"github.com/tppkit/xs2a/xs2atest/mockbank"
 )
@@ -147,5 +150,35 @@ func TestRespondersFundsAvailable(t *testing.T) {
 			require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
 			assert.Equal(t, tt.want, m)
 		})
+	}
+}
+
+// TestOverrideAsTheDocSays: an exact-URL responder registered as
+// Responders' doc says (the id as written, "!" and "=" unescaped, "/" as
+// %2F) wins for the SDK's own call; one registered with url.PathEscape's
+// spelling is never reached.
+func TestOverrideAsTheDocSays(t *testing.T) {
+	t.Parallel()
+	mt := httpmock.NewMockTransport()
+	base := "https://psd2.bank.example/api"
+	mockbank.Responders(mt, base)
+	signer, err := xs2atest.NewTestSigner(nil)
+	require.NoError(t, err)
+	c, err := xs2a.NewClient(base, signer, xs2a.WithHTTPClient(&http.Client{Transport: mt}), xs2a.WithRedirectURI(xs2atest.DefaultRedirectURI))
+	require.NoError(t, err)
+	psu := xs2a.PSU{ID: "3f0b5a0e-8a4e-4d7e-9a51-2b8c9f1e6d21", IPAddress: "192.0.2.1"}
+	accounts, _, err := c.Accounts.List(context.Background(), psu)
+	require.NoError(t, err)
+	for _, id := range []string{accounts[0].ResourceID, "enc!!a/b=="} {
+		require.Contains(t, id, "!!")
+		asSent := strings.ReplaceAll(id, "/", "%2F")
+		mt.RegisterResponder(http.MethodGet, base+"/v1/accounts/"+url.PathEscape(id)+"/balances",
+			httpmock.NewStringResponder(http.StatusOK, `{"balances":[{"balanceType":"expected","balanceAmount":{"currency":"NOK","amount":"1.00"}}]}`))
+		mt.RegisterResponder(http.MethodGet, base+"/v1/accounts/"+asSent+"/balances",
+			httpmock.NewStringResponder(http.StatusOK, `{"balances":[{"balanceType":"expected","balanceAmount":{"currency":"NOK","amount":"42.00"}}]}`))
+		bal, _, err := c.Accounts.Balances(context.Background(), psu, id)
+		require.NoError(t, err, id)
+		require.Len(t, bal.Balances, 1, id)
+		assert.Equal(t, "42.00", bal.Balances[0].BalanceAmount.Amount, id)
 	}
 }
