@@ -17,13 +17,18 @@ import (
 // lower-case letters, digits and '-'.
 const (
 	// NorwegianDomesticCreditTransfers is the ordinary Norwegian domestic
-	// payment, also used for electronic invoices (InitiateEInvoice).
+	// payment, also used for electronic invoices (InitiateEInvoice). Beside
+	// DomesticNorwayCreditTransfers: the same kind of payment, but its
+	// status can be read from the initiation on (RCVD until signed).
 	NorwegianDomesticCreditTransfers = "norwegian-domestic-credit-transfers"
 	// InstantNorwegianDomesticCreditTransfersStraks is the instant domestic
 	// payment (Straks).
 	InstantNorwegianDomesticCreditTransfersStraks = "instant-norwegian-domestic-credit-transfers-straks"
-	// DomesticNorwayCreditTransfers has no status before the PSU approved
-	// the payment (docs/interface.md PS7; see PollOptions.NotYetFor).
+	// DomesticNorwayCreditTransfers is a domestic payment too, a product of
+	// its own on the platform. Beside NorwegianDomesticCreditTransfers: its
+	// details and status do not exist until the PSU approved it; a read
+	// before answers 404 or RESOURCE_UNKNOWN (docs/interface.md PS7: IsNotYet,
+	// PollOptions.NotYetFor).
 	DomesticNorwayCreditTransfers = "domestic-norway-credit-transfers"
 	// SEPACreditTransfers is the SEPA credit transfer in euro.
 	SEPACreditTransfers = "sepa-credit-transfers"

@@ -18,8 +18,8 @@ const (
 	TransactionStatusACWC TransactionStatus = "ACWC" // AcceptedWithChange, such as the date
 	TransactionStatusACWP TransactionStatus = "ACWP" // AcceptedWithoutPosting
 	TransactionStatusACSP TransactionStatus = "ACSP" // AcceptedSettlementInProcess
-	TransactionStatusACSC TransactionStatus = "ACSC" // AcceptedSettlementCompleted (debtor): final
-	TransactionStatusACCC TransactionStatus = "ACCC" // AcceptedSettlementCompleted (creditor): final
+	TransactionStatusACSC TransactionStatus = "ACSC" // AcceptedSettlementCompleted: the debtor's account is debited: final
+	TransactionStatusACCC TransactionStatus = "ACCC" // AcceptedCreditSettlementCompleted: the creditor's account is credited: final
 	TransactionStatusRJCT TransactionStatus = "RJCT" // Rejected: final
 	TransactionStatusCANC TransactionStatus = "CANC" // Cancelled before execution: final
 	TransactionStatusPATC TransactionStatus = "PATC" // PartiallyAcceptedTechnicalCorrect: signers missing (PS4)
