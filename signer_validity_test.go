@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"math/big"
@@ -116,12 +117,14 @@ func TestNewSignerCertificateValidity(t *testing.T) {
 			require.NoError(t, err)
 			priv, err := x509.MarshalECPrivateKey(key)
 			require.NoError(t, err)
-			for _, material := range [][]byte{cert.Raw, pub, priv, key.D.Bytes()} {
+			raw, err := key.Bytes()
+			require.NoError(t, err)
+			for _, material := range [][]byte{cert.Raw, pub, priv, raw} {
 				b64 := base64.StdEncoding.EncodeToString(material)
 				assert.NotContains(t, buf.String(), b64[:24], "no key or certificate material")
+				assert.NotContains(t, strings.ToLower(buf.String()), hex.EncodeToString(material)[:24])
 			}
 			assert.NotContains(t, buf.String(), "MII")
-			assert.NotContains(t, buf.String(), key.D.Text(16))
 		})
 	}
 }
