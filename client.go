@@ -27,8 +27,9 @@ const maxBody = 64 << 20
 var errBodyTooLarge = fmt.Errorf("the body is larger than %d MiB", maxBody>>20)
 
 // Client calls the bank's interface for a TPP. Create it with NewClient; it is
-// safe for concurrent use and should be shared. The services group the
-// endpoints of docs/interface.md:
+// safe for concurrent use and should be shared. A renewed TPP certificate
+// takes over while it runs (SetSigner). The services group the endpoints of
+// docs/interface.md:
 //
 //	client.Accounts.List(ctx, psu)                 // GET /v1/accounts
 //	client.Payments.Initiate(ctx, psu, product, p, nil) // POST /v1/payments/{product}
@@ -78,7 +79,8 @@ func NewClient(baseURL string, signer *Signer, opts ...Option) (*Client, error) 
 		return nil, invalid("RedirectURI", "is required: use WithRedirectURI (docs/interface.md: TPP-Redirect-URI on every request)")
 	}
 	c := &Client{cfg: cfg, base: base, basePath: strings.TrimSuffix(base.EscapedPath(), "/"), sleep: sleepCtx}
-	c.transport = &Transport{Signer: signer, RedirectURI: cfg.redirectURI, Now: cfg.now, once: true}
+	c.transport = &Transport{RedirectURI: cfg.redirectURI, Now: cfg.now, once: true}
+	c.transport.signer.Store(signer)
 	c.hc = c.httpClient(cfg.hc)
 	if !cfg.budgetSet {
 		cfg.budgetStore = NewMemoryBudgetStore()
@@ -167,6 +169,22 @@ func defaultTransport(loopback bool) *http.Transport {
 		t.Proxy = nil
 	}
 	return t
+}
+
+// SetSigner makes s the Signer of every request that starts being signed
+// after it returns, the next attempt of a call in flight included; a
+// request already being signed finishes with the Signer it started with,
+// whose certificate it sends. It is safe to call while the Client is in
+// use: to renew the TPP certificate, load the new key and certificate
+// (LoadSigner, LoadPKCS12) and call SetSigner; no call is dropped. A nil s
+// is refused with a *ValidationError. The bank's certificate that answers
+// are checked against (WithResponseVerification) is not changed.
+func (c *Client) SetSigner(s *Signer) error {
+	if s == nil {
+		return invalid("signer", "is nil")
+	}
+	c.transport.signer.Store(s)
+	return nil
 }
 
 // BaseURL returns the base address the client was created with.

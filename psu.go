@@ -1,6 +1,8 @@
 package xs2a
 
 import (
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/netip"
 
@@ -27,6 +29,64 @@ type PSU struct {
 
 // Present reports whether the PSU takes part in real time (IPAddress set).
 func (p PSU) Present() bool { return p.IPAddress != "" }
+
+// LogValue implements slog.LogValuer: a PSU logged with slog (slog.Any("psu",
+// psu), at any level of groups, by any handler) is a group that says what is
+// set and shows no identifier: "present" (IPAddress set), then id,
+// corporate_id, session_id and ip_address as "[redacted]" when set and
+// left out when not, redirect_preferred when set, and context when it is
+// one of the PSUContext constants ("[redacted]" otherwise). slog resolves
+// the PSU value itself and a non-nil *PSU. A PSU inside a struct, slice or
+// map logged whole is not resolved: a text handler prints it with fmt
+// (Format: redacted, unless the field is unexported), a JSON handler with
+// encoding/json (the fields as they are). Log the PSU as its own attribute.
+func (p PSU) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 1, 7)
+	attrs[0] = slog.Bool("present", p.Present())
+	for _, f := range [...][2]string{
+		{"id", p.ID}, {"corporate_id", p.CorporateID}, {"session_id", p.SessionID}, {"ip_address", p.IPAddress},
+	} {
+		if f[1] != "" {
+			attrs = append(attrs, slog.String(f[0], redactedText))
+		}
+	}
+	if p.RedirectPreferred != nil {
+		attrs = append(attrs, slog.Bool("redirect_preferred", *p.RedirectPreferred))
+	}
+	switch {
+	case p.Context.Valid():
+		attrs = append(attrs, slog.String("context", string(p.Context)))
+	case p.Context != "":
+		attrs = append(attrs, slog.String("context", redactedText))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// Format prints the PSU as LogValue describes it, for every verb and flag:
+// {present=true id=[redacted] ...}; %#v prints xs2a.PSU{...}. No fmt verb
+// shows an identifier (Value.String of slog.Any("psu", psu) included).
+func (p PSU) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		_, _ = fmt.Fprint(f, p.GoString())
+		return
+	}
+	_, _ = fmt.Fprint(f, p.text())
+}
+
+// GoString is %#v: xs2a.PSU and the text of Format.
+func (p PSU) GoString() string { return "xs2a.PSU" + p.text() }
+
+// text is {key=value ...} of LogValue's attributes.
+func (p PSU) text() string {
+	b := []byte{'{'}
+	for i, a := range p.LogValue().Group() {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(append(append(b, a.Key...), '='), a.Value.String()...)
+	}
+	return string(append(b, '}'))
+}
 
 // writeHeaders checks every field (H16) and then writes the PSU's headers
 // to h, PSU-Context only when withContext (the calls that take it). Nothing

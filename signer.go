@@ -2,6 +2,7 @@ package xs2a
 
 import (
 	"cmp"
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -14,6 +15,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/textproto"
@@ -22,8 +24,10 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"github.com/tppkit/xs2a/internal/inert"
 	"software.sslmate.com/src/go-pkcs12"
 )
 
@@ -52,7 +56,8 @@ type Signer struct {
 }
 
 // SignerOptions adjust a Signer for a bank's variant of the signing rules
-// (docs/interface.md SIG4 to SIG7). The zero value, like a nil
+// (docs/interface.md SIG4 to SIG7), and say where NewSigner's check of the
+// certificate's dates logs (Logger, Now). The zero value, like a nil
 // *SignerOptions, signs as the interface writes. NewSigner checks them; a
 // bad one is a *ValidationError naming the field.
 type SignerOptions struct {
@@ -73,7 +78,17 @@ type SignerOptions struct {
 	// without a body (the Berlin Group rule); by default only a body gets one,
 	// as the bank's reference client does.
 	DigestOnEmptyBody bool
+	// Logger receives NewSigner's record of a certificate that expires
+	// within CertificateExpiryWarning, has expired or is not valid yet;
+	// nil: slog.Default().
+	Logger *slog.Logger
+	// Now is the clock of that check; nil: time.Now.
+	Now func() time.Time
 }
+
+// CertificateExpiryWarning is how long before its certificate expires
+// NewSigner (and the xs2a command's doctor) warns: 30 days.
+const CertificateExpiryWarning = 30 * 24 * time.Hour
 
 // apply checks o and sets on s the keyId (o.KeyID, else the certificate's),
 // the headers to sign, and how to digest and send them.
@@ -104,6 +119,15 @@ func (o *SignerOptions) apply(s *Signer) (err error) {
 // rsa-sha256 (PKCS#1 v1.5 with SHA-256, RFC 3447 section 8.2.1); ECDSA P-256
 // keys sign ecdsa-sha256 (ASN.1 DER signature). The key's public half must
 // match the certificate. opts may be nil.
+//
+// NewSigner checks the certificate's dates at opts.Now and logs to
+// opts.Logger: a warning when it expires within CertificateExpiryWarning,
+// an error-level record when it has expired or is not valid yet. It does
+// not refuse such a certificate (a sandbox may take it, and the bank is the
+// judge): a Signer is made, and a bank refuses what it signs. The record
+// names the subject's organisation, tppId, serial number and dates, never
+// key material. A running Client switches to a renewed certificate with
+// Client.SetSigner.
 func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (*Signer, error) {
 	// A nil key, or a typed nil such as (*rsa.PrivateKey)(nil).
 	if rv := reflect.ValueOf(key); key == nil || rv.Kind() == reflect.Pointer && rv.IsNil() {
@@ -135,7 +159,52 @@ func NewSigner(key crypto.Signer, cert *x509.Certificate, opts *SignerOptions) (
 	s.certHeader = base64.StdEncoding.EncodeToString(cert.Raw)
 	s.paramsHead = `keyId="` + s.keyID + `",algorithm="` + s.algorithm + `",headers="`
 	s.valueLen = len(s.paramsHead) + len(strings.Join(s.headers, " ")) + len(`",signature="`) + base64.StdEncoding.EncodedLen(maxSig) + len(`"`)
+	checkValidity(cert, s.tppID, cmp.Or(opts, &SignerOptions{}))
 	return s, nil
+}
+
+// checkValidity logs, as NewSigner says, a certificate that expires within
+// CertificateExpiryWarning of o.Now, has expired or is not valid yet.
+func checkValidity(cert *x509.Certificate, tppID string, o *SignerOptions) {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	t := now()
+	level, msg := slog.LevelWarn, "xs2a: the TPP certificate expires soon: renew it and switch to the new one (Client.SetSigner) before a bank refuses it"
+	switch left := cert.NotAfter.Sub(t); {
+	case t.Before(cert.NotBefore):
+		level, msg = slog.LevelError, "xs2a: the TPP certificate is not valid yet: a bank refuses requests signed with it until then"
+	case left < 0:
+		level, msg = slog.LevelError, "xs2a: the TPP certificate has expired: a bank refuses every request signed with it"
+	case left >= CertificateExpiryWarning:
+		return
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	org := strings.Join(cert.Subject.Organization, ", ")
+	if org == "" {
+		org = cert.Subject.CommonName
+	}
+	logger.LogAttrs(context.Background(), level, msg,
+		slog.String("organization", inert.Text(org, 200)),
+		slog.String("tpp_id", tppID),
+		slog.String("serial", strings.ToUpper(cert.SerialNumber.Text(16))),
+		slog.String("not_before", cert.NotBefore.UTC().Format(time.RFC3339)),
+		slog.String("not_after", cert.NotAfter.UTC().Format(time.RFC3339)),
+		slog.Int("days_left", daysLeft(cert.NotAfter.Sub(t))))
+}
+
+// daysLeft is d in whole days, rounded down (-1 a day after expiry).
+func daysLeft(d time.Duration) int {
+	const day = 24 * time.Hour
+	n := d / day
+	if d < 0 && d%day != 0 {
+		n--
+	}
+	return int(n)
 }
 
 // oidOrganizationIdentifier is the X.520 organizationIdentifier (2.5.4.97),

@@ -47,10 +47,18 @@ import (
 //     does not hand the request's context to net/http (a mock) is not
 //     checked.
 type Transport struct {
-	Base        http.RoundTripper // nil: http.DefaultTransport
+	Base http.RoundTripper // nil: http.DefaultTransport
+	// Signer signs every request; it is read as each request is signed, so
+	// do not change it while the Transport is in use (a Client's signer is
+	// switched with Client.SetSigner).
 	Signer      *Signer
 	RedirectURI string           // TPP-Redirect-URI, set when the request has none
 	Now         func() time.Time // nil: time.Now
+
+	// signer, set by NewClient and Client.SetSigner, is used instead of
+	// Signer: RoundTrip loads it once per request, so that a request is
+	// signed, and its certificate sent, by one Signer.
+	signer atomic.Pointer[Signer]
 
 	// once and direct are set by NewClient, whose requests all go to its
 	// base address. once makes every request handed to Base one that
@@ -73,7 +81,8 @@ var (
 // through Base, on connections it checks unless Base cannot make an unfit
 // one (checksConns).
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, err := []byte(nil), t.refuse(req)
+	signer := t.currentSigner()
+	body, err := []byte(nil), t.refuse(req, signer)
 	if req.Body != nil && req.Body != http.NoBody {
 		rb, ours := req.Body.(*replayBody)
 		switch {
@@ -94,7 +103,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	o := new(outgoing)
-	r2, err := t.stamp(o, req, body)
+	r2, err := t.stamp(o, req, body, signer)
 	if err != nil {
 		return nil, err
 	}
@@ -124,14 +133,23 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// refuse is the error of a request RoundTrip does not sign: with no Signer
+// currentSigner is the Signer of the request RoundTrip starts: the
+// Client's (signer), else Signer.
+func (t *Transport) currentSigner() *Signer {
+	if s := t.signer.Load(); s != nil {
+		return s
+	}
+	return t.Signer
+}
+
+// refuse is the error of a request RoundTrip does not sign: with no signer
 // or URL; or made by net/http to follow a redirect answer (req.Response)
 // to anything but a GET, anywhere in the chain (a 307 or 308 would send it
 // again, a 301 to 303 turn it into a GET whose answer says nothing of what
 // the bank did), or to another origin (PRQ6).
-func (t *Transport) refuse(req *http.Request) error {
+func (t *Transport) refuse(req *http.Request, signer *Signer) error {
 	switch {
-	case t.Signer == nil:
+	case signer == nil:
 		return errNoSigner
 	case req.URL == nil:
 		return errNoURL
@@ -151,11 +169,11 @@ func (t *Transport) refuse(req *http.Request) error {
 	return nil
 }
 
-// stamp makes r2, o's copy of req as it is sent: its own header map over
-// the caller's slices, which are replaced or read, never written into (the
-// caller's request and header map are never written); the headers
-// RoundTrip adds, Signature last; and body, the bytes digested, without
-// GetBody unless r2 is a GET of a Transport on its own.
+// stamp makes r2, o's copy of req as it is sent, signed by signer: its own
+// header map over the caller's slices, which are replaced or read, never
+// written into (the caller's request and header map are never written);
+// the headers RoundTrip adds, Signature last; and body, the bytes
+// digested, without GetBody unless r2 is a GET of a Transport on its own.
 //
 // net/http sends a request again by itself (HTTP/1 on a new connection when
 // a reused one fails, for any method whose header holds Idempotency-Key;
@@ -164,7 +182,7 @@ func (t *Transport) refuse(req *http.Request) error {
 // Transfer-Encoding "identity" (the wire stays as for no body), and POST,
 // PUT and PATCH keep HTTP/1's "Content-Length: 0" through the lower-case
 // header key, which HTTP/1 writes as it is and HTTP/2 leaves out.
-func (t *Transport) stamp(o *outgoing, req *http.Request, body []byte) (*http.Request, error) {
+func (t *Transport) stamp(o *outgoing, req *http.Request, body []byte, signer *Signer) (*http.Request, error) {
 	o.req = *req
 	r2 := &o.req
 	h := make(http.Header, len(req.Header)+newHeaders)
@@ -187,13 +205,13 @@ func (t *Transport) stamp(o *outgoing, req *http.Request, body []byte) (*http.Re
 	if uri := h["Tpp-Redirect-Uri"]; t.RedirectURI != "" && (len(uri) == 0 || uri[0] == "") {
 		set("Tpp-Redirect-Uri", t.RedirectURI)
 	}
-	set("Tpp-Signature-Certificate", t.Signer.certHeader)
+	set("Tpp-Signature-Certificate", signer.certHeader)
 	// Digest and Signature share one string: one allocation.
 	var sb strings.Builder
-	sb.Grow(digestLen + t.Signer.valueLen)
+	sb.Grow(digestLen + signer.valueLen)
 	var scratch [64]byte
 	withBody := r2.Method == http.MethodPost || r2.Method == http.MethodPut || r2.Method == http.MethodPatch
-	if len(body) > 0 || t.Signer.digestGET || withBody {
+	if len(body) > 0 || signer.digestGET || withBody {
 		sb.Write(appendDigest(scratch[:0], body))
 		set("Digest", sb.String())
 	} else {
@@ -201,7 +219,7 @@ func (t *Transport) stamp(o *outgoing, req *http.Request, body []byte) (*http.Re
 	}
 	n := sb.Len()
 	src := headerSource{h: h, method: cmp.Or(r2.Method, http.MethodGet), url: r2.URL, host: cmp.Or(r2.Host, r2.URL.Host)} // the host net/http sends
-	if err := t.Signer.writeSignature(&sb, src, &o.sum); err != nil {
+	if err := signer.writeSignature(&sb, src, &o.sum); err != nil {
 		return nil, err
 	}
 	set("Signature", sb.String()[n:])

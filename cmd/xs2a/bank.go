@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -82,7 +83,20 @@ func (c *certFlags) check(cmd string) error {
 
 // signer loads the certificate and key; a wrong password or a key that does
 // not match the certificate is an error that says so.
+// The SDK's record of a certificate near or past its dates goes to stderr
+// on the command's clock, unless opts says otherwise.
 func (c *certFlags) signer(e *env, opts *xs2a.SignerOptions) (*xs2a.Signer, error) {
+	var o xs2a.SignerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Now == nil {
+		o.Now = e.now
+	}
+	if o.Logger == nil {
+		o.Logger = stderrLogger(e)
+	}
+	opts = &o
 	if c.p12 != "" {
 		s, err := xs2a.LoadPKCS12(c.p12, c.p12Password, opts)
 		if err != nil && strings.Contains(err.Error(), "password") {
@@ -91,6 +105,17 @@ func (c *certFlags) signer(e *env, opts *xs2a.SignerOptions) (*xs2a.Signer, erro
 		return s, err
 	}
 	return xs2a.LoadSigner(c.cert, c.key, opts)
+}
+
+// stderrLogger writes the SDK's log records to stderr as text lines,
+// without the time.
+func stderrLogger(e *env) *slog.Logger {
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		if len(groups) == 0 && a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}))
 }
 
 // bankFlags choose the bank the client subcommands call, and how.

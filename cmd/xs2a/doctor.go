@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -58,7 +59,8 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	if !c.given() {
 		return usagef("doctor: give the certificate: -p12, or -cert and -key")
 	}
-	signer, err := c.signer(e, nil)
+	// The report says what NewSigner would log (checkValidity).
+	signer, err := c.signer(e, &xs2a.SignerOptions{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		if strings.Contains(err.Error(), "does not match") {
 			return errors.New("the key does not belong to the certificate: a bank would refuse every signature (400 SIGNATURE_INVALID)")
@@ -79,6 +81,9 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// checkValidity reports the certificate's dates as NewSigner logs them: a
+// warning within xs2a.CertificateExpiryWarning of the end, a failure
+// outside them.
 func checkValidity(r *report, cert *x509.Certificate, now time.Time) {
 	const day = 24 * time.Hour
 	switch left := cert.NotAfter.Sub(now); {
@@ -86,7 +91,7 @@ func checkValidity(r *report, cert *x509.Certificate, now time.Time) {
 		r.fail("not valid before %s: a bank refuses it until then", cert.NotBefore.UTC().Format(time.DateTime))
 	case left < 0:
 		r.fail("expired on %s: a bank refuses every request signed with it", cert.NotAfter.UTC().Format(time.DateTime))
-	case left < 30*day:
+	case left < xs2a.CertificateExpiryWarning:
 		r.warn("expires in %d days (%s): renew it, or a bank will refuse it then", int(left/day), cert.NotAfter.UTC().Format(time.DateOnly))
 	default:
 		r.ok("valid from %s to %s", cert.NotBefore.UTC().Format(time.DateOnly), cert.NotAfter.UTC().Format(time.DateOnly))

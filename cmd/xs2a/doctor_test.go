@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/tppkit/xs2a"
 	"github.com/tppkit/xs2a/internal/testcert"
 )
 
@@ -42,6 +43,8 @@ func TestDoctor(t *testing.T) {
 		{"TPP id", []string{"-cert", psd2.cert, "-key", psd2.key}, inside, 0, []string{"ok    TPP id NO-FSA-987654321"}, ""},
 		{"non-ASCII issuer", []string{"-cert", nonASCII.cert, "-key", nonASCII.key}, inside, 0, []string{"must be RFC 2047 encoded"}, ""},
 		{"expiring", []string{"-cert", plain.cert, "-key", plain.key}, end.Add(-10 * 24 * time.Hour), 0, []string{"warn  expires in 10 days (2050-01-01)"}, ""},
+		{"30 days left", []string{"-cert", plain.cert, "-key", plain.key}, end.Add(-xs2a.CertificateExpiryWarning), 0, []string{"ok    valid from 2020-01-01 to 2050-01-01"}, ""},
+		{"a second inside 30 days", []string{"-p12", plain.p12, "-p12-password", p12Password}, end.Add(-xs2a.CertificateExpiryWarning + time.Second), 0, []string{"warn  expires in 29 days (2050-01-01)"}, ""},
 		{"expired", []string{"-cert", plain.cert, "-key", plain.key}, end.Add(time.Hour), 1, []string{"FAIL  expired on 2050-01-01"}, "a bank would refuse"},
 		{"not yet valid", []string{"-cert", plain.cert, "-key", plain.key}, time.Date(2019, 6, 1, 0, 0, 0, 0, time.UTC), 1, []string{"FAIL  not valid before 2020-01-01"}, "a bank would refuse"},
 		{"key of another certificate", []string{"-cert", plain.cert, "-key", other.key}, inside, 1, nil, "the key does not belong to the certificate"},
@@ -59,8 +62,30 @@ func TestDoctor(t *testing.T) {
 			}
 			assert.Contains(t, stderr, tc.stderr)
 			assert.LessOrEqual(t, strings.Count(stderr, "\n"), 1)
+			assert.NotContains(t, stderr, "TPP certificate", "the report says it once, in its own words")
 		})
 	}
+}
+
+// TestCertificateWarningOnStderr: the other commands that load a
+// certificate pass on the SDK's warning about its dates, on the command's
+// clock, to stderr, and still run.
+func TestCertificateWarningOnStderr(t *testing.T) {
+	t.Parallel()
+	c := ecCerts(t)
+	end := time.Date(2050, 1, 1, 0, 0, 0, 0, time.UTC)
+	args := []string{"sign", "-cert", c.cert, "-key", c.key, "-url", "https://bank.example/api/v1/accounts"}
+	code, stdout, stderr := runCmd(t, at(end.Add(-10*24*time.Hour)), args...)
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "Signature")
+	assert.Contains(t, stderr, "level=WARN")
+	assert.Contains(t, stderr, "the TPP certificate expires soon")
+	assert.Contains(t, stderr, "not_after=2050-01-01T00:00:00Z days_left=10")
+	assert.NotContains(t, stderr, "time=")
+
+	code, _, stderr = runCmd(t, at(end.Add(-31*24*time.Hour)), args...)
+	assert.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr)
 }
 
 // TestDoctorClock: with -base-url the machine's clock is compared with the

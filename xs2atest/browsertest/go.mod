@@ -1,6 +1,6 @@
 module github.com/tppkit/xs2a/xs2atest/browsertest
 
-go 1.26
+go 1.26.0
 
 replace github.com/tppkit/xs2a => ../..
 
@@ -15,7 +15,7 @@ require (
 	github.com/go-json-experiment/json v1.27.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/crypto v0.11.0 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	software.sslmate.com/src/go-pkcs12 v0.7.4 // indirect
 )
