@@ -290,11 +290,11 @@ type downStore struct {
 	err error
 }
 
-func (s *downStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (bool, time.Time, error) {
+func (s *downStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (xs2a.BudgetTake, error) {
 	s.mu.Lock()
 	if s.ok == 0 {
 		s.mu.Unlock()
-		return false, time.Time{}, s.err
+		return xs2a.BudgetTake{}, s.err
 	}
 	s.ok--
 	s.mu.Unlock()
