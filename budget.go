@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -77,9 +78,16 @@ type BudgetStore interface {
 	// that replicas whose clocks disagree still agree; Next is then moved
 	// onto the caller's clock (now).
 	Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (BudgetTake, error)
+	// Peek says how the window under key stands at now, on the same clock
+	// as Take, without recording a call: OK when a Take would be recorded,
+	// Remaining the calls left, Next when the oldest counted call leaves
+	// the window (zero when none is counted; when full, when one more
+	// fits). It is Client.Budget's read and spends nothing.
+	Peek(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (BudgetTake, error)
 }
 
-// BudgetTake is a BudgetStore's answer to Take.
+// BudgetTake is a BudgetStore's answer to Take (and to Peek, which records
+// nothing).
 type BudgetTake struct {
 	// OK reports that the call was recorded (fewer than limit were in the
 	// window).
@@ -88,9 +96,10 @@ type BudgetTake struct {
 	// less the calls counted, never below 0; 0 when refused.
 	Remaining int
 	// Next is when the oldest call still counted leaves the window, freeing
-	// one, on the caller's clock: never zero after a Take. When refused, it
-	// is the first moment a Take may succeed (when enough calls have left
-	// for one more to fit).
+	// one, on the caller's clock: never zero after a Take, zero after a
+	// Peek that found no call counted. When refused (or full), it is the
+	// first moment a Take may succeed (when enough calls have left for one
+	// more to fit).
 	Next time.Time
 }
 
@@ -137,6 +146,63 @@ func (b *accessBudget) take(ctx context.Context, psuID, accountID string, ep Bud
 	if !bt.OK {
 		st.Remaining = 0
 		return st, &AccessExceededError{Endpoint: ep, Next: bt.Next}
+	}
+	return st, nil
+}
+
+// errNotCounted is Client.Budget's error when the client counts nothing.
+var errNotCounted = errors.New("xs2a: access budget: not counted (WithBudgetStore(nil))")
+
+// Budget returns the access budget of psu's calls without the PSU present
+// to ep on accountID (the account's resource id, or for BudgetBalances a
+// card account's), as the next counted call would find it, without
+// spending one and without calling the bank: the calls left and when the
+// oldest counted one leaves the window (Reset zero when none is counted),
+// on the client's clock. It reads the key the calls are counted under
+// (docs/interface.md L8, L11): psu.ID (required; IPAddress is ignored) and
+// the account id as the bank reads it. Bad input is a *ValidationError
+// naming "PSU.ID", "accountID" or "ep"; a store that fails, its error
+// wrapped; a client counting nothing (WithBudgetStore(nil)) an error.
+// Other replicas may spend from a shared store at any moment, so the answer
+// is a snapshot, not a reservation.
+func (c *Client) Budget(ctx context.Context, psu PSU, accountID string, ep BudgetEndpoint) (BudgetStatus, error) {
+	if err := checkContext(ctx); err != nil {
+		return BudgetStatus{}, err
+	}
+	if err := psu.writeHeaders(make(http.Header), false); err != nil {
+		return BudgetStatus{}, err
+	}
+	if psu.ID == "" {
+		return BudgetStatus{}, invalid("PSU.ID", "is required: the budget counts calls per PSU")
+	}
+	switch ep {
+	case BudgetBalances, BudgetTransactions, BudgetTransaction:
+	default:
+		return BudgetStatus{}, invalid("ep", "must be BudgetBalances, BudgetTransactions or BudgetTransaction")
+	}
+	if err := checkResourceID("accountID", accountID); err != nil {
+		return BudgetStatus{}, err
+	}
+	// The account id as the bank reads it, as every counted call keys it.
+	r := &request{href: accountPath(accountID) + "/balances", rule: routeRule{field: "accountID", kinds: []routeKind{routeBalances}}}
+	if _, err := c.target(r); err != nil {
+		return BudgetStatus{}, err
+	}
+	return c.budget.peek(ctx, psu.ID, r.accountID, ep)
+}
+
+// peek is Client.Budget's read of the store.
+func (b *accessBudget) peek(ctx context.Context, psuID, accountID string, ep BudgetEndpoint) (BudgetStatus, error) {
+	if b == nil || b.store == nil {
+		return BudgetStatus{}, errNotCounted
+	}
+	bt, err := b.store.Peek(ctx, budgetKey(psuID, accountID, ep), b.clock(), AccessLimit, AccessWindow)
+	if err != nil {
+		return BudgetStatus{}, fmt.Errorf("xs2a: access budget for %s: %w", bankText(string(ep), 64), err)
+	}
+	st := BudgetStatus{Endpoint: ep, Limit: AccessLimit, Remaining: min(max(bt.Remaining, 0), AccessLimit), Reset: bt.Next}
+	if !bt.OK {
+		st.Remaining = 0
 	}
 	return st, nil
 }
@@ -265,6 +331,39 @@ func (s *memoryStore) Take(ctx context.Context, key string, now time.Time, limit
 		e.until = u
 	}
 	return BudgetTake{OK: true, Remaining: limit - len(e.calls), Next: e.calls[0].Add(window)}, nil
+}
+
+// Peek implements BudgetStore: it reads the calls counted under key in
+// (now-window, now] without recording one (nor a key).
+func (s *memoryStore) Peek(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (BudgetTake, error) {
+	if err := checkContext(ctx); err != nil {
+		return BudgetTake{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return BudgetTake{}, err
+	}
+	if limit < 1 || window <= 0 {
+		return BudgetTake{}, errStoreArgs
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var calls []time.Time
+	if e := s.keys[key]; e != nil {
+		start := now.Add(-window)
+		i := 0
+		for i < len(e.calls) && !e.calls[i].After(start) {
+			i++
+		}
+		calls = e.calls[i:]
+	}
+	switch n := len(calls); {
+	case n == 0:
+		return BudgetTake{OK: true, Remaining: limit}, nil
+	case n >= limit:
+		return BudgetTake{Next: calls[n-limit].Add(window)}, nil
+	default:
+		return BudgetTake{OK: true, Remaining: limit - n, Next: calls[0].Add(window)}, nil
+	}
 }
 
 // sweep drops the keys whose calls have all left their window. It runs when

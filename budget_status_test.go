@@ -2,7 +2,9 @@ package xs2a
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -147,4 +149,91 @@ func TestResponseBudgetRefused(t *testing.T) {
 	assert.Same(t, last.Budget, obs.ends[AccessLimit-1])
 	assert.Equal(t, wantBudget(0, ae.Next), obs.ends[AccessLimit])
 	assert.Equal(t, budgetT0.Add(AccessWindow), ae.Next)
+}
+
+// TestClientBudget: Client.Budget reads the count the calls spend from,
+// under every spelling that reaches the same key (a PSU id in upper case,
+// a PSU present), and spends nothing: the budget still allows its 4 calls
+// after many reads; the endpoints count apart.
+func TestClientBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := newTestClock(budgetT0)
+	bank, c := newAISBank(t, budgetRoutes(t), WithClock(clock.Now))
+	read := func(psu PSU, ep BudgetEndpoint) BudgetStatus {
+		t.Helper()
+		st, err := c.Budget(ctx, psu, aisAccountID, ep)
+		require.NoError(t, err)
+		return st
+	}
+	fresh := BudgetStatus{Endpoint: BudgetBalances, Limit: AccessLimit, Remaining: AccessLimit}
+	assert.Equal(t, fresh, read(aisNotPresent, BudgetBalances), "nothing counted: no Reset")
+	for i := range AccessLimit {
+		for range 3 {
+			_ = read(aisNotPresent, BudgetBalances) // spends nothing
+		}
+		_, resp, err := c.Accounts.Balances(ctx, aisNotPresent, aisAccountID)
+		require.NoErrorf(t, err, "call %d", i+1)
+		for _, psu := range []PSU{aisNotPresent, {ID: strings.ToUpper(aisPSUID)}, aisPresent} {
+			assert.Equal(t, *resp.Budget, read(psu, BudgetBalances), "after call %d, PSU %q", i+1, psu.ID)
+		}
+		clock.Advance(time.Hour)
+	}
+	assert.Equal(t, AccessLimit, bank.count(), "every call reached the bank")
+	assert.Equal(t, *wantBudget(0, budgetT0.Add(AccessWindow)), read(aisNotPresent, BudgetBalances))
+	_, _, err := c.Accounts.Balances(ctx, aisNotPresent, aisAccountID)
+	require.ErrorIs(t, err, ErrAccessExceeded)
+	assert.Equal(t, BudgetStatus{Endpoint: BudgetTransactions, Limit: AccessLimit, Remaining: AccessLimit}, read(aisNotPresent, BudgetTransactions))
+
+	clock.Set(budgetT0.Add(AccessWindow)) // the first call left the window
+	assert.Equal(t, *wantBudget(1, budgetT0.Add(time.Hour+AccessWindow)), read(aisNotPresent, BudgetBalances))
+}
+
+// TestClientBudgetRefuses: bad input is a *ValidationError naming the field,
+// a failing store's error is wrapped, and a client counting nothing says
+// so; the store is not asked for what would not be counted.
+func TestClientBudgetRefuses(t *testing.T) {
+	t.Parallel()
+	storeErr := errors.New("redis: connection refused")
+	_, c := newAISBank(t, nil)
+	_, failing := newAISBank(t, nil, WithBudgetStore(failingStore{storeErr}))
+	_, off := newAISBank(t, nil, WithBudgetStore(nil))
+	tests := []struct {
+		name    string
+		c       *Client
+		psu     PSU
+		account string
+		ep      BudgetEndpoint
+		field   string // the ValidationError's; "" another error
+		wantErr error
+	}{
+		{"no PSU id", c, PSU{}, aisAccountID, BudgetBalances, "PSU.ID", nil},
+		{"PSU id not a UUID", c, PSU{ID: "12345678901"}, aisAccountID, BudgetBalances, "PSU.ID", nil},
+		{"unknown endpoint", c, aisNotPresent, aisAccountID, "accounts", "ep", nil},
+		{"endpoint in another case", c, aisNotPresent, aisAccountID, "Balances", "ep", nil},
+		{"no account", c, aisNotPresent, "", BudgetBalances, "accountID", nil},
+		{"a dot segment", c, aisNotPresent, "..", BudgetBalances, "accountID", nil},
+		{"a ;param", c, aisNotPresent, "acct;x=1", BudgetBalances, "accountID", nil},
+		{"an escaped dot", c, aisNotPresent, "%2e%2e", BudgetBalances, "accountID", nil},
+		{"an escaped / to another endpoint", c, aisNotPresent, "acct/transactions", BudgetBalances, "accountID", nil},
+		{"an escaped / escaped again", c, aisNotPresent, "acct%2Ftransactions", BudgetBalances, "accountID", nil},
+		{"store fails", failing, aisNotPresent, aisAccountID, BudgetBalances, "", storeErr},
+		{"counting off", off, aisNotPresent, aisAccountID, BudgetBalances, "", errNotCounted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st, err := tt.c.Budget(context.Background(), tt.psu, tt.account, tt.ep)
+			assert.Zero(t, st)
+			require.Error(t, err)
+			require.True(t, strings.HasPrefix(err.Error(), "xs2a: "), err.Error())
+			if tt.field != "" {
+				var ve *ValidationError
+				require.ErrorAs(t, err, &ve)
+				assert.Equal(t, tt.field, ve.Field)
+				return
+			}
+			require.ErrorIs(t, err, tt.wantErr)
+		})
+	}
 }

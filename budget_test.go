@@ -41,6 +41,10 @@ func (s failingStore) Take(context.Context, string, time.Time, int, time.Duratio
 	return BudgetTake{}, s.err
 }
 
+func (s failingStore) Peek(context.Context, string, time.Time, int, time.Duration) (BudgetTake, error) {
+	return BudgetTake{}, s.err
+}
+
 func TestAccessBudgetFifthCallRefused(t *testing.T) {
 	t.Parallel()
 	for _, ep := range []BudgetEndpoint{BudgetBalances, BudgetTransactions, BudgetTransaction} {

@@ -45,6 +45,34 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return {1, n + 1, tonumber(oldest[2]), now}
 `)
 
+// peekScript reads what takeScript would find, without writing: on the
+// same clock (TIME plus the shift, ARGV[3]) it counts the calls scored in
+// (time-window, time], as [time-window+1, +inf] since scores are whole
+// microseconds, and answers {1, 0, 0, time} when there are none, {1, the
+// calls, the score of the oldest, time} when fewer than limit, else {0, the
+// calls, the score of the call that must leave the window for one more to
+// fit, time}. Numbers go to redis.call as numbers, which Redis writes
+// exactly (%.17g); a string built in Lua would round them.
+var peekScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2]) + tonumber(ARGV[3])
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local from = now - window + 1
+local n = redis.call('ZCOUNT', KEYS[1], from, '+inf')
+if n == 0 then
+  return {1, 0, 0, now}
+end
+local at = 0
+local flag = 1
+if n >= limit then
+  at = n - limit
+  flag = 0
+end
+local c = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'WITHSCORES', 'LIMIT', at, 1)
+return {flag, n, tonumber(c[2]), now}
+`)
+
 // errArgs is returned for a limit below 1, a window that is not positive or
 // longer than a score holds exactly, or a zero now.
 var errArgs = errors.New("redisstore: limit and window must be positive, the window under 285 years, and now not zero")
@@ -117,7 +145,34 @@ func (s *BudgetStore) Take(ctx context.Context, key string, now time.Time, limit
 	if err != nil {
 		return xs2a.BudgetTake{}, err
 	}
-	return parseTakeReply(reply, now, winUS, limit)
+	return parseReply(reply, now, winUS, limit, true)
+}
+
+// Peek implements xs2a.BudgetStore: it reads, on the Redis server's clock
+// as Take does, how the window under key stands, without recording a call
+// (one read-only script, one round trip), with Next on the caller's clock.
+// Its errors are Take's.
+func (s *BudgetStore) Peek(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (xs2a.BudgetTake, error) {
+	if s == nil {
+		return xs2a.BudgetTake{}, &xs2a.ValidationError{Field: "BudgetStore", Reason: "is nil"}
+	}
+	if err := s.cfg.check(s.rdb); err != nil {
+		return xs2a.BudgetTake{}, err
+	}
+	winUS, err := windowMicros(now, window, limit)
+	if err != nil {
+		return xs2a.BudgetTake{}, err
+	}
+	var reply any
+	err = within(ctx, func(ctx context.Context) error {
+		var err error
+		reply, err = peekScript.Run(ctx, s.rdb, []string{s.cfg.budgetKey(key)}, winUS, limit, s.shiftMicros()).Result()
+		return err
+	})
+	if err != nil {
+		return xs2a.BudgetTake{}, err
+	}
+	return parseReply(reply, now, winUS, limit, false)
 }
 
 // shiftMicros is what the script adds to TIME: 0 in production.
@@ -158,13 +213,15 @@ func uniqueMember() (string, error) {
 // its shape.
 var errReply = errors.New("redisstore: unexpected answer of the budget script")
 
-// parseTakeReply reads the script's answer {flag, calls counted, score,
-// server time}, in µs, the score that of the oldest call counted (flag 1,
-// recorded) or of the call that must leave the window for one more to fit
-// (flag 0, refused). The wait, score+window-time, is positive (the script
-// dropped the calls at or before time-window) and Next is now plus the
-// wait: the caller's clock.
-func parseTakeReply(reply any, now time.Time, winUS int64, limit int) (xs2a.BudgetTake, error) {
+// parseReply reads the answer of takeScript (taken) or peekScript:
+// {flag, calls counted, score, server time}, in µs, the score that of the
+// oldest call counted (flag 1: recorded, or room for one) or of the call
+// that must leave the window for one more to fit (flag 0: refused, or
+// full). After a Take the calls counted include its own (1 to limit); a
+// Peek may find none (0, and no Next) up to limit-1. The wait,
+// score+window-time, is positive (the scripts count only the calls after
+// time-window) and Next is now plus the wait: the caller's clock.
+func parseReply(reply any, now time.Time, winUS int64, limit int, taken bool) (xs2a.BudgetTake, error) {
 	vals, _ := reply.([]any)
 	if len(vals) != 4 {
 		return xs2a.BudgetTake{}, fmt.Errorf("redisstore: unexpected answer of the budget script (%T)", reply)
@@ -178,10 +235,17 @@ func parseTakeReply(reply any, now time.Time, winUS int64, limit int) (xs2a.Budg
 		n[i] = x
 	}
 	flag, count, score, at := n[0], n[1], n[2], n[3]
+	lo, hi := int64(0), int64(limit)-1 // the calls a Peek with room finds
+	if taken {
+		lo, hi = 1, int64(limit)
+	}
 	var bt xs2a.BudgetTake
 	switch {
-	case flag == 1 && count >= 1 && count <= int64(limit):
+	case flag == 1 && count >= lo && count <= hi:
 		bt = xs2a.BudgetTake{OK: true, Remaining: limit - int(count)}
+		if count == 0 {
+			return bt, nil
+		}
 	case flag == 0 && count >= int64(limit):
 	default:
 		return xs2a.BudgetTake{}, errReply

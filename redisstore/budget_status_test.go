@@ -13,35 +13,46 @@ import (
 	"github.com/tppkit/xs2a/xs2atest"
 )
 
-// takeStep is one Take of a sequence: at from t0 on the caller's clock,
-// with limit, and the answer both stores must give.
+// takeStep is one Take (or, with peek, Peek) of a sequence: at from t0 on
+// the caller's clock, with limit, and the answer both stores must give.
 type takeStep struct {
+	peek      bool
 	at        time.Duration
 	limit     int
 	ok        bool
 	remaining int
-	next      time.Duration // from t0
+	next      time.Duration // from t0; -1: zero
 }
 
 // takeSequence fills the budget an hour apart, is refused, sees the window
-// roll past the first call, then the second, and asks with a smaller limit.
+// roll past the first call, then the second, and asks with a smaller limit;
+// Peeks on the way read the same, and record nothing.
 var takeSequence = []takeStep{
-	{0, 4, true, 3, xs2a.AccessWindow},
-	{time.Hour, 4, true, 2, xs2a.AccessWindow},
-	{2 * time.Hour, 4, true, 1, xs2a.AccessWindow},
-	{3 * time.Hour, 4, true, 0, xs2a.AccessWindow},
-	{4 * time.Hour, 4, false, 0, xs2a.AccessWindow},
-	{xs2a.AccessWindow, 4, true, 0, time.Hour + xs2a.AccessWindow},
-	{xs2a.AccessWindow + time.Minute, 4, false, 0, time.Hour + xs2a.AccessWindow},
-	{xs2a.AccessWindow + time.Hour, 4, true, 0, 2*time.Hour + xs2a.AccessWindow},
+	{true, 0, 4, true, 4, -1},
+	{false, 0, 4, true, 3, xs2a.AccessWindow},
+	{true, 0, 4, true, 3, xs2a.AccessWindow},
+	{false, time.Hour, 4, true, 2, xs2a.AccessWindow},
+	{false, 2 * time.Hour, 4, true, 1, xs2a.AccessWindow},
+	{true, 2 * time.Hour, 4, true, 1, xs2a.AccessWindow},
+	{false, 3 * time.Hour, 4, true, 0, xs2a.AccessWindow},
+	{true, 4 * time.Hour, 4, false, 0, xs2a.AccessWindow},
+	{false, 4 * time.Hour, 4, false, 0, xs2a.AccessWindow},
+	{true, xs2a.AccessWindow, 4, true, 1, time.Hour + xs2a.AccessWindow},
+	{false, xs2a.AccessWindow, 4, true, 0, time.Hour + xs2a.AccessWindow},
+	{false, xs2a.AccessWindow + time.Minute, 4, false, 0, time.Hour + xs2a.AccessWindow},
+	{false, xs2a.AccessWindow + time.Hour, 4, true, 0, 2*time.Hour + xs2a.AccessWindow},
 	// Four counted (t0+2h, t0+3h, t0+24h, t0+25h): with limit 2, three must
 	// leave for one more to fit; with limit 5, one fits.
-	{xs2a.AccessWindow + 90*time.Minute, 2, false, 0, 2 * xs2a.AccessWindow},
-	{xs2a.AccessWindow + 90*time.Minute, 5, true, 0, 2*time.Hour + xs2a.AccessWindow},
+	{true, xs2a.AccessWindow + 90*time.Minute, 2, false, 0, 2 * xs2a.AccessWindow},
+	{false, xs2a.AccessWindow + 90*time.Minute, 2, false, 0, 2 * xs2a.AccessWindow},
+	{true, xs2a.AccessWindow + 90*time.Minute, 5, true, 1, 2*time.Hour + xs2a.AccessWindow},
+	{false, xs2a.AccessWindow + 90*time.Minute, 5, true, 0, 2*time.Hour + xs2a.AccessWindow},
+	// Two days after the last call: nothing counted.
+	{true, 3*xs2a.AccessWindow + 90*time.Minute, 4, true, 4, -1},
 }
 
 // The memory store and the Redis store give the same answers to the same
-// Takes: OK, the calls left and Next. The Redis server's clock is moved to
+// Takes and Peeks: OK, the calls left and Next. The Redis server's clock is moved to
 // the caller's (plus the real time the test takes, span, by which Redis's
 // Next may be early), so Next must agree within span. Over one
 // redis-server, a Cluster and Sentinel.
@@ -65,21 +76,33 @@ func TestBudgetTakeAgreesWithMemory(t *testing.T) {
 			answers := make([]answer, len(takeSequence))
 			for i, st := range takeSequence {
 				clk.Advance(t0.Add(st.at).Sub(clk.Now()))
+				ask := []func(context.Context, string, time.Time, int, time.Duration) (xs2a.BudgetTake, error){mem.Take, rs.Take}
+				if st.peek {
+					ask = []func(context.Context, string, time.Time, int, time.Duration) (xs2a.BudgetTake, error){mem.Peek, rs.Peek}
+				}
 				var err error
-				answers[i].mem, err = mem.Take(ctx, key, clk.Now(), st.limit, xs2a.AccessWindow)
+				answers[i].mem, err = ask[0](ctx, key, clk.Now(), st.limit, xs2a.AccessWindow)
 				require.NoError(t, err)
-				answers[i].redis, err = rs.Take(ctx, key, clk.Now(), st.limit, xs2a.AccessWindow)
+				answers[i].redis, err = ask[1](ctx, key, clk.Now(), st.limit, xs2a.AccessWindow)
 				require.NoError(t, err)
 			}
 			span := time.Duration(serverMicros(t, admin, redisKey)-start) * time.Microsecond
 			for i, st := range takeSequence {
-				want := xs2a.BudgetTake{OK: st.ok, Remaining: st.remaining, Next: t0.Add(st.next)}
+				want := xs2a.BudgetTake{OK: st.ok, Remaining: st.remaining}
+				if st.next >= 0 {
+					want.Next = t0.Add(st.next)
+				}
 				a := answers[i]
-				assert.Equal(t, want, a.mem, "memory, take %d at t0+%v", i+1, st.at)
-				assert.Equal(t, want.OK, a.redis.OK, "redis, take %d", i+1)
-				assert.Equal(t, want.Remaining, a.redis.Remaining, "redis, take %d", i+1)
+				if want.Next.IsZero() {
+					assert.Equal(t, want, a.mem, "memory, step %d", i+1)
+					assert.Equal(t, want, a.redis, "redis, step %d", i+1)
+					continue
+				}
+				assert.Equal(t, want, a.mem, "memory, step %d at t0+%v", i+1, st.at)
+				assert.Equal(t, want.OK, a.redis.OK, "redis, step %d", i+1)
+				assert.Equal(t, want.Remaining, a.redis.Remaining, "redis, step %d", i+1)
 				early := want.Next.Sub(a.redis.Next)
-				assert.True(t, early >= 0 && early <= span, "redis, take %d: next %v, want %v (at most %v early)", i+1, a.redis.Next, want.Next, span)
+				assert.True(t, early >= 0 && early <= span, "redis, step %d: next %v, want %v (at most %v early)", i+1, a.redis.Next, want.Next, span)
 			}
 		})
 	}
