@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -44,12 +45,15 @@ const (
 )
 
 // BudgetStatus is the access budget of one PSU, account and endpoint after
-// a call it counted (Response.Budget).
+// a call it counted (Response.Budget, CallEnd.Budget), as go-github's
+// Response.Rate: the calls left in the rolling window and when the next
+// frees up. Reset is on the client's clock (WithClock), also when the
+// store measures the window with a clock of its own (redisstore).
 type BudgetStatus struct {
 	Endpoint  BudgetEndpoint
 	Limit     int       // AccessLimit
-	Remaining int       // calls left in the window
-	Reset     time.Time // when the oldest call counted leaves the window and frees one
+	Remaining int       // calls left in the window after this one; 0 when refused
+	Reset     time.Time // when the oldest call still counted leaves the window, freeing one
 }
 
 // budgetKeyPrefix starts every key the access budget hands to a BudgetStore.
@@ -66,12 +70,37 @@ const budgetKeyPrefix = "xs2a:budget:"
 // clear, so a shared store can be inspected without exposing them.
 type BudgetStore interface {
 	// Take records one call under key at now if fewer than limit calls were
-	// recorded in (now-window, now]; otherwise it records nothing and returns
-	// ok=false and the time the oldest counted call leaves the window. A
-	// store shared by replicas may measure the window with one clock of its
-	// own instead (redisstore uses the Redis server's), so that replicas
-	// whose clocks disagree still agree; next is then on the caller's clock.
-	Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (ok bool, next time.Time, err error)
+	// recorded in (now-window, now], and says how the window stands after
+	// it (BudgetTake): whether the call was recorded, the calls left and
+	// when the oldest counted call leaves the window. A refused Take records
+	// nothing. A store shared by replicas may measure the window with one
+	// clock of its own instead (redisstore uses the Redis server's), so
+	// that replicas whose clocks disagree still agree; Next is then moved
+	// onto the caller's clock (now).
+	Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (BudgetTake, error)
+	// Peek says how the window under key stands at now, on the same clock
+	// as Take, without recording a call: OK when a Take would be recorded,
+	// Remaining the calls left, Next when the oldest counted call leaves
+	// the window (zero when none is counted; when full, when one more
+	// fits). It is Client.Budget's read and spends nothing.
+	Peek(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (BudgetTake, error)
+}
+
+// BudgetTake is a BudgetStore's answer to Take (and to Peek, which records
+// nothing).
+type BudgetTake struct {
+	// OK reports that the call was recorded (fewer than limit were in the
+	// window).
+	OK bool
+	// Remaining is the calls left in the window after this Take: limit
+	// less the calls counted, never below 0; 0 when refused.
+	Remaining int
+	// Next is when the oldest call still counted leaves the window, freeing
+	// one, on the caller's clock: never zero after a Take, zero after a
+	// Peek that found no call counted. When refused (or full), it is the
+	// first moment a Take may succeed (when enough calls have left for one
+	// more to fit).
+	Next time.Time
 }
 
 // accessBudget is the client's local guard of the PSU-not-present limits of
@@ -99,22 +128,83 @@ func (b *accessBudget) clock() time.Time {
 	return b.now()
 }
 
-// take counts one PSU-not-present call of psuID to ep on accountID. It
-// returns an *AccessExceededError when the call would pass AccessLimit in
-// AccessWindow, and the store's error, wrapped, when the store fails: the
-// call is then not sent, as the budget cannot be known.
-func (b *accessBudget) take(ctx context.Context, psuID, accountID string, ep BudgetEndpoint) error {
+// take counts one PSU-not-present call of psuID to ep on accountID and
+// returns the budget after it. It returns an *AccessExceededError, and the
+// budget with no call left, when the call would pass AccessLimit in
+// AccessWindow; the store's error, wrapped, and no budget when the store
+// fails: the call is then not sent, as the budget cannot be known. A budget
+// that counts nothing returns neither.
+func (b *accessBudget) take(ctx context.Context, psuID, accountID string, ep BudgetEndpoint) (*BudgetStatus, error) {
 	if b == nil || b.store == nil {
-		return nil
+		return nil, nil
 	}
-	ok, next, err := b.store.Take(ctx, budgetKey(psuID, accountID, ep), b.clock(), AccessLimit, AccessWindow)
+	bt, err := b.store.Take(ctx, budgetKey(psuID, accountID, ep), b.clock(), AccessLimit, AccessWindow)
 	if err != nil {
-		return fmt.Errorf("xs2a: access budget for %s: %w", bankText(string(ep), 64), err)
+		return nil, fmt.Errorf("xs2a: access budget for %s: %w", bankText(string(ep), 64), err)
 	}
-	if !ok {
-		return &AccessExceededError{Endpoint: ep, Next: next}
+	st := &BudgetStatus{Endpoint: ep, Limit: AccessLimit, Remaining: min(max(bt.Remaining, 0), AccessLimit), Reset: bt.Next}
+	if !bt.OK {
+		st.Remaining = 0
+		return st, &AccessExceededError{Endpoint: ep, Next: bt.Next}
 	}
-	return nil
+	return st, nil
+}
+
+// errNotCounted is Client.Budget's error when the client counts nothing.
+var errNotCounted = errors.New("xs2a: access budget: not counted (WithBudgetStore(nil))")
+
+// Budget returns the access budget of psu's calls without the PSU present
+// to ep on accountID (the account's resource id, or for BudgetBalances a
+// card account's), as the next counted call would find it, without
+// spending one and without calling the bank: the calls left and when the
+// oldest counted one leaves the window (Reset zero when none is counted),
+// on the client's clock. It reads the key the calls are counted under
+// (docs/interface.md L8, L11): psu.ID (required; IPAddress is ignored) and
+// the account id as the bank reads it. Bad input is a *ValidationError
+// naming "PSU.ID", "accountID" or "ep"; a store that fails, its error
+// wrapped; a client counting nothing (WithBudgetStore(nil)) an error.
+// Other replicas may spend from a shared store at any moment, so the answer
+// is a snapshot, not a reservation.
+func (c *Client) Budget(ctx context.Context, psu PSU, accountID string, ep BudgetEndpoint) (BudgetStatus, error) {
+	if err := checkContext(ctx); err != nil {
+		return BudgetStatus{}, err
+	}
+	if err := psu.writeHeaders(make(http.Header), false); err != nil {
+		return BudgetStatus{}, err
+	}
+	if psu.ID == "" {
+		return BudgetStatus{}, invalid("PSU.ID", "is required: the budget counts calls per PSU")
+	}
+	switch ep {
+	case BudgetBalances, BudgetTransactions, BudgetTransaction:
+	default:
+		return BudgetStatus{}, invalid("ep", "must be BudgetBalances, BudgetTransactions or BudgetTransaction")
+	}
+	if err := checkResourceID("accountID", accountID); err != nil {
+		return BudgetStatus{}, err
+	}
+	// The account id as the bank reads it, as every counted call keys it.
+	r := &request{href: accountPath(accountID) + "/balances", rule: routeRule{field: "accountID", kinds: []routeKind{routeBalances}}}
+	if _, err := c.target(r); err != nil {
+		return BudgetStatus{}, err
+	}
+	return c.budget.peek(ctx, psu.ID, r.accountID, ep)
+}
+
+// peek is Client.Budget's read of the store.
+func (b *accessBudget) peek(ctx context.Context, psuID, accountID string, ep BudgetEndpoint) (BudgetStatus, error) {
+	if b == nil || b.store == nil {
+		return BudgetStatus{}, errNotCounted
+	}
+	bt, err := b.store.Peek(ctx, budgetKey(psuID, accountID, ep), b.clock(), AccessLimit, AccessWindow)
+	if err != nil {
+		return BudgetStatus{}, fmt.Errorf("xs2a: access budget for %s: %w", bankText(string(ep), 64), err)
+	}
+	st := BudgetStatus{Endpoint: ep, Limit: AccessLimit, Remaining: min(max(bt.Remaining, 0), AccessLimit), Reset: bt.Next}
+	if !bt.OK {
+		st.Remaining = 0
+	}
+	return st, nil
 }
 
 // checkHistory refuses a dateFrom, or a dateTo, more than HistoryLimit (90
@@ -200,15 +290,15 @@ func NewMemoryBudgetStore() BudgetStore {
 
 // Take implements BudgetStore. Calls recorded at a time after now (a clock that
 // went back) still count, so a clock step never frees calls early.
-func (s *memoryStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (bool, time.Time, error) {
+func (s *memoryStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (BudgetTake, error) {
 	if err := checkContext(ctx); err != nil {
-		return false, time.Time{}, err
+		return BudgetTake{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return false, time.Time{}, err
+		return BudgetTake{}, err
 	}
 	if limit < 1 || window <= 0 {
-		return false, time.Time{}, errStoreArgs
+		return BudgetTake{}, errStoreArgs
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -229,7 +319,7 @@ func (s *memoryStore) Take(ctx context.Context, key string, now time.Time, limit
 	e.calls = slices.Delete(e.calls, 0, i)
 	if len(e.calls) >= limit {
 		// The call that must leave the window for one more to fit.
-		return false, e.calls[len(e.calls)-limit].Add(window), nil
+		return BudgetTake{Next: e.calls[len(e.calls)-limit].Add(window)}, nil
 	}
 	at, _ := slices.BinarySearchFunc(e.calls, now, func(a, b time.Time) int { return a.Compare(b) })
 	// Insert after equal times, keeping the slice sorted.
@@ -240,7 +330,40 @@ func (s *memoryStore) Take(ctx context.Context, key string, now time.Time, limit
 	if u := e.calls[len(e.calls)-1].Add(window); u.After(e.until) {
 		e.until = u
 	}
-	return true, time.Time{}, nil
+	return BudgetTake{OK: true, Remaining: limit - len(e.calls), Next: e.calls[0].Add(window)}, nil
+}
+
+// Peek implements BudgetStore: it reads the calls counted under key in
+// (now-window, now] without recording one (nor a key).
+func (s *memoryStore) Peek(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (BudgetTake, error) {
+	if err := checkContext(ctx); err != nil {
+		return BudgetTake{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return BudgetTake{}, err
+	}
+	if limit < 1 || window <= 0 {
+		return BudgetTake{}, errStoreArgs
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var calls []time.Time
+	if e := s.keys[key]; e != nil {
+		start := now.Add(-window)
+		i := 0
+		for i < len(e.calls) && !e.calls[i].After(start) {
+			i++
+		}
+		calls = e.calls[i:]
+	}
+	switch n := len(calls); {
+	case n == 0:
+		return BudgetTake{OK: true, Remaining: limit}, nil
+	case n >= limit:
+		return BudgetTake{Next: calls[n-limit].Add(window)}, nil
+	default:
+		return BudgetTake{OK: true, Remaining: limit - n, Next: calls[0].Add(window)}, nil
+	}
 }
 
 // sweep drops the keys whose calls have all left their window. It runs when

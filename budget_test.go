@@ -24,18 +24,25 @@ type recordingStore struct {
 	keys []string
 }
 
-func (s *recordingStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (bool, time.Time, error) {
+func (s *recordingStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (BudgetTake, error) {
 	s.mu.Lock()
 	s.keys = append(s.keys, key)
 	s.mu.Unlock()
 	return s.BudgetStore.Take(ctx, key, now, limit, window)
 }
 
+// takeErr is the error of accessBudget.take.
+func takeErr(_ *BudgetStatus, err error) error { return err }
+
 // failingStore is a BudgetStore that always fails.
 type failingStore struct{ err error }
 
-func (s failingStore) Take(context.Context, string, time.Time, int, time.Duration) (bool, time.Time, error) {
-	return false, time.Time{}, s.err
+func (s failingStore) Take(context.Context, string, time.Time, int, time.Duration) (BudgetTake, error) {
+	return BudgetTake{}, s.err
+}
+
+func (s failingStore) Peek(context.Context, string, time.Time, int, time.Duration) (BudgetTake, error) {
+	return BudgetTake{}, s.err
 }
 
 func TestAccessBudgetFifthCallRefused(t *testing.T) {
@@ -47,10 +54,10 @@ func TestAccessBudgetFifthCallRefused(t *testing.T) {
 			b := newAccessBudget(NewMemoryBudgetStore(), clock.Now)
 			ctx := context.Background()
 			for i := range AccessLimit {
-				require.NoErrorf(t, b.take(ctx, "psu-secret-17", "acct-secret-42", ep), "call %d", i+1)
+				require.NoErrorf(t, takeErr(b.take(ctx, "psu-secret-17", "acct-secret-42", ep)), "call %d", i+1)
 				clock.Advance(time.Hour)
 			}
-			err := b.take(ctx, "psu-secret-17", "acct-secret-42", ep)
+			_, err := b.take(ctx, "psu-secret-17", "acct-secret-42", ep)
 			require.Error(t, err)
 			if !errors.Is(err, ErrAccessExceeded) {
 				t.Fatalf("errors.Is(%v, ErrAccessExceeded) = false", err)
@@ -74,7 +81,7 @@ func TestAccessBudgetFifthCallRefused(t *testing.T) {
 				}
 			}
 			// A refused call is not counted: still refused, with the same Next.
-			err = b.take(ctx, "psu-secret-17", "acct-secret-42", ep)
+			_, err = b.take(ctx, "psu-secret-17", "acct-secret-42", ep)
 			require.True(t, errors.As(err, &ae))
 			require.True(t, ae.Next.Equal(budgetT0.Add(AccessWindow)))
 		})
@@ -86,7 +93,7 @@ func TestAccessBudgetWindowRolls(t *testing.T) {
 	clock := newTestClock(budgetT0)
 	b := newAccessBudget(NewMemoryBudgetStore(), clock.Now)
 	ctx := context.Background()
-	take := func() error { return b.take(ctx, "psu", "acct", BudgetBalances) }
+	take := func() error { return takeErr(b.take(ctx, "psu", "acct", BudgetBalances)) }
 
 	// Calls at t0, t0+1h, t0+2h, t0+3h.
 	for range AccessLimit {
@@ -142,9 +149,9 @@ func TestAccessBudgetCountsSeparately(t *testing.T) {
 			b := newAccessBudget(NewMemoryBudgetStore(), clock.Now)
 			ctx := context.Background()
 			for range AccessLimit {
-				require.NoError(t, b.take(ctx, "psu-a", "acct-1", BudgetTransactions))
+				require.NoError(t, takeErr(b.take(ctx, "psu-a", "acct-1", BudgetTransactions)))
 			}
-			err := b.take(ctx, tt.psu, tt.account, tt.ep)
+			_, err := b.take(ctx, tt.psu, tt.account, tt.ep)
 			if tt.wantSameAsFilled {
 				require.ErrorIs(t, err, ErrAccessExceeded)
 				return
@@ -152,9 +159,9 @@ func TestAccessBudgetCountsSeparately(t *testing.T) {
 			require.NoError(t, err)
 			// The other key has a full budget of its own.
 			for range AccessLimit - 1 {
-				require.NoError(t, b.take(ctx, tt.psu, tt.account, tt.ep))
+				require.NoError(t, takeErr(b.take(ctx, tt.psu, tt.account, tt.ep)))
 			}
-			require.ErrorIs(t, b.take(ctx, tt.psu, tt.account, tt.ep), ErrAccessExceeded)
+			require.ErrorIs(t, takeErr(b.take(ctx, tt.psu, tt.account, tt.ep)), ErrAccessExceeded)
 		})
 	}
 }
@@ -175,7 +182,7 @@ func TestAccessBudgetKeysAreHashed(t *testing.T) {
 		{"", "", ""},
 	}
 	for _, tr := range triples {
-		require.NoError(t, b.take(ctx, tr.psu, tr.account, tr.ep))
+		require.NoError(t, takeErr(b.take(ctx, tr.psu, tr.account, tr.ep)))
 	}
 	keyRE := regexp.MustCompile(`^xs2a:budget:[0-9a-f]{64}$`)
 	seen := map[string]bool{}
@@ -283,7 +290,7 @@ func TestAccessBudgetStoreError(t *testing.T) {
 	t.Parallel()
 	storeErr := errors.New("redis: connection refused")
 	b := newAccessBudget(failingStore{storeErr}, newTestClock(budgetT0).Now)
-	err := b.take(context.Background(), "psu-secret", "acct-secret", BudgetTransactions)
+	_, err := b.take(context.Background(), "psu-secret", "acct-secret", BudgetTransactions)
 	require.ErrorIs(t, err, storeErr)
 	require.NotErrorIs(t, err, ErrAccessExceeded)
 	require.True(t, strings.HasPrefix(err.Error(), "xs2a: "), err.Error())
@@ -304,7 +311,7 @@ func TestAccessBudgetOff(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			for range 2 * AccessLimit {
-				require.NoError(t, tt.b.take(context.Background(), "psu", "acct", BudgetBalances))
+				require.NoError(t, takeErr(tt.b.take(context.Background(), "psu", "acct", BudgetBalances)))
 			}
 			// The history check does not depend on the store.
 			require.NoError(t, tt.b.checkHistory(time.Now().AddDate(0, 0, -10), time.Time{}))
@@ -330,7 +337,7 @@ func TestAccessBudgetConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			err := b.take(ctx, "psu", "acct", BudgetTransactions)
+			_, err := b.take(ctx, "psu", "acct", BudgetTransactions)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -355,31 +362,31 @@ func TestMemoryStorePrunes(t *testing.T) {
 	s := NewMemoryBudgetStore().(*memoryStore)
 	ctx := context.Background()
 	for i := range 50 {
-		ok, _, err := s.Take(ctx, budgetKey("psu", string(rune('A'+i)), BudgetBalances), budgetT0, AccessLimit, AccessWindow)
+		bt, err := s.Take(ctx, budgetKey("psu", string(rune('A'+i)), BudgetBalances), budgetT0, AccessLimit, AccessWindow)
 		require.NoError(t, err)
-		require.True(t, ok)
+		require.True(t, bt.OK)
 	}
 	require.Equal(t, 50, s.size())
 
 	// Still inside the window: nothing may go.
-	ok, _, err := s.Take(ctx, "other", budgetT0.Add(AccessWindow-time.Second), AccessLimit, AccessWindow)
+	bt, err := s.Take(ctx, "other", budgetT0.Add(AccessWindow-time.Second), AccessLimit, AccessWindow)
 	require.NoError(t, err)
-	require.True(t, ok)
+	require.True(t, bt.OK)
 	require.Equal(t, 51, s.size())
 
 	// Once the window has passed, the next take drops the dead keys.
-	ok, _, err = s.Take(ctx, "fresh", budgetT0.Add(AccessWindow+time.Minute), AccessLimit, AccessWindow)
+	bt, err = s.Take(ctx, "fresh", budgetT0.Add(AccessWindow+time.Minute), AccessLimit, AccessWindow)
 	require.NoError(t, err)
-	require.True(t, ok)
+	require.True(t, bt.OK)
 	require.Equal(t, 2, s.size(), "keys left: only the live ones (other, fresh)")
 
 	// Calls that left the window are dropped from a key's list too.
 	e := s.keys["other"]
 	require.Len(t, e.calls, 1)
 	for i := range AccessLimit {
-		ok, _, err = s.Take(ctx, "other", budgetT0.Add(2*AccessWindow+time.Duration(i)*time.Hour), AccessLimit, AccessWindow)
+		bt, err = s.Take(ctx, "other", budgetT0.Add(2*AccessWindow+time.Duration(i)*time.Hour), AccessLimit, AccessWindow)
 		require.NoError(t, err)
-		require.True(t, ok)
+		require.True(t, bt.OK)
 	}
 	require.Len(t, s.keys["other"].calls, AccessLimit)
 }
@@ -393,9 +400,9 @@ func TestMemoryStoreStaysBounded(t *testing.T) {
 	const live = 24
 	maxSize := 0
 	for i := range 1000 {
-		ok, _, err := s.Take(ctx, budgetKey("psu", "acct", BudgetEndpoint(rune(i))), now, AccessLimit, AccessWindow)
+		bt, err := s.Take(ctx, budgetKey("psu", "acct", BudgetEndpoint(rune(i))), now, AccessLimit, AccessWindow)
 		require.NoError(t, err)
-		require.True(t, ok)
+		require.True(t, bt.OK)
 		maxSize = max(maxSize, s.size())
 		now = now.Add(time.Hour)
 	}
@@ -409,28 +416,28 @@ func TestMemoryStoreTake(t *testing.T) {
 		t.Parallel()
 		s := NewMemoryBudgetStore()
 		for i := range 4 {
-			ok, _, err := s.Take(ctx, "k", budgetT0.Add(time.Duration(i)*time.Hour), 4, AccessWindow)
+			bt, err := s.Take(ctx, "k", budgetT0.Add(time.Duration(i)*time.Hour), 4, AccessWindow)
 			require.NoError(t, err)
-			require.True(t, ok)
+			require.True(t, bt.OK)
 		}
 		// With limit 2, two calls must leave: the second oldest decides.
-		ok, next, err := s.Take(ctx, "k", budgetT0.Add(5*time.Hour), 2, AccessWindow)
+		bt, err := s.Take(ctx, "k", budgetT0.Add(5*time.Hour), 2, AccessWindow)
 		require.NoError(t, err)
-		require.False(t, ok)
-		require.True(t, next.Equal(budgetT0.Add(2*time.Hour+AccessWindow)), "next = %v", next)
+		require.False(t, bt.OK)
+		require.True(t, bt.Next.Equal(budgetT0.Add(2*time.Hour+AccessWindow)), "next = %v", bt.Next)
 	})
 	t.Run("a clock that went back does not free calls", func(t *testing.T) {
 		t.Parallel()
 		s := NewMemoryBudgetStore()
 		for range 4 {
-			ok, _, err := s.Take(ctx, "k", budgetT0, 4, AccessWindow)
+			bt, err := s.Take(ctx, "k", budgetT0, 4, AccessWindow)
 			require.NoError(t, err)
-			require.True(t, ok)
+			require.True(t, bt.OK)
 		}
-		ok, next, err := s.Take(ctx, "k", budgetT0.Add(-time.Hour), 4, AccessWindow)
+		bt, err := s.Take(ctx, "k", budgetT0.Add(-time.Hour), 4, AccessWindow)
 		require.NoError(t, err)
-		require.False(t, ok)
-		require.True(t, next.Equal(budgetT0.Add(AccessWindow)))
+		require.False(t, bt.OK)
+		require.True(t, bt.Next.Equal(budgetT0.Add(AccessWindow)))
 	})
 	t.Run("bad arguments", func(t *testing.T) {
 		t.Parallel()
@@ -439,7 +446,7 @@ func TestMemoryStoreTake(t *testing.T) {
 			limit  int
 			window time.Duration
 		}{{0, AccessWindow}, {-1, AccessWindow}, {4, 0}, {4, -time.Hour}} {
-			_, _, err := s.Take(ctx, "k", budgetT0, a.limit, a.window)
+			_, err := s.Take(ctx, "k", budgetT0, a.limit, a.window)
 			require.ErrorIs(t, err, errStoreArgs)
 		}
 	})
@@ -448,13 +455,13 @@ func TestMemoryStoreTake(t *testing.T) {
 		s := NewMemoryBudgetStore()
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		ok, _, err := s.Take(cctx, "k", budgetT0, 4, AccessWindow)
+		bt, err := s.Take(cctx, "k", budgetT0, 4, AccessWindow)
 		require.ErrorIs(t, err, context.Canceled)
-		require.False(t, ok)
+		require.False(t, bt.OK)
 		// Nothing was counted: a limit of one still has room.
-		ok, _, err = s.Take(ctx, "k", budgetT0, 1, AccessWindow)
+		bt, err = s.Take(ctx, "k", budgetT0, 1, AccessWindow)
 		require.NoError(t, err)
-		require.True(t, ok)
+		require.True(t, bt.OK)
 	})
 }
 

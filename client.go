@@ -242,8 +242,13 @@ type Response struct {
 	Attempts    int
 	AcceptFixes []AcceptFix // the x-accept-fix values sent
 	// Budget is the access budget after a call it counts (PSU not present,
-	// a limited endpoint): the calls left and when the next frees up; nil
-	// for a call it does not count.
+	// a counted endpoint, docs/interface.md L8), as go-github's Rate: the
+	// calls left in the window after every request of this call (retries
+	// included) and when the oldest counted one leaves it, on the client's
+	// clock. It is nil for a call the budget does not count (the PSU
+	// present, another endpoint) and when WithBudgetStore(nil) turned
+	// counting off. The store's view when the call ran: other replicas may
+	// have spent since.
 	Budget *BudgetStatus
 }
 

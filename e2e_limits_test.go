@@ -93,6 +93,48 @@ func TestLimitsPSUNotPresent(t *testing.T) {
 	}
 }
 
+// Limits: every counted PSU-not-present call to the fake bank tells, on its
+// Response, the calls left on its endpoint and account and when the first
+// leaves the window on the client's clock; balances and transactions count
+// apart; a PSU-present call tells nothing.
+func TestLimitsBudgetOnResponse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.signIn(t, xs2atest.PrivateCustomer2)
+	account := b.account(t, xs2atest.PrivateCustomer2, 0).ResourceID
+	away := xs2a.PSU{ID: psu.ID}
+	_, resp, err := b.c.Accounts.Balances(ctx, psu, account)
+	require.NoError(t, err)
+	assert.Nil(t, resp.Budget, "the PSU present")
+
+	calls := []struct {
+		ep   xs2a.BudgetEndpoint
+		call func() (*xs2a.Response, error)
+	}{
+		{xs2a.BudgetBalances, func() (*xs2a.Response, error) {
+			_, resp, err := b.c.Accounts.Balances(ctx, away, account)
+			return resp, err
+		}},
+		{xs2a.BudgetTransactions, func() (*xs2a.Response, error) {
+			_, resp, err := b.c.Accounts.TransactionsPage(ctx, away, account, nil)
+			return resp, err
+		}},
+	}
+	for _, c := range calls {
+		first := b.clock.Now()
+		for i := range xs2a.AccessLimit {
+			resp, err := c.call()
+			require.NoError(t, err, "%s call %d", c.ep, i+1)
+			want := &xs2a.BudgetStatus{Endpoint: c.ep, Limit: xs2a.AccessLimit, Remaining: xs2a.AccessLimit - 1 - i, Reset: first.Add(xs2a.AccessWindow)}
+			assert.Equal(t, want, resp.Budget, "%s call %d", c.ep, i+1)
+			b.clock.Advance(time.Minute)
+		}
+		_, err := c.call()
+		require.ErrorIs(t, err, xs2a.ErrAccessExceeded)
+	}
+}
+
 func firstTx(t *testing.T, c *xs2a.Client, psu xs2a.PSU, account string) string {
 	t.Helper()
 	page, _, err := c.Accounts.TransactionsPage(context.Background(), psu, account, &xs2a.TransactionsOptions{Limit: 1})
@@ -291,11 +333,11 @@ type downStore struct {
 	err error
 }
 
-func (s *downStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (bool, time.Time, error) {
+func (s *downStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (xs2a.BudgetTake, error) {
 	s.mu.Lock()
 	if s.ok == 0 {
 		s.mu.Unlock()
-		return false, time.Time{}, s.err
+		return xs2a.BudgetTake{}, s.err
 	}
 	s.ok--
 	s.mu.Unlock()

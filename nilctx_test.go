@@ -106,6 +106,7 @@ func nilCtxArgs(t *testing.T, m ctxMethod) []reflect.Value {
 		reflect.TypeFor[*PollOptions]():                             &PollOptions{MaxAttempts: 1},
 		reflect.TypeFor[time.Time]():                                time.Date(2026, 3, 2, 10, 4, 5, 0, time.UTC),
 		reflect.TypeFor[int]():                                      AccessLimit,
+		reflect.TypeFor[BudgetEndpoint]():                           BudgetBalances,
 		reflect.TypeFor[time.Duration]():                            AccessWindow,
 		reflect.TypeFor[func(SessionState) (SessionState, error)](): func(s SessionState) (SessionState, error) { return s, nil },
 	}

@@ -41,7 +41,7 @@ type call struct {
 	header   http.Header
 	budgeted bool          // a PSU-not-present call to a counted endpoint
 	spent    int           // calls taken from the access budget
-	budget   *BudgetStatus // the budget after the last call taken (Response.Budget)
+	budget   *BudgetStatus // the budget after the last Take, nil before (Response.Budget)
 	// writes counts the requests written (httptrace WroteHeaders): one per
 	// attempt, as the Transport of a Client makes requests net/http cannot
 	// send again by itself, plus any a caller's RoundTripper or a followed
@@ -334,10 +334,16 @@ func (c *Client) token(ctx context.Context) (*oauth2.Token, error) {
 }
 
 // spend takes calls from the access budget until cl has taken n (nothing
-// for a call the budget does not count). It returns the budget's refusal.
+// for a call the budget does not count), keeping in cl.budget how the
+// budget stands after the last (a refusal included). It returns the
+// budget's refusal.
 func (c *Client) spend(ctx context.Context, cl *call, n int) error {
 	for cl.budgeted && cl.spent < n {
-		if err := c.budget.take(ctx, cl.r.psu.ID, cl.r.accountID, cl.r.budgetEndpoint); err != nil {
+		st, err := c.budget.take(ctx, cl.r.psu.ID, cl.r.accountID, cl.r.budgetEndpoint)
+		if st != nil {
+			cl.budget = st
+		}
+		if err != nil {
 			return err
 		}
 		cl.spent++

@@ -19,12 +19,15 @@ import (
 // call by that time in whole microseconds. KEYS[1] the key; ARGV: window
 // (µs), limit, a unique member, and a shift (µs) added to TIME, which is 0
 // except in this package's tests. It drops the calls at or before
-// time-window, then records the call at time and sets the key's TTL to one
-// window when fewer than limit are left ({1}), or answers {0, the score of
-// the call that must leave the window for one more to fit, time}. Calls
-// scored after time (a new master whose clock is behind the old one's)
-// count. Redis 5 and later replicate a script's writes, not the script, so
-// it may read TIME before it writes.
+// time-window; then, when fewer than limit are left, it records the call at
+// time, sets the key's TTL to one window and answers {1, the calls counted,
+// the score of the oldest, time}; otherwise {0, the calls counted, the score
+// of the call that must leave the window for one more to fit, time}. The
+// count and the score are read in the same script as the call is recorded,
+// so they are the window this Take left. Calls scored after time (a new
+// master whose clock is behind the old one's) count. Redis 5 and later
+// replicate a script's writes, not the script, so it may read TIME before
+// it writes.
 var takeScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2]) + tonumber(ARGV[4])
@@ -34,11 +37,40 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local n = redis.call('ZCARD', KEYS[1])
 if n >= limit then
   local oldest = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
-  return {0, tonumber(oldest[2]), now}
+  return {0, n, tonumber(oldest[2]), now}
 end
 redis.call('ZADD', KEYS[1], now, ARGV[3])
 redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000))
-return {1}
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {1, n + 1, tonumber(oldest[2]), now}
+`)
+
+// peekScript reads what takeScript would find, without writing: on the
+// same clock (TIME plus the shift, ARGV[3]) it counts the calls scored in
+// (time-window, time], as [time-window+1, +inf] since scores are whole
+// microseconds, and answers {1, 0, 0, time} when there are none, {1, the
+// calls, the score of the oldest, time} when fewer than limit, else {0, the
+// calls, the score of the call that must leave the window for one more to
+// fit, time}. Numbers go to redis.call as numbers, which Redis writes
+// exactly (%.17g); a string built in Lua would round them.
+var peekScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2]) + tonumber(ARGV[3])
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local from = now - window + 1
+local n = redis.call('ZCOUNT', KEYS[1], from, '+inf')
+if n == 0 then
+  return {1, 0, 0, now}
+end
+local at = 0
+local flag = 1
+if n >= limit then
+  at = n - limit
+  flag = 0
+end
+local c = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'WITHSCORES', 'LIMIT', at, 1)
+return {flag, n, tonumber(c[2]), now}
 `)
 
 // errArgs is returned for a limit below 1, a window that is not positive or
@@ -81,28 +113,28 @@ func NewBudgetStore(rdb redis.UniversalClient, opts ...Option) *BudgetStore {
 
 // Take implements xs2a.BudgetStore on the Redis server's clock: it records
 // one call under key at the server's time T when fewer than limit calls were
-// recorded in (T-window, T], else it returns ok false and next, when the
-// oldest counted call leaves the window, on the caller's clock: that
-// moment's server time moved by now-T, so a caller whose clock is off gets
-// a next its own clock reaches as the server's window passes. now counts
-// nothing else and must not be zero. A Redis error or a context that ends
-// first is returned as is (the SDK then sends nothing); a Take that ended
-// with an error may still have recorded its call, which only ever errs on
-// the side of fewer calls.
-func (s *BudgetStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (ok bool, next time.Time, err error) {
+// recorded in (T-window, T], and answers, from the same script, the calls
+// left and Next: when the oldest counted call leaves the window (refused:
+// when one more fits), on the caller's clock, that moment's server time
+// moved by now-T, so a caller whose clock is off gets a Next its own clock
+// reaches as the server's window passes. now counts nothing else and must
+// not be zero. A Redis error or a context that ends first is returned as is
+// (the SDK then sends nothing); a Take that ended with an error may still
+// have recorded its call, which only ever errs on the side of fewer calls.
+func (s *BudgetStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (xs2a.BudgetTake, error) {
 	if s == nil {
-		return false, time.Time{}, &xs2a.ValidationError{Field: "BudgetStore", Reason: "is nil"}
+		return xs2a.BudgetTake{}, &xs2a.ValidationError{Field: "BudgetStore", Reason: "is nil"}
 	}
 	if err := s.cfg.check(s.rdb); err != nil {
-		return false, time.Time{}, err
+		return xs2a.BudgetTake{}, err
 	}
 	winUS, err := windowMicros(now, window, limit)
 	if err != nil {
-		return false, time.Time{}, err
+		return xs2a.BudgetTake{}, err
 	}
 	member, err := uniqueMember()
 	if err != nil {
-		return false, time.Time{}, err
+		return xs2a.BudgetTake{}, err
 	}
 	var reply any
 	err = within(ctx, func(ctx context.Context) error {
@@ -111,9 +143,36 @@ func (s *BudgetStore) Take(ctx context.Context, key string, now time.Time, limit
 		return err
 	})
 	if err != nil {
-		return false, time.Time{}, err
+		return xs2a.BudgetTake{}, err
 	}
-	return parseTakeReply(reply, now, winUS)
+	return parseReply(reply, now, winUS, limit, true)
+}
+
+// Peek implements xs2a.BudgetStore: it reads, on the Redis server's clock
+// as Take does, how the window under key stands, without recording a call
+// (one read-only script, one round trip), with Next on the caller's clock.
+// Its errors are Take's.
+func (s *BudgetStore) Peek(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (xs2a.BudgetTake, error) {
+	if s == nil {
+		return xs2a.BudgetTake{}, &xs2a.ValidationError{Field: "BudgetStore", Reason: "is nil"}
+	}
+	if err := s.cfg.check(s.rdb); err != nil {
+		return xs2a.BudgetTake{}, err
+	}
+	winUS, err := windowMicros(now, window, limit)
+	if err != nil {
+		return xs2a.BudgetTake{}, err
+	}
+	var reply any
+	err = within(ctx, func(ctx context.Context) error {
+		var err error
+		reply, err = peekScript.Run(ctx, s.rdb, []string{s.cfg.budgetKey(key)}, winUS, limit, s.shiftMicros()).Result()
+		return err
+	})
+	if err != nil {
+		return xs2a.BudgetTake{}, err
+	}
+	return parseReply(reply, now, winUS, limit, false)
 }
 
 // shiftMicros is what the script adds to TIME: 0 in production.
@@ -150,30 +209,51 @@ func uniqueMember() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// parseTakeReply reads the script's answer: {1}, or {0, score, server
-// time} in µs, the score that of the call that must leave the window. The
-// wait, score+window-time, is positive (the script dropped the calls at or
-// before time-window) and next is now plus the wait: the caller's clock.
-func parseTakeReply(reply any, now time.Time, winUS int64) (bool, time.Time, error) {
+// errReply is returned for an answer of the budget script that is not of
+// its shape.
+var errReply = errors.New("redisstore: unexpected answer of the budget script")
+
+// parseReply reads the answer of takeScript (taken) or peekScript:
+// {flag, calls counted, score, server time}, in µs, the score that of the
+// oldest call counted (flag 1: recorded, or room for one) or of the call
+// that must leave the window for one more to fit (flag 0: refused, or
+// full). After a Take the calls counted include its own (1 to limit); a
+// Peek may find none (0, and no Next) up to limit-1. The wait,
+// score+window-time, is positive (the scripts count only the calls after
+// time-window) and Next is now plus the wait: the caller's clock.
+func parseReply(reply any, now time.Time, winUS int64, limit int, taken bool) (xs2a.BudgetTake, error) {
 	vals, _ := reply.([]any)
-	if len(vals) == 0 {
-		return false, time.Time{}, fmt.Errorf("redisstore: unexpected answer of the budget script (%T)", reply)
+	if len(vals) != 4 {
+		return xs2a.BudgetTake{}, fmt.Errorf("redisstore: unexpected answer of the budget script (%T)", reply)
 	}
-	flag, _ := vals[0].(int64)
+	var n [4]int64
+	for i, v := range vals {
+		x, ok := v.(int64)
+		if !ok || x < 0 || x > maxMicros {
+			return xs2a.BudgetTake{}, errReply
+		}
+		n[i] = x
+	}
+	flag, count, score, at := n[0], n[1], n[2], n[3]
+	lo, hi := int64(0), int64(limit)-1 // the calls a Peek with room finds
+	if taken {
+		lo, hi = 1, int64(limit)
+	}
+	var bt xs2a.BudgetTake
 	switch {
-	case flag == 1 && len(vals) == 1:
-		return true, time.Time{}, nil
-	case flag == 0 && len(vals) == 3:
-		oldest, ok1 := vals[1].(int64)
-		at, ok2 := vals[2].(int64)
-		if !ok1 || !ok2 || oldest < 0 || oldest > maxMicros || at < 0 || at > maxMicros || winUS > maxMicros {
-			break
+	case flag == 1 && count >= lo && count <= hi:
+		bt = xs2a.BudgetTake{OK: true, Remaining: limit - int(count)}
+		if count == 0 {
+			return bt, nil
 		}
-		wait := oldest + winUS - at
-		if wait <= 0 || wait > math.MaxInt64/int64(time.Microsecond) {
-			break
-		}
-		return false, now.Add(time.Duration(wait) * time.Microsecond), nil
+	case flag == 0 && count >= int64(limit):
+	default:
+		return xs2a.BudgetTake{}, errReply
 	}
-	return false, time.Time{}, errors.New("redisstore: unexpected answer of the budget script")
+	wait := score + winUS - at
+	if winUS > maxMicros || wait <= 0 || wait > math.MaxInt64/int64(time.Microsecond) {
+		return xs2a.BudgetTake{}, errReply
+	}
+	bt.Next = now.Add(time.Duration(wait) * time.Microsecond)
+	return bt, nil
 }

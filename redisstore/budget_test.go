@@ -36,9 +36,9 @@ func TestBudgetStoreKeys(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := redisstore.NewBudgetStore(rdb, tt.opts...)
-			ok, _, err := s.Take(ctx, tt.key, t0, 4, time.Hour)
+			bt, err := s.Take(ctx, tt.key, t0, 4, time.Hour)
 			require.NoError(t, err)
-			require.True(t, ok)
+			require.True(t, bt.OK)
 			ttl, err := rdb.PTTL(ctx, tt.want).Result()
 			require.NoError(t, err)
 			assert.True(t, ttl > 0 && ttl <= time.Hour, "TTL %v", ttl)
@@ -76,9 +76,9 @@ func TestBudgetStoreRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ok, _, err := tt.s.Take(ctx, testKey, tt.now, tt.limit, tt.window)
+			bt, err := tt.s.Take(ctx, testKey, tt.now, tt.limit, tt.window)
 			require.Error(t, err)
-			assert.False(t, ok)
+			assert.Equal(t, xs2a.BudgetTake{}, bt)
 			var ve *xs2a.ValidationError
 			if tt.field != "" {
 				require.ErrorAs(t, err, &ve)
@@ -97,7 +97,7 @@ func TestBudgetStoreContextEnded(t *testing.T) {
 	rdb := startRedis(t).client(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _, err := redisstore.NewBudgetStore(rdb).Take(ctx, testKey, t0, 4, time.Hour)
+	_, err := redisstore.NewBudgetStore(rdb).Take(ctx, testKey, t0, 4, time.Hour)
 	require.ErrorIs(t, err, context.Canceled)
 	n, err := rdb.DBSize(context.Background()).Result()
 	require.NoError(t, err)

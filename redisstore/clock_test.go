@@ -114,11 +114,11 @@ func TestBudgetStoreUsesServerTime(t *testing.T) {
 					go func() {
 						defer wg.Done()
 						at := now()
-						ok, next, err := s.Take(context.Background(), key, at, xs2a.AccessLimit, xs2a.AccessWindow)
+						bt, err := s.Take(context.Background(), key, at, xs2a.AccessLimit, xs2a.AccessWindow)
 						assert.NoError(t, err)
 						mu.Lock()
 						defer mu.Unlock()
-						takes = append(takes, take{name, at, next, ok})
+						takes = append(takes, take{name, at, bt.Next, bt.OK})
 					}()
 				}
 			}
@@ -174,9 +174,9 @@ func TestBudgetStoreServerWindow(t *testing.T) {
 				sh := int64(shift / time.Microsecond)
 				mu.Unlock()
 				from := serverMicros(t, admin, redisKey) + sh
-				ok, next, err := s.Take(context.Background(), key, now, xs2a.AccessLimit, xs2a.AccessWindow)
+				bt, err := s.Take(context.Background(), key, now, xs2a.AccessLimit, xs2a.AccessWindow)
 				require.NoError(t, err)
-				return ok, next, from, serverMicros(t, admin, redisKey) + sh
+				return bt.OK, bt.Next, from, serverMicros(t, admin, redisKey) + sh
 			}
 
 			start := serverMicros(t, admin, redisKey)

@@ -29,9 +29,9 @@ func TestClusterKeySlots(t *testing.T) {
 	want := map[string]string{} // key -> its hash tag
 	for i := range 20 {
 		h := sha(fmt.Sprint("budget-", i))
-		ok, _, err := budget.Take(ctx, "xs2a:budget:"+h, t0, xs2a.AccessLimit, xs2a.AccessWindow)
+		bt, err := budget.Take(ctx, "xs2a:budget:"+h, t0, xs2a.AccessLimit, xs2a.AccessWindow)
 		require.NoError(t, err)
-		require.True(t, ok)
+		require.True(t, bt.OK)
 		want[prefix+"xs2a:budget:{"+h+"}"] = h
 
 		user := fmt.Sprint("tpp-user-", i)

@@ -4,7 +4,10 @@
 //   - BudgetStore (give it to xs2a.WithBudgetStore) counts the calls made
 //     without the PSU present, 4 per account and endpoint in 24 hours, for
 //     the whole fleet. A Take is one Lua script over a sorted set per key:
-//     one round trip, atomic across replicas.
+//     one round trip, atomic across replicas, which also answers the calls
+//     left and when the oldest counted call leaves the window, as the same
+//     script saw them (the SDK's Response.Budget). Peek reads them without
+//     recording a call (xs2a.Client.Budget).
 //   - SessionStore (give it to xs2a.NewSessionManager) holds each user's
 //     TPP-Session-IDs, so a session one replica began or completed is the
 //     one every replica uses. An Update is one compare-and-set script,
@@ -24,10 +27,11 @@
 // the script reads TIME and scores each call by it, so replicas whose
 // clocks are minutes or days apart still get 4 calls in 24 hours between
 // them, and a fifth waits until the server's 24 hours have passed. The
-// caller's now only places the answer on the caller's clock: a refused
-// Take's next is when the oldest call leaves the server's window, moved by
-// the caller's offset from the server, so a replica whose clock is off gets
-// a next its own clock reaches at that moment. Each key lives on one
+// caller's now only places the answer on the caller's clock: a Take's or
+// Peek's Next is when the oldest call leaves the server's window (refused:
+// when one more fits), moved by the caller's offset from the server, so a
+// replica whose clock is off gets a Next, and a Response.Budget a Reset,
+// its own clock reaches at that moment. Each key lives on one
 // server (the master of its Cluster slot), so one key is always counted
 // with one clock; after a failover the new master's clock counts, so keep
 // the servers' clocks synchronised (NTP): a new master behind the old one

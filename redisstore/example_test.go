@@ -37,19 +37,17 @@ func Example() {
 	now := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
 	for i := range 5 {
 		at := now.Add(time.Duration(i) * time.Hour)
-		ok, next, err := budget.Take(ctx, "xs2a:budget:4f1c", at, xs2a.AccessLimit, xs2a.AccessWindow)
-		var wait time.Duration
-		if !ok {
-			wait = next.Sub(at).Round(time.Hour)
-		}
-		fmt.Println(i+1, ok, wait, err)
+		bt, err := budget.Take(ctx, "xs2a:budget:4f1c", at, xs2a.AccessLimit, xs2a.AccessWindow)
+		// Next: when the first call leaves the server's window, on this
+		// replica's clock.
+		fmt.Println(i+1, bt.OK, bt.Remaining, bt.Next.Sub(at).Round(time.Hour), err)
 	}
 	// Output:
 	// complete: <nil>
 	// current on the first: true true
-	// 1 true 0s <nil>
-	// 2 true 0s <nil>
-	// 3 true 0s <nil>
-	// 4 true 0s <nil>
-	// 5 false 24h0m0s <nil>
+	// 1 true 3 24h0m0s <nil>
+	// 2 true 2 24h0m0s <nil>
+	// 3 true 1 24h0m0s <nil>
+	// 4 true 0 24h0m0s <nil>
+	// 5 false 0 24h0m0s <nil>
 }

@@ -30,7 +30,7 @@ func TestNilContextIsAnError(t *testing.T) {
 			})
 		},
 		"BudgetStore.Take": func() error {
-			_, _, err := budget.Take(nilCtx, "k", time.Now(), xs2a.AccessLimit, xs2a.AccessWindow)
+			_, err := budget.Take(nilCtx, "k", time.Now(), xs2a.AccessLimit, xs2a.AccessWindow)
 			return err
 		},
 	} {
