@@ -141,10 +141,19 @@ func TestSpanBudget(t *testing.T) {
 	psu.IPAddress = ""
 	account := f.account(t, xs2atest.PrivateCustomer1, 0).ResourceID
 	ctx := context.Background()
+	var reset any
 	for i := range xs2a.AccessLimit {
-		_, _, err := f.c.Accounts.Balances(ctx, psu, account)
+		_, resp, err := f.c.Accounts.Balances(ctx, psu, account)
 		require.NoError(t, err)
-		assert.Equal(t, "balances", attrs(f.last(t, "xs2a accounts.balances").Attributes())["xs2a.budget.endpoint"], i)
+		a := attrs(f.last(t, "xs2a accounts.balances").Attributes())
+		assert.Equal(t, "balances", a["xs2a.budget.endpoint"], i)
+		assert.Equal(t, int64(xs2a.AccessLimit-1-i), a["xs2a.budget.remaining"], i)
+		require.NotNil(t, resp.Budget)
+		assert.Equal(t, resp.Budget.Reset.UTC().Format(time.RFC3339), a["xs2a.budget.reset"], i)
+		if i == 0 {
+			reset = a["xs2a.budget.reset"]
+		}
+		assert.Equal(t, reset, a["xs2a.budget.reset"], "the first call leaves the window first")
 	}
 	assert.NotContains(t, f.metrics(t), "xs2a.client.budget.refusals")
 
