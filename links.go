@@ -50,11 +50,11 @@ type ResourceLinks struct {
 	Status             Link `json:"status,omitzero"`             // GET: the resource's status
 	StartAuthorisation Link `json:"startAuthorisation,omitzero"` // POST: start a PSU's SCA (the next signer's of a PATC payment)
 	SCARedirect        Link `json:"scaRedirect,omitzero"`        // where the PSU's browser goes for SCA now
-	SCAStatus          Link `json:"scaStatus,omitzero"`          // GET: the authorisation's status (PaymentsService.AuthorisationStatus)
+	SCAStatusLink      Link `json:"scaStatus,omitzero"`          // GET: the authorisation's status (PaymentsService.AuthorisationStatus)
 }
 
 // IsZero reports whether no link is set (an entry without href counts as
 // absent).
 func (l ResourceLinks) IsZero() bool {
-	return l.Self.IsZero() && l.Status.IsZero() && l.StartAuthorisation.IsZero() && l.SCARedirect.IsZero() && l.SCAStatus.IsZero()
+	return l.Self.IsZero() && l.Status.IsZero() && l.StartAuthorisation.IsZero() && l.SCARedirect.IsZero() && l.SCAStatusLink.IsZero()
 }

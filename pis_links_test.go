@@ -75,9 +75,9 @@ func TestSecondSignerFromStatusLinks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, SCAStatusStarted, sca.SCAStatus)
 	assert.Equal(t, "enc!!c2lnbmF0dXItMDAwMjE=", sca.AuthorisationID)
-	assert.Equal(t, Link{Href: recordedAuth, Verbs: []string{"GET"}}, sca.Links.SCAStatus)
+	assert.Equal(t, Link{Href: recordedAuth, Verbs: []string{"GET"}}, sca.Links.SCAStatusLink)
 
-	as, resp, err := c.Payments.AuthorisationStatus(ctx, aisPresent, sca.Links.SCAStatus)
+	as, resp, err := c.Payments.AuthorisationStatus(ctx, aisPresent, sca.Links.SCAStatusLink)
 	require.NoError(t, err)
 	assert.Equal(t, &AuthorisationStatus{SCAStatus: SCAStatusFinalised, PSUMessage: "Betalingen er signert."}, as)
 	assert.True(t, as.SCAStatus.Final())
@@ -277,7 +277,7 @@ func TestAuthorisationLink(t *testing.T) {
 		want    string
 		invalid string // the field of the *ValidationError
 	}{
-		{"scaStatus link", &SCALinks{AuthorisationID: "a1", Links: ResourceLinks{SCAStatus: Link{Href: "/v1/elsewhere/a1"}}}, start, "/v1/elsewhere/a1", ""},
+		{"scaStatus link", &SCALinks{AuthorisationID: "a1", Links: ResourceLinks{SCAStatusLink: Link{Href: "/v1/elsewhere/a1"}}}, start, "/v1/elsewhere/a1", ""},
 		{"id only", &SCALinks{AuthorisationID: "enc!!a/b+c="}, start, "/v1/payments/p/enc!!x=/authorisations/enc!!a%2Fb+c=", ""},
 		{"start with a slash and a query", &SCALinks{AuthorisationID: "a1"}, Link{Href: "/v1/b/authorisations/?x=1"}, "/v1/b/authorisations/a1", ""},
 		{"production's answer", &SCALinks{SCAStatus: SCAStatusStarted, Links: ResourceLinks{SCARedirect: Link{Href: "https://bank.example/sca"}}}, start, "", "SCALinks"},
