@@ -91,9 +91,9 @@ func (s *AccountsService) Get(ctx context.Context, psu PSU, accountID string) (*
 
 // TransactionsPage returns one page of an account's transactions:
 // GET /v1/accounts/{accountID}/transactions with the query q (nil: none).
-// Each entry's Status is set to BookingBooked or BookingPending. The next
-// page, if any, is in Transactions.Links.Next; Transactions follows it for
-// you. Member banks also send Transactions.Links.Previous, the page before
+// Each entry's BookingStatus is set to BookingBooked or BookingPending. The
+// next page, if any, is in Transactions.Links.Next; Transactions follows it
+// for you. Member banks also send Transactions.Links.Previous, the page before
 // (docs/interface.md PRS4).
 //
 // Without the PSU present the call counts against the access budget
@@ -110,9 +110,9 @@ func (s *AccountsService) TransactionsPage(ctx context.Context, psu PSU, account
 // Transactions iterates over an account's transactions
 // (GET /v1/accounts/{accountID}/transactions), page by page: each page's
 // pending entries, then its booked ones, then its standing orders, each with
-// Status set, a pending entry repeated on later pages once (docs/interface.md
-// EP16). How the walk pages and ends is EP21; the first error is yielded
-// once, with a zero Transaction. One page is held in memory; q is copied.
+// BookingStatus set, a pending entry repeated on later pages once
+// (docs/interface.md EP16). How the walk pages and ends is EP21; the first
+// error is yielded once, with a zero Transaction. One page is held in memory; q is copied.
 // Without the PSU present each page counts against the access budget (L8).
 func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID string, q *TransactionsOptions) iter.Seq2[Transaction, error] {
 	var qc TransactionsOptions
@@ -156,10 +156,10 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 // GET /v1/accounts/{accountID}/transactions/{transactionID}. The answer
 // {"transactionsDetails": {...}} (also the Berlin Group's
 // "transactionDetails", or a bare transaction) decodes into the Transaction;
-// its Status is empty, as the answer does not say. Without the PSU present
-// the call counts against the access budget (BudgetTransaction): docs/interface.md's
-// Limits do not list transaction details, so this is the SDK's conservative
-// choice, as a bank may count them (see BudgetTransaction).
+// its BookingStatus is empty, as the answer does not say. Without the PSU
+// present the call counts against the access budget (BudgetTransaction):
+// docs/interface.md's Limits do not list transaction details, so this is the
+// SDK's conservative choice, as a bank may count them (see BudgetTransaction).
 func (s *AccountsService) Transaction(ctx context.Context, psu PSU, accountID, transactionID string) (*Transaction, *Response, error) {
 	if err := checkResourceID("accountID", accountID); err != nil {
 		return nil, nil, err
@@ -291,13 +291,13 @@ func (s *AccountsService) transactionsPage(ctx context.Context, psu PSU, href st
 		return nil, resp, corporateHint(psu, err)
 	}
 	for i := range out.Transactions.Booked {
-		out.Transactions.Booked[i].Status = BookingBooked
+		out.Transactions.Booked[i].BookingStatus = BookingBooked
 	}
 	for i := range out.Transactions.Pending {
-		out.Transactions.Pending[i].Status = BookingPending
+		out.Transactions.Pending[i].BookingStatus = BookingPending
 	}
 	for i := range out.Transactions.Information {
-		out.Transactions.Information[i].Status = BookingInformation
+		out.Transactions.Information[i].BookingStatus = BookingInformation
 	}
 	return &out, resp, nil
 }

@@ -33,7 +33,7 @@ const (
 	// yield each pending entry once.
 	BookingBoth BookingStatus = "both"
 	// BookingAll asks for booked, pending and standing orders (in
-	// AccountReport.Information, yielded once each with Status
+	// AccountReport.Information, yielded once each with BookingStatus
 	// BookingInformation). Card accounts read it as BookingBoth.
 	BookingAll BookingStatus = "all"
 	// BookingInformation asks for the standing orders only (one entry per

@@ -108,7 +108,7 @@ func (s *CardAccountsService) Transactions(ctx context.Context, psu PSU, cardAcc
 // amounts when the bank did not (swap).
 func setCardStatus(list []CardTransaction, st BookingStatus, swap bool) {
 	for i := range list {
-		list[i].Status = st
+		list[i].BookingStatus = st
 		if swap {
 			list[i].swapAmounts()
 		}

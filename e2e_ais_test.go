@@ -79,7 +79,7 @@ func TestFlow1AccountAccess(t *testing.T) {
 		ids := map[string]bool{}
 		for tx, err := range b.c.Accounts.Transactions(ctx, psu, kari.ResourceID, q) {
 			require.NoError(t, err)
-			switch tx.Status {
+			switch tx.BookingStatus {
 			case xs2a.BookingBooked:
 				booked++
 				assert.False(t, ids[tx.TransactionID], "booked ids are unique")

@@ -118,7 +118,7 @@ func TestPaymentSCAExemption(t *testing.T) {
 	cb := b.sca(t, ini.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
 	assert.Equal(t, psu.ID, cb.PSUID)
 	assert.Equal(t, mark+1, b.RequestCount(http.MethodPost, "/v1/payments"), "no startAuthorisation sent")
-	auth, _, err := b.c.Payments.AuthorisationStatus(ctx, psu, ini.Links.SCAStatus)
+	auth, _, err := b.c.Payments.AuthorisationStatus(ctx, psu, ini.Links.SCAStatusLink)
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.SCAStatusFinalised, auth.SCAStatus)
 	assert.Contains(t, accepted, b.status(t, psu, ini).TransactionStatus, "signed")

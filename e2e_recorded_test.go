@@ -170,8 +170,8 @@ func TestFlowBookingStatusAll(t *testing.T) {
 	var standing xs2a.Transaction
 	for tx, err := range b.c.Accounts.Transactions(ctx, psu, kari.ResourceID, &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingAll}) {
 		require.NoError(t, err)
-		count[tx.Status]++
-		if tx.Status == xs2a.BookingInformation {
+		count[tx.BookingStatus]++
+		if tx.BookingStatus == xs2a.BookingInformation {
 			standing = tx
 		}
 	}
@@ -186,7 +186,7 @@ func TestFlowBookingStatusAll(t *testing.T) {
 	assert.Empty(t, page.Transactions.Booked)
 	assert.Empty(t, page.Transactions.Pending)
 	require.Len(t, page.Transactions.Information, 1)
-	assert.Equal(t, xs2a.BookingInformation, page.Transactions.Information[0].Status)
+	assert.Equal(t, xs2a.BookingInformation, page.Transactions.Information[0].BookingStatus)
 }
 
 // TestFlowPendingOnEveryPage: for both and pending every page carries all
@@ -206,7 +206,7 @@ func TestFlowPendingOnEveryPage(t *testing.T) {
 			n := 0
 			for tx, err := range b.c.Accounts.Transactions(ctx, psu, kari.ResourceID, &xs2a.TransactionsOptions{BookingStatus: st, Limit: 400}) {
 				require.NoError(t, err)
-				if tx.Status == xs2a.BookingPending {
+				if tx.BookingStatus == xs2a.BookingPending {
 					n++
 				}
 			}

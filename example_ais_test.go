@@ -96,7 +96,7 @@ func ExampleAccountsService_Transactions() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("%-7s %-10s %9s %s%s\n", tx.Status, tx.BookingDate, tx.TransactionAmount.Amount, tx.CreditorName, tx.DebtorName)
+		fmt.Printf("%-7s %-10s %9s %s%s\n", tx.BookingStatus, tx.BookingDate, tx.TransactionAmount.Amount, tx.CreditorName, tx.DebtorName)
 	}
 	// Output:
 	// pending               -99.90 Kiosk

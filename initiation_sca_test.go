@@ -12,14 +12,14 @@ import (
 func TestInitiationSCA(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		links InitiationLinks
+		links ResourceLinks
 		want  InitiationSCA
 	}{
-		{InitiationLinks{StartAuthorisation: Link{Href: "/a"}, Status: Link{Href: "/s"}}, InitiationSCAStart},
-		{InitiationLinks{SCARedirect: Link{Href: "https://bank.example/sca"}, StartAuthorisation: Link{Href: "/a"}}, InitiationSCARedirect},
-		{InitiationLinks{SCARedirect: Link{Href: "https://bank.example/sca"}}, InitiationSCARedirect},
-		{InitiationLinks{Status: Link{Href: "/s"}}, InitiationSCAExempt},
-		{InitiationLinks{StartAuthorisation: Link{Verbs: []string{"POST"}}}, InitiationSCAExempt},
+		{ResourceLinks{StartAuthorisation: Link{Href: "/a"}, Status: Link{Href: "/s"}}, InitiationSCAStart},
+		{ResourceLinks{SCARedirect: Link{Href: "https://bank.example/sca"}, StartAuthorisation: Link{Href: "/a"}}, InitiationSCARedirect},
+		{ResourceLinks{SCARedirect: Link{Href: "https://bank.example/sca"}}, InitiationSCARedirect},
+		{ResourceLinks{Status: Link{Href: "/s"}}, InitiationSCAExempt},
+		{ResourceLinks{StartAuthorisation: Link{Verbs: []string{"POST"}}}, InitiationSCAExempt},
 	}
 	for _, tt := range tests {
 		ini := Initiation{Links: tt.links}

@@ -13,12 +13,12 @@ import (
 // Links.SCARedirect; the bank returns it to the TPP-Redirect-URI (see
 // ParseCallback).
 type SCALinks struct {
-	ConsentStatus   string       `json:"consentStatus,omitempty"`
-	ConsentID       string       `json:"consentId,omitempty"`
-	SCAStatus       SCAStatus    `json:"scaStatus,omitempty"`
-	AuthorisationID string       `json:"authorisationId,omitempty"`
-	Links           SCALinkSet   `json:"_links"`
-	Messages        []TPPMessage `json:"tppMessages,omitempty"`
+	ConsentStatus   string        `json:"consentStatus,omitempty"`
+	ConsentID       string        `json:"consentId,omitempty"`
+	SCAStatus       SCAStatus     `json:"scaStatus,omitempty"`
+	AuthorisationID string        `json:"authorisationId,omitempty"`
+	Links           ResourceLinks `json:"_links"`
+	Messages        []TPPMessage  `json:"tppMessages,omitempty"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
@@ -41,18 +41,20 @@ func (l *SCALinks) UnmarshalJSON(data []byte) error { return decodeJSON(data, l)
 // MarshalJSON is MarshalJSONTo for encoding/json.
 func (l SCALinks) MarshalJSON() ([]byte, error) { return encodeJSON(l) }
 
-// SCALinkSet holds an SCALinks answer's _links; SCAStatus goes to
-// PaymentsService.AuthorisationStatus.
-type SCALinkSet struct {
-	SCARedirect        Link `json:"scaRedirect,omitzero"`
-	Self               Link `json:"self,omitzero"`
-	Status             Link `json:"status,omitzero"`
-	SCAStatus          Link `json:"scaStatus,omitzero"`
-	StartAuthorisation Link `json:"startAuthorisation,omitzero"`
+// ResourceLinks are the _links of a consent, payment, signing basket or
+// authorisation answer (SCALinks, Initiation, PaymentStatus,
+// AuthorisationStatus, BasketInitiation, BasketDetails); links the bank did
+// not send are zero. Pass each back to the service method that follows it.
+type ResourceLinks struct {
+	Self               Link `json:"self,omitzero"`               // GET: the resource; DELETE: cancel the payment
+	Status             Link `json:"status,omitzero"`             // GET: the resource's status
+	StartAuthorisation Link `json:"startAuthorisation,omitzero"` // POST: start a PSU's SCA (the next signer's of a PATC payment)
+	SCARedirect        Link `json:"scaRedirect,omitzero"`        // where the PSU's browser goes for SCA now
+	SCAStatusLink      Link `json:"scaStatus,omitzero"`          // GET: the authorisation's status (PaymentsService.AuthorisationStatus)
 }
 
 // IsZero reports whether no link is set (an entry without href counts as
 // absent).
-func (l SCALinkSet) IsZero() bool {
-	return l.SCARedirect.IsZero() && l.Self.IsZero() && l.Status.IsZero() && l.SCAStatus.IsZero() && l.StartAuthorisation.IsZero()
+func (l ResourceLinks) IsZero() bool {
+	return l.Self.IsZero() && l.Status.IsZero() && l.StartAuthorisation.IsZero() && l.SCARedirect.IsZero() && l.SCAStatusLink.IsZero()
 }

@@ -127,15 +127,15 @@ func (s *PaymentsService) AuthorisationStatus(ctx context.Context, psu PSU, link
 }
 
 // AuthorisationLink is the link, for PaymentsService.AuthorisationStatus,
-// of the authorisation this answer started: Links.SCAStatus, else start (the
-// startAuthorisation link followed) with "/" and AuthorisationID appended;
+// of the authorisation this answer started: Links.SCAStatusLink, else start
+// (the startAuthorisation link followed) with "/" and AuthorisationID appended;
 // neither is a *ValidationError (docs/interface.md PS8, PP3).
 func (a *SCALinks) AuthorisationLink(start Link) (Link, error) {
 	switch {
 	case a == nil:
 		return Link{}, invalid("SCALinks", "is nil")
-	case !a.Links.SCAStatus.IsZero():
-		return a.Links.SCAStatus, nil
+	case !a.Links.SCAStatusLink.IsZero():
+		return a.Links.SCAStatusLink, nil
 	case a.AuthorisationID == "":
 		return Link{}, errNoAuthorisation("SCALinks")
 	case start.IsZero():

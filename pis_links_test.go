@@ -36,9 +36,9 @@ func TestPaymentStatusRecordedAnswers(t *testing.T) {
 		want    PaymentStatus
 	}{
 		{"pis/status_patc.json", PaymentStatus{PaymentID: recordedPaymentID, TransactionStatus: TransactionStatusPATC,
-			FundsAvailable: boolPtr(true), Links: PaymentStatusLinks{Self: self, Status: status, StartAuthorisation: start}}},
+			FundsAvailable: boolPtr(true), Links: ResourceLinks{Self: self, Status: status, StartAuthorisation: start}}},
 		{"pis/status_date_moved.json", PaymentStatus{PaymentID: recordedPaymentID, TransactionStatus: TransactionStatusACWC,
-			RequestedExecutionDate: Date{2025, time.April, 22}, Links: PaymentStatusLinks{Self: self, Status: status}}},
+			RequestedExecutionDate: Date{2025, time.April, 22}, Links: ResourceLinks{Self: self, Status: status}}},
 		{"pis/status_plain.json", PaymentStatus{TransactionStatus: TransactionStatusACCP, FundsAvailable: boolPtr(false)}},
 	}
 	for _, tt := range tests {
@@ -75,9 +75,9 @@ func TestSecondSignerFromStatusLinks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, SCAStatusStarted, sca.SCAStatus)
 	assert.Equal(t, "enc!!c2lnbmF0dXItMDAwMjE=", sca.AuthorisationID)
-	assert.Equal(t, Link{Href: recordedAuth, Verbs: []string{"GET"}}, sca.Links.SCAStatus)
+	assert.Equal(t, Link{Href: recordedAuth, Verbs: []string{"GET"}}, sca.Links.SCAStatusLink)
 
-	as, resp, err := c.Payments.AuthorisationStatus(ctx, aisPresent, sca.Links.SCAStatus)
+	as, resp, err := c.Payments.AuthorisationStatus(ctx, aisPresent, sca.Links.SCAStatusLink)
 	require.NoError(t, err)
 	assert.Equal(t, &AuthorisationStatus{SCAStatus: SCAStatusFinalised, PSUMessage: "Betalingen er signert."}, as)
 	assert.True(t, as.SCAStatus.Final())
@@ -129,7 +129,7 @@ func TestSigningBasketGetStatusCancel(t *testing.T) {
 	assert.Equal(t, &BasketDetails{
 		Payments:          []string{"enc!!YmV0YWxpbmctNzczMTE=", "enc!!YmV0YWxpbmctNzczMTI="},
 		TransactionStatus: TransactionStatusRCVD,
-		Links: InitiationLinks{
+		Links: ResourceLinks{
 			Self:               Link{Href: recordedBasket, Verbs: []string{"GET", "DELETE"}},
 			Status:             Link{Href: recordedBasket + "/status", Verbs: []string{"GET"}},
 			StartAuthorisation: Link{Href: recordedBasket + "/authorisations", Verbs: []string{"POST"}},
@@ -277,10 +277,10 @@ func TestAuthorisationLink(t *testing.T) {
 		want    string
 		invalid string // the field of the *ValidationError
 	}{
-		{"scaStatus link", &SCALinks{AuthorisationID: "a1", Links: SCALinkSet{SCAStatus: Link{Href: "/v1/elsewhere/a1"}}}, start, "/v1/elsewhere/a1", ""},
+		{"scaStatus link", &SCALinks{AuthorisationID: "a1", Links: ResourceLinks{SCAStatusLink: Link{Href: "/v1/elsewhere/a1"}}}, start, "/v1/elsewhere/a1", ""},
 		{"id only", &SCALinks{AuthorisationID: "enc!!a/b+c="}, start, "/v1/payments/p/enc!!x=/authorisations/enc!!a%2Fb+c=", ""},
 		{"start with a slash and a query", &SCALinks{AuthorisationID: "a1"}, Link{Href: "/v1/b/authorisations/?x=1"}, "/v1/b/authorisations/a1", ""},
-		{"production's answer", &SCALinks{SCAStatus: SCAStatusStarted, Links: SCALinkSet{SCARedirect: Link{Href: "https://bank.example/sca"}}}, start, "", "SCALinks"},
+		{"production's answer", &SCALinks{SCAStatus: SCAStatusStarted, Links: ResourceLinks{SCARedirect: Link{Href: "https://bank.example/sca"}}}, start, "", "SCALinks"},
 		{"id without the start link", &SCALinks{AuthorisationID: "a1"}, Link{}, "", "start"},
 		{"nil", nil, start, "", "SCALinks"},
 	}

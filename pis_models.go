@@ -180,7 +180,7 @@ type Initiation struct {
 	TransactionStatus       TransactionStatus `json:"transactionStatus"`
 	TransactionFees         *Amount           `json:"transactionFees,omitempty"`         // the fee, when one applies
 	TransactionFeeIndicator *bool             `json:"transactionFeeIndicator,omitempty"` // nil: not said
-	Links                   InitiationLinks   `json:"_links"`
+	Links                   ResourceLinks     `json:"_links"`
 	Messages                []TPPMessage      `json:"tppMessages,omitempty"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
@@ -206,21 +206,6 @@ func (i *Initiation) UnmarshalJSON(data []byte) error { return decodeJSON(data, 
 // MarshalJSON is MarshalJSONTo for encoding/json.
 func (i Initiation) MarshalJSON() ([]byte, error) { return encodeJSON(i) }
 
-// InitiationLinks are an initiation's _links; absent ones are zero.
-type InitiationLinks struct {
-	Self               Link `json:"self,omitzero"`               // GET: the payment; DELETE: cancel it
-	Status             Link `json:"status,omitzero"`             // GET: the payment status
-	StartAuthorisation Link `json:"startAuthorisation,omitzero"` // POST: start the PSU's SCA
-	SCARedirect        Link `json:"scaRedirect,omitzero"`        // where SCA is due at once
-	SCAStatus          Link `json:"scaStatus,omitzero"`
-}
-
-// IsZero reports whether no link is set (an entry without href counts as
-// absent).
-func (l InitiationLinks) IsZero() bool {
-	return l.Self.IsZero() && l.Status.IsZero() && l.StartAuthorisation.IsZero() && l.SCARedirect.IsZero() && l.SCAStatus.IsZero()
-}
-
 // PaymentStatus is the answer of GET on a payment's status link
 // (docs/interface.md PS5, PS6): the next signer of a PATC payment starts at
 // Links.StartAuthorisation.
@@ -230,9 +215,9 @@ type PaymentStatus struct {
 	FundsAvailable    *bool             `json:"fundsAvailable,omitempty"` // false for too little money (nil: not said)
 	// RequestedExecutionDate is the execution date, when the bank reports
 	// one: a date it moved at the PSU's SCA (PIS10).
-	RequestedExecutionDate Date               `json:"requestedExecutionDate,omitzero"`
-	Links                  PaymentStatusLinks `json:"_links,omitzero"`
-	Messages               []TPPMessage       `json:"tppMessages,omitempty"`
+	RequestedExecutionDate Date          `json:"requestedExecutionDate,omitzero"`
+	Links                  ResourceLinks `json:"_links,omitzero"`
+	Messages               []TPPMessage  `json:"tppMessages,omitempty"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
@@ -255,25 +240,13 @@ func (s *PaymentStatus) UnmarshalJSON(data []byte) error { return decodeJSON(dat
 // MarshalJSON is MarshalJSONTo for encoding/json.
 func (s PaymentStatus) MarshalJSON() ([]byte, error) { return encodeJSON(s) }
 
-// PaymentStatusLinks are a status answer's _links; absent ones are zero.
-type PaymentStatusLinks struct {
-	Self               Link `json:"self,omitzero"`               // GET: the payment; DELETE: cancel it
-	Status             Link `json:"status,omitzero"`             // GET: the payment status again
-	StartAuthorisation Link `json:"startAuthorisation,omitzero"` // POST: the next signer's SCA of a PATC payment
-}
-
-// IsZero reports whether no link has an href.
-func (l PaymentStatusLinks) IsZero() bool {
-	return l.Self.IsZero() && l.Status.IsZero() && l.StartAuthorisation.IsZero()
-}
-
 // AuthorisationStatus is the answer of GET on an authorisation's link: the
 // state of that PSU's SCA (docs/interface.md PS8).
 type AuthorisationStatus struct {
-	SCAStatus  SCAStatus    `json:"scaStatus"`
-	PSUMessage string       `json:"psuMessage,omitempty"` // a text for the PSU, when the bank sends one
-	Links      SCALinkSet   `json:"_links,omitzero"`
-	Messages   []TPPMessage `json:"tppMessages,omitempty"`
+	SCAStatus  SCAStatus     `json:"scaStatus"`
+	PSUMessage string        `json:"psuMessage,omitempty"` // a text for the PSU, when the bank sends one
+	Links      ResourceLinks `json:"_links,omitzero"`
+	Messages   []TPPMessage  `json:"tppMessages,omitempty"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
@@ -318,7 +291,7 @@ type SigningBasket struct {
 type BasketInitiation struct {
 	BasketID          string            `json:"basketId"`
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
-	Links             InitiationLinks   `json:"_links"`
+	Links             ResourceLinks     `json:"_links"`
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
 }
 
@@ -328,7 +301,7 @@ type BasketDetails struct {
 	Payments          []string          `json:"payments,omitempty"`
 	Consents          []string          `json:"consents,omitempty"`
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
-	Links             InitiationLinks   `json:"_links,omitzero"`
+	Links             ResourceLinks     `json:"_links,omitzero"`
 	Messages          []TPPMessage      `json:"tppMessages,omitempty"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`

@@ -373,7 +373,7 @@ func TestTransactionsStandingOrders(t *testing.T) {
 	var got []string
 	for tx, err := range c.Accounts.Transactions(context.Background(), aisPresent, recAccountID, &TransactionsOptions{BookingStatus: BookingAll}) {
 		require.NoError(t, err)
-		got = append(got, string(tx.Status)+":"+tx.TransactionID+tx.TransactionAmount.Amount)
+		got = append(got, string(tx.BookingStatus)+":"+tx.TransactionID+tx.TransactionAmount.Amount)
 	}
 	assert.Equal(t, []string{"booked:b1-1.00", "information:-750.00", "information:-50.00", "information:-50.00", "booked:b2-1.00"}, got)
 	assert.Equal(t, "bookingStatus=all", bank.request(0).Query)

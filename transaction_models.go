@@ -98,10 +98,10 @@ type Transaction struct {
 	ProprietaryBankTransactionCode TransactionCode  `json:"proprietaryBankTransactionCode,omitzero"`
 	BalanceAfterTransaction        *Balance         `json:"balanceAfterTransaction,omitempty"`
 	Links                          TransactionLinks `json:"_links,omitzero"`
-	// Status is the report's group the transaction came from (BookingBooked,
-	// BookingPending, BookingInformation); empty on AccountsService.Transaction.
-	// It is not part of the bank's JSON.
-	Status BookingStatus `json:"-"`
+	// BookingStatus is the report's group the transaction came from
+	// (BookingBooked, BookingPending, BookingInformation); empty on
+	// AccountsService.Transaction. It is not part of the bank's JSON.
+	BookingStatus BookingStatus `json:"-"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
@@ -156,7 +156,7 @@ type transactionWire struct {
 	ProprietaryBankTransactionCode         TransactionCode        `json:"proprietaryBankTransactionCode,omitzero"`
 	BalanceAfterTransaction                *Balance               `json:"balanceAfterTransaction,omitempty"`
 	Links                                  TransactionLinks       `json:"_links,omitzero"`
-	Status                                 BookingStatus          `json:"-"`
+	BookingStatus                          BookingStatus          `json:"-"`
 	Extra                                  Extra                  `json:",embed"`
 }
 
@@ -457,8 +457,8 @@ type CardTransaction struct {
 	// ProprietaryBankTransactionCode decodes from a string or an object (see
 	// TransactionCode).
 	ProprietaryBankTransactionCode TransactionCode `json:"proprietaryBankTransactionCode,omitzero"`
-	// Status is the report's group (BookingBooked or BookingPending).
-	Status BookingStatus `json:"-"`
+	// BookingStatus is the report's group (BookingBooked or BookingPending).
+	BookingStatus BookingStatus `json:"-"`
 	// Extra holds the bank's members the fields above do not name (see Extra).
 	Extra Extra `json:",embed"`
 }
@@ -498,7 +498,7 @@ type cardTransactionWire struct {
 	TransactionDetails             string               `json:"transactionDetails,omitempty"`
 	Invoiced                       *bool                `json:"invoiced,omitempty"`
 	ProprietaryBankTransactionCode TransactionCode      `json:"proprietaryBankTransactionCode,omitzero"`
-	Status                         BookingStatus        `json:"-"`
+	BookingStatus                  BookingStatus        `json:"-"`
 	Extra                          Extra                `json:",embed"`
 }
 

@@ -34,7 +34,7 @@ func TestAccountsTransactionsFollowsNextLinks(t *testing.T) {
 	var ids []string
 	pending := 0
 	for _, tx := range txs {
-		switch tx.Status {
+		switch tx.BookingStatus {
 		case BookingPending:
 			pending++
 			assert.Equal(t, "Strømleverandør", tx.CreditorName)
@@ -46,7 +46,7 @@ func TestAccountsTransactionsFollowsNextLinks(t *testing.T) {
 	}
 	assert.Equal(t, 1, pending, "the pending entry the bank repeats on every page is yielded once")
 	assert.Equal(t, []string{"b-1", "b-2", "b-3", "b-4", "b-5"}, ids)
-	assert.Equal(t, BookingPending, txs[0].Status, "pending first")
+	assert.Equal(t, BookingPending, txs[0].BookingStatus, "pending first")
 
 	reqs := bank.requests()
 	require.Len(t, reqs, 3)
@@ -117,7 +117,7 @@ func TestAccountsTransactionsOffsetPaging(t *testing.T) {
 			require.NoError(t, err)
 			booked := 0
 			for _, tx := range txs {
-				if tx.Status == BookingBooked {
+				if tx.BookingStatus == BookingBooked {
 					booked++
 				}
 			}
@@ -230,7 +230,7 @@ func TestAccountsTransactionsPendingOnEveryPage(t *testing.T) {
 			txs, err := collect(t, c.Accounts.Transactions(context.Background(), aisPresent, aisAccountID, &TransactionsOptions{BookingStatus: BookingBoth, Limit: 2}))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, yielded(txs, func(x Transaction) (string, BookingStatus, Amount) {
-				return x.TransactionID, x.Status, x.TransactionAmount
+				return x.TransactionID, x.BookingStatus, x.TransactionAmount
 			}))
 		})
 	}
@@ -254,7 +254,7 @@ func TestCardTransactionsPending(t *testing.T) {
 	txs, err := collect(t, c.CardAccounts.Transactions(context.Background(), aisPresent, aisCardID, &TransactionsOptions{BookingStatus: BookingBoth}))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p1:1", "p:4", "p:4", "c1:1", "c2:1", "p:4", "p2:1", "c3:1", "c4:1", "p:5", "c5:1"}, yielded(txs, func(x CardTransaction) (string, BookingStatus, Amount) {
-		return x.CardTransactionID, x.Status, x.TransactionAmount
+		return x.CardTransactionID, x.BookingStatus, x.TransactionAmount
 	}))
 }
 
@@ -522,8 +522,8 @@ func TestAccountsTransactionsPage(t *testing.T) {
 	assert.Equal(t, AccountReference{BBAN: "12345678903", Currency: "NOK"}, rep.Account)
 	require.Len(t, rep.Transactions.Booked, 2)
 	require.Len(t, rep.Transactions.Pending, 1)
-	assert.Equal(t, BookingBooked, rep.Transactions.Booked[0].Status)
-	assert.Equal(t, BookingPending, rep.Transactions.Pending[0].Status)
+	assert.Equal(t, BookingBooked, rep.Transactions.Booked[0].BookingStatus)
+	assert.Equal(t, BookingPending, rep.Transactions.Pending[0].BookingStatus)
 	assert.Equal(t, []string{"GET"}, rep.Transactions.Links.Next.Verbs)
 	assert.Contains(t, rep.Transactions.Links.Next.Href, "page=2")
 	assert.Equal(t, aisAccountPath, rep.Transactions.Links.Account.Href)
@@ -567,7 +567,7 @@ func TestAccountsTransaction(t *testing.T) {
 			require.NotNil(t, tx.BalanceAfterTransaction)
 			assert.Equal(t, BalanceInterimBooked, tx.BalanceAfterTransaction.BalanceType)
 			assert.Equal(t, aisAccountPath+"/transactions/tx%2F1+2=3", tx.Links.TransactionDetails.Href)
-			assert.Empty(t, tx.Status)
+			assert.Empty(t, tx.BookingStatus)
 			assert.Equal(t, aisAccountPath+"/transactions/tx%2F1+2=3", bank.requests()[0].Path)
 		})
 	}
@@ -633,9 +633,9 @@ func TestCardTransactionsAmounts(t *testing.T) {
 			assert.Nil(t, byID["c-2"].OriginalAmount)
 			assert.Equal(t, Amount{"NOK", "-23.04"}, byID["c-p1"].TransactionAmount)
 			assert.Equal(t, &Amount{"EUR", "-2.00"}, byID["c-p1"].OriginalAmount)
-			assert.Equal(t, BookingPending, byID["c-p1"].Status)
-			assert.Equal(t, BookingBooked, byID["c-1"].Status)
-			assert.Equal(t, BookingPending, txs[0].Status, "pending first")
+			assert.Equal(t, BookingPending, byID["c-p1"].BookingStatus)
+			assert.Equal(t, BookingBooked, byID["c-1"].BookingStatus)
+			assert.Equal(t, BookingPending, txs[0].BookingStatus, "pending first")
 
 			reqs := bank.requests()
 			require.Len(t, reqs, 1)
@@ -761,7 +761,7 @@ func TestBalanceAndCardTransactionDateTimeJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.True(t, ts.Equal(*back.LastChangeDateTime))
 
-	b, err = json.Marshal(CardTransaction{TransactionAmount: Amount{"NOK", "1"}, AcceptorTransactionDateTime: &ts, Status: BookingBooked})
+	b, err = json.Marshal(CardTransaction{TransactionAmount: Amount{"NOK", "1"}, AcceptorTransactionDateTime: &ts, BookingStatus: BookingBooked})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"transactionAmount":{"currency":"NOK","amount":"1"},"acceptorTransactionDateTime":"2026-03-02T09:15:00+00:00"}`, string(b))
 

@@ -72,7 +72,8 @@ type txReport struct {
 	Pending *[]xs2a.Transaction `json:"pending,omitempty"`
 }
 
-// groupTransactions groups list by each entry's Status (booked or pending).
+// groupTransactions groups list by each entry's BookingStatus (booked or
+// pending).
 func groupTransactions(status xs2a.BookingStatus, list []xs2a.Transaction) txReport {
 	var r txReport
 	booked, pending := []xs2a.Transaction{}, []xs2a.Transaction{}
@@ -83,7 +84,7 @@ func groupTransactions(status xs2a.BookingStatus, list []xs2a.Transaction) txRep
 		r.Pending = &pending
 	}
 	for _, tx := range list {
-		switch tx.Status {
+		switch tx.BookingStatus {
 		case xs2a.BookingPending:
 			pending = append(pending, tx)
 			r.Pending = &pending
@@ -132,7 +133,7 @@ func runTransactions(ctx context.Context, e *env, args []string) error {
 			if date.IsZero() {
 				date = tx.ValueDate
 			}
-			rows = append(rows, []string{date.String(), string(tx.Status), tx.TransactionAmount.Amount, tx.TransactionAmount.Currency,
+			rows = append(rows, []string{date.String(), string(tx.BookingStatus), tx.TransactionAmount.Amount, tx.TransactionAmount.Currency,
 				firstNonEmpty(tx.CreditorName, tx.DebtorName), tx.RemittanceInformationUnstructured})
 		}
 		return rows

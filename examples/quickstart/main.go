@@ -281,13 +281,13 @@ func accountFlow(ctx context.Context, b *bank, cfg config, p *printer) (xs2a.PSU
 		if err != nil {
 			return psu, nil, err
 		}
-		if tx.Status == xs2a.BookingPending {
+		if tx.BookingStatus == xs2a.BookingPending {
 			pending++
 		} else {
 			booked++
 		}
 		if booked+pending <= 3 {
-			p.item("%s %-8s %10s  %.40s", tx.BookingDate, tx.Status, tx.TransactionAmount.Amount, firstNonEmpty(tx.CreditorName, tx.DebtorName, tx.RemittanceInformationUnstructured))
+			p.item("%s %-8s %10s  %.40s", tx.BookingDate, tx.BookingStatus, tx.TransactionAmount.Amount, firstNonEmpty(tx.CreditorName, tx.DebtorName, tx.RemittanceInformationUnstructured))
 		}
 	}
 	p.result("last 30 days: %d booked and %d pending transactions", booked, pending)
