@@ -91,7 +91,7 @@ func (s *AccountsService) Get(ctx context.Context, psu PSU, accountID string) (*
 
 // TransactionsPage returns one page of an account's transactions:
 // GET /v1/accounts/{accountID}/transactions with the query q (nil: none).
-// Each entry's BookingStatus is set to BookingBooked or BookingPending. The
+// Each entry's BookingStatus is set to BookingBooked, BookingPending or (standing orders) BookingInformation. The
 // next page, if any, is in Transactions.Links.Next; Transactions follows it
 // for you. Member banks also send Transactions.Links.Previous, the page before
 // (docs/interface.md PRS4).
