@@ -142,12 +142,21 @@ func (b *accessBudget) take(ctx context.Context, psuID, accountID string, ep Bud
 	if err != nil {
 		return nil, fmt.Errorf("xs2a: access budget for %s: %w", bankText(string(ep), 64), err)
 	}
-	st := &BudgetStatus{Endpoint: ep, Limit: AccessLimit, Remaining: min(max(bt.Remaining, 0), AccessLimit), Reset: bt.Next}
+	st := budgetStatus(ep, bt)
+	if !bt.OK {
+		return &st, &AccessExceededError{Endpoint: ep, Next: bt.Next}
+	}
+	return &st, nil
+}
+
+// budgetStatus is the BudgetStatus of a store's answer for ep: Remaining
+// within 0 and AccessLimit whatever the store says, 0 when refused.
+func budgetStatus(ep BudgetEndpoint, bt BudgetTake) BudgetStatus {
+	st := BudgetStatus{Endpoint: ep, Limit: AccessLimit, Remaining: min(max(bt.Remaining, 0), AccessLimit), Reset: bt.Next}
 	if !bt.OK {
 		st.Remaining = 0
-		return st, &AccessExceededError{Endpoint: ep, Next: bt.Next}
 	}
-	return st, nil
+	return st
 }
 
 // errNotCounted is Client.Budget's error when the client counts nothing.
@@ -200,11 +209,7 @@ func (b *accessBudget) peek(ctx context.Context, psuID, accountID string, ep Bud
 	if err != nil {
 		return BudgetStatus{}, fmt.Errorf("xs2a: access budget for %s: %w", bankText(string(ep), 64), err)
 	}
-	st := BudgetStatus{Endpoint: ep, Limit: AccessLimit, Remaining: min(max(bt.Remaining, 0), AccessLimit), Reset: bt.Next}
-	if !bt.OK {
-		st.Remaining = 0
-	}
-	return st, nil
+	return budgetStatus(ep, bt), nil
 }
 
 // checkHistory refuses a dateFrom, or a dateTo, more than HistoryLimit (90
@@ -291,6 +296,19 @@ func NewMemoryBudgetStore() BudgetStore {
 // Take implements BudgetStore. Calls recorded at a time after now (a clock that
 // went back) still count, so a clock step never frees calls early.
 func (s *memoryStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (BudgetTake, error) {
+	return s.count(ctx, key, now, limit, window, true)
+}
+
+// Peek implements BudgetStore: it reads the calls counted under key in
+// (now-window, now] without recording one (nor a key).
+func (s *memoryStore) Peek(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (BudgetTake, error) {
+	return s.count(ctx, key, now, limit, window, false)
+}
+
+// count reads the calls under key in (now-window, now] and, with record,
+// records one at now when it fits (Take); without, it changes nothing
+// (Peek).
+func (s *memoryStore) count(ctx context.Context, key string, now time.Time, limit int, window time.Duration, record bool) (BudgetTake, error) {
 	if err := checkContext(ctx); err != nil {
 		return BudgetTake{}, err
 	}
@@ -302,68 +320,50 @@ func (s *memoryStore) Take(ctx context.Context, key string, now time.Time, limit
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ops++
-	if s.ops >= len(s.keys) || !now.Before(s.lastSweep.Add(window)) {
-		s.sweep(now)
+	if record {
+		s.ops++
+		if s.ops >= len(s.keys) || !now.Before(s.lastSweep.Add(window)) {
+			s.sweep(now)
+		}
+		if s.keys[key] == nil {
+			s.keys[key] = &memoryEntry{}
+		}
 	}
 	e := s.keys[key]
 	if e == nil {
-		e = &memoryEntry{}
-		s.keys[key] = e
+		return BudgetTake{OK: true, Remaining: limit}, nil
 	}
 	start := now.Add(-window)
 	i := 0
 	for i < len(e.calls) && !e.calls[i].After(start) {
 		i++
 	}
-	e.calls = slices.Delete(e.calls, 0, i)
-	if len(e.calls) >= limit {
+	calls := e.calls[i:]
+	if record {
+		e.calls = slices.Delete(e.calls, 0, i)
+		calls = e.calls
+	}
+	if len(calls) >= limit {
 		// The call that must leave the window for one more to fit.
-		return BudgetTake{Next: e.calls[len(e.calls)-limit].Add(window)}, nil
+		return BudgetTake{Next: calls[len(calls)-limit].Add(window)}, nil
 	}
-	at, _ := slices.BinarySearchFunc(e.calls, now, func(a, b time.Time) int { return a.Compare(b) })
-	// Insert after equal times, keeping the slice sorted.
-	for at < len(e.calls) && e.calls[at].Equal(now) {
-		at++
-	}
-	e.calls = slices.Insert(e.calls, at, now)
-	if u := e.calls[len(e.calls)-1].Add(window); u.After(e.until) {
-		e.until = u
-	}
-	return BudgetTake{OK: true, Remaining: limit - len(e.calls), Next: e.calls[0].Add(window)}, nil
-}
-
-// Peek implements BudgetStore: it reads the calls counted under key in
-// (now-window, now] without recording one (nor a key).
-func (s *memoryStore) Peek(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (BudgetTake, error) {
-	if err := checkContext(ctx); err != nil {
-		return BudgetTake{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return BudgetTake{}, err
-	}
-	if limit < 1 || window <= 0 {
-		return BudgetTake{}, errStoreArgs
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var calls []time.Time
-	if e := s.keys[key]; e != nil {
-		start := now.Add(-window)
-		i := 0
-		for i < len(e.calls) && !e.calls[i].After(start) {
-			i++
+	if record {
+		at, _ := slices.BinarySearchFunc(e.calls, now, func(a, b time.Time) int { return a.Compare(b) })
+		// Insert after equal times, keeping the slice sorted.
+		for at < len(e.calls) && e.calls[at].Equal(now) {
+			at++
 		}
-		calls = e.calls[i:]
+		e.calls = slices.Insert(e.calls, at, now)
+		if u := e.calls[len(e.calls)-1].Add(window); u.After(e.until) {
+			e.until = u
+		}
+		calls = e.calls
 	}
-	switch n := len(calls); {
-	case n == 0:
-		return BudgetTake{OK: true, Remaining: limit}, nil
-	case n >= limit:
-		return BudgetTake{Next: calls[n-limit].Add(window)}, nil
-	default:
-		return BudgetTake{OK: true, Remaining: limit - n, Next: calls[0].Add(window)}, nil
+	t := BudgetTake{OK: true, Remaining: limit - len(calls)}
+	if len(calls) > 0 {
+		t.Next = calls[0].Add(window)
 	}
+	return t, nil
 }
 
 // sweep drops the keys whose calls have all left their window. It runs when
