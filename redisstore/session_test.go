@@ -62,7 +62,7 @@ func checkSessionFleetAgrees(t *testing.T, d *deployment) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				id, err := m.Begin(ctx, u)
+				id, err := sessionOf(m.Begin(ctx, u, "test"))
 				if !assert.NoError(t, err) {
 					return
 				}
@@ -107,10 +107,10 @@ func checkSessionFleetAbort(t *testing.T, d *deployment) {
 	ms := managers(t, d, c, 8)
 	ctx := context.Background()
 	const user = "tpp-user-1"
-	old, err := ms[0].Begin(ctx, user)
+	old, err := sessionOf(ms[0].Begin(ctx, user, "test"))
 	require.NoError(t, err)
 	require.NoError(t, ms[1].Complete(ctx, user, old))
-	aborted, err := ms[2].Begin(ctx, user)
+	aborted, err := sessionOf(ms[2].Begin(ctx, user, "test"))
 	require.NoError(t, err)
 	require.NoError(t, ms[3].Abort(ctx, user, aborted))
 	require.ErrorIs(t, ms[4].Complete(ctx, user, aborted), xs2a.ErrUnknownSession)
