@@ -225,8 +225,10 @@ func (s failingSessionStore) Update(context.Context, string, func(SessionState) 
 func (s failingSessionStore) Load(context.Context, string) (SessionState, error) {
 	return SessionState{}, s.err
 }
-func (s failingSessionStore) Index(context.Context, string, string, time.Duration) error { return s.err }
-func (s failingSessionStore) Lookup(context.Context, string) (string, error)             { return "", s.err }
+func (s failingSessionStore) Index(context.Context, string, string, time.Duration) error {
+	return s.err
+}
+func (s failingSessionStore) Lookup(context.Context, string) (string, error) { return "", s.err }
 
 func TestSessionStoreErrors(t *testing.T) {
 	t.Parallel()
