@@ -208,6 +208,8 @@ func NewSessionID() string { return uuid.NewString() }
 // *Callback, or onFailure with its error (nil: the answer is 400). Before
 // storing cb.PSUID, onSuccess checks that the callback belongs to the user
 // whose browser brought it, as SessionManager.Complete does.
+// SessionManager.CallbackHandler also resolves the SCA's state (CB7), so a
+// failure names the user and purpose too.
 func CallbackHandler(onSuccess func(w http.ResponseWriter, r *http.Request, cb *Callback),
 	onFailure func(w http.ResponseWriter, r *http.Request, err error)) http.Handler {
 	if onSuccess == nil {

@@ -2,6 +2,9 @@ package xs2a
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -477,4 +480,59 @@ func FuzzCallbackState(f *testing.F) {
 		_, again := m.Callback(ctx, q)
 		require.ErrorIs(t, again, ErrUnknownSession, "a state answers once")
 	})
+}
+
+// TestSessionManagerCallbackHandler: GET only, no-store and no-referrer on
+// every answer, and a query url.ParseQuery refuses is not acted on (its
+// state still answers the real callback).
+func TestSessionManagerCallbackHandler(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := NewSessionManager(nil, newFakeClock().Now)
+	start, err := m.Begin(ctx, "alice", "accounts")
+	require.NoError(t, err)
+	var got []error
+	var users []string
+	h := m.CallbackHandler(func(w http.ResponseWriter, r *http.Request, res *SCAResult, err error) {
+		got = append(got, err)
+		if res != nil {
+			users = append(users, res.User)
+		}
+	})
+	serve := func(method, rawQuery string) *http.Response {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(method, "/base/cb?"+rawQuery, nil))
+		return rec.Result()
+	}
+	res := serve(http.MethodPost, successQuery(start).Encode())
+	assert.Equal(t, http.StatusMethodNotAllowed, res.StatusCode)
+	assert.Empty(t, got, "a POST reaches nobody")
+	res = serve(http.MethodGet, successQuery(start).Encode()+"&x=%zz")
+	assert.Equal(t, "no-store", res.Header.Get("Cache-Control"))
+	assert.Equal(t, "no-referrer", res.Header.Get("Referrer-Policy"))
+	require.Len(t, got, 1)
+	assert.ErrorIs(t, got[0], ErrInvalidCallback)
+	serve(http.MethodGet, successQuery(start).Encode())
+	require.Len(t, got, 2)
+	assert.NoError(t, got[1])
+	assert.Equal(t, []string{"alice"}, users)
+}
+
+// TestMemoryIndexSwept: the memory store drops index entries past their
+// time once the index has doubled, and keeps the live ones.
+func TestMemoryIndexSwept(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := newFakeClock()
+	s := NewMemorySessionStore().(*memorySessionStore)
+	s.wallTime = clock.Now
+	for i := range 1024 {
+		require.NoError(t, s.Index(ctx, fmt.Sprint("old-", i), "v", time.Hour))
+	}
+	clock.Advance(time.Hour)
+	require.NoError(t, s.Index(ctx, "new", "v", time.Hour))
+	assert.Len(t, s.index, 1)
+	v, err := s.Lookup(ctx, "new")
+	require.NoError(t, err)
+	assert.Equal(t, "v", v)
 }
