@@ -226,7 +226,7 @@ func TestLimitsSCASession(t *testing.T) {
 	start := func(t *testing.T) (*bank, *xs2a.SessionManager, xs2a.PSU) {
 		b := newBank(t)
 		sm := xs2a.NewSessionManager(nil, b.clock.Now)
-		s1, err := sm.Begin(ctx, user)
+		s1, err := beginSession(sm.Begin(ctx, user, "accounts"))
 		require.NoError(t, err)
 		psu := xs2a.PSU{SessionID: s1, IPAddress: psuIP}
 		_, _, err = b.c.Accounts.List(ctx, psu)
@@ -274,7 +274,7 @@ func TestLimitsSCASession(t *testing.T) {
 		require.NoError(t, err)
 		assert.False(t, ok, "SCA must be redone")
 
-		s2, err := sm.Begin(ctx, user)
+		s2, err := beginSession(sm.Begin(ctx, user, "accounts"))
 		require.NoError(t, err)
 		got, err := redo(t, b, psu, s2)
 		require.NoError(t, err)
@@ -287,7 +287,7 @@ func TestLimitsSCASession(t *testing.T) {
 		b, sm, psu := start(t)
 		s1 := psu.SessionID
 		b.clock.Advance(10 * time.Minute)
-		s2, err := sm.Begin(ctx, user)
+		s2, err := beginSession(sm.Begin(ctx, user, "accounts"))
 		require.NoError(t, err)
 		psu.SessionID = s2
 		_, _, err = b.c.Accounts.List(ctx, psu)
@@ -304,7 +304,7 @@ func TestLimitsSCASession(t *testing.T) {
 		t.Parallel()
 		b, sm, psu := start(t)
 		s1 := psu.SessionID
-		s2, err := sm.Begin(ctx, user)
+		s2, err := beginSession(sm.Begin(ctx, user, "accounts"))
 		require.NoError(t, err)
 		_, err = redo(t, b, psu, s2, xs2atest.Cancel())
 		require.ErrorIs(t, err, xs2a.ErrSCAFailed)
@@ -384,3 +384,6 @@ func TestLimitsStoreDownFailsClosed(t *testing.T) {
 		})
 	}
 }
+
+// beginSession is the session id of Begin's SCAStart.
+func beginSession(s xs2a.SCAStart, err error) (string, error) { return s.SessionID, err }

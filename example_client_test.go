@@ -610,11 +610,11 @@ func ExampleSessionManager() {
 	const user = "tpp-user-42" // the TPP's own user id
 
 	// No SCA yet: begin a session and send its id with the request.
-	sessionID, err := sessions.Begin(ctx, user)
+	start, err := sessions.Begin(ctx, user, "accounts")
 	if err != nil {
 		log.Fatal(err)
 	}
-	psu := xs2a.PSU{IPAddress: "192.0.2.10", SessionID: sessionID}
+	psu := start.PSU(xs2a.PSU{IPAddress: "192.0.2.10"})
 	_, _, err = client.Accounts.List(ctx, psu)
 	var sca *xs2a.SCARequiredError
 	fmt.Println("SCA required:", errors.As(err, &sca))

@@ -56,7 +56,8 @@ func ExampleCallbackHandler() {
 
 	// First SCA: the request goes out with TPP-Session-ID: first, the bank answers
 	// with a scaRedirect, the PSU authenticates and comes back.
-	first, _ := sessions.Begin(ctx, user)
+	startfirst, _ := sessions.Begin(ctx, user, "consent")
+	first := startfirst.SessionID
 	pending = first
 	res := redirect(url.Values{
 		"psu-id":         {"3f6c1b2a-9d4e-4c1a-8b7f-0e2d5a6c7b8d"},
@@ -68,7 +69,8 @@ func ExampleCallbackHandler() {
 	fmt.Println("active session is the first:", ok && current == first)
 
 	// A new session within the hour needs a new SCA; this one fails.
-	second, _ := sessions.Begin(ctx, user)
+	startsecond, _ := sessions.Begin(ctx, user, "consent")
+	second := startsecond.SessionID
 	pending = second
 	res = redirect(url.Values{
 		"status":  {"400"},

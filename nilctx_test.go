@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -109,6 +110,7 @@ func nilCtxArgs(t *testing.T, m ctxMethod) []reflect.Value {
 		reflect.TypeFor[BudgetEndpoint]():                           BudgetBalances,
 		reflect.TypeFor[time.Duration]():                            AccessWindow,
 		reflect.TypeFor[func(SessionState) (SessionState, error)](): func(s SessionState) (SessionState, error) { return s, nil },
+		reflect.TypeFor[url.Values]():                               url.Values{"xs2a-state": {newState()}},
 	}
 	ft := m.fn.Type()
 	var args []reflect.Value

@@ -34,7 +34,8 @@ type config struct {
 }
 
 // WithRedirectURI sets TPP-Redirect-URI, the callback after SCA
-// (docs/interface.md, TPP redirect). Required.
+// (docs/interface.md, TPP redirect). Required. A call whose PSU carries an
+// SCAState sends it with xs2a-state added (CB7), so uri holds no xs2a-state.
 func WithRedirectURI(uri string) Option {
 	return func(c *config) error {
 		u, err := url.Parse(uri)
@@ -43,6 +44,9 @@ func WithRedirectURI(uri string) Option {
 		}
 		if u.Scheme != "https" && u.Scheme != "http" {
 			return invalid("RedirectURI", "must use https (or http for local testing)")
+		}
+		if q, err := url.ParseQuery(u.RawQuery); err != nil || q.Has(paramState) {
+			return invalid("RedirectURI", "must have a well-formed query without %s (the SDK adds it)", paramState)
 		}
 		c.redirectURI = uri
 		return nil

@@ -201,6 +201,7 @@ func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 		if err := r.psu.writeHeaders(h, r.psuContext); err != nil {
 			return nil, err
 		}
+		r.psu.writeRedirect(h, c.cfg.redirectURI)
 	}
 	u, err := c.target(r)
 	if err != nil {

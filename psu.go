@@ -15,9 +15,10 @@ import (
 // PSU-CORPORATE-ID, IPAddress into PSU-IP-Address (set only when the PSU is
 // present in real time: without it a call is limited, L1, L2; payment
 // initiation needs it, L7), SessionID into TPP-Session-ID, RedirectPreferred
-// into TPP-Redirect-Preferred, and Context into PSU-Context on the calls that
-// start a consent or registration SCA. Values are checked before anything is
-// sent (H16).
+// into TPP-Redirect-Preferred, Context into PSU-Context on the calls that
+// start a consent or registration SCA, and SCAState into the xs2a-state
+// parameter of the call's TPP-Redirect-URI (CB7). Values are checked before
+// anything is sent (H16).
 type PSU struct {
 	ID                string     // psu-id from the SCA callback; "" before the first SCA
 	CorporateID       string     // psu-corporate-id, corporate context only
@@ -25,6 +26,11 @@ type PSU struct {
 	SessionID         string     // TPP-Session-ID
 	RedirectPreferred *bool      // TPP-Redirect-Preferred (false: app biometrics)
 	Context           PSUContext // PSU-Context on consent and registration calls; "" not sent
+	// SCAState is the state of the SCA this call may start, from
+	// SessionManager.Begin (SCAStart.PSU) or CallPresent: the SDK adds it to
+	// the client's TPP-Redirect-URI as xs2a-state, and SessionManager.Callback
+	// reads it back. "" sends the client's TPP-Redirect-URI as it is.
+	SCAState string
 }
 
 // Present reports whether the PSU takes part in real time (IPAddress set).
@@ -33,7 +39,7 @@ func (p PSU) Present() bool { return p.IPAddress != "" }
 // LogValue implements slog.LogValuer: a PSU logged with slog (slog.Any("psu",
 // psu), at any level of groups, by any handler) is a group that says what is
 // set and shows no identifier: "present" (IPAddress set), then id,
-// corporate_id, session_id and ip_address as "[redacted]" when set and
+// corporate_id, session_id, ip_address and sca_state as "[redacted]" when set and
 // left out when not, redirect_preferred when set, and context when it is
 // one of the PSUContext constants ("[redacted]" otherwise). slog resolves
 // the PSU value itself and a non-nil *PSU. A PSU inside a struct, slice or
@@ -41,10 +47,11 @@ func (p PSU) Present() bool { return p.IPAddress != "" }
 // (Format: redacted, unless the field is unexported), a JSON handler with
 // encoding/json (the fields as they are). Log the PSU as its own attribute.
 func (p PSU) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 1, 7)
+	attrs := make([]slog.Attr, 1, 8)
 	attrs[0] = slog.Bool("present", p.Present())
 	for _, f := range [...][2]string{
 		{"id", p.ID}, {"corporate_id", p.CorporateID}, {"session_id", p.SessionID}, {"ip_address", p.IPAddress},
+		{"sca_state", p.SCAState},
 	} {
 		if f[1] != "" {
 			attrs = append(attrs, slog.String(f[0], redactedText))
@@ -117,6 +124,9 @@ func (p PSU) writeHeaders(h http.Header, withContext bool) error {
 	if p.Context != "" && !p.Context.Valid() {
 		return invalid("PSU.Context", "must be PRIVATE or CORPORATE (ContextPrivate, ContextCorporate)")
 	}
+	if p.SCAState != "" && !validState(p.SCAState) {
+		return invalid("PSU.SCAState", "must be a state from SessionManager.Begin or CallPresent")
+	}
 	for _, kv := range [...][2]string{
 		{"PSU-ID", p.ID}, {"PSU-CORPORATE-ID", p.CorporateID}, {"PSU-IP-Address", p.IPAddress},
 		{"TPP-Session-ID", p.SessionID},
@@ -137,6 +147,14 @@ func (p PSU) writeHeaders(h http.Header, withContext bool) error {
 		h.Set("TPP-Redirect-Preferred", v)
 	}
 	return nil
+}
+
+// writeRedirect sets the call's own TPP-Redirect-URI, uri with the
+// SCAState added, when there is a state (writeHeaders checked it).
+func (p PSU) writeRedirect(h http.Header, uri string) {
+	if p.SCAState != "" && uri != "" {
+		h.Set("TPP-Redirect-URI", redirectWithState(uri, p.SCAState))
+	}
 }
 
 // headerSafe reports whether s is 1..max printable ASCII characters.

@@ -21,12 +21,13 @@ var logPSU = PSU{
 	IPAddress:         "192.0.2.10",
 	RedirectPreferred: new(false),
 	Context:           ContextCorporate,
+	SCAState:          "q9T2Zx7LmN4pR8sV1wY3bC6dF0gH5jK2lM9nP4rS7tU",
 }
 
 // assertNoPSUID fails when out holds any of psu's identifiers, in any case.
 func assertNoPSUID(t *testing.T, psu PSU, out string) {
 	t.Helper()
-	for _, id := range []string{psu.ID, psu.CorporateID, psu.SessionID, psu.IPAddress} {
+	for _, id := range []string{psu.ID, psu.CorporateID, psu.SessionID, psu.IPAddress, psu.SCAState} {
 		if id != "" {
 			assert.NotContains(t, strings.ToLower(out), strings.ToLower(id), "an identifier in:\n%s", out)
 		}
@@ -86,7 +87,8 @@ func TestPSULogValueShape(t *testing.T) {
 		want map[string]any
 	}{
 		{"every field", logPSU, map[string]any{"present": true, "id": redactedText, "corporate_id": redactedText,
-			"session_id": redactedText, "ip_address": redactedText, "redirect_preferred": false, "context": "CORPORATE"}},
+			"session_id": redactedText, "ip_address": redactedText, "redirect_preferred": false, "context": "CORPORATE",
+			"sca_state": redactedText}},
 		{"not present, before SCA", PSU{SessionID: "s-1"}, map[string]any{"present": false, "session_id": redactedText}},
 		{"zero", PSU{}, map[string]any{"present": false}},
 		{"context not a constant", PSU{Context: PSUContext(logPSU.ID)}, map[string]any{"present": false, "context": redactedText}},

@@ -60,7 +60,8 @@ const (
 
 var (
 	failureParams  = []string{paramSystem, paramStatus, paramCode, paramMessage}
-	callbackParams = append([]string{paramPSUID, paramPSUCorporateID, paramTPPSessionID, paramContext}, failureParams...)
+	callbackParams = append([]string{paramPSUID, paramPSUCorporateID, paramTPPSessionID, paramContext, paramState},
+		failureParams...)
 )
 
 // The reasons a CallbackError gives. They are fixed texts, so an error can
@@ -207,20 +208,14 @@ func NewSessionID() string { return uuid.NewString() }
 // *Callback, or onFailure with its error (nil: the answer is 400). Before
 // storing cb.PSUID, onSuccess checks that the callback belongs to the user
 // whose browser brought it, as SessionManager.Complete does.
+// SessionManager.CallbackHandler also resolves the SCA's state (CB7), so a
+// failure names the user and purpose too.
 func CallbackHandler(onSuccess func(w http.ResponseWriter, r *http.Request, cb *Callback),
 	onFailure func(w http.ResponseWriter, r *http.Request, err error)) http.Handler {
 	if onSuccess == nil {
 		panic("xs2a: CallbackHandler: nil onSuccess")
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Cache-Control", "no-store")
-		h.Set("Referrer-Policy", "no-referrer")
-		if r.Method != http.MethodGet {
-			h.Set("Allow", http.MethodGet)
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
+	return callbackPage(func(w http.ResponseWriter, r *http.Request) {
 		switch cb, err := parseCallbackQuery(r.URL.RawQuery); {
 		case err == nil:
 			onSuccess(w, r, cb)
@@ -231,6 +226,22 @@ func CallbackHandler(onSuccess func(w http.ResponseWriter, r *http.Request, cb *
 		default:
 			http.Error(w, "invalid SCA callback", http.StatusBadRequest)
 		}
+	})
+}
+
+// callbackPage serves a TPP-Redirect-URI with page (docs/interface.md CB6):
+// GET only (405 otherwise), and every answer no-store and no-referrer.
+func callbackPage(page http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		if r.Method != http.MethodGet {
+			h.Set("Allow", http.MethodGet)
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		page(w, r)
 	})
 }
 

@@ -2,8 +2,11 @@ package xs2a
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -19,15 +22,42 @@ const PendingValidity = time.Hour
 
 // SessionState is a user's state in a SessionStore; only SessionManager changes it.
 type SessionState struct {
-	Active       string    // the TPP-Session-ID whose SCA completed last ("" when none)
-	ActiveUntil  time.Time // when Active's SCA expires: completion + SessionValidity
-	Pending      string    // the TPP-Session-ID waiting for SCA ("" when none)
-	PendingSince time.Time // when Begin handed out Pending, by the SessionManager's clock
+	Active        string    // the TPP-Session-ID whose SCA completed last ("" when none)
+	ActiveUntil   time.Time // when Active's SCA expires: completion + SessionValidity
+	ActivePurpose string    // the purpose Active was begun with
+	Pending       string    // the TPP-Session-ID waiting for SCA ("" when none)
+	PendingSince  time.Time // when Begin handed out Pending, by the SessionManager's clock
+	// SCAs are the SCAs begun and not yet called back, each with its own
+	// state: at most maxSCAs, those older than PendingValidity dropped.
+	SCAs []PendingSCA
 }
 
-// SessionStore keeps SessionStates by user key. Implement it over a shared
-// database (a SQL transaction, a Redis WATCH/MULTI) when several TPP replicas
-// serve the same users; NewMemorySessionStore serves a single process.
+// IsZero reports a state that holds nothing (a store may delete it).
+func (s SessionState) IsZero() bool {
+	return s.Active == "" && s.ActiveUntil.IsZero() && s.ActivePurpose == "" && s.Pending == "" &&
+		s.PendingSince.IsZero() && len(s.SCAs) == 0
+}
+
+// PendingSCA is one SCA a SessionManager began for a user and whose callback
+// has not come: under a new TPP-Session-ID (Begin) or under the Active one
+// (a payment's SCA through CallPresent).
+type PendingSCA struct {
+	StateHash  string    // SHA-256 of the state, in hex: the state itself is never stored
+	Purpose    string    // the TPP's purpose, given to Begin or CallPresent
+	SessionID  string    // the TPP-Session-ID the SCA runs under
+	NewSession bool      // begun by Begin: its completion makes SessionID Active (if still Pending)
+	Since      time.Time // when it began, by the SessionManager's clock
+}
+
+// maxSCAs bounds the SCAs kept per user; a new one drops the oldest.
+const maxSCAs = 16
+
+// SessionStore keeps SessionStates by user key, and an index of opaque
+// values (a user key sealed with the state or session id it is found by)
+// under keys the SessionManager computes (hashes of that state or session
+// id). Implement it over a shared database (a SQL transaction, a Redis
+// WATCH/MULTI) when several TPP replicas serve the same users;
+// NewMemorySessionStore serves a single process.
 type SessionStore interface {
 	// Update loads the state of user (zero when none), calls fn and stores what
 	// fn returns, atomically with respect to other Updates of user; on fn's error
@@ -36,16 +66,32 @@ type SessionStore interface {
 	Update(ctx context.Context, user string, fn func(s SessionState) (SessionState, error)) error
 	// Load returns the state of user, the zero SessionState when there is none.
 	Load(ctx context.Context, user string) (SessionState, error)
+	// Index records value under key for at least ttl; Lookup returns the
+	// value under key, "" when none. SessionManager trusts a lookup only
+	// after finding what the key names in the user's state, so a store may
+	// keep a key longer than ttl, and expiry is only clean-up.
+	Index(ctx context.Context, key, value string, ttl time.Duration) error
+	Lookup(ctx context.Context, key string) (value string, err error)
 }
 
 // NewMemorySessionStore returns an in-memory SessionStore, safe for concurrent use.
 func NewMemorySessionStore() SessionStore {
-	return &memorySessionStore{m: make(map[string]SessionState)}
+	return &memorySessionStore{m: make(map[string]SessionState), index: make(map[string]indexEntry)}
 }
 
 type memorySessionStore struct {
-	mu sync.Mutex
-	m  map[string]SessionState
+	mu       sync.Mutex
+	m        map[string]SessionState
+	index    map[string]indexEntry
+	swept    int // len(index) after the last sweep
+	wallTime func() time.Time
+}
+
+// indexEntry is a value under an index key, until a time of the wall
+// clock (expiry is only clean-up: SessionManager decides by its own clock).
+type indexEntry struct {
+	value string
+	until time.Time
 }
 
 func (s *memorySessionStore) Update(ctx context.Context, user string, fn func(SessionState) (SessionState, error)) error {
@@ -57,16 +103,22 @@ func (s *memorySessionStore) Update(ctx context.Context, user string, fn func(Se
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := fn(s.m[user])
+	st, err := fn(cloneState(s.m[user]))
 	if err != nil {
 		return err
 	}
-	if st == (SessionState{}) {
+	if st.IsZero() {
 		delete(s.m, user)
 	} else {
-		s.m[user] = st
+		s.m[user] = cloneState(st)
 	}
 	return nil
+}
+
+// cloneState copies SCAs, so that no caller shares the store's slice.
+func cloneState(s SessionState) SessionState {
+	s.SCAs = slices.Clone(s.SCAs)
+	return s
 }
 
 // Load is an Update that stores the state it read.
@@ -75,11 +127,52 @@ func (s *memorySessionStore) Load(ctx context.Context, user string) (st SessionS
 	return st, err
 }
 
+// Index records value under key; entries past their time are swept when
+// the index has doubled since the last sweep.
+func (s *memorySessionStore) Index(ctx context.Context, key, value string, ttl time.Duration) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now
+	if s.wallTime != nil {
+		now = s.wallTime
+	}
+	if len(s.index) >= max(2*s.swept, 1024) {
+		t := now()
+		maps.DeleteFunc(s.index, func(_ string, e indexEntry) bool { return !t.Before(e.until) })
+		s.swept = len(s.index)
+	}
+	s.index[key] = indexEntry{value: value, until: now().Add(ttl)}
+	return nil
+}
+
+// Lookup returns the value under key, "" when none.
+func (s *memorySessionStore) Lookup(ctx context.Context, key string) (string, error) {
+	if err := checkContext(ctx); err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.index[key].value, nil
+}
+
 // SessionManager keeps each user's TPP-Session-IDs, an Active and a Pending
-// one (docs/interface.md CS3 to CS5). Send Current as TPP-Session-ID; when it
-// has none, or the bank asks for SCA anyway, call Begin and send the PSU to the
-// scaRedirect link; on the callback call Complete, on a failed SCA Abort. State
-// lives in a SessionStore; a SessionManager is safe for concurrent use.
+// one (docs/interface.md CS3 to CS6), and the SCAs begun for the user, each
+// with the TPP's purpose and a state of its own (CB7). CallPresent makes a
+// call with the customer present and begins SCA when the bank asks; by hand,
+// send Current as TPP-Session-ID, and when it has none, or the bank asks for
+// SCA anyway, call Begin and send the PSU to the scaRedirect link. On the
+// callback, Callback returns the user and purpose, on success and failure
+// alike. State lives in a SessionStore; a SessionManager is safe for
+// concurrent use.
 type SessionManager struct {
 	store SessionStore
 	now   func() time.Time
@@ -108,9 +201,7 @@ func (m *SessionManager) Current(ctx context.Context, user string) (sessionID st
 }
 
 // Pending returns the session id that Begin handed out and whose SCA has
-// neither completed nor been aborted nor expired (PendingValidity). A failed
-// SCA's redirect carries no tpp-session-id, so a TPP that learns of the
-// failure there aborts this id.
+// neither completed nor been aborted nor expired (PendingValidity).
 func (m *SessionManager) Pending(ctx context.Context, user string) (sessionID string, ok bool, err error) {
 	s, err := m.load(ctx, user)
 	if err != nil || !m.pendingValid(s) {
@@ -125,23 +216,73 @@ func (m *SessionManager) Valid(ctx context.Context, user, sessionID string) (boo
 	return ok && sessionID == cur, err
 }
 
-// Begin returns a new TPP-Session-ID for a request that will need SCA and
-// records it as Pending, replacing any earlier Pending ID, for
+// SCAStart is an SCA that Begin recorded: send both with the call that
+// starts it (SCAStart.PSU does).
+type SCAStart struct {
+	SessionID string // the new TPP-Session-ID (PSU.SessionID)
+	State     string // the SCA's state (PSU.SCAState): secret, single-use, never stored
+}
+
+// PSU returns p with s's SessionID and State.
+func (s SCAStart) PSU(p PSU) PSU {
+	p.SessionID, p.SCAState = s.SessionID, s.State
+	return p
+}
+
+// Begin returns a new TPP-Session-ID and state for a request that will need
+// SCA, for user (the TPP's own key) and purpose (what the SCA is for, 1 to 64
+// printable ASCII characters, returned by Callback). The ID becomes Pending,
+// replacing any earlier Pending ID (whose callback then resolves, but
+// completes nothing: only the latest SCA begun counts, CS6), for
 // PendingValidity from now. The Active ID, if any, stays valid until the new
 // one's SCA completes.
-func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID string, err error) {
-	id := NewSessionID()
-	err = m.update(ctx, user, func(s SessionState) (SessionState, error) {
-		if s.Active != "" && !m.activeValid(s) {
-			s.Active, s.ActiveUntil = "", time.Time{}
+func (m *SessionManager) Begin(ctx context.Context, user, purpose string) (SCAStart, error) {
+	start := SCAStart{SessionID: NewSessionID(), State: newState()}
+	if err := m.record(ctx, user, purpose, start, true); err != nil {
+		return SCAStart{}, err
+	}
+	return start, nil
+}
+
+// record indexes and stores an SCA begun for user: under a new session
+// (Begin's) or under the Active one.
+func (m *SessionManager) record(ctx context.Context, user, purpose string, start SCAStart, newSession bool) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
+	switch {
+	case user == "":
+		return invalid("user", "empty")
+	case !validPurpose(purpose):
+		return invalid("purpose", "must be 1 to %d printable ASCII characters", maxPurpose)
+	}
+	hash := stateHash(start.State)
+	// Indexed first: a key whose SCA never got stored names nothing.
+	if err := m.store.Index(ctx, stateKey(start.State), seal(start.State, user), PendingValidity); err != nil {
+		return storeError(err)
+	}
+	if newSession {
+		err := m.store.Index(ctx, sessionKey(start.SessionID), seal(start.SessionID, user), PendingValidity+SessionValidity)
+		if err != nil {
+			return storeError(err)
 		}
-		s.Pending, s.PendingSince = id, m.now()
+	}
+	return m.update(ctx, user, func(s SessionState) (SessionState, error) {
+		now := m.now()
+		if s.Active != "" && !m.activeValid(s) {
+			s.Active, s.ActiveUntil, s.ActivePurpose = "", time.Time{}, ""
+		}
+		if newSession {
+			s.Pending, s.PendingSince = start.SessionID, now
+		}
+		s.SCAs = slices.DeleteFunc(slices.Clone(s.SCAs), func(p PendingSCA) bool { return !m.fresh(p.Since) })
+		if len(s.SCAs) >= maxSCAs {
+			s.SCAs = s.SCAs[len(s.SCAs)-maxSCAs+1:]
+		}
+		s.SCAs = append(s.SCAs, PendingSCA{StateHash: hash, Purpose: purpose, SessionID: start.SessionID,
+			NewSession: newSession, Since: now})
 		return s, nil
 	})
-	if err != nil {
-		return "", err
-	}
-	return id, nil
 }
 
 // Complete records that SCA completed under sessionID (the callback's
@@ -149,6 +290,7 @@ func (m *SessionManager) Begin(ctx context.Context, user string) (sessionID stri
 // (and not in the future): it becomes the Active ID for SessionValidity, the
 // previous one is invalidated (docs/interface.md CS4). A callback for the valid
 // Active ID changes nothing. Any other answers errors.Is(err, ErrUnknownSession).
+// Callback does this and more; Complete serves a callback without a state.
 func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) error {
 	return m.update(ctx, user, func(s SessionState) (SessionState, error) {
 		switch {
@@ -158,12 +300,33 @@ func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) e
 			return s, fmt.Errorf("%w: its SCA began more than %v ago, or the clock went back",
 				ErrUnknownSession, PendingValidity)
 		case sessionID == s.Pending:
-			return SessionState{Active: sessionID, ActiveUntil: m.now().Add(SessionValidity)}, nil
+			return m.activate(s), nil
 		case sessionID == s.Active && m.activeValid(s):
 			return s, nil
 		}
 		return s, ErrUnknownSession
 	})
+}
+
+// activate makes the Pending ID Active, with the purpose it was begun for,
+// and drops the SCA that began it.
+func (m *SessionManager) activate(s SessionState) SessionState {
+	i := slices.IndexFunc(s.SCAs, func(p PendingSCA) bool { return p.NewSession && p.SessionID == s.Pending })
+	s.Active, s.ActiveUntil, s.ActivePurpose = s.Pending, m.now().Add(SessionValidity), ""
+	if i >= 0 {
+		s.ActivePurpose = s.SCAs[i].Purpose
+		s.SCAs = withoutSCA(s.SCAs, i)
+	}
+	s.Pending, s.PendingSince = "", time.Time{}
+	return s
+}
+
+// withoutSCA returns a copy of scas without scas[i] (nil when none is left).
+func withoutSCA(scas []PendingSCA, i int) []PendingSCA {
+	if len(scas) == 1 {
+		return nil
+	}
+	return slices.Delete(slices.Clone(scas), i, i+1)
 }
 
 // Abort records that the SCA under sessionID, the user's Pending ID (expired
@@ -174,9 +337,64 @@ func (m *SessionManager) Abort(ctx context.Context, user, sessionID string) erro
 		if sessionID == "" || sessionID != s.Pending {
 			return s, ErrUnknownSession
 		}
+		if i := slices.IndexFunc(s.SCAs, func(p PendingSCA) bool { return p.NewSession && p.SessionID == sessionID }); i >= 0 {
+			s.SCAs = withoutSCA(s.SCAs, i)
+		}
 		s.Pending, s.PendingSince = "", time.Time{}
 		return s, nil
 	})
+}
+
+// SessionInfo is whose a TPP-Session-ID is and what it was begun for.
+type SessionInfo struct {
+	User    string
+	Purpose string
+	Active  bool      // its SCA completed and has not expired; false: Pending
+	Until   time.Time // Active: when its SCA expires; Pending: when it stops waiting
+}
+
+// Session looks up a TPP-Session-ID that Begin handed out and that is now a
+// user's valid Active or Pending ID; any other answers ErrUnknownSession.
+func (m *SessionManager) Session(ctx context.Context, sessionID string) (*SessionInfo, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
+	if sessionID == "" {
+		return nil, ErrUnknownSession
+	}
+	user, err := m.lookup(ctx, sessionKey(sessionID), sessionID)
+	if err != nil {
+		return nil, err
+	}
+	s, err := m.load(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case m.activeValid(s) && subtle.ConstantTimeCompare([]byte(s.Active), []byte(sessionID)) == 1:
+		return &SessionInfo{User: user, Purpose: s.ActivePurpose, Active: true, Until: s.ActiveUntil}, nil
+	case m.pendingValid(s) && subtle.ConstantTimeCompare([]byte(s.Pending), []byte(sessionID)) == 1:
+		info := &SessionInfo{User: user, Until: s.PendingSince.Add(PendingValidity)}
+		if i := slices.IndexFunc(s.SCAs, func(p PendingSCA) bool { return p.NewSession && p.SessionID == s.Pending }); i >= 0 {
+			info.Purpose = s.SCAs[i].Purpose
+		}
+		return info, nil
+	}
+	return nil, ErrUnknownSession
+}
+
+// lookup finds the user indexed under key and sealed with secret (the
+// state or session id the key is a hash of): ErrUnknownSession when none.
+func (m *SessionManager) lookup(ctx context.Context, key, secret string) (string, error) {
+	sealed, err := m.store.Lookup(ctx, key)
+	if err != nil {
+		return "", storeError(err)
+	}
+	user, ok := unseal(secret, sealed)
+	if !ok {
+		return "", ErrUnknownSession
+	}
+	return user, nil
 }
 
 // activeValid applies the one-hour rule: valid strictly before ActiveUntil.
@@ -187,8 +405,14 @@ func (m *SessionManager) activeValid(s SessionState) bool {
 // pendingValid reports a Pending ID begun less than PendingValidity ago, and
 // not in the future, by the manager's clock.
 func (m *SessionManager) pendingValid(s SessionState) bool {
+	return s.Pending != "" && m.fresh(s.PendingSince)
+}
+
+// fresh reports a time less than PendingValidity ago, and not in the
+// future, by the manager's clock.
+func (m *SessionManager) fresh(since time.Time) bool {
 	now := m.now()
-	return s.Pending != "" && !now.Before(s.PendingSince) && now.Before(s.PendingSince.Add(PendingValidity))
+	return !now.Before(since) && now.Before(since.Add(PendingValidity))
 }
 
 // load reads the state of user from the store, after checking ctx and user.

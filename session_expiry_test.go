@@ -32,7 +32,7 @@ func TestPendingExpires(t *testing.T) {
 			ctx := context.Background()
 			clock := newFakeClock()
 			m := NewSessionManager(nil, clock.Now)
-			id, err := m.Begin(ctx, "u")
+			id, err := beginID(m.Begin(ctx, "u", "test"))
 			require.NoError(t, err)
 			clock.Advance(tc.after)
 
@@ -56,7 +56,7 @@ func TestPendingExpires(t *testing.T) {
 			assert.False(t, ok, "a refused callback makes no session Active")
 			// Abort drops the expired ID; a new Begin gets a new hour.
 			require.NoError(t, m.Abort(ctx, "u", id))
-			next, err := m.Begin(ctx, "u")
+			next, err := beginID(m.Begin(ctx, "u", "test"))
 			require.NoError(t, err)
 			require.NoError(t, m.Complete(ctx, "u", next))
 		})
@@ -72,7 +72,7 @@ func TestPendingExpiresByTheManagersClock(t *testing.T) {
 	store := NewMemorySessionStore()
 	begun := newFakeClock()
 	a := NewSessionManager(store, begun.Now)
-	id, err := a.Begin(ctx, "u")
+	id, err := beginID(a.Begin(ctx, "u", "test"))
 	require.NoError(t, err)
 
 	late := newTestClock(begun.Now().Add(PendingValidity + 1))
@@ -99,22 +99,25 @@ func TestPendingSinceRecorded(t *testing.T) {
 	clock := newFakeClock()
 	store := NewMemorySessionStore()
 	m := NewSessionManager(store, clock.Now)
-	id, err := m.Begin(ctx, "u")
+	start, err := m.Begin(ctx, "u", "consent")
 	require.NoError(t, err)
+	id := start.SessionID
 	st, err := store.Load(ctx, "u")
 	require.NoError(t, err)
-	assert.Equal(t, SessionState{Pending: id, PendingSince: clock.Now()}, st)
+	assert.Equal(t, SessionState{Pending: id, PendingSince: clock.Now(), SCAs: []PendingSCA{{
+		StateHash: stateHash(start.State), Purpose: "consent", SessionID: id, NewSession: true, Since: clock.Now(),
+	}}}, st)
 
 	clock.Advance(time.Minute)
 	require.NoError(t, m.Complete(ctx, "u", id))
 	st, err = store.Load(ctx, "u")
 	require.NoError(t, err)
-	assert.Equal(t, SessionState{Active: id, ActiveUntil: clock.Now().Add(SessionValidity)}, st)
+	assert.Equal(t, SessionState{Active: id, ActiveUntil: clock.Now().Add(SessionValidity), ActivePurpose: "consent"}, st)
 
-	id2, err := m.Begin(ctx, "u")
+	id2, err := beginID(m.Begin(ctx, "u", "test"))
 	require.NoError(t, err)
 	require.NoError(t, m.Abort(ctx, "u", id2))
 	st, err = store.Load(ctx, "u")
 	require.NoError(t, err)
-	assert.Equal(t, SessionState{Active: id, ActiveUntil: clock.Now().Add(SessionValidity)}, st)
+	assert.Equal(t, SessionState{Active: id, ActiveUntil: clock.Now().Add(SessionValidity), ActivePurpose: "consent"}, st)
 }

@@ -126,7 +126,7 @@ func TestSessionRules(t *testing.T) {
 				case "":
 				case "begin":
 					var id string
-					id, err = m.Begin(ctx, "user")
+					id, err = beginID(m.Begin(ctx, "user", "test"))
 					ids[string(next)] = id
 					next++
 				case "complete":
@@ -176,7 +176,7 @@ func TestSessionUsersAreSeparate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m := NewSessionManager(NewMemorySessionStore(), newFakeClock().Now)
-	a, err := m.Begin(ctx, "alice")
+	a, err := beginID(m.Begin(ctx, "alice", "test"))
 	require.NoError(t, err)
 	require.ErrorIs(t, m.Complete(ctx, "bob", a), ErrUnknownSession)
 	require.NoError(t, m.Complete(ctx, "alice", a))
@@ -195,7 +195,7 @@ func TestSessionEmptyUser(t *testing.T) {
 	var ve *ValidationError
 	_, _, err := m.Current(ctx, "")
 	assert.ErrorAs(t, err, &ve)
-	_, err = m.Begin(ctx, "")
+	_, err = beginID(m.Begin(ctx, "", "test"))
 	assert.ErrorAs(t, err, &ve)
 	assert.ErrorAs(t, m.Complete(ctx, "", "x"), &ve)
 	assert.ErrorAs(t, m.Abort(ctx, "", "x"), &ve)
@@ -208,7 +208,7 @@ func TestSessionDefaultClock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m := NewSessionManager(nil, nil)
-	id, err := m.Begin(ctx, "u")
+	id, err := beginID(m.Begin(ctx, "u", "test"))
 	require.NoError(t, err)
 	require.NoError(t, m.Complete(ctx, "u", id))
 	ok, err := m.Valid(ctx, "u", id)
@@ -225,6 +225,10 @@ func (s failingSessionStore) Update(context.Context, string, func(SessionState) 
 func (s failingSessionStore) Load(context.Context, string) (SessionState, error) {
 	return SessionState{}, s.err
 }
+func (s failingSessionStore) Index(context.Context, string, string, time.Duration) error {
+	return s.err
+}
+func (s failingSessionStore) Lookup(context.Context, string) (string, error) { return "", s.err }
 
 func TestSessionStoreErrors(t *testing.T) {
 	t.Parallel()
@@ -234,7 +238,7 @@ func TestSessionStoreErrors(t *testing.T) {
 	_, _, err := m.Current(ctx, "u")
 	assert.ErrorIs(t, err, boom)
 	assert.EqualError(t, err, "xs2a: session store: connection refused")
-	_, err = m.Begin(ctx, "u")
+	_, err = beginID(m.Begin(ctx, "u", "test"))
 	assert.ErrorIs(t, err, boom)
 	assert.ErrorIs(t, m.Complete(ctx, "u", "x"), boom)
 	assert.ErrorIs(t, m.Abort(ctx, "u", "x"), boom)
@@ -244,7 +248,7 @@ func TestSessionStoreErrors(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	m = NewSessionManager(nil, nil)
-	_, err = m.Begin(cctx, "u")
+	_, err = beginID(m.Begin(cctx, "u", "test"))
 	assert.ErrorIs(t, err, context.Canceled)
 	_, _, err = m.Current(cctx, "u")
 	assert.ErrorIs(t, err, context.Canceled)
@@ -326,7 +330,7 @@ func TestSessionManagerConcurrent(t *testing.T) {
 	// Every user starts with a completed SCA, so each has an Active id
 	// whatever the interleaving.
 	for _, user := range users {
-		id, err := m.Begin(ctx, user)
+		id, err := beginID(m.Begin(ctx, user, "test"))
 		require.NoError(t, err)
 		require.NoError(t, m.Complete(ctx, user, id))
 		issued[user] = append(issued[user], id)
@@ -339,7 +343,7 @@ func TestSessionManagerConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for r := range rounds {
-				id, err := m.Begin(ctx, user)
+				id, err := beginID(m.Begin(ctx, user, "test"))
 				if err != nil {
 					t.Error(err)
 					return
@@ -411,7 +415,7 @@ func TestSessionManagerPending(t *testing.T) {
 	_, ok, err := m.Pending(ctx, "alice")
 	require.NoError(t, err)
 	require.False(t, ok)
-	id, err := m.Begin(ctx, "alice")
+	id, err := beginID(m.Begin(ctx, "alice", "test"))
 	require.NoError(t, err)
 	got, ok, err := m.Pending(ctx, "alice")
 	require.NoError(t, err)
@@ -442,6 +446,8 @@ func (s guessingSessionStore) Update(_ context.Context, _ string, fn func(Sessio
 func (s guessingSessionStore) Load(context.Context, string) (SessionState, error) {
 	return SessionState{}, s.err
 }
+func (s guessingSessionStore) Index(context.Context, string, string, time.Duration) error { return nil }
+func (s guessingSessionStore) Lookup(context.Context, string) (string, error)             { return "", s.err }
 
 // A store that refused a guessed state with fn and then failed reports its
 // own error, not fn's: the session id may well be the real state's.
@@ -459,3 +465,6 @@ func TestSessionStoreErrorAfterGuess(t *testing.T) {
 		})
 	}
 }
+
+// beginID is Begin's session id, for tests of the session rules.
+func beginID(s SCAStart, err error) (string, error) { return s.SessionID, err }

@@ -67,13 +67,13 @@ func BenchmarkUpdate(b *testing.B) {
 	rdb, h := hooked(b, startRedis(b))
 	m := xs2a.NewSessionManager(redisstore.NewSessionStore(rdb), func() time.Time { return t0 })
 	ctx := context.Background()
-	if _, err := m.Begin(ctx, "tpp-user"); err != nil { // loads the script
+	if _, err := sessionOf(m.Begin(ctx, "tpp-user", "test")); err != nil { // loads the script
 		b.Fatal(err)
 	}
 	h.n.Store(0)
 	b.ResetTimer()
 	for range b.N {
-		if _, err := m.Begin(ctx, "tpp-user"); err != nil {
+		if _, err := sessionOf(m.Begin(ctx, "tpp-user", "test")); err != nil {
 			b.Fatal(err)
 		}
 	}

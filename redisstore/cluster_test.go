@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -18,7 +19,9 @@ import (
 // slot of its hash tag, whatever the prefix: a user's session key to the
 // slot of the SHA-256 of the user key, a budget key to that of the SDK's
 // hash. The keys spread over all three masters, and every Take, Begin and
-// Complete (each script touches one key) ran without a CROSSSLOT error.
+// Complete (each script touches one key) ran without a CROSSSLOT error. The
+// index keys of states and session ids are single keys, and their values
+// hold no user key in clear.
 func TestClusterKeySlots(t *testing.T) {
 	t.Parallel()
 	rdb := shared(t, clusterKind).client(t).(*redis.ClusterClient)
@@ -35,15 +38,21 @@ func TestClusterKeySlots(t *testing.T) {
 		want[prefix+"xs2a:budget:{"+h+"}"] = h
 
 		user := fmt.Sprint("tpp-user-", i)
-		id, err := sessions.Begin(ctx, user)
+		id, err := sessionOf(sessions.Begin(ctx, user, "test"))
 		require.NoError(t, err)
 		require.NoError(t, sessions.Complete(ctx, user, id))
 		want[prefix+"xs2a:session:{"+sha(user)+"}"] = sha(user)
 	}
 	got := keysByMaster(t, rdb, prefix)
-	require.Len(t, got, len(want), "keys written")
+	require.Len(t, got, 2*len(want), "keys written: a state per user and budget, and a state and a session index key per user")
 	masters := map[string]bool{}
 	for key, master := range got {
+		if strings.HasPrefix(key, prefix+"xs2a:index:") {
+			v, err := rdb.Get(ctx, key).Result()
+			require.NoError(t, err)
+			assert.NotContains(t, v, "tpp-user-", "an index value holds no user key in clear")
+			want[key] = key // one key: its own slot
+		}
 		tag, ok := want[key]
 		require.True(t, ok, "a key not expected: %s", key)
 		slot, err := rdb.ClusterKeySlot(ctx, key).Result()

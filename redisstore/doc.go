@@ -9,8 +9,10 @@
 //     script saw them (the SDK's Response.Budget). Peek reads them without
 //     recording a call (xs2a.Client.Budget).
 //   - SessionStore (give it to xs2a.NewSessionManager) holds each user's
-//     TPP-Session-IDs, so a session one replica began or completed is the
-//     one every replica uses. An Update is one compare-and-set script,
+//     TPP-Session-IDs and the SCAs begun for the user (purpose and the
+//     state's hash), so a session one replica began or completed is the
+//     one every replica uses, and a callback reaching any replica resolves
+//     to the user and purpose. An Update is one compare-and-set script,
 //     retried on the state another replica wrote first.
 //
 // Both take a redis.UniversalClient: redis.NewClient, NewClusterClient
@@ -42,14 +44,18 @@
 //
 // Budget keys are the SDK's ("xs2a:budget:" and a SHA-256 of PSU id,
 // account and endpoint) with the hash in braces, "xs2a:budget:{<hex>}";
-// session keys are "xs2a:session:{<hex>}", the SHA-256 of the user key.
-// WithKeyPrefix puts a prefix before both. Neither keys nor values hold a
-// PSU id, an account id or a user key in clear. Every command touches one
+// session keys are "xs2a:session:{<hex>}", the SHA-256 of the user key;
+// index keys are "xs2a:index:state:<hex>" and "xs2a:index:session:<hex>",
+// hashes of a state or a session id, each holding the user key sealed with
+// that state or id (AES-GCM; only its holder opens it). WithKeyPrefix puts
+// a prefix before all of them. Neither keys nor values hold a PSU id, an
+// account id, a state or a user key in clear. Every command touches one
 // key, and the braces are the Cluster hash tag, so all of one user's (and
 // one budget count's) state sits in one slot, whatever the prefix; no
 // script crosses slots. Budget keys expire one window
 // (24 hours) after their last call, session keys xs2a.SessionValidity after
-// their last change.
+// their last change, a state's index key xs2a.PendingValidity after Begin
+// and a session id's that plus xs2a.SessionValidity.
 //
 // # When Redis is unreachable
 //

@@ -28,7 +28,8 @@ func Example() {
 	rdb2 := redis.NewClient(&redis.Options{Addr: exampleRedis.Addr()})
 	defer rdb2.Close()
 	replica2 := xs2a.NewSessionManager(redisstore.NewSessionStore(rdb2, redisstore.WithKeyPrefix("example:")), nil)
-	id, _ := sessions.Begin(ctx, "tpp-user-1")
+	start, _ := sessions.Begin(ctx, "tpp-user-1", "accounts")
+	id := start.SessionID
 	fmt.Println("complete:", replica2.Complete(ctx, "tpp-user-1", id))
 	cur, ok, _ := sessions.Current(ctx, "tpp-user-1")
 	fmt.Println("current on the first:", ok, cur == id)

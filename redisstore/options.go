@@ -65,6 +65,16 @@ func (c config) sessionKey(user string) string {
 	return c.prefix + "xs2a:session:{" + hashHex(user) + "}"
 }
 
+// indexKey is the Redis key of a SessionManager index key: the prefix,
+// "xs2a:index:" and the key (a hash; one with braces is hashed again, so
+// that it names no hash tag). Each is one key, on its own Cluster slot.
+func (c config) indexKey(key string) string {
+	if strings.ContainsAny(key, "{}") {
+		key = hashHex(key)
+	}
+	return c.prefix + "xs2a:index:" + key
+}
+
 func hashHex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])

@@ -213,19 +213,35 @@ func (s *SessionStore) recall(key string) string {
 
 // storedState is a SessionState as Redis holds it.
 type storedState struct {
-	Active       string    `json:"a,omitempty"`
-	ActiveUntil  time.Time `json:"u"`
-	Pending      string    `json:"p,omitempty"`
-	PendingSince time.Time `json:"ps,omitzero"`
+	Active        string      `json:"a,omitempty"`
+	ActiveUntil   time.Time   `json:"u"`
+	ActivePurpose string      `json:"ap,omitempty"`
+	Pending       string      `json:"p,omitempty"`
+	PendingSince  time.Time   `json:"ps,omitzero"`
+	SCAs          []storedSCA `json:"s,omitempty"`
+}
+
+// storedSCA is an xs2a.PendingSCA as Redis holds it.
+type storedSCA struct {
+	StateHash  string    `json:"h"`
+	Purpose    string    `json:"p"`
+	SessionID  string    `json:"i"`
+	NewSession bool      `json:"n,omitempty"`
+	Since      time.Time `json:"t"`
 }
 
 // encodeState writes st as compact JSON, or "" for the zero state (the key
 // is then deleted).
 func encodeState(st xs2a.SessionState) (string, error) {
-	if st == (xs2a.SessionState{}) {
+	if st.IsZero() {
 		return "", nil
 	}
-	b, err := json.Marshal(storedState(st))
+	out := storedState{Active: st.Active, ActiveUntil: st.ActiveUntil, ActivePurpose: st.ActivePurpose,
+		Pending: st.Pending, PendingSince: st.PendingSince}
+	for _, p := range st.SCAs {
+		out.SCAs = append(out.SCAs, storedSCA(p))
+	}
+	b, err := json.Marshal(out)
 	return string(b), err
 }
 
@@ -238,5 +254,40 @@ func decodeState(raw string) (xs2a.SessionState, error) {
 	if err := json.Unmarshal([]byte(raw), &st); err != nil {
 		return xs2a.SessionState{}, fmt.Errorf("redisstore: a session state that cannot be read (%d bytes)", len(raw))
 	}
-	return xs2a.SessionState(st), nil
+	out := xs2a.SessionState{Active: st.Active, ActiveUntil: st.ActiveUntil, ActivePurpose: st.ActivePurpose,
+		Pending: st.Pending, PendingSince: st.PendingSince}
+	for _, p := range st.SCAs {
+		out.SCAs = append(out.SCAs, xs2a.PendingSCA(p))
+	}
+	return out, nil
+}
+
+// Index implements xs2a.SessionStore: value under key, with a TTL of ttl
+// (Redis's clock; expiry is only clean-up, the manager checks times by its
+// own clock). The key is the prefix, "xs2a:index:" and the manager's key (a
+// hash); the value is sealed by the manager and holds no user key in clear.
+func (s *SessionStore) Index(ctx context.Context, key, value string, ttl time.Duration) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	return within(ctx, func(ctx context.Context) error {
+		return s.rdb.Set(ctx, s.cfg.indexKey(key), value, ttl).Err()
+	})
+}
+
+// Lookup implements xs2a.SessionStore: the value under key, "" when none.
+func (s *SessionStore) Lookup(ctx context.Context, key string) (string, error) {
+	if err := s.usable(); err != nil {
+		return "", err
+	}
+	var v string
+	err := within(ctx, func(ctx context.Context) error {
+		var err error
+		v, err = s.rdb.Get(ctx, s.cfg.indexKey(key)).Result()
+		if errors.Is(err, redis.Nil) {
+			v, err = "", nil
+		}
+		return err
+	})
+	return v, err
 }

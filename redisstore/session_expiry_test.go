@@ -41,7 +41,7 @@ func checkSessionPendingExpires(t *testing.T, d *deployment) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			user := "user " + tc.name
-			id, err := replica(t0).Begin(ctx, user)
+			id, err := sessionOf(replica(t0).Begin(ctx, user, "test"))
 			require.NoError(t, err)
 			other := replica(t0.Add(tc.after))
 			pending, ok, err := other.Pending(ctx, user)

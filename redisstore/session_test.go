@@ -3,9 +3,13 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -62,7 +66,7 @@ func checkSessionFleetAgrees(t *testing.T, d *deployment) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				id, err := m.Begin(ctx, u)
+				id, err := sessionOf(m.Begin(ctx, u, "test"))
 				if !assert.NoError(t, err) {
 					return
 				}
@@ -107,10 +111,10 @@ func checkSessionFleetAbort(t *testing.T, d *deployment) {
 	ms := managers(t, d, c, 8)
 	ctx := context.Background()
 	const user = "tpp-user-1"
-	old, err := ms[0].Begin(ctx, user)
+	old, err := sessionOf(ms[0].Begin(ctx, user, "test"))
 	require.NoError(t, err)
 	require.NoError(t, ms[1].Complete(ctx, user, old))
-	aborted, err := ms[2].Begin(ctx, user)
+	aborted, err := sessionOf(ms[2].Begin(ctx, user, "test"))
 	require.NoError(t, err)
 	require.NoError(t, ms[3].Abort(ctx, user, aborted))
 	require.ErrorIs(t, ms[4].Complete(ctx, user, aborted), xs2a.ErrUnknownSession)
@@ -218,4 +222,90 @@ func TestSessionStoreForeignState(t *testing.T) {
 	err = s.Update(ctx, "u", func(st xs2a.SessionState) (xs2a.SessionState, error) { return st, nil })
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "secret")
+}
+
+// TestSessionStoreKeepsSCAs: an SCA begun on one replica is resolved by its
+// state on another, on success and on a failure without tpp-session-id,
+// with the user and purpose; its state answers once across the fleet; two
+// SCAs in flight for one user resolve apart; and Redis holds neither a
+// state nor a user key in clear.
+func TestSessionStoreKeepsSCAs(t *testing.T) {
+	t.Parallel()
+	forEachKind(t, checkSessionStoreKeepsSCAs)
+}
+
+func checkSessionStoreKeepsSCAs(t *testing.T, d *deployment) {
+	c := &clock{t: t0}
+	ms := managers(t, d, c, 3)
+	ctx := context.Background()
+	const user = "alice@tpp.example"
+	const psuID = "3f6c1b2a-9d4e-4c1a-8b7f-0e2d5a6c7b8d"
+	first, err := ms[0].Begin(ctx, user, "accounts")
+	require.NoError(t, err)
+	res, err := ms[1].Callback(ctx, url.Values{"psu-id": {psuID}, "context": {"PRIVATE"},
+		"tpp-session-id": {first.SessionID}, "xs2a-state": {first.State}})
+	require.NoError(t, err)
+	assert.Equal(t, xs2a.SCAResult{User: user, Purpose: "accounts", SessionID: first.SessionID, Callback: res.Callback}, *res)
+	cur, ok, err := ms[2].Current(ctx, user)
+	require.NoError(t, err)
+	assert.True(t, ok && cur == first.SessionID)
+	info, err := ms[2].Session(ctx, first.SessionID)
+	require.NoError(t, err)
+	assert.Equal(t, "accounts", info.Purpose)
+	assert.Equal(t, user, info.User)
+
+	// Two in flight: the later Begin replaces the first's session.
+	second, err := ms[0].Begin(ctx, user, "consent")
+	require.NoError(t, err)
+	third, err := ms[1].Begin(ctx, user, "payment 42")
+	require.NoError(t, err)
+	res, err = ms[2].Callback(ctx, url.Values{"status": {"401"}, "code": {"SCA_INVALID"}, "xs2a-state": {third.State}})
+	require.ErrorIs(t, err, xs2a.ErrSCAFailed)
+	assert.Equal(t, "payment 42", res.Purpose)
+	res, err = ms[0].Callback(ctx, url.Values{"psu-id": {psuID}, "context": {"PRIVATE"}, "xs2a-state": {second.State}})
+	require.ErrorIs(t, err, xs2a.ErrUnknownSession, "replaced by the third")
+	assert.Equal(t, "consent", res.Purpose)
+	for i, m := range ms {
+		_, err := m.Callback(ctx, url.Values{"status": {"401"}, "code": {"X"}, "xs2a-state": {third.State}})
+		require.ErrorIs(t, err, xs2a.ErrUnknownSession, "replica %d: a replay", i)
+		cur, _, err := m.Current(ctx, user)
+		require.NoError(t, err)
+		assert.Equal(t, first.SessionID, cur, "replica %d", i)
+	}
+	dump := dumpKeys(t, d.client(t))
+	for _, secret := range []string{user, first.State, second.State, third.State} {
+		assert.NotContains(t, dump, secret)
+	}
+}
+
+// dumpKeys is every key and string value Redis holds, on every master.
+func dumpKeys(t *testing.T, rdb redis.UniversalClient) string {
+	t.Helper()
+	ctx := context.Background()
+	var b strings.Builder
+	var mu sync.Mutex
+	dump := func(ctx context.Context, c *redis.Client) error {
+		keys, err := c.Keys(ctx, "*").Result()
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, k := range keys {
+			v, _ := c.Get(ctx, k).Result()
+			b.WriteString(k + " " + v + "\n")
+		}
+		return nil
+	}
+	var err error
+	switch c := rdb.(type) {
+	case *redis.ClusterClient:
+		err = c.ForEachMaster(ctx, dump)
+	case *redis.Client:
+		err = dump(ctx, c)
+	default:
+		t.Fatalf("no dump for %T", rdb)
+	}
+	require.NoError(t, err)
+	return b.String()
 }

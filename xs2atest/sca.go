@@ -535,11 +535,14 @@ func (s *Server) redirectTPP(w *bufWriter, rec *scaRecord, q url.Values) {
 		s.renderPage(w, http.StatusBadRequest, &pageData{Error: "The TPP's redirect address is invalid."})
 		return
 	}
-	old := u.Query()
-	for k, v := range q {
-		old[k] = v
+	// As the member banks do: the TPP-Redirect-URI as given, its own
+	// query kept byte for byte, the callback's parameters after it.
+	u.RawQuery = strings.TrimSuffix(u.RawQuery, "&")
+	if u.RawQuery != "" {
+		u.RawQuery += "&"
 	}
-	u.RawQuery = old.Encode()
+	u.RawQuery += q.Encode()
+	u.ForceQuery = false
 	w.Header().Set("Location", u.String())
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusSeeOther)

@@ -4,28 +4,31 @@
 //
 // The backend is an ordinary http.Handler:
 //
-//   - GET /xs2a/callback is xs2a.CallbackHandler. On success it completes the
-//     SCA's TPP-Session-ID in an xs2a.SessionManager and stores the psu-id
-//     for the TPP's user in a tiny in-memory store; on failure (the bank's
-//     status, code and message: an *xs2a.SCAFailedError) it aborts the pending
-//     session, so the earlier one stays valid (docs/interface.md, "Consent and SCA
+//   - GET /xs2a/callback is SessionManager.CallbackHandler. The SCA's state
+//     (the xs2a-state parameter the SDK added to the TPP-Redirect-URI) names
+//     the TPP's user and the purpose, on success and on failure alike; the
+//     manager has already completed or dropped the session. On success the
+//     backend stores the psu-id for that user in a tiny in-memory store; on
+//     failure (the bank's status, code and message: an *xs2a.SCAFailedError)
+//     the earlier session stays valid (docs/interface.md, "Consent and SCA
 //     session"). Either way it redirects the browser to a page without the
 //     query, which holds the psu-id.
-//   - GET /accounts lists the PSU's accounts with the stored psu-id and the
-//     active session; when the bank asks for SCA it redirects the browser to
-//     the bank's scaRedirect.
-//   - GET /consent asks for new consent under a new session (POST
-//     /v1/consents) and redirects the browser to the bank.
+//   - GET /accounts lists the PSU's accounts with xs2a.CallPresent: the
+//     active session, or a new one when the bank asks for SCA, whose
+//     scaRedirect the browser is sent to.
+//   - GET /consent asks for new consent under a new session (Begin, then
+//     POST /v1/consents) and redirects the browser to the bank.
 //
-// The TPP knows its own user by its own login cookie, never by the psu-id:
-// the psu-id arrives only with the first callback.
+// The TPP knows its own user by its own login cookie, never by the psu-id
+// (which arrives only with the first callback); the callback checks that a
+// logged-in browser is the user the SCA was begun for.
 //
 // The program starts the backend on a loopback port, sets the client's
 // redirect URI to it, and plays the PSU's browser: it follows the backend's
 // redirects, walks the embedded fake bank's SCA pages (xs2atest's
 // CompleteSCA), and then GETs the callback URL from the backend as the
 // browser would. A second SCA is cancelled at the bank (xs2atest.Cancel) to
-// show the failure reaching the handler's onFailure.
+// show the failure reaching the callback with its user and purpose.
 //
 //	go run ./examples/callback
 //
@@ -166,7 +169,8 @@ func playSteps(ctx context.Context, psu *psuBrowser, site string) error {
 // ---- the TPP's backend ----
 
 // backend is the TPP's web backend: the SCA callback, two pages that call
-// the bank, a SessionManager for TPP-Session-IDs and a store for psu-ids.
+// the bank, a SessionManager for TPP-Session-IDs and SCAs, and a store for
+// psu-ids.
 type backend struct {
 	client   *xs2a.Client
 	sessions *xs2a.SessionManager
@@ -184,7 +188,7 @@ func newBackend(client *xs2a.Client, p *printer) *backend {
 // Handler routes the backend's pages.
 func (b *backend) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/xs2a/callback", xs2a.CallbackHandler(b.onSCASuccess, b.onSCAFailure))
+	mux.Handle("/xs2a/callback", b.sessions.CallbackHandler(b.onCallback))
 	mux.HandleFunc("GET /accounts", b.accountsPage)
 	mux.HandleFunc("GET /consent", b.consentPage)
 	mux.HandleFunc("GET /sca-failed", func(w http.ResponseWriter, r *http.Request) {
@@ -193,48 +197,40 @@ func (b *backend) Handler() http.Handler {
 	return mux
 }
 
-// onSCASuccess: the bank sent the browser back after a completed SCA.
-func (b *backend) onSCASuccess(w http.ResponseWriter, r *http.Request, cb *xs2a.Callback) {
-	user := userOf(r)
-	if user == "" {
-		http.Error(w, "please log in", http.StatusUnauthorized)
+// onCallback: the bank sent the browser back. The SCA's state names the
+// TPP's user and the purpose, after a success or a failure alike; the
+// SessionManager has already completed or dropped the session it began.
+func (b *backend) onCallback(w http.ResponseWriter, r *http.Request, res *xs2a.SCAResult, err error) {
+	var failure *xs2a.SCAFailedError
+	switch {
+	case res == nil: // forged, replayed, expired, or no callback at all: never act on it
+		b.p.backend("invalid callback: %v", err)
+		http.Error(w, "unknown or outdated SCA callback", http.StatusBadRequest)
+		return
+	case errors.As(err, &failure): // the user needs not be logged in to learn of it
+		b.p.backend("SCA for %s (%s) failed: status=%d code=%s message=%q; the earlier session stays valid",
+			res.User, res.Purpose, failure.Status, failure.Code, failure.Message)
+		b.count(false)
+		http.Redirect(w, r, "/sca-failed", http.StatusSeeOther)
+		return
+	case err != nil:
+		b.p.backend("SCA for %s (%s): %v", res.User, res.Purpose, err)
+		http.Error(w, "outdated SCA: please start again", http.StatusBadRequest)
+		return
+	case userOf(r) != res.User: // a psu-id only for the browser that began the SCA (login CSRF)
+		http.Error(w, "this SCA was started in another browser or by another user", http.StatusForbidden)
 		return
 	}
-	// Only the SCA this user's last request started counts.
-	if err := b.sessions.Complete(r.Context(), user, cb.TPPSessionID); err != nil {
-		b.p.backend("callback for %s: %v", user, err)
-		http.Error(w, "unknown or outdated SCA session", http.StatusBadRequest)
-		return
-	}
-	b.psuIDs.put(user, storedPSU{ID: cb.PSUID, CorporateID: cb.PSUCorporateID})
+	cb := res.Callback
+	b.psuIDs.put(res.User, storedPSU{ID: cb.PSUID, CorporateID: cb.PSUCorporateID})
 	b.count(true)
-	b.p.backend("SCA completed for %s (context %s): session active, psu-id %s… stored", user, cb.Context, cb.PSUID[:8])
+	b.p.backend("SCA for %s (%s) completed (context %s): session active, psu-id %s… stored",
+		res.User, res.Purpose, cb.Context, cb.PSUID[:8])
 	http.Redirect(w, r, "/accounts", http.StatusSeeOther) // drop the query: it holds the psu-id
 }
 
-// onSCAFailure: the bank reported a failed SCA, or the request was not a
-// valid callback. Abort the pending session: the earlier one stays valid.
-func (b *backend) onSCAFailure(w http.ResponseWriter, r *http.Request, err error) {
-	user := userOf(r)
-	var failure *xs2a.SCAFailedError
-	if errors.As(err, &failure) {
-		b.p.backend("SCA failed for %s: status=%d code=%s message=%q", user, failure.Status, failure.Code, failure.Message)
-	} else {
-		b.p.backend("invalid callback for %s: %v", user, err) // a *xs2a.CallbackError: never act on it
-	}
-	if user != "" {
-		if pending, ok, err := b.sessions.Pending(r.Context(), user); err == nil && ok {
-			if err := b.sessions.Abort(r.Context(), user, pending); err == nil {
-				b.p.backend("pending session aborted; the earlier session stays valid")
-			}
-		}
-	}
-	b.count(false)
-	http.Redirect(w, r, "/sca-failed", http.StatusSeeOther)
-}
-
-// accountsPage lists the accounts with the stored psu-id; when the bank asks
-// for SCA it sends the browser there.
+// accountsPage lists the accounts with the stored psu-id, with the customer
+// present; when the bank asks for SCA it sends the browser there.
 func (b *backend) accountsPage(w http.ResponseWriter, r *http.Request) {
 	user := userOf(r)
 	if user == "" {
@@ -242,36 +238,17 @@ func (b *backend) accountsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	sessionID, active, err := b.sessions.Current(ctx, user)
-	if err == nil && !active {
-		sessionID, err = b.sessions.Begin(ctx, user)
-	}
-	if err != nil {
-		http.Error(w, "session store unavailable", http.StatusInternalServerError)
-		return
-	}
 	stored := b.psuIDs.get(user)
-	psu := xs2a.PSU{ID: stored.ID, CorporateID: stored.CorporateID, SessionID: sessionID, IPAddress: clientIP(r)}
-	if stored.ID == "" {
-		b.p.backend("%s: no psu-id stored yet; new session, the call will ask for SCA", user)
-	} else {
-		b.p.backend("%s: calling the bank with the stored psu-id %s… and the active session", user, stored.ID[:8])
-	}
-	accounts, _, err := b.client.Accounts.List(ctx, psu)
-	var sca *xs2a.SCARequiredError
-	if errors.As(err, &sca) && active {
-		// The bank wants SCA although the session should hold (consent
-		// revoked, session ended early): start a new one.
-		if psu.SessionID, err = b.sessions.Begin(ctx, user); err == nil {
-			accounts, _, err = b.client.Accounts.List(ctx, psu)
-		}
-	}
+	psu := xs2a.PSU{ID: stored.ID, CorporateID: stored.CorporateID, IPAddress: clientIP(r)}
+	b.p.backend("%s: listing accounts with the customer present (psu-id stored: %v)", user, stored.ID != "")
+	accounts, sca, err := xs2a.CallPresent(ctx, b.sessions, user, "accounts", psu,
+		func(psu xs2a.PSU) ([]xs2a.Account, *xs2a.Response, error) { return b.client.Accounts.List(ctx, psu) })
 	switch {
-	case errors.As(err, &sca):
-		http.Redirect(w, r, sca.Redirect.Href, http.StatusSeeOther)
 	case err != nil:
 		b.p.backend("%s: %v", user, err)
 		http.Error(w, "the bank could not be reached", http.StatusBadGateway)
+	case sca != nil:
+		http.Redirect(w, r, sca.Href, http.StatusSeeOther)
 	default:
 		fmt.Fprintf(w, "%d accounts:", len(accounts))
 		for _, a := range accounts {
@@ -288,13 +265,13 @@ func (b *backend) consentPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "please log in", http.StatusUnauthorized)
 		return
 	}
-	sessionID, err := b.sessions.Begin(r.Context(), user)
+	start, err := b.sessions.Begin(r.Context(), user, "consent")
 	if err != nil {
 		http.Error(w, "session store unavailable", http.StatusInternalServerError)
 		return
 	}
 	stored := b.psuIDs.get(user)
-	psu := xs2a.PSU{ID: stored.ID, CorporateID: stored.CorporateID, SessionID: sessionID, IPAddress: clientIP(r)}
+	psu := start.PSU(xs2a.PSU{ID: stored.ID, CorporateID: stored.CorporateID, IPAddress: clientIP(r)})
 	b.p.backend("%s: new session for a new consent; the active one stays valid until its SCA completes", user)
 	links, _, err := b.client.Consents.Create(r.Context(), psu)
 	if err != nil {
@@ -400,8 +377,8 @@ func (b *browser) get(ctx context.Context, target string) (location, body string
 		return "", "", err
 	}
 	u := *req.URL
-	if u.Query().Has("psu-id") {
-		u.RawQuery = "psu-id=…&" + strings.Join(otherParams(u.Query(), "psu-id"), "&")
+	if q := u.Query(); q.Has("xs2a-state") {
+		u.RawQuery = "xs2a-state=…&" + strings.Join(otherParams(q), "&")
 	}
 	b.p.say("  browser → GET %s", u.RequestURI())
 	resp, err := b.hc.Do(req)
@@ -440,12 +417,15 @@ func (b *browser) get(ctx context.Context, target string) (location, body string
 	return location, body, nil
 }
 
-func otherParams(q url.Values, skip string) []string {
+func otherParams(q url.Values) []string {
 	var out []string
-	for _, k := range []string{"context", "tpp-session-id", "psu-corporate-id", "status", "code", "message"} {
-		if k != skip && q.Has(k) {
+	for _, k := range []string{"psu-id", "context", "tpp-session-id", "psu-corporate-id", "status", "code", "message"} {
+		if q.Has(k) {
 			v := q.Get(k)
-			if k == "tpp-session-id" && len(v) > 8 {
+			switch {
+			case k == "psu-id":
+				v = "…"
+			case k == "tpp-session-id" && len(v) > 8:
 				v = v[:8] + "…"
 			}
 			out = append(out, k+"="+v) // shown as the browser's address bar would

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tppkit/xs2a"
 	"github.com/tppkit/xs2a/xs2atest"
 )
 
@@ -25,16 +26,16 @@ func TestCallbackAgainstTheFakeBank(t *testing.T) {
 		"browser → GET /accounts",
 		"SDK → GET    /v1/accounts ← 401 Unauthorized",
 		"browser ← 303 See Other → the bank's SCA page",
-		"browser → GET /xs2a/callback?psu-id=…&context=PRIVATE",
-		"backend: SCA completed for alice (context PRIVATE): session active, psu-id",
+		"browser → GET /xs2a/callback?xs2a-state=…&psu-id=…&context=PRIVATE",
+		"backend: SCA for alice (accounts) completed (context PRIVATE): session active, psu-id",
 		"browser ← 303 See Other → /accounts  (Cache-Control: no-store, Referrer-Policy: no-referrer)",
-		"backend: alice: calling the bank with the stored psu-id",
+		"backend: alice: listing accounts with the customer present (psu-id stored: true)",
 		"SDK → GET    /v1/accounts ← 200 OK",
 		"browser ← 200 OK: 2 accounts:",
 		"SDK → POST   /v1/consents ← 201 Created",
-		"browser → GET /xs2a/callback?code=SCA_INVALID",
-		"backend: SCA failed for alice: status=401 code=SCA_INVALID",
-		"backend: pending session aborted; the earlier session stays valid",
+		"browser → GET /xs2a/callback?xs2a-state=…&status=401&code=SCA_INVALID",
+		"backend: SCA for alice (consent) failed: status=401 code=SCA_INVALID",
+		"the earlier session stays valid",
 		"browser ← 303 See Other → /sca-failed",
 		"4. The aborted SCA",
 		"SDK → GET    /v1/accounts ← 200 OK",
@@ -76,40 +77,60 @@ func callback(b *backend, user string, q url.Values) *http.Response {
 	return w.Result()
 }
 
+// TestBackendCallback sends the backend's callback page what an attacker
+// or a lost browser would: each answer, and what it stored, is checked.
 func TestBackendCallback(t *testing.T) {
 	t.Parallel()
 	const psuID = "3f6c1b2a-9d4e-4c1a-8b7f-0e2d5a6c7b8d"
-	success := func(session string) url.Values {
-		return url.Values{"psu-id": {psuID}, "tpp-session-id": {session}, "context": {"PRIVATE"}}
+	success := func(start xs2a.SCAStart) url.Values {
+		return url.Values{"psu-id": {psuID}, "tpp-session-id": {start.SessionID}, "context": {"PRIVATE"},
+			"xs2a-state": {start.State}}
 	}
 	tests := []struct {
 		name       string
-		user       string
-		query      func(pending string) url.Values
+		user       string // the browser's login cookie
+		query      func(start xs2a.SCAStart) url.Values
 		wantStatus int
 		wantLoc    string
 		wantStored bool
 		wantActive bool // the pending session became the active one
 	}{
 		{"completed SCA of the pending session", "alice", success, http.StatusSeeOther, "/accounts", true, true},
-		{"a session the TPP never began", "alice", func(string) url.Values { return success("not-begun") }, http.StatusBadRequest, "", false, false},
-		{"no TPP login cookie", "", success, http.StatusUnauthorized, "", false, false},
-		{"failed SCA", "alice", func(string) url.Values {
-			return url.Values{"status": {"401"}, "code": {"SCA_INVALID"}, "message": {"cancelled"}}
+		// The bank completed alice's SCA, so her session is active; but the
+		// psu-id is stored only for the browser that began it (CB6).
+		{"completed SCA in a browser not logged in", "", success, http.StatusForbidden, "", false, true},
+		{"alice's SCA in bob's browser", "bob", success, http.StatusForbidden, "", false, true},
+		{"a forged state", "alice", func(s xs2a.SCAStart) url.Values {
+			q := success(s)
+			q.Set("xs2a-state", strings.Repeat("A", len(s.State)))
+			return q
+		}, http.StatusBadRequest, "", false, false},
+		{"no state", "alice", func(s xs2a.SCAStart) url.Values {
+			q := success(s)
+			q.Del("xs2a-state")
+			return q
+		}, http.StatusBadRequest, "", false, false},
+		{"a session the TPP never began", "alice", func(s xs2a.SCAStart) url.Values {
+			q := success(s)
+			q.Set("tpp-session-id", "not-begun")
+			return q
+		}, http.StatusBadRequest, "", false, false},
+		{"failed SCA, without tpp-session-id", "", func(s xs2a.SCAStart) url.Values {
+			return url.Values{"status": {"401"}, "code": {"SCA_INVALID"}, "message": {"cancelled"}, "xs2a-state": {s.State}}
 		}, http.StatusSeeOther, "/sca-failed", false, false},
-		{"not a callback at all", "alice", func(string) url.Values { return url.Values{"psu-id": {"not-a-uuid"}} },
-			http.StatusSeeOther, "/sca-failed", false, false},
+		{"not a callback at all", "alice", func(xs2a.SCAStart) url.Values { return url.Values{"psu-id": {"not-a-uuid"}} },
+			http.StatusBadRequest, "", false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b, _ := newTestBackend(t)
 			ctx := context.Background()
-			pending, err := b.sessions.Begin(ctx, "alice")
+			start, err := b.sessions.Begin(ctx, "alice", "consent")
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := callback(b, tt.user, tt.query(pending))
+			res := callback(b, tt.user, tt.query(start))
 			if res.StatusCode != tt.wantStatus || res.Header.Get("Location") != tt.wantLoc {
 				t.Fatalf("answer %d → %q, want %d → %q", res.StatusCode, res.Header.Get("Location"), tt.wantStatus, tt.wantLoc)
 			}
@@ -119,11 +140,14 @@ func TestBackendCallback(t *testing.T) {
 			if stored := b.psuIDs.get("alice").ID == psuID; stored != tt.wantStored {
 				t.Errorf("psu-id stored: %v, want %v", stored, tt.wantStored)
 			}
+			if b.psuIDs.get("bob") != (storedPSU{}) {
+				t.Error("alice's psu-id stored for bob")
+			}
 			current, ok, err := b.sessions.Current(ctx, "alice")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if active := ok && current == pending; active != tt.wantActive {
+			if active := ok && current == start.SessionID; active != tt.wantActive {
 				t.Errorf("pending session active: %v, want %v", active, tt.wantActive)
 			}
 			_, stillPending, err := b.sessions.Pending(ctx, "alice")
@@ -131,9 +155,30 @@ func TestBackendCallback(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.wantLoc == "/sca-failed" && stillPending {
-				t.Error("a failed SCA must abort the pending session")
+				t.Error("a failed SCA must drop the pending session")
 			}
 		})
+	}
+}
+
+// TestBackendCallbackReplayed sends the same successful callback twice: the
+// second is refused, as a state answers once.
+func TestBackendCallbackReplayed(t *testing.T) {
+	t.Parallel()
+	b, _ := newTestBackend(t)
+	start, err := b.sessions.Begin(context.Background(), "alice", "consent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := url.Values{"psu-id": {"3f6c1b2a-9d4e-4c1a-8b7f-0e2d5a6c7b8d"}, "context": {"PRIVATE"}, "xs2a-state": {start.State}}
+	if res := callback(b, "alice", q); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("first callback: %d, want 303", res.StatusCode)
+	}
+	if res := callback(b, "alice", q); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("replayed callback: %d, want 400", res.StatusCode)
+	}
+	if n := b.successes(); n != 1 {
+		t.Errorf("%d successes counted, want 1", n)
 	}
 }
 
