@@ -201,7 +201,9 @@ func (c *Client) prepare(ctx context.Context, r *request) (*call, error) {
 		if err := r.psu.writeHeaders(h, r.psuContext); err != nil {
 			return nil, err
 		}
-		r.psu.writeRedirect(h, c.cfg.redirectURI)
+		if r.psu.SCAState != "" {
+			r.psu.writeRedirect(h, c.cfg.redirectURI)
+		}
 	}
 	u, err := c.target(r)
 	if err != nil {

@@ -150,9 +150,10 @@ func (p PSU) writeHeaders(h http.Header, withContext bool) error {
 }
 
 // writeRedirect sets the call's own TPP-Redirect-URI, uri with the
-// SCAState added, when there is a state (writeHeaders checked it).
+// SCAState added (writeHeaders checked it); prepare calls it for a PSU
+// with a state.
 func (p PSU) writeRedirect(h http.Header, uri string) {
-	if p.SCAState != "" && uri != "" {
+	if uri != "" {
 		h.Set("TPP-Redirect-URI", redirectWithState(uri, p.SCAState))
 	}
 }
