@@ -20,7 +20,7 @@ const paramState = "xs2a-state"
 // stateLen is the length of a state: 32 random bytes in unpadded base64url.
 const stateLen = 43
 
-// maxPurpose bounds the purpose a TPP gives Begin and WithCustomer.
+// maxPurpose bounds the purpose a TPP gives Begin and CallPresent.
 const maxPurpose = 64
 
 const reasonNotState = "not a state the SDK hands out"
