@@ -122,30 +122,7 @@ func NewBudgetStore(rdb redis.UniversalClient, opts ...Option) *BudgetStore {
 // (the SDK then sends nothing); a Take that ended with an error may still
 // have recorded its call, which only ever errs on the side of fewer calls.
 func (s *BudgetStore) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (xs2a.BudgetTake, error) {
-	if s == nil {
-		return xs2a.BudgetTake{}, &xs2a.ValidationError{Field: "BudgetStore", Reason: "is nil"}
-	}
-	if err := s.cfg.check(s.rdb); err != nil {
-		return xs2a.BudgetTake{}, err
-	}
-	winUS, err := windowMicros(now, window, limit)
-	if err != nil {
-		return xs2a.BudgetTake{}, err
-	}
-	member, err := uniqueMember()
-	if err != nil {
-		return xs2a.BudgetTake{}, err
-	}
-	var reply any
-	err = within(ctx, func(ctx context.Context) error {
-		var err error
-		reply, err = takeScript.Run(ctx, s.rdb, []string{s.cfg.budgetKey(key)}, winUS, limit, member, s.shiftMicros()).Result()
-		return err
-	})
-	if err != nil {
-		return xs2a.BudgetTake{}, err
-	}
-	return parseReply(reply, now, winUS, limit, true)
+	return s.count(ctx, key, now, limit, window, true)
 }
 
 // Peek implements xs2a.BudgetStore: it reads, on the Redis server's clock
@@ -153,6 +130,12 @@ func (s *BudgetStore) Take(ctx context.Context, key string, now time.Time, limit
 // (one read-only script, one round trip), with Next on the caller's clock.
 // Its errors are Take's.
 func (s *BudgetStore) Peek(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (xs2a.BudgetTake, error) {
+	return s.count(ctx, key, now, limit, window, false)
+}
+
+// count runs takeScript (record) or peekScript, in one round trip, and
+// reads its reply.
+func (s *BudgetStore) count(ctx context.Context, key string, now time.Time, limit int, window time.Duration, record bool) (xs2a.BudgetTake, error) {
 	if s == nil {
 		return xs2a.BudgetTake{}, &xs2a.ValidationError{Field: "BudgetStore", Reason: "is nil"}
 	}
@@ -163,16 +146,25 @@ func (s *BudgetStore) Peek(ctx context.Context, key string, now time.Time, limit
 	if err != nil {
 		return xs2a.BudgetTake{}, err
 	}
+	script, args := peekScript, []any{winUS, limit}
+	if record {
+		member, err := uniqueMember()
+		if err != nil {
+			return xs2a.BudgetTake{}, err
+		}
+		script, args = takeScript, append(args, member)
+	}
+	args = append(args, s.shiftMicros())
 	var reply any
 	err = within(ctx, func(ctx context.Context) error {
 		var err error
-		reply, err = peekScript.Run(ctx, s.rdb, []string{s.cfg.budgetKey(key)}, winUS, limit, s.shiftMicros()).Result()
+		reply, err = script.Run(ctx, s.rdb, []string{s.cfg.budgetKey(key)}, args...).Result()
 		return err
 	})
 	if err != nil {
 		return xs2a.BudgetTake{}, err
 	}
-	return parseReply(reply, now, winUS, limit, false)
+	return parseReply(reply, now, winUS, limit, record)
 }
 
 // shiftMicros is what the script adds to TIME: 0 in production.
