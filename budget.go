@@ -309,10 +309,7 @@ func (s *memoryStore) Peek(ctx context.Context, key string, now time.Time, limit
 // records one at now when it fits (Take); without, it changes nothing
 // (Peek).
 func (s *memoryStore) count(ctx context.Context, key string, now time.Time, limit int, window time.Duration, record bool) (BudgetTake, error) {
-	if err := checkContext(ctx); err != nil {
-		return BudgetTake{}, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := liveContext(ctx); err != nil {
 		return BudgetTake{}, err
 	}
 	if limit < 1 || window <= 0 {

@@ -144,6 +144,15 @@ func checkContext(ctx context.Context) error {
 	return nil
 }
 
+// liveContext is checkContext, then the context's own error: what a store
+// checks before it reads or writes anything.
+func liveContext(ctx context.Context) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
 // run makes the attempts of cl, each sent, interpreted and decided, and
 // returns the outcome the call ends with.
 func (c *Client) run(ctx context.Context, cl *call, into any) outcome {

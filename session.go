@@ -95,10 +95,7 @@ type indexEntry struct {
 }
 
 func (s *memorySessionStore) Update(ctx context.Context, user string, fn func(SessionState) (SessionState, error)) error {
-	if err := checkContext(ctx); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := liveContext(ctx); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -130,10 +127,7 @@ func (s *memorySessionStore) Load(ctx context.Context, user string) (st SessionS
 // Index records value under key; entries past their time are swept when
 // the index has doubled since the last sweep.
 func (s *memorySessionStore) Index(ctx context.Context, key, value string, ttl time.Duration) error {
-	if err := checkContext(ctx); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := liveContext(ctx); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -153,10 +147,7 @@ func (s *memorySessionStore) Index(ctx context.Context, key, value string, ttl t
 
 // Lookup returns the value under key, "" when none.
 func (s *memorySessionStore) Lookup(ctx context.Context, key string) (string, error) {
-	if err := checkContext(ctx); err != nil {
-		return "", err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := liveContext(ctx); err != nil {
 		return "", err
 	}
 	s.mu.Lock()
