@@ -83,12 +83,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	store := newMemStore()
 	b := &backend{client: client, sessions: xs2a.NewSessionManager(nil, nil), store: store, log: log}
 	sync := &syncer{client: client, store: store, log: log, now: time.Now, pageSize: 499}
+	server := &http.Server{Handler: b.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ticker := time.NewTicker(*every)
 	defer ticker.Stop()
-	go func() { // the nightly sync
+	go func() { // the nightly sync, until ctx ends the server
 		for {
 			select {
 			case <-ctx.Done():
+				server.Close()
 				return
 			case <-ticker.C:
 				if err := sync.Run(ctx); err != nil {
@@ -96,12 +98,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				}
 			}
 		}
-	}()
-
-	server := &http.Server{Handler: b.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		server.Close()
 	}()
 	log.Info("backend listening", "addr", ln.Addr().String(), "redirect_uri", *redirectURI)
 	if err := server.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
