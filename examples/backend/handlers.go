@@ -32,11 +32,34 @@ func (b *backend) Handler() http.Handler {
 	mux.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) { // a stand-in for the TPP's login
 		http.SetCookie(w, &http.Cookie{Name: userCookie, Value: r.URL.Query().Get("user"), HttpOnly: true})
 	})
-	mux.HandleFunc("POST /connect", b.accounts("connect"))
-	mux.HandleFunc("GET /accounts", b.accounts("accounts"))
-	mux.HandleFunc("POST /payments", b.pay)
-	mux.HandleFunc("GET /payments/{id}", b.paymentStatus)
+	mux.HandleFunc("POST /connect", b.serve(b.accounts("connect")))
+	mux.HandleFunc("GET /accounts", b.serve(b.accounts("accounts")))
+	mux.HandleFunc("POST /payments", b.serve(b.pay))
+	mux.HandleFunc("GET /payments/{id}", b.serve(b.paymentStatus))
 	return mux
+}
+
+// customer is a request of the logged-in user, who is present: the PSU
+// carries the browser's address.
+type customer struct {
+	user string
+	psu  xs2a.PSU
+}
+
+// serve runs h for the logged-in user and answers its error as an apiError.
+func (b *backend) serve(h func(http.ResponseWriter, *http.Request, customer) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		user := userOf(r)
+		u, err := b.store.User(r.Context(), user)
+		if user == "" || err != nil {
+			writeJSON(w, http.StatusUnauthorized, apiError{Error: "login_required"})
+			return
+		}
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		if err := h(w, r, customer{user, xs2a.PSU{ID: u.PSUID, IPAddress: host}}); err != nil {
+			b.fail(w, user, err)
+		}
+	}
 }
 
 // accountView is an account as the frontend shows it.
@@ -50,14 +73,10 @@ type accountView struct {
 
 // accounts lists the accounts and balances with the customer present: the
 // first time, or when the bank wants SCA again, it answers the bank's link.
-func (b *backend) accounts(purpose string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		user, psu, ok := b.present(w, r)
-		if !ok {
-			return
-		}
+func (b *backend) accounts(purpose string) func(http.ResponseWriter, *http.Request, customer) error {
+	return func(w http.ResponseWriter, r *http.Request, c customer) error {
 		ctx := r.Context()
-		views, link, err := xs2a.CallPresent(ctx, b.sessions, user, purpose, psu,
+		views, link, err := xs2a.CallPresent(ctx, b.sessions, c.user, purpose, c.psu,
 			func(p xs2a.PSU) (views []accountView, resp *xs2a.Response, err error) {
 				list, resp, err := b.client.Accounts.List(ctx, p)
 				for i := 0; i < len(list) && err == nil; i++ {
@@ -73,21 +92,22 @@ func (b *backend) accounts(purpose string) http.HandlerFunc {
 				}
 				return views, resp, err
 			})
-		if err == nil && link == nil {
-			ids := make([]string, len(views))
-			for i, v := range views {
-				ids[i] = v.ID
-			}
-			err = b.store.UpdateUser(ctx, user, func(u *User) { u.Accounts, u.NeedsConsent = ids, false })
-		}
 		switch {
 		case err != nil:
-			b.fail(w, user, err)
+			return err
 		case link != nil:
 			writeJSON(w, http.StatusOK, map[string]string{"redirect": link.Href})
-		default:
-			writeJSON(w, http.StatusOK, map[string][]accountView{"accounts": views})
+			return nil
 		}
+		ids := make([]string, len(views))
+		for i, v := range views {
+			ids[i] = v.ID
+		}
+		if err := b.store.UpdateUser(ctx, c.user, func(u *User) { u.Accounts, u.NeedsConsent = ids, false }); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, map[string][]accountView{"accounts": views})
+		return nil
 	}
 }
 
@@ -139,28 +159,22 @@ type payRequest struct {
 
 // pay initiates a payment and starts its SCA. The attempt is stored before
 // Initiate: after a lost answer it is the only trace of the payment.
-func (b *backend) pay(w http.ResponseWriter, r *http.Request) {
-	user, psu, ok := b.present(w, r)
-	if !ok {
-		return
-	}
+func (b *backend) pay(w http.ResponseWriter, r *http.Request, c customer) error {
 	var req payRequest
 	if err := json.NewDecoder(io.LimitReader(r.Body, 16<<10)).Decode(&req); err != nil {
 		writeJSON(w, http.StatusBadRequest, apiError{Error: "bad_request"})
-		return
+		return nil
 	}
 	amount, err := xs2a.ParsePaymentAmount(req.Currency, req.Amount)
 	if err != nil {
-		b.fail(w, user, err)
-		return
+		return err
 	}
 	ctx := r.Context()
-	a := Attempt{ID: rand.Text(), User: user, State: "initiating"}
+	a := Attempt{ID: rand.Text(), User: c.user, State: "initiating"}
 	if err := b.store.PutAttempt(ctx, a); err != nil {
-		b.fail(w, user, err)
-		return
+		return err
 	}
-	ini, _, err := b.client.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.Payment{
+	ini, _, err := b.client.Payments.Initiate(ctx, c.psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.Payment{
 		InstructedAmount: amount, CreditorName: req.Creditor, RemittanceInformationUnstructured: req.Message,
 		DebtorAccount: &xs2a.AccountReference{BBAN: req.From}, CreditorAccount: xs2a.AccountReference{BBAN: req.To},
 	}, nil)
@@ -173,8 +187,7 @@ func (b *backend) pay(w http.ResponseWriter, r *http.Request) {
 		a.State, a.Status, a.Start = "initiated", ini.Links.Status, ini.Links.StartAuthorisation
 	}
 	if perr := b.store.PutAttempt(ctx, a); err != nil || perr != nil {
-		b.fail(w, user, errors.Join(err, perr))
-		return
+		return errors.Join(err, perr)
 	}
 	// startAuthorisation may be sent again after ErrOutcomeUnknown: a second
 	// POST starts another SCA of the same payment, and the lost one is never shown.
@@ -183,21 +196,20 @@ func (b *backend) pay(w http.ResponseWriter, r *http.Request) {
 	}
 	var link *xs2a.Link
 	for try := 0; try < 3 && (try == 0 || errors.Is(err, xs2a.ErrOutcomeUnknown)); try++ {
-		_, link, err = xs2a.CallPresent(ctx, b.sessions, user, "payment:"+a.ID, psu, start)
+		_, link, err = xs2a.CallPresent(ctx, b.sessions, c.user, "payment:"+a.ID, c.psu, start)
 	}
 	if err == nil && link == nil {
 		err = errors.New("the bank started no SCA")
 	}
 	if err != nil {
-		b.fail(w, user, err)
-		return
+		return err
 	}
 	a.State = "authorising"
 	if err := b.store.PutAttempt(ctx, a); err != nil {
-		b.fail(w, user, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusCreated, map[string]string{"payment": a.ID, "redirect": link.Href})
+	return nil
 }
 
 // statusView is a payment's status for people.
@@ -209,43 +221,26 @@ type statusView struct {
 }
 
 // paymentStatus reads a payment's status at the bank and says what it means.
-func (b *backend) paymentStatus(w http.ResponseWriter, r *http.Request) {
-	user, psu, ok := b.present(w, r)
-	if !ok {
-		return
-	}
+func (b *backend) paymentStatus(w http.ResponseWriter, r *http.Request, c customer) error {
 	a, err := b.store.Attempt(r.Context(), r.PathValue("id"))
-	if err != nil || a.User != user {
+	if err != nil || a.User != c.user {
 		writeJSON(w, http.StatusNotFound, apiError{Error: "not_found"})
-		return
+		return nil
 	}
 	view := statusView{Payment: a.ID, State: a.State, Outcome: string(xs2a.OutcomeUnknown), RequestID: a.RequestID}
 	if !a.Status.IsZero() { // otherwise refused, or its answer was lost: nothing to ask
-		st, _, err := b.client.Payments.Status(r.Context(), psu, a.Status)
+		st, _, err := b.client.Payments.Status(r.Context(), c.psu, a.Status)
 		switch {
 		case xs2a.IsNotYet(err): // before the customer signed, the bank may know no status
 			view.Outcome = "not_yet"
 		case err != nil:
-			b.fail(w, user, err)
-			return
+			return err
 		default:
 			view.Outcome = string(st.Outcome())
 		}
 	}
 	writeJSON(w, http.StatusOK, view)
-}
-
-// present is the logged-in user, and the PSU with the browser's address:
-// the customer is present.
-func (b *backend) present(w http.ResponseWriter, r *http.Request) (string, xs2a.PSU, bool) {
-	user := userOf(r)
-	u, err := b.store.User(r.Context(), user)
-	if user == "" || err != nil {
-		writeJSON(w, http.StatusUnauthorized, apiError{Error: "login_required"})
-		return "", xs2a.PSU{}, false
-	}
-	host, _, _ := net.SplitHostPort(r.RemoteAddr)
-	return user, xs2a.PSU{ID: u.PSUID, IPAddress: host}, true
+	return nil
 }
 
 func userOf(r *http.Request) string {

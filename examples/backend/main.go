@@ -60,8 +60,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	var client *xs2a.Client
 	if *baseURL == "" {
-		bank, err := xs2atest.Start()
-		if err != nil {
+		var bank *xs2atest.Server
+		if bank, err = xs2atest.Start(); err != nil {
 			return err
 		}
 		defer bank.Close()
