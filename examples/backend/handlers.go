@@ -123,7 +123,10 @@ func (b *backend) callback(w http.ResponseWriter, r *http.Request, res *xs2a.SCA
 	answer := map[string]string{"user": res.User, "purpose": res.Purpose, "result": "completed"}
 	if id, ok := strings.CutPrefix(res.Purpose, "payment:"); ok { // the status says the rest
 		if a, aerr := b.store.Attempt(ctx, id); aerr == nil && a.User == res.User {
-			a.State = map[bool]string{true: "signed", false: "sca_failed"}[res.Callback != nil]
+			a.State = "sca_failed"
+			if res.Callback != nil {
+				a.State = "signed"
+			}
 			_ = b.store.PutAttempt(ctx, a)
 		}
 	}

@@ -104,7 +104,8 @@ func (s *memStore) Attempt(_ context.Context, id string) (Attempt, error) {
 	return a, nil
 }
 
-func (s *memStore) AddTransactions(_ context.Context, user, accountID string, txs []xs2a.Transaction, m SyncMark) error {
+func (s *memStore) AddTransactions(_ context.Context, user, accountID string, txs []xs2a.Transaction,
+	m SyncMark) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := user + "/" + accountID
