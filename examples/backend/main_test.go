@@ -313,6 +313,36 @@ func TestNightlySync(t *testing.T) {
 	}
 }
 
+// TestSyncStopsMidWalk pages one entry at a time: the walk stops after 3
+// calls with the offset stored, and the next day goes on from it.
+func TestSyncStopsMidWalk(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.connect()
+	u, _ := e.store.User(context.Background(), "alice")
+	u.Accounts = u.Accounts[:1]
+	e.store.UpdateUser(context.Background(), "alice", func(x *User) { *x = u })
+	s := &syncer{client: e.b.client, store: e.store, log: e.b.log, now: e.clock.Now, pageSize: 1}
+	before := e.bank.RequestCount("GET", "/v1/accounts/")
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mark, _ := e.store.SyncMark(context.Background(), "alice", u.Accounts[0])
+	if n := e.bank.RequestCount("GET", "/v1/accounts/") - before; n != 3 || mark.Offset != 3 {
+		t.Fatalf("%d calls, offset %d: want 3 and 3", n, mark.Offset)
+	}
+	e.clock.Advance(24 * time.Hour)
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if next, _ := e.store.SyncMark(context.Background(), "alice", u.Accounts[0]); next.Offset <= 3 && next.Offset != 0 {
+		t.Errorf("the next day's walk did not go on: %+v", next)
+	}
+	if r := e.bank.Requests(); !strings.Contains(r[len(r)-1].Path, "/transactions") {
+		t.Errorf("last request %s", r[len(r)-1].Path)
+	}
+}
+
 func TestSyncConsentRevoked(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

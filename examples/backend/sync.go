@@ -67,9 +67,11 @@ func (s *syncer) account(ctx context.Context, user string, psu xs2a.PSU, account
 	if err != nil {
 		return err
 	}
-	// At most 90 days back in the bank's calendar: 89, for the hours to come.
-	if oldest := xs2a.DateOf(s.now().In(oslo)).AddDays(-89); mark.From.Before(oldest) {
-		mark = SyncMark{From: oldest}
+	// At most 90 days back in the bank's calendar. A first walk starts 85
+	// days back, so that one the budget stops can go on for a few days.
+	today := xs2a.DateOf(s.now().In(oslo))
+	if mark.From.IsZero() || mark.From.Before(today.AddDays(-89)) {
+		mark = SyncMark{From: today.AddDays(-85)}
 	}
 	for {
 		q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked, DateFrom: mark.From.In(oslo),
