@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/tppkit/xs2a"
+)
+
+// User is what the backend keeps of one of its users at the bank.
+type User struct {
+	PSUID        string   // from the first successful SCA; "" before
+	Accounts     []string // resource ids of the accounts consented to
+	NeedsConsent bool     // the bank refused the consent: the user must connect again
+}
+
+// Attempt is one payment, stored before Initiate and after every step.
+type Attempt struct {
+	ID, User  string
+	State     string    // initiating, unknown, refused, initiated, authorising, signed or sca_failed
+	RequestID string    // X-Request-ID of a lost answer, for the bank's support
+	Status    xs2a.Link // GET: the payment's status
+	Start     xs2a.Link // POST: start the customer's SCA
+}
+
+// SyncMark is where the nightly sync of one account goes on.
+type SyncMark struct {
+	From   xs2a.Date // DateFrom of the walk in progress or the next one
+	Offset int       // where a walk stopped for the budget goes on; 0: a new walk
+	Latest xs2a.Date // the latest booking date the walk has seen
+}
+
+var errNoAttempt = errors.New("no such payment")
+
+// Store is the backend's database. It counts no calls: the SDK's budget
+// store does (xs2a.WithBudgetStore), here the client's default in memory.
+type Store interface {
+	User(ctx context.Context, user string) (User, error)
+	UpdateUser(ctx context.Context, user string, fn func(*User)) error
+	Users(ctx context.Context) ([]string, error)
+	PutAttempt(ctx context.Context, a Attempt) error
+	Attempt(ctx context.Context, id string) (Attempt, error) // errNoAttempt when unknown
+	// AddTransactions stores a page of booked entries (by id: a page read
+	// twice adds nothing) and, with it, where the sync goes on.
+	AddTransactions(ctx context.Context, user, accountID string, txs []xs2a.Transaction, m SyncMark) error
+	SyncMark(ctx context.Context, user, accountID string) (SyncMark, error)
+}
+
+// memStore is a Store in memory, for the example and its tests.
+type memStore struct {
+	mu       sync.Mutex
+	users    map[string]User
+	attempts map[string]Attempt
+	txs      map[string]map[string]xs2a.Transaction // by user and account, then by transaction id
+	marks    map[string]SyncMark                    // by user and account
+}
+
+func newMemStore() *memStore {
+	return &memStore{users: map[string]User{}, attempts: map[string]Attempt{},
+		txs: map[string]map[string]xs2a.Transaction{}, marks: map[string]SyncMark{}}
+}
+
+func (s *memStore) User(_ context.Context, user string) (User, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.users[user]
+	u.Accounts = slices.Clone(u.Accounts)
+	return u, nil
+}
+
+func (s *memStore) UpdateUser(_ context.Context, user string, fn func(*User)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.users[user]
+	u.Accounts = slices.Clone(u.Accounts)
+	fn(&u)
+	s.users[user] = u
+	return nil
+}
+
+func (s *memStore) Users(context.Context) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.users)), nil
+}
+
+func (s *memStore) PutAttempt(_ context.Context, a Attempt) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.attempts[a.ID] = a
+	return nil
+}
+
+func (s *memStore) Attempt(_ context.Context, id string) (Attempt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.attempts[id]
+	if !ok {
+		return a, errNoAttempt
+	}
+	return a, nil
+}
+
+func (s *memStore) AddTransactions(_ context.Context, user, accountID string, txs []xs2a.Transaction,
+	m SyncMark) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := user + "/" + accountID
+	if s.txs[key] == nil {
+		s.txs[key] = map[string]xs2a.Transaction{}
+	}
+	for _, tx := range txs {
+		if tx.BookingStatus == xs2a.BookingBooked { // a pending entry's id may change
+			s.txs[key][tx.TransactionID] = tx
+		}
+	}
+	s.marks[key] = m
+	return nil
+}
+
+func (s *memStore) SyncMark(_ context.Context, user, accountID string) (SyncMark, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.marks[user+"/"+accountID], nil
+}
