@@ -19,7 +19,8 @@ import (
 // header value or body (docs/interface.md T1).
 type Observer interface {
 	// StartCall returns the context the call runs in from then on (a
-	// span's, say); the same context is handed to Attempt and EndCall.
+	// span's, say; nil keeps the call's own); the same context is handed
+	// to Attempt and EndCall.
 	StartCall(ctx context.Context, call *CallInfo) context.Context
 	Attempt(ctx context.Context, attempt AttemptInfo)
 	EndCall(ctx context.Context, end CallEnd)

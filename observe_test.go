@@ -257,3 +257,24 @@ func TestErrorTypeNames(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// nilContextObserver returns a nil context from StartCall, as a careless
+// backend might.
+type nilContextObserver struct{ ends int }
+
+func (*nilContextObserver) StartCall(context.Context, *xs2a.CallInfo) context.Context { return nil }
+func (*nilContextObserver) Attempt(context.Context, xs2a.AttemptInfo)                 {}
+func (o *nilContextObserver) EndCall(context.Context, xs2a.CallEnd)                   { o.ends++ }
+
+// TestObserverReturningNilContext: a nil context from StartCall keeps the
+// call's own; the call neither panics nor loses its deadline.
+func TestObserverReturningNilContext(t *testing.T) {
+	t.Parallel()
+	b := newBank(t)
+	obs := &nilContextObserver{}
+	c := b.client(t, xs2a.WithObserver(obs))
+	psu := b.signIn(t, xs2atest.PrivateCustomer1)
+	_, _, err := c.Accounts.List(context.Background(), psu)
+	require.NoError(t, err)
+	assert.Equal(t, 1, obs.ends)
+}

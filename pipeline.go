@@ -378,7 +378,9 @@ func (c *Client) startCall(ctx context.Context, cl *call) context.Context {
 	if cl.budgeted {
 		info.Budget = cl.r.budgetEndpoint
 	}
-	ctx = c.cfg.observer.StartCall(ctx, info)
+	if started := c.cfg.observer.StartCall(ctx, info); started != nil { // a nil context keeps the call's own
+		ctx = started
+	}
 	info.trace = nil // trace headers are set while the call starts, not later
 	return ctx
 }
