@@ -36,6 +36,12 @@ type TransactionsOptions struct {
 	// Limit and Offset page the transactions (EP16, EP18); 499 is the
 	// page size used in practice.
 	Limit, Offset int
+	// KeepCalls, for a walk without the PSU present (Transactions), is how
+	// many of the day's calls the walk leaves (docs/interface.md L2): it
+	// does not start, or stops after a page, when no more than KeepCalls
+	// are left, and ends with an *AccessExceededError whose Kept says so
+	// and whose Next is when a call frees up. 0: the walk spends them all.
+	KeepCalls int
 }
 
 // List returns the accounts the PSU consented to: GET /v1/accounts. An empty
@@ -128,6 +134,7 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 		buf := walkBuffer()
 		defer func() { recycleBody(buf, *buf) }() // the buffer as the last page left it
 		first := transactionsPath(accountID)
+		started := false
 		w := pageWalk[Transaction]{
 			op: "accounts.transactions", href: first, query: query,
 			limit: qc.Limit, offset: qc.Offset,
@@ -137,13 +144,23 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 						return pageOf[Transaction]{}, err
 					}
 				}
+				if !started && qc.KeepCalls > 0 && !psu.Present() {
+					if err := s.client.keepCalls(ctx, psu, accountID, qc.KeepCalls); err != nil {
+						return pageOf[Transaction]{}, err
+					}
+				}
+				started = true
 				rule := pageRule(href != first, routeTransactions, "accountID", accountID)
-				rep, _, err := s.transactionsPage(ctx, psu, href, query, rule, buf)
+				rep, resp, err := s.transactionsPage(ctx, psu, href, query, rule, buf)
 				if err != nil {
 					return pageOf[Transaction]{}, err
 				}
 				t := rep.Transactions
-				return pageOf[Transaction]{booked: t.Booked, pending: t.Pending, info: t.Information, next: t.Links.Next.Href}, nil
+				p := pageOf[Transaction]{booked: t.Booked, pending: t.Pending, info: t.Information, next: t.Links.Next.Href}
+				if b := resp.Budget; qc.KeepCalls > 0 && b != nil && b.Remaining <= qc.KeepCalls {
+					p.stop = &AccessExceededError{Endpoint: b.Endpoint, Next: b.Reset, Kept: b.Remaining}
+				}
+				return p, nil
 			},
 			id:             func(x *Transaction) string { return x.TransactionID },
 			repeatsPending: true,
@@ -268,6 +285,9 @@ func transactionQueryValues(q *TransactionsOptions) (url.Values, error) {
 	}
 	if q.Offset < 0 {
 		return nil, invalid("TransactionsOptions.Offset", "must not be negative")
+	}
+	if q.KeepCalls < 0 || q.KeepCalls >= AccessLimit {
+		return nil, invalid("TransactionsOptions.KeepCalls", "must be 0 to %d: the calls a walk leaves of the %d", AccessLimit-1, AccessLimit)
 	}
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))

@@ -200,6 +200,23 @@ func (c *Client) Budget(ctx context.Context, psu PSU, accountID string, ep Budge
 	return c.budget.peek(ctx, psu.ID, r.accountID, ep)
 }
 
+// keepCalls is the *AccessExceededError of a walk that must not start
+// because no more than keep of psu's calls to accountID's transactions are
+// left (TransactionsOptions.KeepCalls); nil when more are, or nothing is
+// counted.
+func (c *Client) keepCalls(ctx context.Context, psu PSU, accountID string, keep int) error {
+	st, err := c.Budget(ctx, psu, accountID, BudgetTransactions)
+	switch {
+	case errors.Is(err, errNotCounted):
+		return nil
+	case err != nil:
+		return err
+	case st.Remaining <= keep:
+		return &AccessExceededError{Endpoint: BudgetTransactions, Next: st.Reset, Kept: st.Remaining}
+	}
+	return nil
+}
+
 // peek is Client.Budget's read of the store.
 func (b *accessBudget) peek(ctx context.Context, psuID, accountID string, ep BudgetEndpoint) (BudgetStatus, error) {
 	if b == nil || b.store == nil {
@@ -221,23 +238,24 @@ func (b *accessBudget) peek(ctx context.Context, psuID, accountID string, ep Bud
 // date with today at the bank: today minus 90 days passes, one day earlier
 // fails. A zero date (not sent) passes.
 func (b *accessBudget) checkHistory(dateFrom, dateTo time.Time) error {
-	y, m, day := b.clock().In(historyZone).Date()
+	oldest := EarliestDateFrom(b.clock())
 	for _, d := range []struct {
 		field string
 		date  time.Time
 	}{{"TransactionsOptions.DateFrom", dateFrom}, {"TransactionsOptions.DateTo", dateTo}} {
-		if d.date.IsZero() {
-			continue
-		}
-		loc := d.date.Location()
-		oldest := time.Date(y, m, day, 0, 0, 0, 0, loc).AddDate(0, 0, -int(HistoryLimit/(24*time.Hour)))
-		fy, fm, fd := d.date.Date()
-		if time.Date(fy, fm, fd, 0, 0, 0, 0, loc).Before(oldest) {
-			return invalid(d.field,
-				"without the PSU present transactions may be at most 90 days old (from %s)", oldest.Format(time.DateOnly))
+		if !d.date.IsZero() && DateOf(d.date).Before(oldest) {
+			return invalid(d.field, "without the PSU present transactions may be at most 90 days old (from %s)", oldest)
 		}
 	}
 	return nil
+}
+
+// EarliestDateFrom is the earliest TransactionsOptions.DateFrom a call
+// without the PSU present may ask for at now: today in the bank's calendar
+// (Europe/Oslo) less 90 days (docs/interface.md L2). A DateFrom is compared
+// as the calendar date it is sent as, in its own location.
+func EarliestDateFrom(now time.Time) Date {
+	return DateOf(now.In(historyZone)).AddDays(-int(HistoryLimit / (24 * time.Hour)))
 }
 
 // historyZone is the bank's calendar (Europe/Oslo), which decides what

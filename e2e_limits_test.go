@@ -387,3 +387,62 @@ func TestLimitsStoreDownFailsClosed(t *testing.T) {
 
 // beginSession is the session id of Begin's SCAStart.
 func beginSession(s xs2a.SCAStart, err error) (string, error) { return s.SessionID, err }
+
+// TestLimitsWalkKeepsCalls: a walk without the PSU present with KeepCalls
+// stops after the page that leaves that many of the day's calls, ends with
+// an *AccessExceededError saying so (Kept, Next), and does not start while
+// no more are left; the next day it walks again. KeepCalls outside 0 to 3
+// is refused before anything is sent. EarliestDateFrom is the date the 90
+// days start from, the same the SDK checks.
+func TestLimitsWalkKeepsCalls(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.signIn(t, xs2atest.PrivateCustomer1)
+	account := b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID
+	away := psu
+	away.IPAddress = ""
+	walk := func(keep int) (n int, err error) {
+		q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked, Limit: 1, KeepCalls: keep,
+			DateFrom: xs2a.EarliestDateFrom(b.clock.Now()).In(time.UTC)}
+		for _, err := range b.c.Accounts.Transactions(ctx, away, account, q) {
+			if err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, nil
+	}
+	mark := b.rec.len()
+	n, err := walk(1)
+	var kept *xs2a.AccessExceededError
+	require.ErrorAs(t, err, &kept)
+	assert.ErrorIs(t, err, xs2a.ErrAccessExceeded)
+	assert.Equal(t, 1, kept.Kept)
+	assert.Equal(t, b.clock.Now().Add(xs2a.AccessWindow), kept.Next, "the first call of the day frees up first")
+	assert.Contains(t, err.Error(), "walk stopped to keep 1 of the 4 calls")
+	assert.Equal(t, 3, n, "one entry a page, three pages")
+	assert.Len(t, b.rec.since(mark, http.MethodGet, "/transactions"), 3)
+
+	mark = b.rec.len()
+	_, err = walk(1)
+	require.ErrorAs(t, err, &kept)
+	assert.Empty(t, b.rec.since(mark, http.MethodGet, ""), "one call left: the walk does not start")
+	n, err = walk(0)
+	require.ErrorAs(t, err, &kept, "without KeepCalls the last call goes, then the budget refuses")
+	assert.Zero(t, kept.Kept)
+	assert.Equal(t, 1, n)
+
+	b.clock.Advance(xs2a.AccessWindow)
+	n, err = walk(1)
+	require.ErrorAs(t, err, &kept)
+	assert.Equal(t, 3, n, "a new day: three calls again")
+
+	for _, keep := range []int{-1, xs2a.AccessLimit} {
+		_, err = walk(keep)
+		requireInvalid(t, err, "TransactionsOptions.KeepCalls")
+	}
+	earliest := xs2a.EarliestDateFrom(b.clock.Now())
+	_, _, err = b.c.Accounts.TransactionsPage(ctx, away, account, &xs2a.TransactionsOptions{DateFrom: earliest.AddDays(-1).In(time.UTC)})
+	requireInvalid(t, err, "TransactionsOptions.DateFrom")
+}

@@ -398,14 +398,22 @@ func (e *SignatureError) Format(f fmt.State, verb rune) { formatError(f, verb, e
 type AccessExceededError struct {
 	Endpoint BudgetEndpoint // the counted endpoint
 	Next     time.Time      // when the next call is allowed
+	// Kept is the calls left when a walk stopped to keep them
+	// (TransactionsOptions.KeepCalls); 0 when the budget is spent.
+	Kept int
 }
 
 // Error names the endpoint and the next allowed call (UTC, rounded up to a
 // whole second, so never before the call is really allowed).
 func (e *AccessExceededError) Error() string {
 	next := e.Next.Add(time.Second - 1).Truncate(time.Second) // rounded up
+	ep := inert.Text(string(e.Endpoint), 64)
+	if e.Kept > 0 {
+		return fmt.Sprintf("xs2a: walk stopped to keep %d of the %d calls without the PSU present in 24h to %s; next call frees at %s",
+			e.Kept, AccessLimit, ep, next.UTC().Format(time.RFC3339))
+	}
 	return fmt.Sprintf("xs2a: access exceeded: %d calls without the PSU present in 24h to %s; next call allowed at %s",
-		AccessLimit, inert.Text(string(e.Endpoint), 64), next.UTC().Format(time.RFC3339))
+		AccessLimit, ep, next.UTC().Format(time.RFC3339))
 }
 
 // Is reports target == ErrAccessExceeded; GoString and Format print the message alone (formatError).

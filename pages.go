@@ -17,6 +17,7 @@ type pageOf[T any] struct {
 	booked, pending []T
 	info            []T    // standing orders (bookingStatus information, all)
 	next            string // _links.next href, "" on the last page
+	stop            error  // when set, the walk ends with it after this page, if more would follow
 }
 
 // pageWalk runs the paging of the transaction iterators.
@@ -285,6 +286,10 @@ func (w *pageWalk[T]) walk(ctx context.Context, yield func(T, error) bool) {
 			yield(zero, err)
 		}
 		if !more {
+			return
+		}
+		if p.stop != nil {
+			yield(zero, p.stop)
 			return
 		}
 	}
