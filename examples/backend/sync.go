@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"time"
-	_ "time/tzdata" // the bank's calendar on machines without a zoneinfo database
 
 	"github.com/tppkit/xs2a"
 )
@@ -13,9 +12,6 @@ import (
 // reserve is how many of an account's 4 daily calls without the customer
 // (docs/interface.md L2) the sync leaves for the rest of the day.
 const reserve = 1
-
-// oslo is the bank's calendar, which counts the 90 days of history.
-var oslo, _ = time.LoadLocation("Europe/Oslo")
 
 // syncer reads each connected user's new booked transactions without the
 // customer present.
@@ -56,49 +52,39 @@ func (s *syncer) Run(ctx context.Context) error {
 	return nil
 }
 
-// account reads one account's pages from where the last walk stopped,
-// while the day's calls left are more than the reserve.
+// account reads one account's booked transactions from where the last
+// walk stopped, leaving the day's reserve (TransactionsOptions.KeepCalls).
 func (s *syncer) account(ctx context.Context, user string, psu xs2a.PSU, accountID string) error {
-	budget, err := s.client.Budget(ctx, psu, accountID, xs2a.BudgetTransactions)
-	if err != nil || budget.Remaining <= reserve {
-		return err
-	}
 	mark, err := s.store.SyncMark(ctx, user, accountID)
 	if err != nil {
 		return err
 	}
 	// At most 90 days back in the bank's calendar. A first walk starts 85
 	// days back, so that one the budget stops can go on for a few days.
-	today := xs2a.DateOf(s.now().In(oslo))
-	if mark.From.IsZero() || mark.From.Before(today.AddDays(-89)) {
-		mark = SyncMark{From: today.AddDays(-85)}
+	earliest := xs2a.EarliestDateFrom(s.now())
+	if mark.From.IsZero() || !mark.From.After(earliest) {
+		mark = SyncMark{From: earliest.AddDays(5)}
 	}
-	for {
-		q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked, DateFrom: mark.From.In(oslo),
-			Limit: s.pageSize, Offset: mark.Offset}
-		page, resp, err := s.client.Accounts.TransactionsPage(ctx, psu, accountID, q)
-		if err != nil {
+	q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked, DateFrom: mark.From.In(time.UTC),
+		Limit: s.pageSize, Offset: mark.Offset, KeepCalls: reserve}
+	var booked []xs2a.Transaction
+	var kept *xs2a.AccessExceededError
+	for tx, err := range s.client.Accounts.Transactions(ctx, psu, accountID, q) {
+		if errors.As(err, &kept) && kept.Kept > 0 { // goes on at the next run
+			s.log.Info("sync: calls kept in reserve", "user", user, "next_call_at", kept.Next)
+			return s.store.AddTransactions(ctx, user, accountID, booked, mark)
+		} else if err != nil {
 			return err
 		}
-		booked := page.Transactions.Booked
-		for _, tx := range booked {
-			if tx.BookingDate.After(mark.Latest) {
-				mark.Latest = tx.BookingDate
-			}
-		}
-		mark.Offset += len(booked)
-		last := len(booked) < s.pageSize
-		if last && !mark.Latest.IsZero() { // the next walk: from a day before the latest booking
-			mark = SyncMark{From: mark.Latest.AddDays(-1), Latest: mark.Latest}
-		} else if last {
-			mark.Offset = 0
-		}
-		if err := s.store.AddTransactions(ctx, user, accountID, booked, mark); err != nil || last {
-			return err
-		}
-		if resp.Budget != nil && resp.Budget.Remaining <= reserve {
-			s.log.Info("sync: one call kept in reserve", "user", user, "next_call_at", resp.Budget.Reset)
-			return nil
+		booked = append(booked, tx)
+		mark.Offset++
+		if tx.BookingDate.After(mark.Latest) {
+			mark.Latest = tx.BookingDate
 		}
 	}
+	mark.Offset = 0 // the walk is done: the next one starts a day before the latest booking
+	if !mark.Latest.IsZero() {
+		mark.From = mark.Latest.AddDays(-1)
+	}
+	return s.store.AddTransactions(ctx, user, accountID, booked, mark)
 }
