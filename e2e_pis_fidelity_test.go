@@ -2,6 +2,7 @@ package xs2a_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -64,8 +65,14 @@ func TestPaymentAuthorisationStatus(t *testing.T) {
 	assert.Equal(t, xs2a.SCAStatusStarted, as.SCAStatus)
 	assert.False(t, as.SCAStatus.Final())
 
+	// the TPP stores the Initiation, with the authorisation's link kept on it
+	require.NoError(t, ini.KeepAuthorisation(sca))
+	stored, err := json.Marshal(ini)
+	require.NoError(t, err)
+	var again xs2a.Initiation
+	require.NoError(t, json.Unmarshal(stored, &again))
 	b.sca(t, sca.Links.SCARedirect.Href, xs2atest.PrivateCustomer1)
-	as, _, err = b.c.Payments.AuthorisationStatus(ctx, xs2a.PSU{ID: psu.ID}, sca.Links.SCAStatusLink)
+	as, _, err = b.c.Payments.AuthorisationStatus(ctx, xs2a.PSU{ID: psu.ID}, again.Links.SCAStatusLink)
 	require.NoError(t, err)
 	assert.Equal(t, xs2a.SCAStatusFinalised, as.SCAStatus)
 	assert.True(t, as.SCAStatus.Final())
@@ -358,4 +365,19 @@ func TestEInvoiceProcessedAtScheme(t *testing.T) {
 	b.authorise(t, psu, ini, xs2atest.PrivateCustomer1)
 	assert.True(t, b.EInvoiceProcessed(inv.InvoiceNumber))
 	assert.Equal(t, 1, b.rec.len()-mark, "the TPP sent the startAuthorisation and nothing more")
+}
+
+// TestKeepAuthorisation: without an authorisation id (production, PP3)
+// KeepAuthorisation says so and leaves the Initiation as it was; a nil
+// Initiation or SCALinks is a *ValidationError.
+func TestKeepAuthorisation(t *testing.T) {
+	t.Parallel()
+	ini := &xs2a.Initiation{Links: xs2a.ResourceLinks{StartAuthorisation: xs2a.Link{Href: "/v1/payments/p/x/authorisations"}}}
+	err := ini.KeepAuthorisation(&xs2a.SCALinks{SCAStatus: xs2a.SCAStatusStarted})
+	require.Error(t, err)
+	assert.True(t, ini.Links.SCAStatusLink.IsZero())
+	require.NoError(t, ini.KeepAuthorisation(&xs2a.SCALinks{AuthorisationID: "a1"}))
+	assert.Equal(t, "/v1/payments/p/x/authorisations/a1", ini.Links.SCAStatusLink.Href)
+	requireInvalid(t, (*xs2a.Initiation)(nil).KeepAuthorisation(&xs2a.SCALinks{}), "Initiation")
+	requireInvalid(t, ini.KeepAuthorisation(nil), "SCALinks")
 }

@@ -145,6 +145,24 @@ func (a *SCALinks) AuthorisationLink(start Link) (Link, error) {
 	return Link{Href: strings.TrimSuffix(href, "/") + "/" + pathSegment(a.AuthorisationID), Verbs: []string{http.MethodGet}}, nil
 }
 
+// KeepAuthorisation records on i, which a TPP stores anyway, the status
+// link of the authorisation a started (a.AuthorisationLink of i's
+// startAuthorisation link) as i.Links.SCAStatusLink, for a later
+// PaymentsService.AuthorisationStatus. Its errors are AuthorisationLink's:
+// production banks name no authorisation (docs/interface.md PP3); read the
+// payment's status instead.
+func (i *Initiation) KeepAuthorisation(a *SCALinks) error {
+	if i == nil {
+		return invalid("Initiation", "is nil")
+	}
+	link, err := a.AuthorisationLink(i.Links.StartAuthorisation)
+	if err != nil {
+		return err
+	}
+	i.Links.SCAStatusLink = link
+	return nil
+}
+
 // errNoAuthorisation refuses an authorisation call when the bank's
 // startAuthorisation answer named none; field is what was empty.
 func errNoAuthorisation(field string) *ValidationError {
