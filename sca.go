@@ -216,7 +216,7 @@ func CallbackHandler(onSuccess func(w http.ResponseWriter, r *http.Request, cb *
 		panic("xs2a: CallbackHandler: nil onSuccess")
 	}
 	return callbackPage(func(w http.ResponseWriter, r *http.Request) {
-		switch cb, err := parseCallbackQuery(r.URL.RawQuery); {
+		switch _, cb, err := parseCallbackQuery(r.URL.RawQuery); {
 		case err == nil:
 			onSuccess(w, r, cb)
 		case onFailure != nil:
@@ -247,11 +247,12 @@ func callbackPage(page http.HandlerFunc) http.Handler {
 
 // parseCallbackQuery parses a raw query string strictly: when url.ParseQuery
 // fails the result is never a success, but a readable failure still counts.
-func parseCallbackQuery(raw string) (*Callback, error) {
+// It returns the query as read, nil when it is refused as malformed.
+func parseCallbackQuery(raw string) (url.Values, *Callback, error) {
 	q, qerr := url.ParseQuery(raw)
 	cb, err := ParseCallback(q)
 	if qerr == nil || errors.Is(err, ErrSCAFailed) {
-		return cb, err
+		return q, cb, err
 	}
-	return nil, &CallbackError{Param: paramQuery, Reason: reasonMalformedQuery}
+	return nil, nil, &CallbackError{Param: paramQuery, Reason: reasonMalformedQuery}
 }

@@ -440,7 +440,7 @@ func FuzzParseCallback(f *testing.F) {
 		q, _ := url.ParseQuery(raw)
 		psuIDs := q["psu-id"]
 		cb1, err1 := ParseCallback(q)
-		cb2, err2 := parseCallbackQuery(raw)
+		_, cb2, err2 := parseCallbackQuery(raw)
 		for _, r := range []struct {
 			cb  *Callback
 			err error

@@ -119,9 +119,9 @@ func (m *SessionManager) CallbackHandler(fn func(w http.ResponseWriter, r *http.
 		panic("xs2a: SessionManager.CallbackHandler: nil fn")
 	}
 	return callbackPage(func(w http.ResponseWriter, r *http.Request) {
-		q, qerr := url.ParseQuery(r.URL.RawQuery)
-		if _, err := ParseCallback(q); qerr != nil && !errors.Is(err, ErrSCAFailed) {
-			fn(w, r, nil, &CallbackError{Param: paramQuery, Reason: reasonMalformedQuery})
+		q, _, err := parseCallbackQuery(r.URL.RawQuery)
+		if q == nil {
+			fn(w, r, nil, err)
 			return
 		}
 		res, err := m.Callback(r.Context(), q)
