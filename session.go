@@ -276,6 +276,10 @@ func (m *SessionManager) record(ctx context.Context, user, purpose string, start
 	})
 }
 
+// errSCAStale refuses to complete an SCA begun more than PendingValidity
+// ago, or after now (a clock that went back).
+var errSCAStale = fmt.Errorf("%w: its SCA began more than %v ago, or the clock went back", ErrUnknownSession, PendingValidity)
+
 // Complete records that SCA completed under sessionID (the callback's
 // tpp-session-id), the user's Pending ID begun less than PendingValidity ago
 // (and not in the future): it becomes the Active ID for SessionValidity, the
@@ -288,8 +292,7 @@ func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) e
 		case sessionID == "":
 			return s, ErrUnknownSession
 		case sessionID == s.Pending && !m.pendingValid(s):
-			return s, fmt.Errorf("%w: its SCA began more than %v ago, or the clock went back",
-				ErrUnknownSession, PendingValidity)
+			return s, errSCAStale
 		case sessionID == s.Pending:
 			return m.activate(s), nil
 		case sessionID == s.Active && m.activeValid(s):

@@ -93,7 +93,7 @@ func (m *SessionManager) conclude(s SessionState, sca PendingSCA, cb *Callback, 
 	ownPending := sca.NewSession && sca.SessionID == s.Pending
 	switch {
 	case !m.fresh(sca.Since):
-		return s, fmt.Errorf("%w: its SCA began more than %v ago, or the clock went back", ErrUnknownSession, PendingValidity)
+		return s, errSCAStale
 	case failed != nil:
 		if ownPending {
 			s.Pending, s.PendingSince = "", time.Time{}
