@@ -36,7 +36,10 @@
 // PSU carries the PSU headers; malformed values are refused before sending.
 // An answer asking for SCA is a *SCARequiredError; after SCA, ParseCallback
 // (or CallbackHandler) reads the result. SessionManager keeps the
-// TPP-Session-ID rules (docs/interface.md CS3, CS4).
+// TPP-Session-ID rules (docs/interface.md CS3 to CS6): CallPresent makes a
+// call with the customer present and begins SCA when the bank asks, and
+// SessionManager.Callback resolves the callback, success or failure, to the
+// TPP's user and purpose by the SCA's state (CB7).
 //
 // # Request signing
 //
@@ -50,7 +53,15 @@
 // The bank's answers of status 400 and above are *Error values; callers branch
 // with errors.Is on the sentinels (ErrSCARequired, ErrConsentInvalid,
 // ErrOutcomeUnknown, ...). Input refused before sending is a *ValidationError.
-// Messages start with "xs2a: " and never hold keys, bodies or identifiers.
+// Messages start with "xs2a: " and never hold keys, bodies or identifiers;
+// RequestIDOf gives the X-Request-ID of an error, ErrorType a fixed word for
+// it.
+//
+// # Telemetry
+//
+// WithObserver reports every call and attempt, with nothing identifying
+// (docs/interface.md T1); the module github.com/tppkit/xs2a/xs2aotel turns
+// that into OpenTelemetry spans and metrics.
 //
 // # Payments sent once
 //
