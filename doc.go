@@ -55,7 +55,7 @@
 // ErrOutcomeUnknown, ...). Input refused before sending is a *ValidationError.
 // Messages start with "xs2a: " and never hold keys, bodies or identifiers;
 // RequestIDOf gives the X-Request-ID of an error, ErrorType a fixed word for
-// it.
+// it, ProblemOf a code and status a TPP's frontend may be told.
 //
 // # Telemetry
 //

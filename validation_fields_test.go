@@ -51,6 +51,9 @@ func TestValidationFieldsListed(t *testing.T) {
 		PollOptions{}, SignerOptions{}, SandboxCustomer{}, Amount{}, AccountReference{}} {
 		types[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
 	}
+	for path := range listed { // a frontend is told each of them (ProblemOf)
+		assert.Equal(t, path, ProblemOf(&ValidationError{Field: path}).Field)
+	}
 	for path := range listed {
 		if !strings.Contains(path, ".") || strings.Contains(path, "(") {
 			continue
