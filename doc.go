@@ -75,7 +75,9 @@
 // Without the PSU present the bank allows 4 calls per 24 hours to an account's
 // balances and to its transactions (docs/interface.md L1). The client counts
 // them in a BudgetStore (WithBudgetStore; redisstore shares one in Redis) and
-// refuses the fifth with an *AccessExceededError.
+// refuses the fifth with an *AccessExceededError. Accounts.Sync reads an
+// account's new booked entries night after night from a stored SyncMark,
+// within those calls.
 //
 // # Security
 //

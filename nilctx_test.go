@@ -111,6 +111,7 @@ func nilCtxArgs(t *testing.T, m ctxMethod) []reflect.Value {
 		reflect.TypeFor[time.Duration]():                            AccessWindow,
 		reflect.TypeFor[func(SessionState) (SessionState, error)](): func(s SessionState) (SessionState, error) { return s, nil },
 		reflect.TypeFor[url.Values]():                               url.Values{"xs2a-state": {newState()}},
+		reflect.TypeFor[*SyncMark]():                                &SyncMark{},
 	}
 	ft := m.fn.Type()
 	var args []reflect.Value
