@@ -77,6 +77,27 @@ func (s *AccountsService) Balances(ctx context.Context, psu PSU, accountID strin
 	return &out, resp, nil
 }
 
+// ListWithBalances returns List's accounts with their Balances, which this
+// platform's list leaves out: one call to Balances per account that came
+// without. Without the PSU present each counts against that account's
+// budget. The first error ends it, with no accounts; the Response is the
+// last call's.
+func (s *AccountsService) ListWithBalances(ctx context.Context, psu PSU) ([]Account, *Response, error) {
+	list, resp, err := s.List(ctx, psu)
+	for i := 0; i < len(list) && err == nil; i++ {
+		if len(list[i].Balances) == 0 {
+			var b *Balances
+			if b, resp, err = s.Balances(ctx, psu, list[i].ResourceID); err == nil {
+				list[i].Balances = b.Balances
+			}
+		}
+	}
+	if err != nil {
+		return nil, resp, err
+	}
+	return list, resp, nil
+}
+
 // Get returns one account: GET /v1/accounts/{accountID}, whose answer is
 // {"account": {...}} (a bare account object decodes too). accountID is
 // Account.ResourceID. The call is not counted by the access budget: the

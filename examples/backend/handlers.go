@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 
 	"github.com/tppkit/xs2a"
 )
@@ -46,13 +45,13 @@ type customer struct {
 	psu  xs2a.PSU
 }
 
-// serve runs h for the logged-in user and answers its error as an apiError.
+// serve runs h for the logged-in user and answers its error (fail).
 func (b *backend) serve(h func(http.ResponseWriter, *http.Request, customer) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		user := userOf(r)
 		u, err := b.store.User(r.Context(), user)
 		if user == "" || err != nil {
-			writeJSON(w, http.StatusUnauthorized, apiError{Error: "login_required"})
+			problem(w, http.StatusUnauthorized, "login_required")
 			return
 		}
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
@@ -116,32 +115,22 @@ func (b *backend) accounts(purpose string) func(http.ResponseWriter, *http.Reque
 func (b *backend) callback(w http.ResponseWriter, r *http.Request, res *xs2a.SCAResult, err error) {
 	if res == nil { // forged, replayed, expired or no callback at all: never act on it
 		b.log.Warn("callback refused", "error", err)
-		writeJSON(w, http.StatusBadRequest, apiError{Error: "invalid_callback"})
+		problem(w, http.StatusBadRequest, "invalid_callback")
 		return
 	}
-	ctx := r.Context()
 	answer := map[string]string{"user": res.User, "purpose": res.Purpose, "result": "completed"}
-	if id, ok := strings.CutPrefix(res.Purpose, "payment:"); ok { // the status says the rest
-		if a, aerr := b.store.Attempt(ctx, id); aerr == nil && a.User == res.User {
-			a.State = "sca_failed"
-			if res.Callback != nil {
-				a.State = "signed"
-			}
-			_ = b.store.PutAttempt(ctx, a)
-		}
-	}
 	switch {
 	case errors.Is(err, xs2a.ErrSCAFailed): // no need to be logged in to learn of it
 		b.log.Info("SCA failed", "user", res.User, "purpose", res.Purpose)
 		answer["result"] = "failed"
 		writeJSON(w, http.StatusOK, answer)
 	case err != nil: // a later SCA replaced this one, or it is over an hour old
-		writeJSON(w, http.StatusConflict, apiError{Error: "sca_outdated"})
+		problem(w, http.StatusConflict, "sca_outdated")
 	case userOf(r) != res.User: // a psu-id only for the browser that began the SCA (login CSRF)
-		writeJSON(w, http.StatusForbidden, apiError{Error: "wrong_user"})
+		problem(w, http.StatusForbidden, "wrong_user")
 	default:
 		psuID := res.Callback.PSUID
-		if err := b.store.UpdateUser(ctx, res.User, func(u *User) { u.PSUID = psuID }); err != nil {
+		if err := b.store.UpdateUser(r.Context(), res.User, func(u *User) { u.PSUID = psuID }); err != nil {
 			b.fail(w, res.User, err)
 			return
 		}
@@ -165,7 +154,7 @@ type payRequest struct {
 func (b *backend) pay(w http.ResponseWriter, r *http.Request, c customer) error {
 	var req payRequest
 	if err := json.NewDecoder(io.LimitReader(r.Body, 16<<10)).Decode(&req); err != nil {
-		writeJSON(w, http.StatusBadRequest, apiError{Error: "bad_request"})
+		problem(w, http.StatusBadRequest, "bad_request")
 		return nil
 	}
 	amount, err := xs2a.ParsePaymentAmount(req.Currency, req.Amount)
@@ -227,7 +216,7 @@ type statusView struct {
 func (b *backend) paymentStatus(w http.ResponseWriter, r *http.Request, c customer) error {
 	a, err := b.store.Attempt(r.Context(), r.PathValue("id"))
 	if err != nil || a.User != c.user {
-		writeJSON(w, http.StatusNotFound, apiError{Error: "not_found"})
+		problem(w, http.StatusNotFound, "not_found")
 		return nil
 	}
 	view := statusView{Payment: a.ID, State: a.State, Outcome: string(xs2a.OutcomeUnknown), RequestID: a.RequestID}
@@ -253,44 +242,18 @@ func userOf(r *http.Request) string {
 	return ""
 }
 
-// apiError is every error the frontend gets: a code of the backend's, the
-// field a ValidationError names and the X-Request-ID for the bank's
-// support. The bank's own text never reaches it.
-type apiError struct {
-	Error     string `json:"error"`
-	Field     string `json:"field,omitempty"`
-	RequestID string `json:"request_id,omitempty"`
-}
-
-// errorCodes maps the SDK's sentinels to answers; the first match wins.
-var errorCodes = []struct {
-	err    error
-	status int
-	code   string
-}{
-	{xs2a.ErrConsentInvalid, http.StatusConflict, "consent_needed"},
-	{xs2a.ErrAccessExceeded, http.StatusTooManyRequests, "access_exceeded"},
-	{xs2a.ErrOutcomeUnknown, http.StatusBadGateway, "outcome_unknown"},
-	{xs2a.ErrInsufficientFunds, http.StatusUnprocessableEntity, "insufficient_funds"},
-	{xs2a.ErrNotFound, http.StatusNotFound, "not_found"},
-}
-
-// fail answers err as an apiError and logs it; the SDK's error text holds
-// no PSU id or account number.
+// fail answers err as the SDK's Problem (a code, the field, the
+// X-Request-ID; never the bank's text) and logs it: the SDK's error text
+// holds no PSU id or account number.
 func (b *backend) fail(w http.ResponseWriter, user string, err error) {
-	status, body := http.StatusBadGateway, apiError{Error: "bank_error", RequestID: xs2a.RequestIDOf(err)}
-	var invalid *xs2a.ValidationError
-	if errors.As(err, &invalid) {
-		status, body.Error, body.Field = http.StatusBadRequest, "invalid_input", invalid.Field
-	}
-	for _, c := range errorCodes {
-		if errors.Is(err, c.err) {
-			status, body.Error = c.status, c.code
-			break
-		}
-	}
-	b.log.Warn("request failed", "user", user, "code", body.Error, "error", err, "request_id", body.RequestID)
-	writeJSON(w, status, body)
+	p := xs2a.ProblemOf(err)
+	b.log.Warn("request failed", "user", user, "code", p.Code, "error", err, "request_id", p.RequestID)
+	writeJSON(w, p.Status, p)
+}
+
+// problem answers one of the backend's own errors in the same shape.
+func problem(w http.ResponseWriter, status int, code string) {
+	writeJSON(w, status, xs2a.Problem{Code: code})
 }
 
 // writeJSON answers v, not to be cached: answers hold account numbers.

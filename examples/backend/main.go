@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	log := slog.New(slog.NewTextHandler(out, nil))
 	store := newMemStore()
 	b := &backend{client: client, sessions: xs2a.NewSessionManager(nil, nil), store: store, log: log}
-	sync := &syncer{client: client, store: store, log: log, now: time.Now, pageSize: 499}
+	sync := &syncer{client: client, store: store, log: log, pageSize: 499}
 	server := &http.Server{Handler: b.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ticker := time.NewTicker(*every)
 	defer ticker.Stop()

@@ -20,17 +20,10 @@ type User struct {
 // Attempt is one payment, stored before Initiate and after every step.
 type Attempt struct {
 	ID, User  string
-	State     string    // initiating, unknown, refused, initiated, authorising, signed or sca_failed
+	State     string    // initiating, unknown, refused, initiated or authorising: the bank's status says the rest
 	RequestID string    // X-Request-ID of a lost answer, for the bank's support
 	Status    xs2a.Link // GET: the payment's status
 	Start     xs2a.Link // POST: start the customer's SCA
-}
-
-// SyncMark is where the nightly sync of one account goes on.
-type SyncMark struct {
-	From   xs2a.Date // DateFrom of the walk in progress or the next one
-	Offset int       // where a walk stopped for the budget goes on; 0: a new walk
-	Latest xs2a.Date // the latest booking date the walk has seen
 }
 
 var errNoAttempt = errors.New("no such payment")
@@ -45,8 +38,8 @@ type Store interface {
 	Attempt(ctx context.Context, id string) (Attempt, error) // errNoAttempt when unknown
 	// AddTransactions stores a page of booked entries (by id: a page read
 	// twice adds nothing) and, with it, where the sync goes on.
-	AddTransactions(ctx context.Context, user, accountID string, txs []xs2a.Transaction, m SyncMark) error
-	SyncMark(ctx context.Context, user, accountID string) (SyncMark, error)
+	AddTransactions(ctx context.Context, user, accountID string, txs []xs2a.Transaction, m xs2a.SyncMark) error
+	SyncMark(ctx context.Context, user, accountID string) (xs2a.SyncMark, error)
 }
 
 // memStore is a Store in memory, for the example and its tests.
@@ -55,12 +48,12 @@ type memStore struct {
 	users    map[string]User
 	attempts map[string]Attempt
 	txs      map[string]map[string]xs2a.Transaction // by user and account, then by transaction id
-	marks    map[string]SyncMark                    // by user and account
+	marks    map[string]xs2a.SyncMark               // by user and account
 }
 
 func newMemStore() *memStore {
 	return &memStore{users: map[string]User{}, attempts: map[string]Attempt{},
-		txs: map[string]map[string]xs2a.Transaction{}, marks: map[string]SyncMark{}}
+		txs: map[string]map[string]xs2a.Transaction{}, marks: map[string]xs2a.SyncMark{}}
 }
 
 func (s *memStore) User(_ context.Context, user string) (User, error) {
@@ -105,7 +98,7 @@ func (s *memStore) Attempt(_ context.Context, id string) (Attempt, error) {
 }
 
 func (s *memStore) AddTransactions(_ context.Context, user, accountID string, txs []xs2a.Transaction,
-	m SyncMark) error {
+	m xs2a.SyncMark) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := user + "/" + accountID
@@ -121,7 +114,7 @@ func (s *memStore) AddTransactions(_ context.Context, user, accountID string, tx
 	return nil
 }
 
-func (s *memStore) SyncMark(_ context.Context, user, accountID string) (SyncMark, error) {
+func (s *memStore) SyncMark(_ context.Context, user, accountID string) (xs2a.SyncMark, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.marks[user+"/"+accountID], nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"time"
 
 	"github.com/tppkit/xs2a"
 )
@@ -19,7 +18,6 @@ type syncer struct {
 	client   *xs2a.Client
 	store    Store
 	log      *slog.Logger
-	now      func() time.Time
 	pageSize int // 499, as production clients use
 }
 
@@ -52,39 +50,24 @@ func (s *syncer) Run(ctx context.Context) error {
 	return nil
 }
 
-// account reads one account's booked transactions from where the last
-// walk stopped, leaving the day's reserve (TransactionsOptions.KeepCalls).
+// account reads one account's booked transactions on from its stored mark,
+// leaving the day's reserve (xs2a.Accounts.Sync).
 func (s *syncer) account(ctx context.Context, user string, psu xs2a.PSU, accountID string) error {
 	mark, err := s.store.SyncMark(ctx, user, accountID)
 	if err != nil {
 		return err
 	}
-	// At most 90 days back in the bank's calendar. A first walk starts 85
-	// days back, so that one the budget stops can go on for a few days.
-	earliest := xs2a.EarliestDateFrom(s.now())
-	if mark.From.IsZero() || !mark.From.After(earliest) {
-		mark = SyncMark{From: earliest.AddDays(5)}
-	}
-	q := &xs2a.TransactionsOptions{BookingStatus: xs2a.BookingBooked, DateFrom: mark.From.In(time.UTC),
-		Limit: s.pageSize, Offset: mark.Offset, KeepCalls: reserve}
 	var booked []xs2a.Transaction
 	var kept *xs2a.AccessExceededError
-	for tx, err := range s.client.Accounts.Transactions(ctx, psu, accountID, q) {
+	q := &xs2a.TransactionsOptions{Limit: s.pageSize, KeepCalls: reserve}
+	for tx, err := range s.client.Accounts.Sync(ctx, psu, accountID, &mark, q) {
 		if errors.As(err, &kept) && kept.Kept > 0 { // goes on at the next run
 			s.log.Info("sync: calls kept in reserve", "user", user, "next_call_at", kept.Next)
-			return s.store.AddTransactions(ctx, user, accountID, booked, mark)
+			break
 		} else if err != nil {
 			return err
 		}
 		booked = append(booked, tx)
-		mark.Offset++
-		if tx.BookingDate.After(mark.Latest) {
-			mark.Latest = tx.BookingDate
-		}
-	}
-	mark.Offset = 0 // the walk is done: the next one starts a day before the latest booking
-	if !mark.Latest.IsZero() {
-		mark.From = mark.Latest.AddDays(-1)
 	}
 	return s.store.AddTransactions(ctx, user, accountID, booked, mark)
 }
