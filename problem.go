@@ -29,6 +29,8 @@ var problemCodes = []struct {
 	{"consent_invalid", http.StatusConflict, isErr(ErrConsentInvalid)},
 	{"sca_required", http.StatusConflict, isErr(ErrSCARequired)},
 	{"sca_failed", http.StatusForbidden, isErr(ErrSCAFailed)},
+	{"invalid_callback", http.StatusBadRequest, isErr(ErrInvalidCallback)},
+	{"sca_outdated", http.StatusConflict, isErr(ErrUnknownSession)},
 	{"budget_exceeded", http.StatusTooManyRequests, isErr(ErrAccessExceeded)},
 	{"corporate_id_required", http.StatusBadRequest, isErr(ErrCorporateIDRequired)},
 	{"duplicate_payment", http.StatusConflict, isErr(ErrDuplicatePayment)},
@@ -47,6 +49,8 @@ var problemCodes = []struct {
 //	consent_invalid        409  the customer consents again
 //	sca_required           409  begin an SCA (CallPresent does)
 //	sca_failed             403  the customer did not approve at the bank
+//	invalid_callback       400  forged, replayed or expired: never act on it
+//	sca_outdated           409  a later SCA of the user's replaced it, or it is over an hour old
 //	budget_exceeded        429  the day's calls without the customer are spent
 //	corporate_id_required  400  pick an agreement (Users.Agreements)
 //	duplicate_payment      409  a live payment is the same

@@ -33,8 +33,8 @@ type SCAResult struct {
 //     its Pending ID (CS6), or the tpp-session-id is not the one it ran under;
 //     nothing became Active. res.Callback is set when the bank said success.
 //   - (nil, err): a *CallbackError (CB3; the xs2a-state missing, repeated or
-//     malformed), ErrUnknownSession (a state never handed out, already used,
-//     or dropped), or the store's error.
+//     malformed), ErrUnknownSession and ErrInvalidCallback both (a state
+//     never handed out, already used, or dropped), or the store's error.
 //
 // A state answers once: its SCA is dropped on the first callback that
 // resolves it, whatever the outcome. When the browser is logged in to the
@@ -84,8 +84,10 @@ func (m *SessionManager) Callback(ctx context.Context, q url.Values) (*SCAResult
 	return res, outcome
 }
 
-// errNoSuchState is Callback's answer to a state no SCA of the store has.
-var errNoSuchState = fmt.Errorf("%w: no SCA has this state (never begun, already called back, or dropped)", ErrUnknownSession)
+// errNoSuchState is Callback's answer to a state no SCA of the store has:
+// ErrUnknownSession, and ErrInvalidCallback since nothing may act on it.
+var errNoSuchState = fmt.Errorf("%w: %w: no SCA has this state (never begun, already called back, or dropped)",
+	ErrInvalidCallback, ErrUnknownSession)
 
 // conclude applies a resolved callback of sca to s: its outcome (nil, or the
 // *SCAFailedError), or why it completes nothing.

@@ -197,10 +197,13 @@ func TestCallbackStateAttacks(t *testing.T) {
 				require.ErrorIs(t, err, ErrUnknownSession)
 				require.NotNil(t, res)
 				assert.Equal(t, tt.wantUser, res.User)
+				assert.NotErrorIs(t, err, ErrInvalidCallback, "a known state's callback is outdated, not invalid")
 			default:
 				require.ErrorIs(t, err, ErrUnknownSession)
+				assert.ErrorIs(t, err, ErrInvalidCallback, "no SCA has this state: never act on it")
 				assert.Nil(t, res)
 			}
+			assert.Equal(t, res == nil, ProblemOf(err).Code == "invalid_callback", "ProblemOf: %v", err)
 			assert.Equal(t, tt.wantLookup, f.store.lookups.Load() > 0, "looked up")
 			for _, user := range []string{"alice", "bob"} {
 				_, ok, err := f.m.Current(ctx, user)

@@ -31,22 +31,19 @@ func (b *backend) Handler() http.Handler {
 	mux.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) { // a stand-in for the TPP's login
 		http.SetCookie(w, &http.Cookie{Name: userCookie, Value: r.URL.Query().Get("user"), HttpOnly: true})
 	})
-	mux.HandleFunc("POST /connect", b.serve(b.accounts("connect")))
-	mux.HandleFunc("GET /accounts", b.serve(b.accounts("accounts")))
+	mux.HandleFunc("POST /connect", b.serve(b.accounts)) // the first time, the bank's link
+	mux.HandleFunc("GET /accounts", b.serve(b.accounts))
 	mux.HandleFunc("POST /payments", b.serve(b.pay))
 	mux.HandleFunc("GET /payments/{id}", b.serve(b.paymentStatus))
 	return mux
 }
 
-// customer is a request of the logged-in user, who is present: the PSU
+// handler serves a request of the logged-in user, who is present: the PSU
 // carries the browser's address.
-type customer struct {
-	user string
-	psu  xs2a.PSU
-}
+type handler func(w http.ResponseWriter, r *http.Request, user string, psu xs2a.PSU) error
 
 // serve runs h for the logged-in user and answers its error (fail).
-func (b *backend) serve(h func(http.ResponseWriter, *http.Request, customer) error) http.HandlerFunc {
+func (b *backend) serve(h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		user := userOf(r)
 		u, err := b.store.User(r.Context(), user)
@@ -55,7 +52,7 @@ func (b *backend) serve(h func(http.ResponseWriter, *http.Request, customer) err
 			return
 		}
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		if err := h(w, r, customer{user, xs2a.PSU{ID: u.PSUID, IPAddress: host}}); err != nil {
+		if err := h(w, r, user, xs2a.PSU{ID: u.PSUID, IPAddress: host}); err != nil {
 			b.fail(w, user, err)
 		}
 	}
@@ -72,60 +69,45 @@ type accountView struct {
 
 // accounts lists the accounts and balances with the customer present: the
 // first time, or when the bank wants SCA again, it answers the bank's link.
-func (b *backend) accounts(purpose string) func(http.ResponseWriter, *http.Request, customer) error {
-	return func(w http.ResponseWriter, r *http.Request, c customer) error {
-		ctx := r.Context()
-		views, link, err := xs2a.CallPresent(ctx, b.sessions, c.user, purpose, c.psu,
-			func(p xs2a.PSU) (views []accountView, resp *xs2a.Response, err error) {
-				list, resp, err := b.client.Accounts.List(ctx, p)
-				for i := 0; i < len(list) && err == nil; i++ {
-					a := list[i]
-					var bal *xs2a.Balances
-					if bal, resp, err = b.client.Accounts.Balances(ctx, p, a.ResourceID); err == nil {
-						v := accountView{ID: a.ResourceID, Name: a.Name, BBAN: a.BBAN, Currency: a.Currency}
-						if len(bal.Balances) > 0 {
-							v.Balance = &bal.Balances[0].BalanceAmount
-						}
-						views = append(views, v)
-					}
-				}
-				return views, resp, err
-			})
-		switch {
-		case err != nil:
-			return err
-		case link != nil:
-			writeJSON(w, http.StatusOK, map[string]string{"redirect": link.Href})
-			return nil
-		}
-		ids := make([]string, len(views))
-		for i, v := range views {
-			ids[i] = v.ID
-		}
-		if err := b.store.UpdateUser(ctx, c.user, func(u *User) { u.Accounts, u.NeedsConsent = ids, false }); err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, map[string][]accountView{"accounts": views})
+func (b *backend) accounts(w http.ResponseWriter, r *http.Request, user string, psu xs2a.PSU) error {
+	ctx := r.Context()
+	list, link, err := xs2a.CallPresent(ctx, b.sessions, user, "accounts", psu,
+		func(p xs2a.PSU) ([]xs2a.Account, *xs2a.Response, error) {
+			return b.client.Accounts.ListWithBalances(ctx, p)
+		})
+	switch {
+	case err != nil:
+		return err
+	case link != nil:
+		writeJSON(w, http.StatusOK, map[string]string{"redirect": link.Href})
 		return nil
 	}
+	var views []accountView
+	var ids []string
+	for _, a := range list {
+		v := accountView{ID: a.ResourceID, Name: a.Name, BBAN: a.BBAN, Currency: a.Currency}
+		if len(a.Balances) > 0 {
+			v.Balance = &a.Balances[0].BalanceAmount
+		}
+		views, ids = append(views, v), append(ids, a.ResourceID)
+	}
+	if err := b.store.UpdateUser(ctx, user, func(u *User) { u.Accounts, u.NeedsConsent = ids, false }); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string][]accountView{"accounts": views})
+	return nil
 }
 
 // callback is the TPP-Redirect-URI. The SCA's state resolves success and
-// failure alike to the user and purpose it was begun for.
+// failure alike to the user and purpose it was begun for; a forged,
+// replayed or expired callback resolves to nothing (res == nil).
 func (b *backend) callback(w http.ResponseWriter, r *http.Request, res *xs2a.SCAResult, err error) {
-	if res == nil { // forged, replayed, expired or no callback at all: never act on it
-		b.log.Warn("callback refused", "error", err)
-		problem(w, http.StatusBadRequest, "invalid_callback")
-		return
+	if res != nil {
+		b.log.Info("SCA ended", "user", res.User, "purpose", res.Purpose, "code", xs2a.ProblemOf(err).Code)
 	}
-	answer := map[string]string{"user": res.User, "purpose": res.Purpose, "result": "completed"}
 	switch {
-	case errors.Is(err, xs2a.ErrSCAFailed): // no need to be logged in to learn of it
-		b.log.Info("SCA failed", "user", res.User, "purpose", res.Purpose)
-		answer["result"] = "failed"
-		writeJSON(w, http.StatusOK, answer)
-	case err != nil: // a later SCA replaced this one, or it is over an hour old
-		problem(w, http.StatusConflict, "sca_outdated")
+	case err != nil: // invalid_callback, sca_failed or sca_outdated: never acted on
+		b.fail(w, userOf(r), err)
 	case userOf(r) != res.User: // a psu-id only for the browser that began the SCA (login CSRF)
 		problem(w, http.StatusForbidden, "wrong_user")
 	default:
@@ -134,8 +116,7 @@ func (b *backend) callback(w http.ResponseWriter, r *http.Request, res *xs2a.SCA
 			b.fail(w, res.User, err)
 			return
 		}
-		b.log.Info("SCA completed", "user", res.User, "purpose", res.Purpose)
-		writeJSON(w, http.StatusOK, answer)
+		writeJSON(w, http.StatusOK, map[string]string{"user": res.User, "purpose": res.Purpose})
 	}
 }
 
@@ -151,7 +132,7 @@ type payRequest struct {
 
 // pay initiates a payment and starts its SCA. The attempt is stored before
 // Initiate: after a lost answer it is the only trace of the payment.
-func (b *backend) pay(w http.ResponseWriter, r *http.Request, c customer) error {
+func (b *backend) pay(w http.ResponseWriter, r *http.Request, user string, psu xs2a.PSU) error {
 	var req payRequest
 	if err := json.NewDecoder(io.LimitReader(r.Body, 16<<10)).Decode(&req); err != nil {
 		problem(w, http.StatusBadRequest, "bad_request")
@@ -162,11 +143,11 @@ func (b *backend) pay(w http.ResponseWriter, r *http.Request, c customer) error 
 		return err
 	}
 	ctx := r.Context()
-	a := Attempt{ID: rand.Text(), User: c.user, State: "initiating"}
+	a := Attempt{ID: rand.Text(), User: user, State: "initiating"}
 	if err := b.store.PutAttempt(ctx, a); err != nil {
 		return err
 	}
-	ini, _, err := b.client.Payments.Initiate(ctx, c.psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.Payment{
+	ini, _, err := b.client.Payments.Initiate(ctx, psu, xs2a.NorwegianDomesticCreditTransfers, &xs2a.Payment{
 		InstructedAmount: amount, CreditorName: req.Creditor, RemittanceInformationUnstructured: req.Message,
 		DebtorAccount: &xs2a.AccountReference{BBAN: req.From}, CreditorAccount: xs2a.AccountReference{BBAN: req.To},
 	}, nil)
@@ -188,16 +169,12 @@ func (b *backend) pay(w http.ResponseWriter, r *http.Request, c customer) error 
 	}
 	var link *xs2a.Link
 	for try := 0; try < 3 && (try == 0 || errors.Is(err, xs2a.ErrOutcomeUnknown)); try++ {
-		_, link, err = xs2a.CallPresent(ctx, b.sessions, c.user, "payment:"+a.ID, c.psu, start)
+		_, link, err = xs2a.CallPresent(ctx, b.sessions, user, "payment:"+a.ID, psu, start)
 	}
 	if err == nil && link == nil {
 		err = errors.New("the bank started no SCA")
 	}
 	if err != nil {
-		return err
-	}
-	a.State = "authorising"
-	if err := b.store.PutAttempt(ctx, a); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, map[string]string{"payment": a.ID, "redirect": link.Href})
@@ -213,15 +190,15 @@ type statusView struct {
 }
 
 // paymentStatus reads a payment's status at the bank and says what it means.
-func (b *backend) paymentStatus(w http.ResponseWriter, r *http.Request, c customer) error {
+func (b *backend) paymentStatus(w http.ResponseWriter, r *http.Request, user string, psu xs2a.PSU) error {
 	a, err := b.store.Attempt(r.Context(), r.PathValue("id"))
-	if err != nil || a.User != c.user {
+	if err != nil || a.User != user {
 		problem(w, http.StatusNotFound, "not_found")
 		return nil
 	}
 	view := statusView{Payment: a.ID, State: a.State, Outcome: string(xs2a.OutcomeUnknown), RequestID: a.RequestID}
 	if !a.Status.IsZero() { // otherwise refused, or its answer was lost: nothing to ask
-		st, _, err := b.client.Payments.Status(r.Context(), c.psu, a.Status)
+		st, _, err := b.client.Payments.Status(r.Context(), psu, a.Status)
 		switch {
 		case xs2a.IsNotYet(err): // before the customer signed, the bank may know no status
 			view.Outcome = "not_yet"

@@ -139,7 +139,7 @@ func (e *env) connect() []any {
 	if status != 200 || ans["redirect"] == nil {
 		e.t.Fatalf("connect: %d %v, want the bank's link", status, ans)
 	}
-	if status, ans = e.do("GET", e.sca(ans["redirect"].(string)), "alice", nil); ans["result"] != "completed" {
+	if status, ans = e.do("GET", e.sca(ans["redirect"].(string)), "alice", nil); status != 200 || ans["user"] != "alice" {
 		e.t.Fatalf("callback: %d %v", status, ans)
 	}
 	status, ans = e.do("POST", "/connect", "alice", nil)
@@ -363,8 +363,11 @@ func TestFailedSCA(t *testing.T) {
 	e := newEnv(t)
 	_, ans := e.do("POST", "/connect", "alice", nil)
 	status, cb := e.do("GET", e.sca(ans["redirect"].(string), xs2atest.Cancel()), "", nil)
-	if status != 200 || cb["user"] != "alice" || cb["purpose"] != "connect" || cb["result"] != "failed" {
-		t.Errorf("failed SCA: %d %v, want alice's connect, failed", status, cb)
+	if status != http.StatusForbidden || cb["error"] != "sca_failed" {
+		t.Errorf("failed SCA: %d %v, want 403 sca_failed", status, cb)
+	}
+	if !strings.Contains(e.log.String(), "user=alice purpose=accounts code=sca_failed") {
+		t.Errorf("the failed SCA is not logged as alice's accounts:\n%s", e.log.String())
 	}
 	if u, _ := e.store.User(context.Background(), "alice"); u.PSUID != "" {
 		t.Error("a psu-id stored after a failed SCA")

@@ -20,7 +20,7 @@ type User struct {
 // Attempt is one payment, stored before Initiate and after every step.
 type Attempt struct {
 	ID, User  string
-	State     string    // initiating, unknown, refused, initiated or authorising: the bank's status says the rest
+	State     string    // initiating, unknown, refused or initiated: then the bank's status says the rest
 	RequestID string    // X-Request-ID of a lost answer, for the bank's support
 	Status    xs2a.Link // GET: the payment's status
 	Start     xs2a.Link // POST: start the customer's SCA
