@@ -37,7 +37,8 @@
 // An answer asking for SCA is a *SCARequiredError; after SCA, ParseCallback
 // (or CallbackHandler) reads the result. SessionManager keeps the
 // TPP-Session-ID rules (docs/interface.md CS3 to CS6): CallPresent makes a
-// call with the customer present and begins SCA when the bank asks, and
+// call with the customer present and begins SCA when the bank asks,
+// Payments.Authorise starts a payment's SCA that way, and
 // SessionManager.Callback resolves the callback, success or failure, to the
 // TPP's user and purpose by the SCA's state (CB7).
 //

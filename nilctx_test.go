@@ -96,9 +96,11 @@ func nilCtxArgs(t *testing.T, m ctxMethod) []reflect.Value {
 		"PaymentsService.Cancel":              {psu, Link{Href: paymentHref}},
 		"PaymentsService.Get":                 {psu, Link{Href: paymentHref}},
 		"PaymentsService.StartAuthorisation":  {psu, Link{Href: paymentHref + "/authorisations"}},
-		"SigningBasketsService.Cancel":        {psu, Link{Href: "/v1/signing-baskets/b-1"}},
-		"SigningBasketsService.Get":           {psu, Link{Href: "/v1/signing-baskets/b-1"}},
-		"SigningBasketsService.Status":        {psu, Link{Href: "/v1/signing-baskets/b-1/status"}},
+		"PaymentsService.Authorise": {NewSessionManager(nil, nil), "alice", "payment 1", psu,
+			Link{Href: paymentHref + "/authorisations"}},
+		"SigningBasketsService.Cancel": {psu, Link{Href: "/v1/signing-baskets/b-1"}},
+		"SigningBasketsService.Get":    {psu, Link{Href: "/v1/signing-baskets/b-1"}},
+		"SigningBasketsService.Status": {psu, Link{Href: "/v1/signing-baskets/b-1/status"}},
 	}
 	byType := map[reflect.Type]any{
 		reflect.TypeFor[PSU]():                                      psu,

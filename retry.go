@@ -16,7 +16,8 @@ import (
 // retried (GET by default). Nothing but a GET is re-sent once it may have
 // reached the bank, whatever the policy: with POST, PUT or DELETE in Methods
 // such a request is retried only when the connection failed before it was
-// written.
+// written. (Payments.Authorise alone sends a lost startAuthorisation again,
+// which starts an SCA, never a payment.)
 type RetryPolicy struct {
 	MaxAttempts   int           // attempts in all, the first included; 1: no retries
 	MinDelay      time.Duration // first backoff; doubles per attempt, with jitter

@@ -162,18 +162,9 @@ func (b *backend) pay(w http.ResponseWriter, r *http.Request, user string, psu x
 	if perr := b.store.PutAttempt(ctx, a); err != nil || perr != nil {
 		return errors.Join(err, perr)
 	}
-	// startAuthorisation may be sent again after ErrOutcomeUnknown: a second
-	// POST starts another SCA of the same payment, and the lost one is never shown.
-	start := func(p xs2a.PSU) (*xs2a.SCALinks, *xs2a.Response, error) {
-		return b.client.Payments.StartAuthorisation(ctx, p, a.Start)
-	}
-	var link *xs2a.Link
-	for try := 0; try < 3 && (try == 0 || errors.Is(err, xs2a.ErrOutcomeUnknown)); try++ {
-		_, link, err = xs2a.CallPresent(ctx, b.sessions, user, "payment:"+a.ID, psu, start)
-	}
-	if err == nil && link == nil {
-		err = errors.New("the bank started no SCA")
-	}
+	// A startAuthorisation whose answer was lost is sent again: it starts
+	// another SCA of the same payment, never another payment.
+	link, err := b.client.Payments.Authorise(ctx, b.sessions, user, "payment:"+a.ID, psu, a.Start)
 	if err != nil {
 		return err
 	}
