@@ -114,6 +114,21 @@ func (s *PaymentsService) Status(ctx context.Context, psu PSU, link Link) (*Paym
 	return getLink[PaymentStatus](ctx, s.client, "payments.status", psu, link, "Initiation.Links.Status", routePaymentStatus)
 }
 
+// Outcome reads a payment's status (Status) and says what it means to the
+// person who made it (PaymentStatus.Outcome). An answer that the status
+// does not exist yet (IsNotYet: before the PSU approved it) is
+// OutcomeWaitingForSignature; any other error is OutcomeUnknown with it.
+func (s *PaymentsService) Outcome(ctx context.Context, psu PSU, link Link) (PaymentOutcome, error) {
+	st, _, err := s.Status(ctx, psu, link)
+	switch {
+	case IsNotYet(err):
+		return OutcomeWaitingForSignature, nil
+	case err != nil:
+		return OutcomeUnknown, err
+	}
+	return st.Outcome(), nil
+}
+
 // AuthorisationStatus reads the state of one PSU's SCA of a payment or
 // signing basket: GET on the link SCALinks.AuthorisationLink gives
 // (docs/interface.md PS8). An empty link, as production banks leave it

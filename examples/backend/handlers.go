@@ -174,10 +174,10 @@ func (b *backend) pay(w http.ResponseWriter, r *http.Request, user string, psu x
 
 // statusView is a payment's status for people.
 type statusView struct {
-	Payment   string `json:"payment"`
-	State     string `json:"state"`   // Attempt.State
-	Outcome   string `json:"outcome"` // an xs2a.PaymentOutcome, or "not_yet"
-	RequestID string `json:"request_id,omitempty"`
+	Payment   string              `json:"payment"`
+	State     string              `json:"state"` // Attempt.State
+	Outcome   xs2a.PaymentOutcome `json:"outcome"`
+	RequestID string              `json:"request_id,omitempty"`
 }
 
 // paymentStatus reads a payment's status at the bank and says what it means.
@@ -187,16 +187,10 @@ func (b *backend) paymentStatus(w http.ResponseWriter, r *http.Request, user str
 		problem(w, http.StatusNotFound, "not_found")
 		return nil
 	}
-	view := statusView{Payment: a.ID, State: a.State, Outcome: string(xs2a.OutcomeUnknown), RequestID: a.RequestID}
+	view := statusView{Payment: a.ID, State: a.State, Outcome: xs2a.OutcomeUnknown, RequestID: a.RequestID}
 	if !a.Status.IsZero() { // otherwise refused, or its answer was lost: nothing to ask
-		st, _, err := b.client.Payments.Status(r.Context(), psu, a.Status)
-		switch {
-		case xs2a.IsNotYet(err): // before the customer signed, the bank may know no status
-			view.Outcome = "not_yet"
-		case err != nil:
+		if view.Outcome, err = b.client.Payments.Outcome(r.Context(), psu, a.Status); err != nil {
 			return err
-		default:
-			view.Outcome = string(st.Outcome())
 		}
 	}
 	writeJSON(w, http.StatusOK, view)

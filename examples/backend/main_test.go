@@ -192,8 +192,7 @@ func TestConnectAccountsAndPay(t *testing.T) {
 		t.Fatalf("payment: %d %v", status, ans)
 	}
 	id := ans["payment"].(string)
-	if _, st := e.do("GET", "/payments/"+id, "alice", nil); st["outcome"] != "not_yet" &&
-		st["outcome"] != string(xs2a.OutcomeWaitingForSignature) {
+	if _, st := e.do("GET", "/payments/"+id, "alice", nil); st["outcome"] != string(xs2a.OutcomeWaitingForSignature) {
 		t.Errorf("before SCA: %v", st)
 	}
 	if _, cb := e.do("GET", e.sca(ans["redirect"].(string)), "alice", nil); cb["purpose"] != "payment:"+id {
