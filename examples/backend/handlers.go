@@ -38,17 +38,14 @@ func (b *backend) Handler() http.Handler {
 	return mux
 }
 
-// handler serves a request of the logged-in user, who is present: the PSU
-// carries the browser's address.
-type handler func(w http.ResponseWriter, r *http.Request, user string, psu xs2a.PSU) error
-
-// serve runs h for the logged-in user and answers its error (fail).
-func (b *backend) serve(h handler) http.HandlerFunc {
+// serve runs h for the logged-in user, who is present (the PSU carries the
+// browser's address), and answers its error (fail).
+func (b *backend) serve(h func(w http.ResponseWriter, r *http.Request, user string, psu xs2a.PSU) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		user := userOf(r)
 		u, err := b.store.User(r.Context(), user)
 		if user == "" || err != nil {
-			problem(w, http.StatusUnauthorized, "login_required")
+			writeJSON(w, http.StatusUnauthorized, xs2a.Problem{Code: "login_required"})
 			return
 		}
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
@@ -58,23 +55,15 @@ func (b *backend) serve(h handler) http.HandlerFunc {
 	}
 }
 
-// accountView is an account as the frontend shows it.
-type accountView struct {
-	ID       string       `json:"id"`
-	Name     string       `json:"name"`
-	BBAN     string       `json:"bban"`
-	Balance  *xs2a.Amount `json:"balance,omitempty"`
-	Currency string       `json:"currency"`
-}
-
-// accounts lists the accounts and balances with the customer present: the
-// first time, or when the bank wants SCA again, it answers the bank's link.
+// accounts lists the accounts and balances with the customer present, as
+// the SDK's Account (the bank's JSON: resourceId, bban, name, balances):
+// the first time, or when the bank wants SCA again, it answers the bank's link.
 func (b *backend) accounts(w http.ResponseWriter, r *http.Request, user string, psu xs2a.PSU) error {
 	ctx := r.Context()
-	list, link, err := xs2a.CallPresent(ctx, b.sessions, user, "accounts", psu,
-		func(p xs2a.PSU) ([]xs2a.Account, *xs2a.Response, error) {
-			return b.client.Accounts.ListWithBalances(ctx, p)
-		})
+	read := func(p xs2a.PSU) ([]xs2a.Account, *xs2a.Response, error) {
+		return b.client.Accounts.ListWithBalances(ctx, p)
+	}
+	list, link, err := xs2a.CallPresent(ctx, b.sessions, user, "accounts", psu, read)
 	switch {
 	case err != nil:
 		return err
@@ -82,19 +71,14 @@ func (b *backend) accounts(w http.ResponseWriter, r *http.Request, user string, 
 		writeJSON(w, http.StatusOK, map[string]string{"redirect": link.Href})
 		return nil
 	}
-	var views []accountView
-	var ids []string
-	for _, a := range list {
-		v := accountView{ID: a.ResourceID, Name: a.Name, BBAN: a.BBAN, Currency: a.Currency}
-		if len(a.Balances) > 0 {
-			v.Balance = &a.Balances[0].BalanceAmount
-		}
-		views, ids = append(views, v), append(ids, a.ResourceID)
+	ids := make([]string, len(list))
+	for i, a := range list {
+		ids[i] = a.ResourceID
 	}
 	if err := b.store.UpdateUser(ctx, user, func(u *User) { u.Accounts, u.NeedsConsent = ids, false }); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string][]accountView{"accounts": views})
+	writeJSON(w, http.StatusOK, map[string][]xs2a.Account{"accounts": list})
 	return nil
 }
 
@@ -109,10 +93,9 @@ func (b *backend) callback(w http.ResponseWriter, r *http.Request, res *xs2a.SCA
 	case err != nil: // invalid_callback, sca_failed or sca_outdated: never acted on
 		b.fail(w, userOf(r), err)
 	case userOf(r) != res.User: // a psu-id only for the browser that began the SCA (login CSRF)
-		problem(w, http.StatusForbidden, "wrong_user")
+		writeJSON(w, http.StatusForbidden, xs2a.Problem{Code: "wrong_user"})
 	default:
-		psuID := res.Callback.PSUID
-		if err := b.store.UpdateUser(r.Context(), res.User, func(u *User) { u.PSUID = psuID }); err != nil {
+		if err := b.store.UpdateUser(r.Context(), res.User, func(u *User) { u.PSUID = res.Callback.PSUID }); err != nil {
 			b.fail(w, res.User, err)
 			return
 		}
@@ -135,7 +118,7 @@ type payRequest struct {
 func (b *backend) pay(w http.ResponseWriter, r *http.Request, user string, psu xs2a.PSU) error {
 	var req payRequest
 	if err := json.NewDecoder(io.LimitReader(r.Body, 16<<10)).Decode(&req); err != nil {
-		problem(w, http.StatusBadRequest, "bad_request")
+		writeJSON(w, http.StatusBadRequest, xs2a.Problem{Code: "bad_request"})
 		return nil
 	}
 	amount, err := xs2a.ParsePaymentAmount(req.Currency, req.Amount)
@@ -151,20 +134,19 @@ func (b *backend) pay(w http.ResponseWriter, r *http.Request, user string, psu x
 		InstructedAmount: amount, CreditorName: req.Creditor, RemittanceInformationUnstructured: req.Message,
 		DebtorAccount: &xs2a.AccountReference{BBAN: req.From}, CreditorAccount: xs2a.AccountReference{BBAN: req.To},
 	}, nil)
+	a.State, a.RequestID, a.Initiation = "initiated", xs2a.RequestIDOf(err), ini
 	switch {
 	case errors.Is(err, xs2a.ErrOutcomeUnknown): // the bank may hold it: ask the user, never send it again
-		a.State, a.RequestID = "unknown", xs2a.RequestIDOf(err)
+		a.State = "unknown"
 	case err != nil:
 		a.State = "refused"
-	default:
-		a.State, a.Status, a.Start = "initiated", ini.Links.Status, ini.Links.StartAuthorisation
 	}
 	if perr := b.store.PutAttempt(ctx, a); err != nil || perr != nil {
 		return errors.Join(err, perr)
 	}
 	// A startAuthorisation whose answer was lost is sent again: it starts
 	// another SCA of the same payment, never another payment.
-	link, err := b.client.Payments.Authorise(ctx, b.sessions, user, "payment:"+a.ID, psu, a.Start)
+	link, err := b.client.Payments.Authorise(ctx, b.sessions, user, "payment:"+a.ID, psu, ini.Links.StartAuthorisation)
 	if err != nil {
 		return err
 	}
@@ -184,12 +166,12 @@ type statusView struct {
 func (b *backend) paymentStatus(w http.ResponseWriter, r *http.Request, user string, psu xs2a.PSU) error {
 	a, err := b.store.Attempt(r.Context(), r.PathValue("id"))
 	if err != nil || a.User != user {
-		problem(w, http.StatusNotFound, "not_found")
+		writeJSON(w, http.StatusNotFound, xs2a.Problem{Code: "not_found"})
 		return nil
 	}
 	view := statusView{Payment: a.ID, State: a.State, Outcome: xs2a.OutcomeUnknown, RequestID: a.RequestID}
-	if !a.Status.IsZero() { // otherwise refused, or its answer was lost: nothing to ask
-		if view.Outcome, err = b.client.Payments.Outcome(r.Context(), psu, a.Status); err != nil {
+	if a.Initiation != nil { // otherwise refused, or its answer was lost: nothing to ask
+		if view.Outcome, err = b.client.Payments.Outcome(r.Context(), psu, a.Initiation.Links.Status); err != nil {
 			return err
 		}
 	}
@@ -205,17 +187,13 @@ func userOf(r *http.Request) string {
 }
 
 // fail answers err as the SDK's Problem (a code, the field, the
-// X-Request-ID; never the bank's text) and logs it: the SDK's error text
-// holds no PSU id or account number.
+// X-Request-ID; never the bank's text), the shape of the backend's own
+// errors too, and logs it: the SDK's error text holds no PSU id or account
+// number.
 func (b *backend) fail(w http.ResponseWriter, user string, err error) {
 	p := xs2a.ProblemOf(err)
 	b.log.Warn("request failed", "user", user, "code", p.Code, "error", err, "request_id", p.RequestID)
 	writeJSON(w, p.Status, p)
-}
-
-// problem answers one of the backend's own errors in the same shape.
-func problem(w http.ResponseWriter, status int, code string) {
-	writeJSON(w, status, xs2a.Problem{Code: code})
 }
 
 // writeJSON answers v, not to be cached: answers hold account numbers.

@@ -16,8 +16,8 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -33,8 +33,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "backend:", err)
-		os.Exit(1)
+		log.Fatalln("backend:", err)
 	}
 }
 
@@ -58,31 +57,31 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *redirectURI == "" {
 		*redirectURI = "http://" + ln.Addr().String() + "/xs2a/callback"
 	}
-	var client *xs2a.Client
+	var client *xs2a.Client // LongerNames: account names whole, not cut at 35 characters
+	opts := []xs2a.Option{xs2a.WithRedirectURI(*redirectURI), xs2a.WithAcceptFixes(xs2a.LongerNames)}
 	if *baseURL == "" {
 		var bank *xs2atest.Server
 		if bank, err = xs2atest.Start(); err != nil {
 			return err
 		}
 		defer bank.Close()
-		client, err = bank.Client(nil, xs2a.WithRedirectURI(*redirectURI))
+		client, err = bank.Client(nil, opts...)
 	} else {
 		var signer *xs2a.Signer
 		if signer, err = xs2a.LoadPKCS12(*p12, os.Getenv("XS2A_P12_PASSWORD"), nil); err != nil {
 			return err
 		}
-		client, err = xs2a.NewClient(*baseURL, signer, xs2a.WithRedirectURI(*redirectURI),
-			xs2a.WithAcceptFixes(xs2a.LongerNames))
+		client, err = xs2a.NewClient(*baseURL, signer, opts...)
 	}
 	if err != nil {
 		return err
 	}
 	defer client.Close()
 
-	log := slog.New(slog.NewTextHandler(out, nil))
+	logger := slog.New(slog.NewTextHandler(out, nil))
 	store := newMemStore()
-	b := &backend{client: client, sessions: xs2a.NewSessionManager(nil, nil), store: store, log: log}
-	sync := &syncer{client: client, store: store, log: log, pageSize: 499}
+	b := &backend{client: client, sessions: xs2a.NewSessionManager(nil, nil), store: store, log: logger}
+	sync := &syncer{client: client, store: store, log: logger, pageSize: 499}
 	server := &http.Server{Handler: b.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ticker := time.NewTicker(*every)
 	defer ticker.Stop()
@@ -94,12 +93,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				return
 			case <-ticker.C:
 				if err := sync.Run(ctx); err != nil {
-					log.Error("sync failed", "error", err)
+					logger.Error("sync failed", "error", err)
 				}
 			}
 		}
 	}()
-	log.Info("backend listening", "addr", ln.Addr().String(), "redirect_uri", *redirectURI)
+	logger.Info("backend listening", "addr", ln.Addr().String(), "redirect_uri", *redirectURI)
 	if err := server.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -184,7 +184,7 @@ func TestConnectAccountsAndPay(t *testing.T) {
 	accounts := e.connect()
 	status, ans := e.do("GET", "/accounts", "alice", nil)
 	list, _ := ans["accounts"].([]any)
-	if status != 200 || len(list) != len(accounts) || list[0].(map[string]any)["balance"] == nil {
+	if status != 200 || len(list) != len(accounts) || list[0].(map[string]any)["balances"] == nil {
 		t.Fatalf("accounts: %d %v, want the accounts with balances, no SCA", status, ans)
 	}
 	status, ans = e.pay(accounts)
@@ -325,7 +325,8 @@ func TestSyncStopsMidWalk(t *testing.T) {
 	if err := s.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	mark, _ := e.store.SyncMark(context.Background(), "alice", u.Accounts[0])
+	after, _ := e.store.User(context.Background(), "alice")
+	mark := after.Synced[u.Accounts[0]]
 	if n := e.bank.RequestCount("GET", "/v1/accounts/") - before; n != 3 || mark.Offset != 3 {
 		t.Fatalf("%d calls, offset %d: want 3 and 3", n, mark.Offset)
 	}
@@ -333,7 +334,8 @@ func TestSyncStopsMidWalk(t *testing.T) {
 	if err := s.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if next, _ := e.store.SyncMark(context.Background(), "alice", u.Accounts[0]); next.Offset <= 3 && next.Offset != 0 {
+	after, _ = e.store.User(context.Background(), "alice")
+	if next := after.Synced[u.Accounts[0]]; next.Offset <= 3 && next.Offset != 0 {
 		t.Errorf("the next day's walk did not go on: %+v", next)
 	}
 	if r := e.bank.Requests(); !strings.Contains(r[len(r)-1].Path, "/transactions") {

@@ -12,18 +12,18 @@ import (
 
 // User is what the backend keeps of one of its users at the bank.
 type User struct {
-	PSUID        string   // from the first successful SCA; "" before
-	Accounts     []string // resource ids of the accounts consented to
-	NeedsConsent bool     // the bank refused the consent: the user must connect again
+	PSUID        string                   // from the first successful SCA; "" before
+	Accounts     []string                 // resource ids of the accounts consented to
+	NeedsConsent bool                     // the bank refused the consent: the user must connect again
+	Synced       map[string]xs2a.SyncMark // by account: where its nightly sync goes on
 }
 
 // Attempt is one payment, stored before Initiate and after every step.
 type Attempt struct {
-	ID, User  string
-	State     string    // initiating, unknown, refused or initiated: then the bank's status says the rest
-	RequestID string    // X-Request-ID of a lost answer, for the bank's support
-	Status    xs2a.Link // GET: the payment's status
-	Start     xs2a.Link // POST: start the customer's SCA
+	ID, User   string
+	State      string           // initiating, unknown, refused or initiated: then the bank's status says the rest
+	RequestID  string           // X-Request-ID of a lost or refused answer, for the bank's support
+	Initiation *xs2a.Initiation // the bank's answer: the payment's id and links
 }
 
 var errNoAttempt = errors.New("no such payment")
@@ -36,10 +36,9 @@ type Store interface {
 	Users(ctx context.Context) ([]string, error)
 	PutAttempt(ctx context.Context, a Attempt) error
 	Attempt(ctx context.Context, id string) (Attempt, error) // errNoAttempt when unknown
-	// AddTransactions stores a page of booked entries (by id: a page read
-	// twice adds nothing) and, with it, where the sync goes on.
+	// AddTransactions stores booked entries (by id: one read twice adds
+	// nothing) and, with them, the account's SyncMark in User.Synced.
 	AddTransactions(ctx context.Context, user, accountID string, txs []xs2a.Transaction, m xs2a.SyncMark) error
-	SyncMark(ctx context.Context, user, accountID string) (xs2a.SyncMark, error)
 }
 
 // memStore is a Store in memory, for the example and its tests.
@@ -48,27 +47,28 @@ type memStore struct {
 	users    map[string]User
 	attempts map[string]Attempt
 	txs      map[string]map[string]xs2a.Transaction // by user and account, then by transaction id
-	marks    map[string]xs2a.SyncMark               // by user and account
 }
 
 func newMemStore() *memStore {
-	return &memStore{users: map[string]User{}, attempts: map[string]Attempt{},
-		txs: map[string]map[string]xs2a.Transaction{}, marks: map[string]xs2a.SyncMark{}}
+	return &memStore{users: map[string]User{}, attempts: map[string]Attempt{}, txs: map[string]map[string]xs2a.Transaction{}}
+}
+
+// copyOf is u as a database returns it, sharing nothing with the store.
+func copyOf(u User) User {
+	u.Accounts, u.Synced = slices.Clone(u.Accounts), maps.Clone(u.Synced)
+	return u
 }
 
 func (s *memStore) User(_ context.Context, user string) (User, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := s.users[user]
-	u.Accounts = slices.Clone(u.Accounts)
-	return u, nil
+	return copyOf(s.users[user]), nil
 }
 
 func (s *memStore) UpdateUser(_ context.Context, user string, fn func(*User)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := s.users[user]
-	u.Accounts = slices.Clone(u.Accounts)
+	u := copyOf(s.users[user])
 	fn(&u)
 	s.users[user] = u
 	return nil
@@ -106,16 +106,13 @@ func (s *memStore) AddTransactions(_ context.Context, user, accountID string, tx
 		s.txs[key] = map[string]xs2a.Transaction{}
 	}
 	for _, tx := range txs {
-		if tx.BookingStatus == xs2a.BookingBooked { // a pending entry's id may change
-			s.txs[key][tx.TransactionID] = tx
-		}
+		s.txs[key][tx.TransactionID] = tx
 	}
-	s.marks[key] = m
+	u := copyOf(s.users[user])
+	if u.Synced == nil {
+		u.Synced = map[string]xs2a.SyncMark{}
+	}
+	u.Synced[accountID] = m
+	s.users[user] = u
 	return nil
-}
-
-func (s *memStore) SyncMark(_ context.Context, user, accountID string) (xs2a.SyncMark, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.marks[user+"/"+accountID], nil
 }

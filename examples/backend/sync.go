@@ -8,10 +8,6 @@ import (
 	"github.com/tppkit/xs2a"
 )
 
-// reserve is how many of an account's 4 daily calls without the customer
-// (docs/interface.md L2) the sync leaves for the rest of the day.
-const reserve = 1
-
 // syncer reads each connected user's new booked transactions without the
 // customer present.
 type syncer struct {
@@ -34,7 +30,7 @@ func (s *syncer) Run(ctx context.Context) error {
 			continue
 		}
 		for _, accountID := range u.Accounts {
-			err := s.account(ctx, key, xs2a.PSU{ID: u.PSUID}, accountID)
+			err := s.account(ctx, key, xs2a.PSU{ID: u.PSUID}, accountID, u.Synced[accountID])
 			if errors.Is(err, xs2a.ErrConsentInvalid) { // revoked, or a 401 CONSENT_EXPIRED
 				s.log.Info("sync: the user must consent again", "user", key, "request_id", xs2a.RequestIDOf(err))
 				if err := s.store.UpdateUser(ctx, key, func(u *User) { u.NeedsConsent = true }); err != nil {
@@ -50,16 +46,14 @@ func (s *syncer) Run(ctx context.Context) error {
 	return nil
 }
 
-// account reads one account's booked transactions on from its stored mark,
+// account reads one account's booked transactions on from its mark,
 // leaving the day's reserve (xs2a.Accounts.Sync).
-func (s *syncer) account(ctx context.Context, user string, psu xs2a.PSU, accountID string) error {
-	mark, err := s.store.SyncMark(ctx, user, accountID)
-	if err != nil {
-		return err
-	}
+func (s *syncer) account(ctx context.Context, user string, psu xs2a.PSU, accountID string, mark xs2a.SyncMark) error {
 	var booked []xs2a.Transaction
 	var kept *xs2a.AccessExceededError
-	q := &xs2a.TransactionsOptions{Limit: s.pageSize, KeepCalls: reserve}
+	// Of the account's 4 daily calls without the customer (docs/interface.md
+	// L2), one is left for the rest of the day.
+	q := &xs2a.TransactionsOptions{Limit: s.pageSize, KeepCalls: 1}
 	for tx, err := range s.client.Accounts.Sync(ctx, psu, accountID, &mark, q) {
 		if errors.As(err, &kept) && kept.Kept > 0 { // goes on at the next run
 			s.log.Info("sync: calls kept in reserve", "user", user, "next_call_at", kept.Next)
