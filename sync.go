@@ -8,7 +8,9 @@ import (
 
 // SyncMark is where a sync of one account's booked transactions goes on
 // (AccountsService.Sync). Store it with the entries of each run; the zero
-// SyncMark begins a first sync.
+// SyncMark begins a first sync. The bank pages booked entries newest first,
+// so Offset counts the same entries while From moves later and an entry
+// booked meanwhile comes in the next walk.
 type SyncMark struct {
 	From   Date `json:"from,omitzero"`   // DateFrom of the walk under way, or of the next one
 	Offset int  `json:"offset"`          // entries of that walk already yielded; 0: a new walk
@@ -25,9 +27,10 @@ const SyncMargin = 5
 // the entries by TransactionID (one may come again) with the mark.
 //
 // q gives only Limit and KeepCalls (nil: none): a walk the budget stops ends
-// with an *AccessExceededError and goes on at the next Sync. A From outside
-// the 90 days or after today, by the Client's clock in the bank's
-// calendar, begins a new sync SyncMargin days inside them.
+// with an *AccessExceededError and goes on at the next Sync. By the
+// Client's clock in the bank's calendar, a From the 90 days overtook goes
+// on from EarliestDateFrom; a zero From, or a From or Latest after today
+// (another clock's), begins a new sync SyncMargin days inside the 90.
 func (s *AccountsService) Sync(ctx context.Context, psu PSU, accountID string, mark *SyncMark, q *TransactionsOptions) iter.Seq2[Transaction, error] {
 	return func(yield func(Transaction, error) bool) {
 		m, opts, err := s.syncStart(mark, q)
@@ -85,8 +88,12 @@ func (s *AccountsService) syncStart(mark *SyncMark, q *TransactionsOptions) (Syn
 		}
 	}
 	m, now := *mark, s.client.cfg.now()
-	if earliest := EarliestDateFrom(now); m.From.Before(earliest) || m.From.After(DateOf(now.In(historyZone))) {
+	earliest, today := EarliestDateFrom(now), DateOf(now.In(historyZone))
+	switch {
+	case m.From.IsZero() || m.From.After(today) || m.Latest.After(today): // a first sync, or another clock's mark
 		m = SyncMark{From: earliest.AddDays(SyncMargin)}
+	case m.From.Before(earliest): // the 90 days overtook the walk: it goes on inside them
+		m.From = earliest
 	}
 	opts.BookingStatus, opts.DateFrom, opts.Offset = BookingBooked, m.From.In(time.UTC), m.Offset
 	return m, &opts, nil

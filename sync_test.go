@@ -104,8 +104,9 @@ func TestSyncGoesOnAcrossRuns(t *testing.T) {
 }
 
 // TestSyncMarkFromAnywhere: a mark from a store is whatever was written to
-// it, by another replica's clock or by hand. One whose From the bank would
-// refuse, or that would wait a year, begins a new sync 85 days back; one
+// it, by another replica's clock or by hand. One the 90 days overtook goes
+// on from the earliest date the bank takes, where it was; one from a clock
+// ahead (From or Latest after today) begins a new sync 85 days back; one
 // inside the 90 days goes on as it is.
 func TestSyncMarkFromAnywhere(t *testing.T) {
 	t.Parallel()
@@ -123,10 +124,11 @@ func TestSyncMarkFromAnywhere(t *testing.T) {
 		offset string
 	}{
 		{"zero: a first sync", xs2a.SyncMark{}, begin, ""},
-		{"a year old, mid-walk", xs2a.SyncMark{From: today.AddDays(-365), Offset: 50, Latest: today.AddDays(-366)}, begin, ""},
-		{"a day too old", xs2a.SyncMark{From: earliest.AddDays(-1), Offset: 3}, begin, ""},
+		{"a year old, mid-walk", xs2a.SyncMark{From: today.AddDays(-365), Offset: 5, Latest: today.AddDays(-366)}, earliest, "5"},
+		{"a day too old", xs2a.SyncMark{From: earliest.AddDays(-1), Offset: 3}, earliest, "3"},
 		{"a clock a year ahead", xs2a.SyncMark{From: yearAhead, Latest: yearAhead.AddDays(1)}, begin, ""},
 		{"tomorrow", xs2a.SyncMark{From: today.AddDays(1)}, begin, ""},
+		{"a Latest a year ahead", xs2a.SyncMark{From: today.AddDays(-2), Latest: yearAhead}, begin, ""},
 		{"the earliest the bank takes", xs2a.SyncMark{From: earliest, Offset: 2}, earliest, "2"},
 		{"today", xs2a.SyncMark{From: today}, today, ""},
 	}
@@ -223,5 +225,38 @@ func TestSyncStoppedByItsCaller(t *testing.T) {
 			break
 		}
 		assert.Equal(t, i+1, mark.Offset)
+	}
+}
+
+// TestSyncOvertakenByTheWindow: a first walk that needs weeks of budget (10
+// entries a page, 3 pages a night) ends: each night goes on where the last
+// stopped, the 90 days moving under it, and every entry still inside them
+// is read.
+func TestSyncOvertakenByTheWindow(t *testing.T) {
+	t.Parallel()
+	b := newBank(t)
+	psu := b.signIn(t, xs2atest.PrivateCustomer1)
+	account := b.account(t, xs2atest.PrivateCustomer1, 0).ResourceID
+	away := psu
+	away.IPAddress = ""
+	var stored []byte
+	seen := map[string]xs2a.Transaction{}
+	q := &xs2a.TransactionsOptions{Limit: 10, KeepCalls: 1}
+	nights := 0
+	for ; ; nights++ {
+		require.Less(t, nights, 40, "the walk ends")
+		_, err := syncRun(t, b.c, away, account, &stored, q, seen)
+		if err == nil {
+			break
+		}
+		require.ErrorIs(t, err, xs2a.ErrAccessExceeded)
+		b.clock.Advance(xs2a.AccessWindow)
+	}
+	assert.Greater(t, nights, xs2a.SyncMargin+1, "the 90 days overtook the walk")
+	b.clock.Advance(xs2a.AccessWindow)
+	for tx, err := range b.c.Accounts.Transactions(context.Background(), away, account, &xs2a.TransactionsOptions{
+		BookingStatus: xs2a.BookingBooked, DateFrom: xs2a.EarliestDateFrom(b.clock.Now()).In(oslo), Limit: 499}) {
+		require.NoError(t, err)
+		assert.Contains(t, seen, tx.TransactionID, "booked %s", tx.BookingDate)
 	}
 }
