@@ -79,21 +79,33 @@ func (s *AccountsService) Balances(ctx context.Context, psu PSU, accountID strin
 
 // ListWithBalances returns List's accounts with their Balances, which this
 // platform's list leaves out: one call to Balances per account that came
-// without. Without the PSU present each counts against that account's
-// budget. The first error ends it, with no accounts; the Response is the
-// last call's.
+// without (one whose resourceId names no account keeps none). Without the
+// PSU present each counts against that account's budget, and none is made
+// unless every one may be. The first error ends it, with no accounts; the
+// Response is the last call's.
 func (s *AccountsService) ListWithBalances(ctx context.Context, psu PSU) ([]Account, *Response, error) {
 	list, resp, err := s.List(ctx, psu)
-	for i := 0; i < len(list) && err == nil; i++ {
-		if len(list[i].Balances) == 0 {
-			var b *Balances
-			if b, resp, err = s.Balances(ctx, psu, list[i].ResourceID); err == nil {
-				list[i].Balances = b.Balances
-			}
-		}
-	}
 	if err != nil {
 		return nil, resp, err
+	}
+	var need []int // the accounts to read, once the budget allows every one
+	for i, a := range list {
+		if len(a.Balances) > 0 || checkResourceID("accountID", a.ResourceID) != nil {
+			continue
+		}
+		if !psu.Present() {
+			if err := s.client.keepCalls(ctx, psu, a.ResourceID, BudgetBalances, 0); err != nil {
+				return nil, resp, err
+			}
+		}
+		need = append(need, i)
+	}
+	for _, i := range need {
+		b, r, err := s.Balances(ctx, psu, list[i].ResourceID)
+		if err != nil {
+			return nil, r, err
+		}
+		list[i].Balances, resp = b.Balances, r
 	}
 	return list, resp, nil
 }
@@ -166,7 +178,7 @@ func (s *AccountsService) Transactions(ctx context.Context, psu PSU, accountID s
 					}
 				}
 				if !started && qc.KeepCalls > 0 && !psu.Present() {
-					if err := s.client.keepCalls(ctx, psu, accountID, qc.KeepCalls); err != nil {
+					if err := s.client.keepCalls(ctx, psu, accountID, BudgetTransactions, qc.KeepCalls); err != nil {
 						return pageOf[Transaction]{}, err
 					}
 				}

@@ -2,9 +2,11 @@ package xs2a_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,7 +82,9 @@ func TestAuthoriseSendsNoPayment(t *testing.T) {
 		"",
 	} {
 		link, err := c.Payments.Authorise(context.Background(), sessions, "alice", "payment 1", psu, xs2a.Link{Href: start})
-		assert.Error(t, err, start)
+		if !errors.Is(err, xs2a.ErrCrossOrigin) {
+			requireInvalid(t, err, "start")
+		}
 		assert.Nil(t, link)
 	}
 	assert.Zero(t, srv.hits.Load(), "nothing sent")
@@ -91,4 +95,69 @@ func TestAuthoriseSendsNoPayment(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "no scaRedirect"), err.Error())
 	assert.EqualValues(t, 1, srv.hits.Load())
+}
+
+// TestAuthoriseSendsAtMostThree: however the bank answers (lost answers
+// only, or a request for SCA between them, which has CallPresent send again
+// under a new session), no more than 3 startAuthorisations go out.
+func TestAuthoriseSendsAtMostThree(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		answers []int // by POST, repeated
+	}{
+		{"lost answers", []int{503}},
+		{"SCA asked between lost answers", []int{401, 503}}, // 401, 503 (lost), 401: no link
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var posts atomic.Int32
+			srv := newHostileServer(t, func(w http.ResponseWriter, r *http.Request) {
+				n := posts.Add(1)
+				if status := tt.answers[int(n-1)%len(tt.answers)]; status == 401 {
+					reply(w, 401, `{"_links":{"scaRedirect":{"href":"https://bank.example/sca"}}}`)
+				} else {
+					reply(w, status, `{}`)
+				}
+			})
+			c := hostileClient(t, srv)
+			ctx := context.Background()
+			sessions := xs2a.NewSessionManager(nil, nil)
+			start, err := sessions.Begin(ctx, "alice", "consent")
+			require.NoError(t, err)
+			require.NoError(t, sessions.Complete(ctx, "alice", start.SessionID)) // an Active session
+			link, err := c.Payments.Authorise(ctx, sessions, "alice", "payment 1", xs2a.PSU{ID: hostilePSUID, IPAddress: "192.0.2.10"},
+				xs2a.Link{Href: "/v1/payments/" + xs2a.NorwegianDomesticCreditTransfers + "/p-1/authorisations"})
+			require.Error(t, err)
+			if len(tt.answers) == 1 {
+				assert.ErrorIs(t, err, xs2a.ErrOutcomeUnknown)
+			}
+			assert.Nil(t, link)
+			assert.EqualValues(t, 3, posts.Load(), "startAuthorisations sent")
+		})
+	}
+}
+
+// TestAuthoriseBadStartKeepsTheSCAUnderWay: a start link Authorise refuses
+// begins no session, so the user's SCA under way (a consent) still
+// completes.
+func TestAuthoriseBadStartKeepsTheSCAUnderWay(t *testing.T) {
+	t.Parallel()
+	srv := newHostileServer(t, answerNothing)
+	c := hostileClient(t, srv)
+	ctx := context.Background()
+	sessions := xs2a.NewSessionManager(nil, nil)
+	consent, err := sessions.Begin(ctx, "alice", "consent")
+	require.NoError(t, err)
+	psu := xs2a.PSU{ID: hostilePSUID, IPAddress: "192.0.2.10"}
+	for _, start := range []xs2a.Link{{}, {Href: "/v1/accounts/a1/balances"}, {Href: "/v1/payments/x/p-1/authorisations/../../.."}} {
+		_, err = c.Payments.Authorise(ctx, sessions, "alice", "payment 1", psu, start)
+		requireInvalid(t, err, "start")
+	}
+	pending, ok, err := sessions.Pending(ctx, "alice")
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, consent.SessionID, pending, "the consent's session is still the one under way")
+	require.NoError(t, sessions.Complete(ctx, "alice", consent.SessionID))
+	assert.Zero(t, srv.hits.Load())
 }

@@ -200,19 +200,19 @@ func (c *Client) Budget(ctx context.Context, psu PSU, accountID string, ep Budge
 	return c.budget.peek(ctx, psu.ID, r.accountID, ep)
 }
 
-// keepCalls is the *AccessExceededError of a walk that must not start
-// because no more than keep of psu's calls to accountID's transactions are
-// left (TransactionsOptions.KeepCalls); nil when more are, or nothing is
-// counted.
-func (c *Client) keepCalls(ctx context.Context, psu PSU, accountID string, keep int) error {
-	st, err := c.Budget(ctx, psu, accountID, BudgetTransactions)
+// keepCalls is the *AccessExceededError of calls that must not start
+// because no more than keep of psu's calls to accountID's ep are left
+// (TransactionsOptions.KeepCalls; 0: none left); nil when more are, or
+// nothing is counted.
+func (c *Client) keepCalls(ctx context.Context, psu PSU, accountID string, ep BudgetEndpoint, keep int) error {
+	st, err := c.Budget(ctx, psu, accountID, ep)
 	switch {
 	case errors.Is(err, errNotCounted):
 		return nil
 	case err != nil:
 		return err
 	case st.Remaining <= keep:
-		return &AccessExceededError{Endpoint: BudgetTransactions, Next: st.Reset, Kept: st.Remaining}
+		return &AccessExceededError{Endpoint: ep, Next: st.Reset, Kept: st.Remaining}
 	}
 	return nil
 }

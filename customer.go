@@ -102,19 +102,33 @@ func resultSCALink[T any](pv *T) *Link {
 // authoriseAttempts bounds the startAuthorisations Authorise sends.
 const authoriseAttempts = 3
 
+// errAuthoriseSpent: Authorise sent its startAuthorisations and got no link.
+var errAuthoriseSpent = errors.New("xs2a: payments.authorise: 3 startAuthorisations sent, none gave a link")
+
 // errNoSCARedirect: a startAuthorisation answer without a link for the PSU.
 var errNoSCARedirect = errors.New("xs2a: payments.authorise: the bank's answer holds no scaRedirect")
 
 // Authorise starts the customer's SCA of a payment or signing basket with
 // CallPresent: StartAuthorisation on start for user, recorded with purpose,
 // and returns the link to send the browser to. A startAuthorisation whose
-// answer was lost (ErrOutcomeUnknown) is sent again, 3 in all: another
-// starts a new SCA of the same payment, which itself is never sent again.
+// answer was lost (ErrOutcomeUnknown) is sent again, 3 in all whatever
+// CallPresent repeats: another starts a new SCA of the same payment, which
+// itself is never sent again. start is checked before any session begins.
 func (s *PaymentsService) Authorise(ctx context.Context, m *SessionManager, user, purpose string, psu PSU, start Link) (*Link, error) {
-	call := func(p PSU) (*SCALinks, *Response, error) { return s.StartAuthorisation(ctx, p, start) }
+	if _, err := s.startRequest(start, "start"); err != nil {
+		return nil, err
+	}
+	sent := 0
+	call := func(p PSU) (*SCALinks, *Response, error) {
+		if sent == authoriseAttempts { // CallPresent's call again after the last one
+			return nil, nil, errAuthoriseSpent
+		}
+		sent++
+		return s.StartAuthorisation(ctx, p, start)
+	}
 	var link *Link
 	var err error
-	for try := 0; try < authoriseAttempts && (try == 0 || errors.Is(err, ErrOutcomeUnknown)); try++ {
+	for try := 0; try == 0 || try < authoriseAttempts && sent < authoriseAttempts && errors.Is(err, ErrOutcomeUnknown); try++ {
 		_, link, err = CallPresent(ctx, m, user, purpose, psu, call)
 	}
 	if err == nil && link == nil {

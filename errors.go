@@ -57,7 +57,8 @@ var (
 	// (docs/interface.md CB2); the error is a *SCAFailedError.
 	ErrSCAFailed = errors.New("xs2a: SCA failed")
 	// ErrInvalidCallback: a request to the TPP-Redirect-URI carried no
-	// well-formed SCA result (a *CallbackError). Never act on such a request.
+	// well-formed SCA result (a *CallbackError), or, to SessionManager.Callback,
+	// a state no SCA has (also ErrUnknownSession). Never act on such a request.
 	ErrInvalidCallback = errors.New("xs2a: invalid SCA callback")
 	// ErrUnknownSession: SessionManager.Complete or Abort was given a
 	// TPP-Session-ID that is not the user's Pending one (docs/interface.md CS5).

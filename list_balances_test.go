@@ -67,3 +67,45 @@ func TestListWithBalancesFromAnyBank(t *testing.T) {
 	assert.Nil(t, accounts)
 	assert.Equal(t, []string{"", "/a2/balances", "/a3/balances"}, paths)
 }
+
+// TestListWithBalancesSpendsNothingInVain: without the customer, when one
+// account's day is spent, no other account's balances are read for a list
+// that cannot be whole; an account whose resourceId names no account (the
+// bank's data, not the caller's) is listed without balances.
+func TestListWithBalancesSpendsNothingInVain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBank(t)
+	psu := b.signIn(t, xs2atest.PrivateCustomer1)
+	away := psu
+	away.IPAddress = ""
+	accounts, _, err := b.c.Accounts.List(ctx, psu)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(accounts), 2)
+	last := accounts[len(accounts)-1].ResourceID
+	for range xs2a.AccessLimit {
+		_, _, err := b.c.Accounts.Balances(ctx, away, last)
+		require.NoError(t, err)
+	}
+	for range 3 {
+		_, _, err = b.c.Accounts.ListWithBalances(ctx, away)
+		assert.ErrorIs(t, err, xs2a.ErrAccessExceeded)
+	}
+	st, err := b.c.Budget(ctx, away, accounts[0].ResourceID, xs2a.BudgetBalances)
+	require.NoError(t, err)
+	assert.Equal(t, xs2a.AccessLimit, st.Remaining, "the first account's calls are all left")
+
+	srv := newHostileServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/accounts" {
+			reply(w, 200, `{"accounts":[{"resourceId":"..","currency":"NOK"},{"resourceId":"a2","currency":"NOK"}]}`)
+			return
+		}
+		reply(w, 200, `{"balances":[{"balanceType":"expected","balanceAmount":{"amount":"2.00","currency":"NOK"}}]}`)
+	})
+	list, _, err := hostileClient(t, srv).Accounts.ListWithBalances(ctx, xs2a.PSU{ID: hostilePSUID, IPAddress: "192.0.2.10"})
+	require.NoError(t, err)
+	require.Len(t, list, 2)
+	assert.Empty(t, list[0].Balances)
+	assert.Len(t, list[1].Balances, 1)
+	assert.EqualValues(t, 2, srv.hits.Load(), "the list and a2's balances")
+}

@@ -41,7 +41,8 @@ func TestPaymentsOutcome(t *testing.T) {
 // with OutcomeUnknown, never an outcome made up.
 func TestPaymentsOutcomeRefusals(t *testing.T) {
 	t.Parallel()
-	statusHref := "/v1/payments/" + xs2a.NorwegianDomesticCreditTransfers + "/p-1/status"
+	statusHref := "/v1/payments/" + xs2a.DomesticNorwayCreditTransfers + "/p-1/status"
+	other := "/v1/payments/" + xs2a.NorwegianDomesticCreditTransfers + "/p-1/status"
 	tests := []struct {
 		name   string
 		status int
@@ -56,6 +57,9 @@ func TestPaymentsOutcomeRefusals(t *testing.T) {
 		{"an outage", 503, "SERVICE_UNAVAILABLE", statusHref, xs2a.OutcomeUnknown, true},
 		{"a funds refusal", 400, xs2a.CodeFundsNotAvailable, statusHref, xs2a.OutcomeUnknown, true},
 		{"a link to an account", 404, xs2a.CodeResourceUnknown, "/v1/accounts/a1/balances", xs2a.OutcomeUnknown, true},
+		{"a 404 of a product that always has a status", 404, xs2a.CodeResourceUnknown, other, xs2a.OutcomeUnknown, true},
+		{"a bulk payment's 404", 404, xs2a.CodeResourceUnknown,
+			"/v1/bulk-payments/" + xs2a.DomesticNorwayCreditTransfers + "/p-1/status", xs2a.OutcomeUnknown, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -99,12 +99,26 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, op string, kind
 // Each further signer starts with the same link or the status answer's
 // PaymentStatus.Links.StartAuthorisation (PS4).
 func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link Link) (*SCALinks, *Response, error) {
-	if link.IsZero() {
-		return nil, nil, invalid("link", "is empty: pass Initiation.Links.StartAuthorisation")
+	r, err := s.startRequest(link, "link")
+	if err != nil {
+		return nil, nil, err
 	}
-	return doAs[SCALinks](ctx, s.client, &request{op: "payments.start_authorisation", method: http.MethodPost,
-		href: link.Href, rawBody: []byte{}, psu: &psu, scaResult: true,
-		rule: routeRule{kinds: []routeKind{routePaymentAuthorisations, routeBasketAuthorisations}}})
+	r.psu = &psu
+	return doAs[SCALinks](ctx, s.client, r)
+}
+
+// startRequest is StartAuthorisation's request on link, whose route is
+// checked now; field names link in an error.
+func (s *PaymentsService) startRequest(link Link, field string) (*request, error) {
+	if link.IsZero() {
+		return nil, invalid(field, "is empty: pass Initiation.Links.StartAuthorisation")
+	}
+	r := &request{op: "payments.start_authorisation", method: http.MethodPost, href: link.Href, rawBody: []byte{},
+		scaResult: true, rule: routeRule{field: field, kinds: []routeKind{routePaymentAuthorisations, routeBasketAuthorisations}}}
+	if _, err := s.client.target(r); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // Status reads a payment's status, GET on Initiation.Links.Status
@@ -115,13 +129,14 @@ func (s *PaymentsService) Status(ctx context.Context, psu PSU, link Link) (*Paym
 }
 
 // Outcome reads a payment's status (Status) and says what it means to the
-// person who made it (PaymentStatus.Outcome). An answer that the status
-// does not exist yet (IsNotYet: before the PSU approved it) is
-// OutcomeWaitingForSignature; any other error is OutcomeUnknown with it.
+// person who made it (PaymentStatus.Outcome). For a
+// domestic-norway-credit-transfers payment, which has no status before the
+// PSU approved it (PS7), an IsNotYet answer is OutcomeWaitingForSignature;
+// any other error is OutcomeUnknown with it.
 func (s *PaymentsService) Outcome(ctx context.Context, psu PSU, link Link) (PaymentOutcome, error) {
 	st, _, err := s.Status(ctx, psu, link)
 	switch {
-	case IsNotYet(err):
+	case IsNotYet(err) && strings.Contains(link.Href, "/payments/"+DomesticNorwayCreditTransfers+"/"):
 		return OutcomeWaitingForSignature, nil
 	case err != nil:
 		return OutcomeUnknown, err
