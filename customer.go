@@ -115,7 +115,11 @@ var errNoSCARedirect = errors.New("xs2a: payments.authorise: the bank's answer h
 // CallPresent repeats: another starts a new SCA of the same payment, which
 // itself is never sent again. start is checked before any session begins.
 func (s *PaymentsService) Authorise(ctx context.Context, m *SessionManager, user, purpose string, psu PSU, start Link) (*Link, error) {
-	if _, err := s.startRequest(start, "start"); err != nil {
+	r, err := startRequest(start, "start")
+	if err == nil {
+		_, err = s.client.target(r) // the route, before any session begins
+	}
+	if err != nil {
 		return nil, err
 	}
 	sent := 0
@@ -127,9 +131,11 @@ func (s *PaymentsService) Authorise(ctx context.Context, m *SessionManager, user
 		return s.StartAuthorisation(ctx, p, start)
 	}
 	var link *Link
-	var err error
-	for try := 0; try == 0 || try < authoriseAttempts && sent < authoriseAttempts && errors.Is(err, ErrOutcomeUnknown); try++ {
+	for try := 0; try < authoriseAttempts; try++ {
 		_, link, err = CallPresent(ctx, m, user, purpose, psu, call)
+		if sent == authoriseAttempts || !errors.Is(err, ErrOutcomeUnknown) {
+			break
+		}
 	}
 	if err == nil && link == nil {
 		err = errNoSCARedirect

@@ -99,7 +99,7 @@ func (s *PaymentsService) initiate(ctx context.Context, psu PSU, op string, kind
 // Each further signer starts with the same link or the status answer's
 // PaymentStatus.Links.StartAuthorisation (PS4).
 func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link Link) (*SCALinks, *Response, error) {
-	r, err := s.startRequest(link, "link")
+	r, err := startRequest(link, "link")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -107,18 +107,14 @@ func (s *PaymentsService) StartAuthorisation(ctx context.Context, psu PSU, link 
 	return doAs[SCALinks](ctx, s.client, r)
 }
 
-// startRequest is StartAuthorisation's request on link, whose route is
-// checked now; field names link in an error.
-func (s *PaymentsService) startRequest(link Link, field string) (*request, error) {
+// startRequest is StartAuthorisation's request on link; field names link
+// in an error. Client.do checks its route (target) when it is sent.
+func startRequest(link Link, field string) (*request, error) {
 	if link.IsZero() {
 		return nil, invalid(field, "is empty: pass Initiation.Links.StartAuthorisation")
 	}
-	r := &request{op: "payments.start_authorisation", method: http.MethodPost, href: link.Href, rawBody: []byte{},
-		scaResult: true, rule: routeRule{field: field, kinds: []routeKind{routePaymentAuthorisations, routeBasketAuthorisations}}}
-	if _, err := s.client.target(r); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return &request{op: "payments.start_authorisation", method: http.MethodPost, href: link.Href, rawBody: []byte{},
+		scaResult: true, rule: routeRule{field: field, kinds: []routeKind{routePaymentAuthorisations, routeBasketAuthorisations}}}, nil
 }
 
 // Status reads a payment's status, GET on Initiation.Links.Status
