@@ -42,11 +42,12 @@ func pathSegment(id string) string {
 // isPChar reports whether c may stand unescaped in a path segment: an RFC
 // 3986 pchar other than a percent-encoding.
 func isPChar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0
+	return isAlnum(c) || strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0
+}
+
+// isAlnum reports an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 func accountPath(accountID string) string { return "/v1/accounts/" + pathSegment(accountID) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 )
 
 // Problem is an error as a TPP backend may tell its own frontend: a fixed
@@ -93,8 +94,8 @@ func bankUnavailable(err error) bool {
 // safeField reports a field path of the SDK's spelling (letters, digits,
 // '.', '_', '[', ']'), which a TPP's own ValidationError may not have.
 func safeField(f string) bool {
-	for _, r := range f {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '_' || r == '[' || r == ']') {
+	for i := range len(f) {
+		if c := f[i]; !isAlnum(c) && strings.IndexByte("._[]", c) < 0 {
 			return false
 		}
 	}

@@ -40,8 +40,7 @@ func validState(s string) bool {
 		return false
 	}
 	for i := range len(s) {
-		c := s[i]
-		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+		if c := s[i]; !isAlnum(c) && c != '-' && c != '_' {
 			return false
 		}
 	}
