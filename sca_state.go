@@ -96,8 +96,9 @@ func sealAEAD(secret string) cipher.AEAD {
 	return aead
 }
 
-// sameHash compares two hashes in constant time.
-func sameHash(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+// sameSecret compares two secrets (a state's hash, a session id) in
+// constant time.
+func sameSecret(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
 // validPurpose reports a purpose of 1 to maxPurpose printable ASCII characters.
 func validPurpose(p string) bool { return headerSafe(p, maxPurpose) }

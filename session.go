@@ -2,7 +2,6 @@ package xs2a
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"maps"
@@ -305,7 +304,7 @@ func (m *SessionManager) Complete(ctx context.Context, user, sessionID string) e
 // activate makes the Pending ID Active, with the purpose it was begun for,
 // and drops the SCA that began it.
 func (m *SessionManager) activate(s SessionState) SessionState {
-	i := slices.IndexFunc(s.SCAs, func(p PendingSCA) bool { return p.NewSession && p.SessionID == s.Pending })
+	i := sessionSCA(s.SCAs, s.Pending)
 	s.Active, s.ActiveUntil, s.ActivePurpose = s.Pending, m.now().Add(SessionValidity), ""
 	if i >= 0 {
 		s.ActivePurpose = s.SCAs[i].Purpose
@@ -313,6 +312,12 @@ func (m *SessionManager) activate(s SessionState) SessionState {
 	}
 	s.Pending, s.PendingSince = "", time.Time{}
 	return s
+}
+
+// sessionSCA is the index of the SCA Begin began with sessionID, -1 when
+// none.
+func sessionSCA(scas []PendingSCA, sessionID string) int {
+	return slices.IndexFunc(scas, func(p PendingSCA) bool { return p.NewSession && p.SessionID == sessionID })
 }
 
 // withoutSCA returns a copy of scas without scas[i] (nil when none is left).
@@ -331,7 +336,7 @@ func (m *SessionManager) Abort(ctx context.Context, user, sessionID string) erro
 		if sessionID == "" || sessionID != s.Pending {
 			return s, ErrUnknownSession
 		}
-		if i := slices.IndexFunc(s.SCAs, func(p PendingSCA) bool { return p.NewSession && p.SessionID == sessionID }); i >= 0 {
+		if i := sessionSCA(s.SCAs, sessionID); i >= 0 {
 			s.SCAs = withoutSCA(s.SCAs, i)
 		}
 		s.Pending, s.PendingSince = "", time.Time{}
@@ -365,11 +370,11 @@ func (m *SessionManager) Session(ctx context.Context, sessionID string) (*Sessio
 		return nil, err
 	}
 	switch {
-	case m.activeValid(s) && subtle.ConstantTimeCompare([]byte(s.Active), []byte(sessionID)) == 1:
+	case m.activeValid(s) && sameSecret(s.Active, sessionID):
 		return &SessionInfo{User: user, Purpose: s.ActivePurpose, Active: true, Until: s.ActiveUntil}, nil
-	case m.pendingValid(s) && subtle.ConstantTimeCompare([]byte(s.Pending), []byte(sessionID)) == 1:
+	case m.pendingValid(s) && sameSecret(s.Pending, sessionID):
 		info := &SessionInfo{User: user, Until: s.PendingSince.Add(PendingValidity)}
-		if i := slices.IndexFunc(s.SCAs, func(p PendingSCA) bool { return p.NewSession && p.SessionID == s.Pending }); i >= 0 {
+		if i := sessionSCA(s.SCAs, s.Pending); i >= 0 {
 			info.Purpose = s.SCAs[i].Purpose
 		}
 		return info, nil

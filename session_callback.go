@@ -66,7 +66,7 @@ func (m *SessionManager) Callback(ctx context.Context, q url.Values) (*SCAResult
 	)
 	err = m.update(ctx, user, func(s SessionState) (SessionState, error) {
 		res, outcome = nil, nil // fn may run again
-		i := slices.IndexFunc(s.SCAs, func(p PendingSCA) bool { return sameHash(p.StateHash, hash) })
+		i := slices.IndexFunc(s.SCAs, func(p PendingSCA) bool { return sameSecret(p.StateHash, hash) })
 		if i < 0 {
 			return s, errNoSuchState
 		}
